@@ -1,0 +1,20 @@
+// Three tiers: unit (pure, in-memory), integration (real SQLite, Redis, git), e2e (real processes over HTTP).
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] };
+const base = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps}/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,apps,test}/**/*.int.test.ts', '<rootDir>/test/contract/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+    },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+    },
+  ],
+};

@@ -1,0 +1,96 @@
+import { DomainError } from '../errors';
+import { isTerminal, type QueueEvent } from '../events';
+import { DEFAULT_PRIORITY, MAX_PRIORITY_VALUE, resolvePriority } from '../priority';
+import { isReady, readinessOf, sameReadiness } from '../readiness';
+import { targetsFor, type QueueState } from '../state';
+import { requireActiveEntry, requireInteger, requireQueue } from './guards';
+import type { CancelPullRequest, DecideContext, RestartTestsOnPullRequest, SetImpactedTargets, SubmitPullRequest } from './types';
+
+const NOT_ACCEPTING = new Set(['draining', 'switching_modes']);
+
+export const decideSubmitPullRequest = (s: QueueState, c: SubmitPullRequest, ctx: DecideContext): QueueEvent[] => {
+  requireQueue(s);
+  if (typeof c.priority === 'number') requireInteger('priority', c.priority, 0, MAX_PRIORITY_VALUE);
+  const existing = s.entries.get(c.pr.number);
+
+  if (existing && !isTerminal(existing.state)) {
+    // v1 semantics: a re-submit updates priority and noBatch in place and keeps the entry (and its id).
+    const p = c.priority === undefined ? undefined : resolvePriority(c.priority);
+    const priorityValue = p?.value ?? existing.priorityValue;
+    const priorityName = p?.name ?? existing.priorityName;
+    const noBatch = c.noBatch ?? existing.noBatch;
+    const usedDefaultPriorityName = p ? undefined : existing.usedDefaultPriorityName;
+    if (priorityValue === existing.priorityValue && priorityName === existing.priorityName && noBatch === existing.noBatch) return [];
+    return [{ type: 'PrPriorityChanged', data: { prNumber: c.pr.number, priorityValue, priorityName, usedDefaultPriorityName, noBatch, at: ctx.now } }];
+  }
+
+  if (NOT_ACCEPTING.has(s.runState))
+    throw new DomainError('QUEUE_NOT_ACCEPTING_SUBMISSIONS', `the queue is ${s.runState} and takes no new submissions`);
+  if (c.pr.state !== 'open') throw new DomainError('PR_NOT_OPEN', `PR #${c.pr.number} is ${c.pr.state}; only open PRs can be submitted`);
+
+  const priority = resolvePriority(c.priority ?? DEFAULT_PRIORITY);
+  const readiness = readinessOf({
+    mode: s.settings.mode,
+    queueBranch: s.branch,
+    baseBranch: c.pr.baseBranch,
+    mergeability: c.pr.mergeability,
+    hasImpactedTargets: targetsFor(s, c.pr.number, c.pr.headSha) !== undefined,
+  });
+  return [
+    {
+      type: 'PrSubmitted',
+      data: {
+        // A PR keeps one entry per queue: a re-submission after it left reuses the id (reference/trunk.md §1.6).
+        entryId: existing?.entryId ?? ctx.newId(),
+        prNumber: c.pr.number,
+        title: c.pr.title,
+        headSha: c.pr.headSha,
+        author: c.pr.author,
+        baseBranch: c.pr.baseBranch,
+        priorityValue: priority.value,
+        priorityName: priority.name,
+        ...(c.priority === undefined ? { usedDefaultPriorityName: DEFAULT_PRIORITY } : {}),
+        noBatch: c.noBatch ?? false,
+        readiness,
+        state: isReady(readiness) ? 'pending' : 'not_ready',
+        reason: 'API_REQUESTED',
+        at: ctx.now,
+      },
+    },
+  ];
+};
+
+export const decideCancelPullRequest = (s: QueueState, c: CancelPullRequest, ctx: DecideContext): QueueEvent[] => {
+  requireActiveEntry(s, c.prNumber);
+  return [{ type: 'PrCancelled', data: { prNumber: c.prNumber, reason: 'API_REQUESTED', at: ctx.now } }];
+};
+
+const RESTARTABLE = new Set(['testing', 'tests_passed', 'pending_failure']);
+
+export const decideRestartTests = (s: QueueState, c: RestartTestsOnPullRequest, ctx: DecideContext): QueueEvent[] => {
+  const e = requireActiveEntry(s, c.prNumber);
+  if (!RESTARTABLE.has(e.state))
+    throw new DomainError('PR_TESTS_NOT_RESTARTABLE', `PR #${c.prNumber} is ${e.state}: it has no tests to restart yet`);
+  return [{ type: 'TestsRestarted', data: { prNumber: c.prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: ctx.now } }];
+};
+
+export const decideSetImpactedTargets = (s: QueueState, c: SetImpactedTargets, ctx: DecideContext): QueueEvent[] => {
+  requireQueue(s);
+  const previous = targetsFor(s, c.prNumber, c.headSha);
+  const same = previous && previous.digest === c.targets.digest && previous.all === c.targets.all;
+  const events: QueueEvent[] = same ? [] : [{ type: 'ImpactedTargetsSet', data: { prNumber: c.prNumber, headSha: c.headSha, ...c.targets, at: ctx.now } }];
+
+  const e = s.entries.get(c.prNumber);
+  if (e && (e.state === 'not_ready' || e.state === 'pending') && e.headSha === c.headSha) {
+    const readiness = { ...e.readiness, hasImpactedTargets: true };
+    if (!sameReadiness(readiness, e.readiness)) {
+      const state = isReady(readiness) ? 'pending' : 'not_ready';
+      events.push({
+        type: 'PrReadinessChanged',
+        data: { prNumber: c.prNumber, readiness, state, reason: state === 'pending' ? 'MERGE_ITEM_NOW_READY' : 'MERGE_ITEM_NO_LONGER_READY', at: ctx.now },
+      });
+    }
+  }
+  return events;
+};
+

@@ -1,0 +1,109 @@
+import { DEFAULT_SETTINGS, MAX_UINT32, type QueueSettings } from '../config';
+import { DomainError } from '../errors';
+import type { PrReadinessChanged, QueueEvent } from '../events';
+import { isReady, readinessOf, sameReadiness } from '../readiness';
+import { activeEntries, targetsFor, type QueueState } from '../state';
+import { requireInteger, requireQueue } from './guards';
+import type { CreateQueue, DecideContext, DeleteQueue, QueueSettingsInput, UpdateQueue } from './types';
+
+const validateSettings = (s: QueueSettingsInput): void => {
+  for (const key of ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'batchingMaxWaitTimeMinutes', 'batchingMinSize'] as const) {
+    const v = s[key];
+    if (v !== undefined) requireInteger(key, v, 1, MAX_UINT32);
+  }
+  // 0 is accepted: it is the documented default ("do not wait for PRs behind"), see docs/decisions.md.
+  if (s.pendingFailureDepth !== undefined) requireInteger('pendingFailureDepth', s.pendingFailureDepth, 0, MAX_UINT32);
+};
+
+const validateRequiredStatuses = (list: string[] | undefined): void => {
+  if (list?.some((x) => x.trim() === '')) throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses must not hold empty names');
+};
+
+export const decideCreateQueue = (s: QueueState, c: CreateQueue, ctx: DecideContext): QueueEvent[] => {
+  if (s.exists) throw new DomainError('QUEUE_ALREADY_EXISTS', `a merge queue already exists for branch "${c.branch}" in this repository`);
+  validateSettings(c.settings ?? {});
+  validateRequiredStatuses(c.requiredStatuses);
+  const settings: QueueSettings = { ...DEFAULT_SETTINGS, ...c.settings };
+  return [
+    {
+      type: 'QueueCreated',
+      data: {
+        queueId: c.queueId,
+        repo: c.repo,
+        branch: c.branch,
+        settings,
+        requiredStatuses: [...new Set(c.requiredStatuses ?? [])],
+        state: c.state ?? 'running',
+        at: ctx.now,
+      },
+    },
+  ];
+};
+
+/** PRs whose readiness moves when the queue's mode does (parallel mode requires impacted targets). */
+const readinessAfterModeChange = (s: QueueState, mode: QueueSettings['mode'], now: string): PrReadinessChanged[] =>
+  activeEntries(s)
+    .filter((e) => e.state === 'not_ready' || e.state === 'pending')
+    .flatMap((e): PrReadinessChanged[] => {
+      const readiness = readinessOf({
+        mode,
+        queueBranch: s.branch,
+        baseBranch: e.baseBranch,
+        mergeability: e.readiness.mergeability,
+        hasImpactedTargets: targetsFor(s, e.prNumber, e.headSha) !== undefined,
+      });
+      if (sameReadiness(readiness, e.readiness)) return [];
+      const state = isReady(readiness) ? 'pending' : 'not_ready';
+      const reason = state === 'pending' ? 'MERGE_ITEM_NOW_READY' : 'MERGE_ITEM_NO_LONGER_READY';
+      return [{ type: 'PrReadinessChanged', data: { prNumber: e.prNumber, readiness, state, reason, at: now } }];
+    });
+
+const IN_FLIGHT = new Set(['testing', 'tests_passed', 'pending_failure']);
+
+export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideContext): QueueEvent[] => {
+  requireQueue(s);
+  const settings = c.settings ?? {};
+  validateSettings(settings);
+  validateRequiredStatuses(c.requiredStatuses);
+  if (c.deleteRequiredStatuses && c.requiredStatuses?.length)
+    throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses and deleteRequiredStatuses cannot be given together');
+  if (s.runState === 'switching_modes' && (Object.keys(settings).length > 0 || c.requiredStatuses?.length || c.deleteRequiredStatuses))
+    throw new DomainError('MODE_CHANGE_IN_PROGRESS', 'the queue is switching modes; configuration changes wait until it has finished');
+
+  const events: QueueEvent[] = [];
+  const { mode, ...rest } = settings;
+  const changes: Partial<QueueSettings> = Object.fromEntries(
+    Object.entries(rest).filter(([k, v]) => s.settings[k as keyof QueueSettings] !== v),
+  );
+  const modeChanges = mode !== undefined && mode !== s.settings.mode;
+  const inFlight = activeEntries(s).some((e) => IN_FLIGHT.has(e.state));
+  if (modeChanges && !inFlight) changes.mode = mode;
+
+  // An empty list was ignored by v1 (reference/trunk.md §1.3); only a non-empty list overrides.
+  const newList = c.requiredStatuses?.length ? [...new Set(c.requiredStatuses)] : undefined;
+  const listChanges = newList && newList.join('\n') !== s.requiredStatuses.join('\n');
+  const listCleared = c.deleteRequiredStatuses === true && s.requiredStatuses.length > 0;
+  if (Object.keys(changes).length > 0 || listChanges || listCleared) {
+    const data: { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null; at: string } = { changes, at: ctx.now };
+    if (listChanges) data.requiredStatuses = newList;
+    if (listCleared) data.requiredStatuses = null;
+    events.push({ type: 'QueueConfigUpdated', data });
+  }
+  if (modeChanges && !inFlight) events.push(...readinessAfterModeChange(s, mode, ctx.now));
+
+  const target = modeChanges && inFlight ? 'switching_modes' : c.state;
+  if (target !== undefined && target !== s.runState) {
+    const data: { from: typeof s.runState; to: typeof target; pendingMode?: typeof mode; at: string } = { from: s.runState, to: target, at: ctx.now };
+    if (target === 'switching_modes') data.pendingMode = mode;
+    events.push({ type: 'QueueStateChanged', data });
+  }
+  return events;
+};
+
+export const decideDeleteQueue = (s: QueueState, _c: DeleteQueue, ctx: DecideContext): QueueEvent[] => {
+  requireQueue(s);
+  const active = activeEntries(s).length;
+  if (active > 0)
+    throw new DomainError('QUEUE_NOT_EMPTY', `the queue still holds ${active} PR(s); cancel or merge them first (set it to draining to let it empty)`);
+  return [{ type: 'QueueDeleted', data: { at: ctx.now } }];
+};

@@ -1,0 +1,60 @@
+export const QUEUE_STATES = ['running', 'paused', 'draining', 'switching_modes'] as const;
+export type QueueRunState = (typeof QUEUE_STATES)[number];
+export const REQUESTABLE_QUEUE_STATES = ['running', 'paused', 'draining'] as const;
+export type RequestableQueueState = (typeof REQUESTABLE_QUEUE_STATES)[number];
+
+export const QUEUE_MODES = ['single', 'parallel'] as const;
+export type QueueMode = (typeof QUEUE_MODES)[number];
+export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
+export type MergeMethod = (typeof MERGE_METHODS)[number];
+export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
+export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
+
+/** Everything updateQueue may change, except `state` (its own event) and the required-status override. */
+export interface QueueSettings {
+  mode: QueueMode;
+  concurrency: number;
+  bisectionConcurrency: number;
+  testingTimeoutMinutes: number;
+  pendingFailureDepth: number;
+  canOptimisticallyMerge: boolean;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  createPrsForTestingBranches: boolean;
+  statusCheckEnabled: boolean;
+  directMergeMode: DirectMergeMode;
+  optimizationMode: OptimizationMode;
+  mergeMethod: MergeMethod;
+}
+
+/**
+ * Defaults of a new queue. Sources: reference/trunk.md §1.3 (single, concurrency 1), §4.1 (batch
+ * off; suggested size 4, wait 5 min), §4.4 (pendingFailureDepth 0), §4.6 (timeout 5 h), §4.8 (squash),
+ * §4.9 (comments, commands, status check, draft PRs on). directMergeMode is `off` on purpose: merging
+ * without a test run should be something a team opts into.
+ */
+export const DEFAULT_SETTINGS: QueueSettings = {
+  mode: 'single',
+  concurrency: 1,
+  bisectionConcurrency: 1,
+  testingTimeoutMinutes: 300,
+  pendingFailureDepth: 0,
+  canOptimisticallyMerge: false,
+  batch: false,
+  batchingMaxWaitTimeMinutes: 5,
+  batchingMinSize: 4,
+  commentsEnabled: true,
+  commandsEnabled: true,
+  createPrsForTestingBranches: true,
+  statusCheckEnabled: true,
+  directMergeMode: 'off',
+  optimizationMode: 'off',
+  mergeMethod: 'squash',
+};
+
+export const MAX_UINT32 = 4294967295;

@@ -1,0 +1,128 @@
+import type { QueueRunState, QueueSettings, RequestableQueueState, QueueMode } from './config';
+import type { RepoRef } from './ids';
+import type { PriorityName } from './priority';
+
+export const PR_STATES = [
+  'not_ready',
+  'pending',
+  'testing',
+  'tests_passed',
+  'merged',
+  'failed',
+  'cancelled',
+  'pending_failure',
+] as const;
+export type PrState = (typeof PR_STATES)[number];
+export const TERMINAL_PR_STATES: readonly PrState[] = ['merged', 'failed', 'cancelled'];
+export const isTerminal = (s: PrState): boolean => TERMINAL_PR_STATES.includes(s);
+
+/** The Git host's view of whether the PR could merge into its base (GitHub's wording, as v1 reported it). */
+export type Mergeability = 'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable';
+
+export interface Readiness {
+  requiresImpactedTargets: boolean;
+  doesBaseBranchMatch: boolean;
+  hasImpactedTargets: boolean;
+  mergeability: Mergeability;
+}
+
+/** A content-addressed impacted-target list: the list itself lives in a blob store, events carry the digest. */
+export interface TargetsRef {
+  digest: string;
+  count: number;
+  /** The bare `ALL`: impacts every target. */
+  all: boolean;
+}
+
+// Reason vocabulary follows reference/trunk.md §2.2, in upper case as the webhook payloads carry it.
+export type SubmitReason = 'API_REQUESTED' | 'USER_REQUESTED';
+export type CancelReason =
+  | 'API_REQUESTED'
+  | 'USER_REQUESTED'
+  | 'PR_CLOSED'
+  | 'PR_PUSHED_TO'
+  | 'PR_BASE_BRANCH_CHANGED'
+  | 'PR_MERGED_INTO_OTHER_BRANCH';
+export type ReadinessReason = 'MERGE_ITEM_NOW_READY' | 'MERGE_ITEM_NO_LONGER_READY';
+export type RestartReason = 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER';
+
+interface Ev<T extends string, D> {
+  type: T;
+  data: D & { at: string };
+}
+
+export type QueueCreated = Ev<
+  'QueueCreated',
+  { queueId: string; repo: RepoRef; branch: string; settings: QueueSettings; requiredStatuses: string[]; state: RequestableQueueState }
+>;
+/** `requiredStatuses: null` clears the manual list; absent leaves it alone. */
+export type QueueConfigUpdated = Ev<'QueueConfigUpdated', { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null }>;
+/** `pendingMode` is set when entering switching_modes: the mode the queue moves to once its runs in flight merged. */
+export type QueueStateChanged = Ev<'QueueStateChanged', { from: QueueRunState; to: QueueRunState; pendingMode?: QueueMode }>;
+export type QueueDeleted = Ev<'QueueDeleted', { reason?: string }>;
+
+export interface PullRequestFacts {
+  prNumber: number;
+  title: string;
+  headSha: string;
+  author: string;
+  baseBranch: string;
+}
+
+export type PrSubmitted = Ev<
+  'PrSubmitted',
+  PullRequestFacts & {
+    entryId: string;
+    priorityValue: number;
+    priorityName: PriorityName;
+    usedDefaultPriorityName?: PriorityName;
+    noBatch: boolean;
+    readiness: Readiness;
+    state: 'not_ready' | 'pending';
+    reason: SubmitReason;
+  }
+>;
+export type PrPriorityChanged = Ev<
+  'PrPriorityChanged',
+  { prNumber: number; priorityValue: number; priorityName: PriorityName; usedDefaultPriorityName?: PriorityName; noBatch: boolean }
+>;
+export type PrReadinessChanged = Ev<
+  'PrReadinessChanged',
+  { prNumber: number; readiness: Readiness; state: 'not_ready' | 'pending'; reason: ReadinessReason }
+>;
+export type ImpactedTargetsSet = Ev<'ImpactedTargetsSet', { prNumber: number; headSha: string } & TargetsRef>;
+export type PrCancelled = Ev<'PrCancelled', { prNumber: number; reason: CancelReason }>;
+export type TestsRestarted = Ev<'TestsRestarted', { prNumber: number; reason: RestartReason }>;
+
+export type QueueEvent =
+  | QueueCreated
+  | QueueConfigUpdated
+  | QueueStateChanged
+  | QueueDeleted
+  | PrSubmitted
+  | PrPriorityChanged
+  | PrReadinessChanged
+  | ImpactedTargetsSet
+  | PrCancelled
+  | TestsRestarted;
+
+export type QueueEventType = QueueEvent['type'];
+export const QUEUE_EVENT_SCHEMA_VERSION = 1;
+
+/**
+ * The entry state an event leaves its PR in, or undefined when it does not move one. Evolve and every
+ * projection use this one function, so the read side can never disagree with the write side on state.
+ */
+export const entryStateAfter = (event: QueueEvent): { prNumber: number; state: PrState } | undefined => {
+  switch (event.type) {
+    case 'PrSubmitted':
+    case 'PrReadinessChanged':
+      return { prNumber: event.data.prNumber, state: event.data.state };
+    case 'PrCancelled':
+      return { prNumber: event.data.prNumber, state: 'cancelled' };
+    case 'TestsRestarted':
+      return { prNumber: event.data.prNumber, state: 'pending' };
+    default:
+      return undefined;
+  }
+};

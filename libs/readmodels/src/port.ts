@@ -1,0 +1,58 @@
+import type { PrState, QueueRunState, QueueSettings, Readiness, RepoRef, PriorityName, QueueMode } from '@railyard/domain';
+import type { RecordedEvent } from '@railyard/eventstore';
+
+/** The queue as getQueue shows it, without its PR list. */
+export interface QueueView {
+  queueId: string;
+  repo: RepoRef;
+  branch: string;
+  state: QueueRunState;
+  pendingMode?: QueueMode;
+  settings: QueueSettings;
+  requiredStatuses: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A PR's entry as getSubmittedPullRequest shows it (terminal entries stay readable). */
+export interface PrView {
+  queueId: string;
+  id: string;
+  prNumber: number;
+  prTitle: string;
+  prSha: string;
+  prBaseBranch: string;
+  prAuthor: string;
+  state: PrState;
+  stateChangedAt: string;
+  priorityValue: number;
+  priorityName: PriorityName;
+  usedDefaultPriorityName?: PriorityName;
+  skipTheLine: boolean;
+  forceEnqueued: boolean;
+  isCurrentlySubmittedToQueue: boolean;
+  noBatch: boolean;
+  readiness: Readiness;
+  submittedAt: string;
+  /** Submission order, for FIFO within a priority level. */
+  seq: number;
+}
+
+export interface ReadModelStore {
+  /**
+   * Folds the events into the models and moves the checkpoint in one atomic step. Events at or
+   * below the checkpoint are skipped, so replaying a batch changes nothing.
+   */
+  apply(events: RecordedEvent[]): Promise<void>;
+  /** Position of the last event applied, or null when nothing was. */
+  checkpoint(): Promise<bigint | null>;
+  /** Resolves true once the checkpoint reaches `position`, false after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
+  getQueue(queueId: string): Promise<QueueView | null>;
+  /** Non-terminal PRs of the queue, in queue order (priority, then submission). */
+  listActivePrs(queueId: string): Promise<PrView[]>;
+  getPr(queueId: string, prNumber: number): Promise<PrView | null>;
+  /** Forgets every model and the checkpoint, ready for a rebuild from position 0. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
