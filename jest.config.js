@@ -3,7 +3,12 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser
 const base = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps}/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{libs,apps}/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$', '/node_modules/'],
+    },
     {
       ...base,
       displayName: 'integration',

@@ -43,7 +43,8 @@ export type CancelReason =
   | 'PR_PUSHED_TO'
   | 'PR_BASE_BRANCH_CHANGED'
   | 'PR_MERGED_INTO_OTHER_BRANCH';
-export type ReadinessReason = 'MERGE_ITEM_NOW_READY' | 'MERGE_ITEM_NO_LONGER_READY';
+/** READINESS_UPDATED: a signal changed but the entry stays where it was (no admission or eviction). */
+export type ReadinessReason = 'MERGE_ITEM_NOW_READY' | 'MERGE_ITEM_NO_LONGER_READY' | 'READINESS_UPDATED';
 export type RestartReason = 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER';
 
 interface Ev<T extends string, D> {

@@ -1,5 +1,6 @@
 import type { QueueMode } from './config';
-import type { Mergeability, Readiness } from './events';
+import type { Mergeability, PrReadinessChanged, Readiness } from './events';
+import type { Entry } from './state';
 
 export const isReady = (r: Readiness): boolean =>
   r.doesBaseBranchMatch && r.mergeability === 'mergeable' && (!r.requiresImpactedTargets || r.hasImpactedTargets);
@@ -22,3 +23,14 @@ export const sameReadiness = (a: Readiness, b: Readiness): boolean =>
   a.doesBaseBranchMatch === b.doesBaseBranchMatch &&
   a.hasImpactedTargets === b.hasImpactedTargets &&
   a.mergeability === b.mergeability;
+
+/**
+ * The event for an entry whose readiness signals changed, or undefined when none did. Only waiting
+ * entries (not_ready, pending) move: one already testing keeps its place whatever the signals say.
+ */
+export const readinessChange = (e: Entry, readiness: Readiness, at: string): PrReadinessChanged | undefined => {
+  if ((e.state !== 'not_ready' && e.state !== 'pending') || sameReadiness(readiness, e.readiness)) return undefined;
+  const state = isReady(readiness) ? 'pending' : 'not_ready';
+  const reason = state === e.state ? 'READINESS_UPDATED' : state === 'pending' ? 'MERGE_ITEM_NOW_READY' : 'MERGE_ITEM_NO_LONGER_READY';
+  return { type: 'PrReadinessChanged', data: { prNumber: e.prNumber, readiness, state, reason, at } };
+};

@@ -1,2 +1,13 @@
 export * from './port';
 export * from './blob-port';
+export * from './command-handler';
+export * from './errors';
+export * from './factory';
+export { MemoryEventStore, type MemoryEventStoreOptions } from './memory/memory-event-store';
+export { SqliteEventStore, type SqliteEventStoreOptions, type SqliteSynchronous } from './sqlite/sqlite-event-store';
+export { KurrentEventStore, type KurrentEventStoreOptions } from './kurrent/kurrent-event-store';
+export { MemoryBlobStore } from './blob/memory-blob-store';
+export { FsBlobStore, type FsBlobStoreOptions } from './blob/fs-blob-store';
+export { RedisBlobStore, DEFAULT_BLOB_PREFIX, type RedisBlobStoreOptions } from './blob/redis-blob-store';
+export { sha256Hex } from './blob/digest';
+export type { BackoffPolicy } from './shared/backoff';

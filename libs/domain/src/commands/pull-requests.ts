@@ -1,8 +1,8 @@
 import { DomainError } from '../errors';
 import { isTerminal, type QueueEvent } from '../events';
 import { DEFAULT_PRIORITY, MAX_PRIORITY_VALUE, resolvePriority } from '../priority';
-import { isReady, readinessOf, sameReadiness } from '../readiness';
-import { targetsFor, type QueueState } from '../state';
+import { isReady, readinessChange, readinessOf } from '../readiness';
+import { targetsFor, type Entry, type QueueState } from '../state';
 import { requireActiveEntry, requireInteger, requireQueue } from './guards';
 import type { CancelPullRequest, DecideContext, RestartTestsOnPullRequest, SetImpactedTargets, SubmitPullRequest } from './types';
 
@@ -13,16 +13,7 @@ export const decideSubmitPullRequest = (s: QueueState, c: SubmitPullRequest, ctx
   if (typeof c.priority === 'number') requireInteger('priority', c.priority, 0, MAX_PRIORITY_VALUE);
   const existing = s.entries.get(c.pr.number);
 
-  if (existing && !isTerminal(existing.state)) {
-    // v1 semantics: a re-submit updates priority and noBatch in place and keeps the entry (and its id).
-    const p = c.priority === undefined ? undefined : resolvePriority(c.priority);
-    const priorityValue = p?.value ?? existing.priorityValue;
-    const priorityName = p?.name ?? existing.priorityName;
-    const noBatch = c.noBatch ?? existing.noBatch;
-    const usedDefaultPriorityName = p ? undefined : existing.usedDefaultPriorityName;
-    if (priorityValue === existing.priorityValue && priorityName === existing.priorityName && noBatch === existing.noBatch) return [];
-    return [{ type: 'PrPriorityChanged', data: { prNumber: c.pr.number, priorityValue, priorityName, usedDefaultPriorityName, noBatch, at: ctx.now } }];
-  }
+  if (existing && !isTerminal(existing.state)) return resubmit(s, existing, c, ctx.now);
 
   if (NOT_ACCEPTING.has(s.runState))
     throw new DomainError('QUEUE_NOT_ACCEPTING_SUBMISSIONS', `the queue is ${s.runState} and takes no new submissions`);
@@ -60,6 +51,40 @@ export const decideSubmitPullRequest = (s: QueueState, c: SubmitPullRequest, ctx
   ];
 };
 
+/**
+ * v1 semantics: a re-submit updates priority and noBatch in place and keeps the entry (and its id).
+ * It also refreshes readiness from the host's current answer, which is how a PR that became
+ * mergeable again gets out of not_ready.
+ */
+const resubmit = (s: QueueState, existing: Entry, c: SubmitPullRequest, now: string): QueueEvent[] => {
+  const events: QueueEvent[] = [];
+  const p = c.priority === undefined ? undefined : resolvePriority(c.priority);
+  const priorityValue = p?.value ?? existing.priorityValue;
+  const priorityName = p?.name ?? existing.priorityName;
+  const noBatch = c.noBatch ?? existing.noBatch;
+  // An explicit priority, even one equal to the default, is no longer "the default was used".
+  const usedDefaultPriorityName = p ? undefined : existing.usedDefaultPriorityName;
+  if (
+    priorityValue !== existing.priorityValue ||
+    priorityName !== existing.priorityName ||
+    noBatch !== existing.noBatch ||
+    usedDefaultPriorityName !== existing.usedDefaultPriorityName
+  )
+    events.push({ type: 'PrPriorityChanged', data: { prNumber: c.pr.number, priorityValue, priorityName, usedDefaultPriorityName, noBatch, at: now } });
+  if (c.pr.headSha === existing.headSha) {
+    const readiness = readinessOf({
+      mode: s.settings.mode,
+      queueBranch: s.branch,
+      baseBranch: c.pr.baseBranch,
+      mergeability: c.pr.mergeability,
+      hasImpactedTargets: targetsFor(s, c.pr.number, c.pr.headSha) !== undefined,
+    });
+    const change = readinessChange(existing, readiness, now);
+    if (change) events.push(change);
+  }
+  return events;
+};
+
 export const decideCancelPullRequest = (s: QueueState, c: CancelPullRequest, ctx: DecideContext): QueueEvent[] => {
   requireActiveEntry(s, c.prNumber);
   return [{ type: 'PrCancelled', data: { prNumber: c.prNumber, reason: 'API_REQUESTED', at: ctx.now } }];
@@ -81,15 +106,9 @@ export const decideSetImpactedTargets = (s: QueueState, c: SetImpactedTargets, c
   const events: QueueEvent[] = same ? [] : [{ type: 'ImpactedTargetsSet', data: { prNumber: c.prNumber, headSha: c.headSha, ...c.targets, at: ctx.now } }];
 
   const e = s.entries.get(c.prNumber);
-  if (e && (e.state === 'not_ready' || e.state === 'pending') && e.headSha === c.headSha) {
-    const readiness = { ...e.readiness, hasImpactedTargets: true };
-    if (!sameReadiness(readiness, e.readiness)) {
-      const state = isReady(readiness) ? 'pending' : 'not_ready';
-      events.push({
-        type: 'PrReadinessChanged',
-        data: { prNumber: c.prNumber, readiness, state, reason: state === 'pending' ? 'MERGE_ITEM_NOW_READY' : 'MERGE_ITEM_NO_LONGER_READY', at: ctx.now },
-      });
-    }
+  if (e && e.headSha === c.headSha) {
+    const change = readinessChange(e, { ...e.readiness, hasImpactedTargets: true }, ctx.now);
+    if (change) events.push(change);
   }
   return events;
 };

@@ -1,7 +1,7 @@
 import { DEFAULT_SETTINGS, MAX_UINT32, type QueueSettings } from '../config';
 import { DomainError } from '../errors';
 import type { PrReadinessChanged, QueueEvent } from '../events';
-import { isReady, readinessOf, sameReadiness } from '../readiness';
+import { readinessChange, readinessOf } from '../readiness';
 import { activeEntries, targetsFor, type QueueState } from '../state';
 import { requireInteger, requireQueue } from './guards';
 import type { CreateQueue, DecideContext, DeleteQueue, QueueSettingsInput, UpdateQueue } from './types';
@@ -15,6 +15,10 @@ const validateSettings = (s: QueueSettingsInput): void => {
   if (s.pendingFailureDepth !== undefined) requireInteger('pendingFailureDepth', s.pendingFailureDepth, 0, MAX_UINT32);
 };
 
+/** `{ concurrency: undefined }` means "not given", as it does for validation: drop such keys before merging or diffing. */
+const givenSettings = (s: QueueSettingsInput | undefined): QueueSettingsInput =>
+  Object.fromEntries(Object.entries(s ?? {}).filter(([, v]) => v !== undefined));
+
 const validateRequiredStatuses = (list: string[] | undefined): void => {
   if (list?.some((x) => x.trim() === '')) throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses must not hold empty names');
 };
@@ -23,7 +27,7 @@ export const decideCreateQueue = (s: QueueState, c: CreateQueue, ctx: DecideCont
   if (s.exists) throw new DomainError('QUEUE_ALREADY_EXISTS', `a merge queue already exists for branch "${c.branch}" in this repository`);
   validateSettings(c.settings ?? {});
   validateRequiredStatuses(c.requiredStatuses);
-  const settings: QueueSettings = { ...DEFAULT_SETTINGS, ...c.settings };
+  const settings: QueueSettings = { ...DEFAULT_SETTINGS, ...givenSettings(c.settings) };
   return [
     {
       type: 'QueueCreated',
@@ -42,32 +46,29 @@ export const decideCreateQueue = (s: QueueState, c: CreateQueue, ctx: DecideCont
 
 /** PRs whose readiness moves when the queue's mode does (parallel mode requires impacted targets). */
 const readinessAfterModeChange = (s: QueueState, mode: QueueSettings['mode'], now: string): PrReadinessChanged[] =>
-  activeEntries(s)
-    .filter((e) => e.state === 'not_ready' || e.state === 'pending')
-    .flatMap((e): PrReadinessChanged[] => {
-      const readiness = readinessOf({
-        mode,
-        queueBranch: s.branch,
-        baseBranch: e.baseBranch,
-        mergeability: e.readiness.mergeability,
-        hasImpactedTargets: targetsFor(s, e.prNumber, e.headSha) !== undefined,
-      });
-      if (sameReadiness(readiness, e.readiness)) return [];
-      const state = isReady(readiness) ? 'pending' : 'not_ready';
-      const reason = state === 'pending' ? 'MERGE_ITEM_NOW_READY' : 'MERGE_ITEM_NO_LONGER_READY';
-      return [{ type: 'PrReadinessChanged', data: { prNumber: e.prNumber, readiness, state, reason, at: now } }];
+  activeEntries(s).flatMap((e) => {
+    const readiness = readinessOf({
+      mode,
+      queueBranch: s.branch,
+      baseBranch: e.baseBranch,
+      mergeability: e.readiness.mergeability,
+      hasImpactedTargets: targetsFor(s, e.prNumber, e.headSha) !== undefined,
     });
+    const change = readinessChange(e, readiness, now);
+    return change ? [change] : [];
+  });
 
 const IN_FLIGHT = new Set(['testing', 'tests_passed', 'pending_failure']);
 
 export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideContext): QueueEvent[] => {
   requireQueue(s);
-  const settings = c.settings ?? {};
+  const settings = givenSettings(c.settings);
   validateSettings(settings);
   validateRequiredStatuses(c.requiredStatuses);
   if (c.deleteRequiredStatuses && c.requiredStatuses?.length)
     throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses and deleteRequiredStatuses cannot be given together');
-  if (s.runState === 'switching_modes' && (Object.keys(settings).length > 0 || c.requiredStatuses?.length || c.deleteRequiredStatuses))
+  // Every change waits, state included: a state change would otherwise drop the pending mode switch.
+  if (s.runState === 'switching_modes' && (Object.keys(settings).length > 0 || c.requiredStatuses?.length || c.deleteRequiredStatuses || c.state !== undefined))
     throw new DomainError('MODE_CHANGE_IN_PROGRESS', 'the queue is switching modes; configuration changes wait until it has finished');
 
   const events: QueueEvent[] = [];

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type RequestHandler } from 'express';
+import type { ApiDeps } from './deps';
+import { ApiError, errorHandler, notFoundHandler } from './http/errors';
+import { impactedTargetRoutes } from './routes/impacted-targets';
+import { pullRequestRoutes } from './routes/pull-requests';
+import { queueRoutes } from './routes/queues';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Reuses a caller's request id when it is sane, so one id follows a request through CI logs and ours. */
+const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.header('x-request-id');
+  res.locals.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader('x-request-id', res.locals.requestId);
+  next();
+};
+
+const accessLog =
+  (deps: ApiDeps): RequestHandler =>
+  (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      deps.logger.log(level, 'http', { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, requestId: res.locals.requestId, actor: res.locals.actor });
+    });
+    next();
+  };
+
+export const V1_POST_PATHS = [
+  '/createQueue',
+  '/updateQueue',
+  '/deleteQueue',
+  '/getQueue',
+  '/submitPullRequest',
+  '/cancelPullRequest',
+  '/restartTestsOnPullRequest',
+  '/getSubmittedPullRequest',
+  '/setImpactedTargets',
+];
+
+/** The express app without listen(): tests drive it with supertest, servers wrap it. */
+export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = []): Express => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId, accessLog(deps));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  const v1 = express.Router();
+  v1.use(queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters);
+  for (const path of V1_POST_PATHS)
+    v1.all(path, (req, _res, next) => next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })));
+  app.use('/v1', v1);
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+};

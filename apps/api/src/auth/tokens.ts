@@ -1,0 +1,54 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Scopes nest: admin can do what write can, write what read can. */
+const RANK: Record<Scope, number> = { read: 0, write: 1, admin: 2 };
+export const scopeAllows = (held: Scope, needed: Scope): boolean => RANK[held] >= RANK[needed];
+
+export interface ApiToken {
+  name: string;
+  scope: Scope;
+  digest: Buffer;
+}
+
+const digestOf = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
+
+/** `name:secret:scope[,name:secret:scope…]`. A malformed list is a startup error, never a silent open door. */
+export const parseTokenList = (raw: string): ApiToken[] => {
+  const tokens = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item, i) => {
+      const parts = item.split(':');
+      const [name, secret, scope] = parts;
+      if (parts.length !== 3 || !name || !secret || !scope) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} is not name:secret:scope`);
+      if (!(SCOPES as readonly string[]).includes(scope)) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has scope "${scope}"; use read, write or admin`);
+      if (secret.length < 16) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has a secret shorter than 16 characters`);
+      return { name, scope: scope as Scope, digest: digestOf(secret) };
+    });
+  const names = new Set(tokens.map((t) => t.name));
+  if (names.size !== tokens.length) throw new Error('RAILYARD_API_TOKENS holds a token name twice');
+  return tokens;
+};
+
+export class TokenRegistry {
+  constructor(private readonly tokens: ApiToken[]) {}
+
+  /**
+   * Compares digests of equal length in constant time and always walks the whole list, so neither the
+   * secret's length nor its position in the list shows in the timing.
+   */
+  identify(secret: string): ApiToken | undefined {
+    const candidate = digestOf(secret);
+    let found: ApiToken | undefined;
+    for (const t of this.tokens) if (timingSafeEqual(t.digest, candidate) && !found) found = t;
+    return found;
+  }
+
+  get size(): number {
+    return this.tokens.length;
+  }
+}

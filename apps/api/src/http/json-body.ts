@@ -1,0 +1,13 @@
+import express, { type RequestHandler } from 'express';
+import { ApiError } from './errors';
+
+export const BODY_LIMIT = '20mb';
+
+const parseJson = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
+
+/** Only JSON is accepted; anything else is a 415 before a byte of the body is read. */
+export const jsonBody: RequestHandler = (req, res, next) => {
+  if (!req.is('application/json'))
+    return next(new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON with Content-Type: application/json'));
+  parseJson(req, res, next);
+};

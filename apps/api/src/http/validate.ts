@@ -1,0 +1,15 @@
+import type { z } from 'zod';
+import { ApiError } from './errors';
+
+/** Parses a body or answers 400 naming every invalid field, so a client fixes them all in one go. */
+export const parseBody = <T extends z.ZodType>(schema: T, body: unknown): z.infer<T> => {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const fields = result.error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.') || '(body)';
+    const message = issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message;
+    return { field, message };
+  });
+  const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+  throw new ApiError(400, 'VALIDATION_FAILED', `invalid request: ${summary}`, fields);
+};

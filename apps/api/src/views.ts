@@ -1,0 +1,115 @@
+import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
+import type { PrView, QueueView } from '@railyard/readmodels';
+import { isTerminal, type Entry, type QueueState } from '@railyard/domain';
+
+export const queueResponse = (q: QueueView): QueueResponse => ({
+  state: q.state,
+  branch: q.branch,
+  mode: q.settings.mode,
+  concurrency: q.settings.concurrency,
+  bisectionConcurrency: q.settings.bisectionConcurrency,
+  testingTimeoutMinutes: q.settings.testingTimeoutMinutes,
+  pendingFailureDepth: q.settings.pendingFailureDepth,
+  canOptimisticallyMerge: q.settings.canOptimisticallyMerge,
+  batch: q.settings.batch,
+  batchingMaxWaitTimeMinutes: q.settings.batchingMaxWaitTimeMinutes,
+  batchingMinSize: q.settings.batchingMinSize,
+  commentsEnabled: q.settings.commentsEnabled,
+  commandsEnabled: q.settings.commandsEnabled,
+  createPrsForTestingBranches: q.settings.createPrsForTestingBranches,
+  statusCheckEnabled: q.settings.statusCheckEnabled,
+  requiredStatuses: q.requiredStatuses,
+  directMergeMode: q.settings.directMergeMode,
+  optimizationMode: q.settings.optimizationMode,
+  mergeMethod: q.settings.mergeMethod,
+});
+
+/**
+ * Trunk's own Terraform client reads `{queue: {...}}` and the older spellings, while the spec reads a
+ * flat object; both are served so either kind of client works (reference/trunk.md §1.5).
+ */
+export const queueEnvelope = (q: QueueResponse): Record<string, unknown> => ({
+  ...q,
+  testingTimeoutMins: q.testingTimeoutMinutes,
+  isBatching: q.batch,
+  batchingMaxWaitTimeMins: q.batchingMaxWaitTimeMinutes,
+  queue: q,
+});
+
+const enqueued = (p: PrView): EnqueuedPullRequest => ({
+  number: p.prNumber,
+  title: p.prTitle,
+  sha: p.prSha,
+  author: p.prAuthor,
+  state: p.state,
+  priority: p.priorityValue,
+  priorityName: p.priorityName,
+  stateChangedAt: p.stateChangedAt,
+});
+
+export const getQueueResponse = (q: QueueView, prs: PrView[]): Record<string, unknown> & Pick<GetQueueResponse, 'enqueuedPullRequests'> => ({
+  ...queueEnvelope(queueResponse(q)),
+  enqueuedPullRequests: prs.map(enqueued),
+});
+
+/**
+ * The same views built from the write side's state: used only when the read models did not catch up
+ * within the read-your-writes bound, so a write never answers with a stale or missing object.
+ */
+export const queueViewOfState = (s: QueueState): QueueView => ({
+  queueId: s.queueId,
+  repo: s.repo,
+  branch: s.branch,
+  state: s.runState,
+  ...(s.pendingMode ? { pendingMode: s.pendingMode } : {}),
+  settings: s.settings,
+  requiredStatuses: s.requiredStatuses,
+  createdAt: '',
+  updatedAt: '',
+});
+
+export const prViewOfEntry = (queueId: string, e: Entry): PrView => ({
+  queueId,
+  id: e.entryId,
+  prNumber: e.prNumber,
+  prTitle: e.title,
+  prSha: e.headSha,
+  prBaseBranch: e.baseBranch,
+  prAuthor: e.author,
+  state: e.state,
+  stateChangedAt: e.stateChangedAt,
+  priorityValue: e.priorityValue,
+  priorityName: e.priorityName,
+  ...(e.usedDefaultPriorityName ? { usedDefaultPriorityName: e.usedDefaultPriorityName } : {}),
+  skipTheLine: e.priorityValue === 0,
+  forceEnqueued: e.forceEnqueued,
+  isCurrentlySubmittedToQueue: !isTerminal(e.state),
+  noBatch: e.noBatch,
+  readiness: e.readiness,
+  submittedAt: e.submittedAt,
+  seq: e.seq,
+});
+
+export const prResponse = (p: PrView): SubmittedPullRequestResponse => ({
+  id: p.id,
+  state: p.state,
+  readiness: {
+    requiresImpactedTargets: p.readiness.requiresImpactedTargets,
+    doesBaseBranchMatch: p.readiness.doesBaseBranchMatch,
+    hasImpactedTargets: p.readiness.hasImpactedTargets,
+    gitHubMergeability: p.readiness.mergeability,
+  },
+  stateChangedAt: p.stateChangedAt,
+  priorityValue: p.priorityValue,
+  priorityName: p.priorityName,
+  ...(p.usedDefaultPriorityName ? { usedDefaultPriorityName: p.usedDefaultPriorityName } : {}),
+  skipTheLine: p.skipTheLine,
+  forceEnqueued: p.forceEnqueued,
+  isCurrentlySubmittedToQueue: p.isCurrentlySubmittedToQueue,
+  noBatch: p.noBatch,
+  prNumber: p.prNumber,
+  prTitle: p.prTitle,
+  prSha: p.prSha,
+  prBaseBranch: p.prBaseBranch,
+  prAuthor: p.prAuthor,
+});

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { projectorConfigFromEnv } from './config';
+
+describe('projectorConfigFromEnv', () => {
+  it('when nothing is set, then it uses SQLite under ./data, local Redis and namespace rm1', () => {
+    expect(projectorConfigFromEnv({})).toEqual({
+      eventStore: { kind: 'sqlite', file: path.join('./data', 'events.sqlite') },
+      redisUrl: 'redis://127.0.0.1:6379',
+      namespace: 'rm1',
+      batchSize: 500,
+      leaseTtlMs: 15_000,
+    });
+  });
+
+  it('when a data dir, Redis and namespace are given, then they are used', () => {
+    const config = projectorConfigFromEnv({ RAILYARD_DATA_DIR: '/var/lib/railyard', RAILYARD_REDIS_URL: 'redis://cache:6380', RAILYARD_REDIS_NAMESPACE: 'rm2' });
+    expect(config).toMatchObject({ eventStore: { kind: 'sqlite', file: '/var/lib/railyard/events.sqlite' }, redisUrl: 'redis://cache:6380', namespace: 'rm2' });
+  });
+
+  it('when KurrentDB is chosen with its URL, then the kurrent store is configured', () => {
+    const config = projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'kurrent', RAILYARD_KURRENTDB_URL: 'kurrentdb://db:2113?tls=false' });
+    expect(config.eventStore).toEqual({ kind: 'kurrent', url: 'kurrentdb://db:2113?tls=false' });
+  });
+
+  it('when KurrentDB is chosen without a URL, then it refuses to start', () => {
+    expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'kurrent' })).toThrow(/RAILYARD_KURRENTDB_URL/);
+  });
+
+  it('when the event store kind or the batch size is unusable, then it says which', () => {
+    expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'postgres' })).toThrow(/RAILYARD_EVENTSTORE/);
+    expect(() => projectorConfigFromEnv({ RAILYARD_PROJECTOR_BATCH_SIZE: '0' })).toThrow(/RAILYARD_PROJECTOR_BATCH_SIZE/);
+  });
+});

@@ -1,0 +1,36 @@
+import type { EventStore } from '@railyard/eventstore';
+import type { ReadModelStore } from '@railyard/readmodels';
+import { DEFAULT_BATCH_SIZE } from './run-projector';
+
+export interface RebuildOptions {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  batchSize?: number;
+}
+
+export interface RebuildResult {
+  events: number;
+  seconds: number;
+}
+
+/**
+ * Forgets the read models and folds the whole log into them again. The next page is read while the
+ * current one is applied, so the store and the read models work in parallel. Run it only where no
+ * live projector writes the same read models (hold the projector lease).
+ */
+export const rebuildProjections = async ({ eventStore, readModels, batchSize = DEFAULT_BATCH_SIZE }: RebuildOptions): Promise<RebuildResult> => {
+  const started = process.hrtime.bigint();
+  await readModels.reset();
+  let events = 0;
+  let page = await eventStore.readAll(null, batchSize);
+  while (page.length > 0) {
+    const last = page[page.length - 1];
+    const next = last ? eventStore.readAll(last.position, batchSize) : Promise.resolve([]);
+    // Without this the read-ahead would be an unhandled rejection if applying the page throws first.
+    next.catch(() => undefined);
+    await readModels.apply(page);
+    events += page.length;
+    page = await next;
+  }
+  return { events, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+};

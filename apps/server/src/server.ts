@@ -1,0 +1,54 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { buildApp, QueueCommands } from '@railyard/api';
+import { createLogger, type Logger } from '@railyard/observability';
+import { runProjector } from '@railyard/projector';
+import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels, type RuntimeConfig } from '@railyard/runtime';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded shape: api + projector (+ engine, later) in one process, SQLite events, in-memory read
+ * models rebuilt from the events before the port opens. Listens on port 0 when asked, for tests.
+ */
+export const startServer = async (
+  overrides: Partial<RuntimeConfig> = {},
+  options: { logger?: Logger; announce?: (line: string) => void; clock?: { now: () => Date } } = {},
+): Promise<RunningServer> => {
+  const config = { ...loadConfig(), ...overrides };
+  const logger = options.logger ?? createLogger('railyard', config.logLevel);
+  const tokens = loadTokens(config.apiTokens, config.dataDir, options.announce ?? ((l) => process.stdout.write(l)));
+  const eventStore = await openEventStore(config);
+  const blobs = await openBlobStore(config);
+  const readModels = openReadModels(config, 'memory');
+  const gitHost = openGitHost(config);
+  const head = await eventStore.headPosition();
+  const projector = runProjector({ eventStore, readModels, logger });
+  // The port opens only once the models hold every event already stored: no reader sees a half-built model.
+  if (head !== null && !(await readModels.waitFor(head, 10 * 60_000))) throw new Error('read models did not catch up with the event store');
+  const commands = new QueueCommands(eventStore, readModels, logger, {
+    clock: options.clock ?? { now: () => new Date() },
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  });
+  const app = buildApp({ commands, readModels, gitHost, blobs, tokens, logger });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
+  return {
+    url: `http://${config.host}:${port}`,
+    port,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await projector.stop();
+      await Promise.all([eventStore.close(), blobs.close(), readModels.close(), gitHost.close()]);
+    },
+  };
+};

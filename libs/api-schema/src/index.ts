@@ -1,0 +1,4 @@
+export * from './common';
+export * from './queue';
+export * from './pull-requests';
+export * from './responses';

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { MAX_PRIORITY_VALUE, PRIORITY_NAMES } from '@railyard/domain';
+import { anyCaseEnum, prNumberSchema, queueKeySchema } from './common';
+
+const prRef = (min = 0) => z.object({ number: prNumberSchema(min) });
+
+export const prioritySchema = z.union([
+  z.number().int('priority must be an integer 0-255 or one of urgent, high, medium, low').min(0).max(MAX_PRIORITY_VALUE),
+  anyCaseEnum(PRIORITY_NAMES),
+]);
+
+export const submitPullRequestRequest = queueKeySchema.extend({
+  pr: prRef(),
+  priority: prioritySchema.nullish(),
+  noBatch: z.boolean().optional(),
+});
+export const prActionRequest = queueKeySchema.extend({ pr: prRef() });
+export const getSubmittedPullRequestRequest = prActionRequest;
+
+/** `ALL` is a bare string, not inside an array; `[]` is a valid upload meaning "depends on nothing". */
+export const impactedTargetsSchema = z.union([
+  z.array(z.string().min(1, 'a target name must not be empty')),
+  z.string().refine((s) => s.toUpperCase() === 'ALL', 'impactedTargets must be a list of target names or the string "ALL"'),
+]);
+
+export const setImpactedTargetsRequest = queueKeySchema.extend({
+  pr: z.object({ number: prNumberSchema(1), sha: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/i, 'pr.sha must be a full commit SHA').optional() }),
+  impactedTargets: impactedTargetsSchema,
+});
+
+export type SubmitPullRequestRequest = z.infer<typeof submitPullRequestRequest>;
+export type SetImpactedTargetsRequest = z.infer<typeof setImpactedTargetsRequest>;

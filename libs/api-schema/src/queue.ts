@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { DIRECT_MERGE_MODES, MAX_UINT32, MERGE_METHODS, OPTIMIZATION_MODES, QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '@railyard/domain';
+import { anyCaseEnum, queueKeySchema } from './common';
+
+const uint = (min: number) => z.number().int().min(min).max(MAX_UINT32);
+
+/** Every updateQueue field of the spec's table. Unknown keys are refused: a typo in an admin call should not pass silently. */
+export const queueSettingsShape = {
+  state: anyCaseEnum(REQUESTABLE_QUEUE_STATES).optional(),
+  mode: anyCaseEnum(QUEUE_MODES).optional(),
+  concurrency: uint(1).optional(),
+  bisectionConcurrency: uint(1).optional(),
+  testingTimeoutMinutes: uint(1).optional(),
+  // The spec says 1..; the documented default is 0, so 0 is accepted (docs/decisions.md).
+  pendingFailureDepth: uint(0).optional(),
+  canOptimisticallyMerge: z.boolean().optional(),
+  batch: z.boolean().optional(),
+  batchingMaxWaitTimeMinutes: uint(1).optional(),
+  batchingMinSize: uint(1).optional(),
+  commentsEnabled: z.boolean().optional(),
+  commandsEnabled: z.boolean().optional(),
+  createPrsForTestingBranches: z.boolean().optional(),
+  statusCheckEnabled: z.boolean().optional(),
+  directMergeMode: anyCaseEnum(DIRECT_MERGE_MODES).optional(),
+  optimizationMode: anyCaseEnum(OPTIMIZATION_MODES).optional(),
+  mergeMethod: anyCaseEnum(MERGE_METHODS).optional(),
+  requiredStatuses: z.array(z.string().trim().min(1).max(255)).max(1000).optional(),
+};
+
+export const createQueueRequest = queueKeySchema.extend(queueSettingsShape).strict();
+export const updateQueueRequest = queueKeySchema
+  .extend({ ...queueSettingsShape, deleteRequiredStatuses: z.boolean().optional() })
+  .strict()
+  .refine((b) => !(b.deleteRequiredStatuses && b.requiredStatuses?.length), {
+    message: 'requiredStatuses and deleteRequiredStatuses cannot be given together',
+    path: ['deleteRequiredStatuses'],
+  });
+export const deleteQueueRequest = queueKeySchema;
+export const getQueueRequest = queueKeySchema;
+
+export type CreateQueueRequest = z.infer<typeof createQueueRequest>;
+export type UpdateQueueRequest = z.infer<typeof updateQueueRequest>;

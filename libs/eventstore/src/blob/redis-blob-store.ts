@@ -1,0 +1,50 @@
+import Redis from 'ioredis';
+import type { BlobStore } from '../blob-port';
+import { isDigest, sha256Hex } from './digest';
+
+export interface RedisBlobStoreOptions {
+  /** Used when no `client` is given; the store then owns the connection and quits it on close. */
+  url?: string;
+  /** A connection owned by the caller; close() leaves it open. */
+  client?: Redis;
+  /** Prepended to the digest to form the key. */
+  prefix?: string;
+}
+
+export const DEFAULT_BLOB_PREFIX = 'railyard:blob:';
+
+/** Blobs as plain Redis strings holding the bytes unchanged, for processes that share only Redis. */
+export class RedisBlobStore implements BlobStore {
+  private readonly redis: Redis;
+  private readonly ownsClient: boolean;
+  private readonly prefix: string;
+
+  constructor(options: RedisBlobStoreOptions) {
+    if (options.client) {
+      this.redis = options.client;
+      this.ownsClient = false;
+    } else if (options.url) {
+      this.redis = new Redis(options.url);
+      this.ownsClient = true;
+    } else {
+      throw new Error('RedisBlobStore needs a url or a client');
+    }
+    this.prefix = options.prefix ?? DEFAULT_BLOB_PREFIX;
+  }
+
+  async put(bytes: Buffer): Promise<string> {
+    const digest = sha256Hex(bytes);
+    // NX: the key is the content's hash, so an existing value is already the same bytes.
+    await this.redis.set(this.prefix + digest, bytes, 'NX');
+    return digest;
+  }
+
+  async get(digest: string): Promise<Buffer | null> {
+    if (!isDigest(digest)) return null;
+    return this.redis.getBuffer(this.prefix + digest);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.redis.quit();
+  }
+}

@@ -1,0 +1,58 @@
+import type { RecordedEvent, SubscribeOptions } from '../port';
+import type { AppendSignal } from './append-signal';
+import { backoffDelay, type BackoffPolicy } from './backoff';
+import { SubscriptionLoop } from './subscription-loop';
+
+/** A store that can be read by position and tells its own process when it has appended. */
+export interface PollSource {
+  readAfter(after: bigint | null, maxCount: number): Promise<RecordedEvent[]>;
+  /** Fires after each append made through this store object. */
+  signal: AppendSignal;
+}
+
+/**
+ * Catch-up and live are one loop: read a page after the last delivered position, deliver it, and
+ * when a page comes back empty, sleep until an in-process append or the poll interval (appends
+ * from other processes sharing the file are only seen by polling).
+ */
+export class PollingSubscription extends SubscriptionLoop {
+  constructor(
+    private readonly source: PollSource,
+    options: SubscribeOptions,
+    private readonly pollIntervalMs: number,
+    private readonly backoff: BackoffPolicy,
+  ) {
+    super(options);
+    this.start();
+  }
+
+  protected async run(): Promise<void> {
+    let after = this.options.fromPosition;
+    let failures = 0;
+    while (!this.closed) {
+      const appendsBefore = this.source.signal.appendCount;
+      let batch: RecordedEvent[];
+      try {
+        batch = await this.source.readAfter(after, this.batchSize);
+        failures = 0;
+      } catch (err) {
+        if (this.closed) return;
+        failures += 1;
+        if (failures >= this.backoff.maxAttempts) return this.fail(err);
+        await this.sleep(backoffDelay(this.backoff, failures));
+        continue;
+      }
+      if (this.closed) return;
+      const last = batch[batch.length - 1];
+      if (!last) {
+        // An append between the read and here would otherwise wait a whole interval.
+        if (this.source.signal.appendCount === appendsBefore) {
+          await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
+        }
+        continue;
+      }
+      if (!(await this.deliver(batch))) return;
+      after = last.position;
+    }
+  }
+}

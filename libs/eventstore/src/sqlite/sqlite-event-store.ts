@@ -1,0 +1,219 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../port';
+import { assertAppendable, assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
+import { AppendSignal } from '../shared/append-signal';
+import { defaultBackoff } from '../shared/backoff';
+import { toJsonText } from '../shared/json-text';
+import { PollingSubscription } from '../shared/polling-subscription';
+import { CREATE_SCHEMA, SCHEMA_VERSION } from './schema';
+
+/** Either case is accepted: environment variables tend to arrive lower-case. */
+export type SqliteSynchronous = 'FULL' | 'NORMAL' | 'full' | 'normal';
+
+export interface SqliteEventStoreOptions {
+  /** Database file; its directory is created when missing. */
+  file: string;
+  /**
+   * FULL (default) syncs the WAL on every commit, so an acknowledged append survives power loss.
+   * NORMAL survives a process crash but may lose the last commits on power loss; it is faster.
+   */
+  synchronous?: SqliteSynchronous;
+  /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
+  busyTimeoutMs?: number;
+  /** How often an idle subscription looks for appends made by other processes. */
+  pollIntervalMs?: number;
+  now?: () => Date;
+}
+
+interface EventRow {
+  global_position: bigint;
+  stream_id: string;
+  revision: bigint;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+interface RefRow {
+  stream_id: string;
+  revision: bigint;
+  global_position: bigint;
+}
+
+const COLUMNS = 'global_position, stream_id, revision, event_id, type, data, metadata, recorded_at';
+
+/**
+ * The embedded event store: one SQLite file in WAL mode. Several processes may share the file;
+ * each append is one BEGIN IMMEDIATE transaction that checks the expected revision inside it.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly signal = new AppendSignal();
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly now: () => Date;
+  private readonly pollIntervalMs: number;
+  private readonly statements;
+  private readonly appendTx;
+  private closed = false;
+
+  constructor(options: SqliteEventStoreOptions) {
+    mkdirSync(dirname(options.file), { recursive: true });
+    this.now = options.now ?? (() => new Date());
+    this.pollIntervalMs = options.pollIntervalMs ?? 25;
+    this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5_000 });
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous?.toUpperCase() === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+      this.migrate();
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+    this.statements = this.prepare();
+    this.appendTx = this.db.transaction(
+      (streamId: string, events: NewEvent[], expected: ExpectedRevision, payloads: [string, string][]) =>
+        this.appendInTransaction(streamId, events, expected, payloads),
+    );
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.assertOpen();
+    assertAppendable(streamId, events, expected);
+    // Serialised outside the write lock: it is the slow part and needs no database state.
+    const payloads = events.map((e): [string, string] => [
+      toJsonText(e.data, `data of event ${e.eventId}`),
+      toJsonText(e.metadata, `metadata of event ${e.eventId}`),
+    ]);
+    const { result, wrote } = this.appendTx.immediate(streamId, events, expected, payloads);
+    if (wrote) this.signal.notify();
+    return result;
+  }
+
+  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    return (this.statements.readStream.all(streamId, Math.max(0, fromRevision)) as EventRow[]).map(toRecorded);
+  }
+
+  async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
+    return this.readAfter(fromPosition, maxCount);
+  }
+
+  async headPosition(): Promise<bigint | null> {
+    this.assertOpen();
+    const row = this.statements.head.get() as { head: bigint | null };
+    return row.head;
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    this.assertOpen();
+    const source = { readAfter: (after: bigint | null, max: number) => this.readAfter(after, max), signal: this.signal };
+    const subscription = new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff);
+    this.subscriptions.add(subscription);
+    return {
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.subscriptions.clear();
+    this.closed = true;
+    this.db.close();
+  }
+
+  private async readAfter(after: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    if (maxCount <= 0) return [];
+    return (this.statements.readAll.all(after ?? 0n, maxCount) as EventRow[]).map(toRecorded);
+  }
+
+  private appendInTransaction(
+    streamId: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    payloads: [string, string][],
+  ): { result: AppendResult; wrote: boolean } {
+    const found = events.map((e): StoredEventRef | undefined => {
+      const row = this.statements.findById.get(e.eventId) as RefRow | undefined;
+      return row && { streamId: row.stream_id, revision: Number(row.revision), position: row.global_position };
+    });
+    const repeated = resolveRepeatedAppend(streamId, events, expected, found);
+    if (repeated) return { result: repeated, wrote: false };
+
+    const { last } = this.statements.lastRevision.get(streamId) as { last: bigint | null };
+    const actual = last === null ? 'no_stream' : Number(last);
+    assertExpectedRevision(streamId, expected, actual);
+
+    const recordedAt = this.now().toISOString();
+    const first = actual === 'no_stream' ? 0 : actual + 1;
+    let position = 0n;
+    events.forEach((event, i) => {
+      const [data, metadata] = payloads[i] as [string, string];
+      const info = this.statements.insert.run(streamId, first + i, event.eventId, event.type, data, metadata, recordedAt);
+      position = BigInt(info.lastInsertRowid);
+    });
+    return { result: { nextRevision: first + events.length - 1, position }, wrote: true };
+  }
+
+  private migrate(): void {
+    // Immediate, so two processes opening a new file at once do not both try to create it.
+    this.db
+      .transaction(() => {
+        const version = this.db.pragma('user_version', { simple: true }) as number;
+        if (version > SCHEMA_VERSION) {
+          throw new Error(`event store schema version ${version} is newer than this build understands (${SCHEMA_VERSION})`);
+        }
+        this.db.exec(CREATE_SCHEMA);
+        if (version < SCHEMA_VERSION) this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      })
+      .immediate();
+  }
+
+  private prepare() {
+    const big = (sql: string) => this.db.prepare(sql).safeIntegers(true);
+    return {
+      readStream: big(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`),
+      readAll: big(`SELECT ${COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`),
+      head: big('SELECT MAX(global_position) AS head FROM events'),
+      findById: big('SELECT stream_id, revision, global_position FROM events WHERE event_id = ?'),
+      lastRevision: big('SELECT MAX(revision) AS last FROM events WHERE stream_id = ?'),
+      insert: big(
+        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+    };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('event store is closed');
+  }
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    streamId: row.stream_id,
+    revision: Number(row.revision),
+    position: row.global_position,
+    eventId: row.event_id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    recordedAt: row.recorded_at,
+  };
+}

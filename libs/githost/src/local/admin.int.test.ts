@@ -1,0 +1,164 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { RepoRef } from '@railyard/domain';
+import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { GitHostError, type GitHostErrorCode } from '../errors';
+import { LocalGitAdmin } from './admin';
+import { runGit } from './git';
+
+const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
+
+const failsWith = async (promise: Promise<unknown>, code: GitHostErrorCode): Promise<void> => {
+  const err: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(GitHostError);
+  expect((err as GitHostError).code).toBe(code);
+};
+
+describe('LocalGitAdmin', () => {
+  let root: string;
+  let gitDir: string;
+  let clock: Date;
+  let admin: LocalGitAdmin;
+
+  beforeEach(async () => {
+    root = await makeTempDir();
+    ({ gitDir } = await createRepoWithCommits(root, repo, { files: { 'a.txt': 'a\n' } }));
+    clock = new Date('2025-03-01T10:00:00.000Z');
+    admin = new LocalGitAdmin({ root, now: () => clock });
+    await commitOnBranch(root, repo, { branch: 'feature', files: { 'f.txt': 'f\n' }, message: 'Add f' });
+  });
+
+  afterEach(() => removeTempDir(root));
+
+  it('when a repository is initialised, then it is bare with main as its default branch', async () => {
+    const dir = await admin.initRepository({ host: 'git.test', owner: 'acme', name: 'fresh' });
+
+    expect(dir).toBe(path.join(root, 'git.test', 'acme', 'fresh.git'));
+    expect((await runGit(dir, ['rev-parse', '--is-bare-repository'])).stdout.trim()).toBe('true');
+    expect((await runGit(dir, ['symbolic-ref', 'HEAD'])).stdout.trim()).toBe('refs/heads/main');
+  });
+
+  it('when a PR is opened, then its file holds the documented fields and no lock is left behind', async () => {
+    const record = await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+
+    const text = await fs.readFile(path.join(gitDir, 'railyard/pulls/1.json'), 'utf8');
+    expect(JSON.parse(text)).toEqual({
+      version: 1,
+      number: 1,
+      title: 'Add f',
+      author: 'Test Author',
+      baseBranch: 'main',
+      state: 'open',
+      createdAt: '2025-03-01T10:00:00.000Z',
+      updatedAt: '2025-03-01T10:00:00.000Z',
+    });
+    expect(await fs.readdir(path.join(gitDir, 'railyard/pulls'))).toEqual(['1.json']);
+    expect((await runGit(gitDir, ['rev-parse', 'refs/pull/1/head'])).stdout.trim()).toBe(record.headSha);
+  });
+
+  it('when the head is given as an abbreviated commit id, then the PR head is that commit', async () => {
+    const sha = (await runGit(gitDir, ['rev-parse', 'feature'])).stdout.trim();
+
+    const record = await admin.openPullRequest({ repo, number: 1, head: sha.slice(0, 10), base: 'main' });
+
+    expect(record.headSha).toBe(sha);
+  });
+
+  it('when the number is already open, then opening it again is refused', async () => {
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'main', base: 'main' }), 'PR_ALREADY_OPEN');
+  });
+
+  it('when a closed number is opened again, then it reopens and keeps its creation time', async () => {
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main', title: 'first' });
+    await admin.closePullRequest({ repo, number: 1 });
+    clock = new Date('2025-03-02T10:00:00.000Z');
+
+    const record = await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main', title: 'again' });
+
+    expect(record).toMatchObject({ state: 'open', title: 'again', createdAt: '2025-03-01T10:00:00.000Z', updatedAt: '2025-03-02T10:00:00.000Z' });
+  });
+
+  it('when a merged number is opened again, then it is refused', async () => {
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+    await admin.markPullRequestMerged({ repo, number: 1 });
+
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' }), 'PR_MERGED');
+  });
+
+  it('when the head, base or repository is unknown or invalid, then opening is refused with a reason', async () => {
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'no-such-branch', base: 'main' }), 'REVISION_NOT_FOUND');
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'deadbeef', base: 'main' }), 'REVISION_NOT_FOUND');
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'main~1', base: 'main' }), 'REVISION_NOT_FOUND');
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'release' }), 'BRANCH_NOT_FOUND');
+    await failsWith(admin.openPullRequest({ repo, number: 1, head: 'feature', base: '../../x' }), 'INVALID_INPUT');
+    await failsWith(admin.openPullRequest({ repo: { ...repo, name: 'nope' }, number: 1, head: 'feature', base: 'main' }), 'REPO_NOT_FOUND');
+    await failsWith(admin.openPullRequest({ repo: { ...repo, owner: '..' }, number: 1, head: 'feature', base: 'main' }), 'INVALID_INPUT');
+    await failsWith(admin.openPullRequest({ repo, number: 0, head: 'feature', base: 'main' }), 'INVALID_INPUT');
+    await expect(fs.stat(path.join(gitDir, 'railyard/pulls'))).rejects.toThrow();
+    await expect(fs.stat(path.join(gitDir, 'refs/pull'))).rejects.toThrow();
+  });
+
+  it('when a PR is updated, then head, base and title change and the rest stays', async () => {
+    await commitOnBranch(root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'r\n' } });
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main', author: 'ada' });
+    const moved = await commitOnBranch(root, repo, { branch: 'feature', files: { 'g.txt': 'g\n' } });
+    clock = new Date('2025-03-01T11:00:00.000Z');
+
+    const record = await admin.updatePullRequest({ repo, number: 1, head: 'feature', base: 'release', title: 'Retitled' });
+
+    expect(record).toMatchObject({
+      headSha: moved,
+      baseBranch: 'release',
+      title: 'Retitled',
+      author: 'ada',
+      createdAt: '2025-03-01T10:00:00.000Z',
+      updatedAt: '2025-03-01T11:00:00.000Z',
+    });
+  });
+
+  it('when a closed or unknown PR is updated or closed, then it is refused', async () => {
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+    await admin.closePullRequest({ repo, number: 1 });
+
+    await failsWith(admin.updatePullRequest({ repo, number: 1, title: 'x' }), 'PR_CLOSED');
+    await failsWith(admin.closePullRequest({ repo, number: 1 }), 'PR_CLOSED');
+    await failsWith(admin.updatePullRequest({ repo, number: 2, title: 'x' }), 'PR_NOT_FOUND');
+    await failsWith(admin.closePullRequest({ repo, number: 2 }), 'PR_NOT_FOUND');
+  });
+
+  it('when another writer holds the PR lock, then the change is refused and the lock is left alone', async () => {
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+    const lock = path.join(gitDir, 'railyard/pulls/1.json.lock');
+    await fs.writeFile(lock, '');
+
+    await failsWith(admin.closePullRequest({ repo, number: 1 }), 'LOCKED');
+
+    await expect(fs.stat(lock)).resolves.toBeTruthy();
+  });
+
+  it('when the file has fields this version does not know, then an update keeps them', async () => {
+    await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+    const file = path.join(gitDir, 'railyard/pulls/1.json');
+    await fs.writeFile(file, JSON.stringify({ ...JSON.parse(await fs.readFile(file, 'utf8')), labels: ['ui'] }));
+
+    await admin.updatePullRequest({ repo, number: 1, title: 'New title' });
+
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toMatchObject({ title: 'New title', labels: ['ui'] });
+  });
+
+  it('when two opens of one number race, then exactly one succeeds', async () => {
+    const results = await Promise.allSettled([
+      admin.openPullRequest({ repo, number: 5, head: 'feature', base: 'main' }),
+      admin.openPullRequest({ repo, number: 5, head: 'main', base: 'main' }),
+    ]);
+
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(['LOCKED', 'PR_ALREADY_OPEN']).toContain((failure?.reason as GitHostError).code);
+  });
+});

@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { GitHostError } from '../errors';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GitOptions {
+  /** Written to git's standard input. */
+  input?: string;
+  /** Extra environment (identities, dates, GIT_INDEX_FILE for a scratch index). */
+  env?: Record<string, string>;
+  /** Exit codes that are answers rather than failures (merge-tree's 1 means "conflicts"). */
+  okCodes?: readonly number[];
+}
+
+// Variables that would point git at some other repository, index or object store than the one we
+// name with --git-dir: a Railyard process started from a git hook inherits them.
+const LOCATION_VARS = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+];
+
+const baseEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  for (const name of LOCATION_VARS) delete env[name];
+  return env;
+};
+
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
+/**
+ * Runs `git --git-dir=<gitDir> <args…>` with execFile (no shell, so arguments are never
+ * interpreted). Resolves with the output when the exit code is accepted, else throws GIT_FAILED.
+ * A null gitDir runs git outside any repository (git init).
+ */
+export const runGit = (gitDir: string | null, args: readonly string[], opts: GitOptions = {}): Promise<GitResult> =>
+  new Promise((resolve, reject) => {
+    const fullArgs = gitDir === null ? [...args] : [`--git-dir=${gitDir}`, ...args];
+    const child = execFile(
+      'git',
+      fullArgs,
+      { env: { ...baseEnv(), ...opts.env }, maxBuffer: MAX_OUTPUT, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = exitCodeOf(error);
+        if (code === null) {
+          reject(new GitHostError('GIT_FAILED', `could not run git ${args[0] ?? ''}: ${String(error?.message)}`));
+          return;
+        }
+        if (code !== 0 && !(opts.okCodes ?? []).includes(code)) {
+          reject(new GitHostError('GIT_FAILED', `git ${args[0] ?? ''} exited with ${code}: ${stderr.trim()}`));
+          return;
+        }
+        resolve({ code, stdout, stderr });
+      },
+    );
+    // A git that exits before reading its input closes the pipe; the exit code tells the story.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(opts.input ?? '');
+  });
+
+/** The process's exit code, 0 on success, or null when git could not be started or was killed. */
+const exitCodeOf = (error: Error | null): number | null => {
+  if (error === null) return 0;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? code : null;
+};

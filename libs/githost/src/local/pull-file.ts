@@ -1,0 +1,111 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { GitHostError } from '../errors';
+import { isValidBranchName } from './names';
+
+export const PULL_FILE_VERSION = 1;
+export const PULL_STATES = ['open', 'closed', 'merged'] as const;
+export type PullState = (typeof PULL_STATES)[number];
+
+/**
+ * A PR's metadata as the local host keeps it: `<repo>.git/railyard/pulls/<number>.json`.
+ * The head is not here: it is the ref `refs/pull/<number>/head`, so a plain `git push` can move it.
+ * Fields this version does not know are kept when the file is rewritten (see docs/githost.md).
+ */
+export interface PullFile {
+  version: typeof PULL_FILE_VERSION;
+  number: number;
+  title: string;
+  author: string;
+  baseBranch: string;
+  state: PullState;
+  createdAt: string;
+  updatedAt: string;
+  [extra: string]: unknown;
+}
+
+export const pullsDirOf = (gitDir: string): string => path.join(gitDir, 'railyard', 'pulls');
+export const pullFileOf = (gitDir: string, number: number): string => path.join(pullsDirOf(gitDir), `${number}.json`);
+export const pullHeadRefOf = (number: number): string => `refs/pull/${number}/head`;
+
+const isMissing = (err: unknown): boolean => {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+};
+
+/** The PR's file, or null when the repository or the file does not exist. A malformed file throws. */
+export const readPullFile = async (gitDir: string, number: number): Promise<PullFile | null> => {
+  const file = pullFileOf(gitDir, number);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (isMissing(err)) return null;
+    throw err;
+  }
+  return parsePullFile(text, number, file);
+};
+
+export const parsePullFile = (text: string, number: number, where: string): PullFile => {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw corrupt(where, `not JSON (${(err as Error).message})`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw corrupt(where, 'not a JSON object');
+  const o = data as Record<string, unknown>;
+  if (o.version !== PULL_FILE_VERSION) throw corrupt(where, `version must be ${PULL_FILE_VERSION}`);
+  if (o.number !== number) throw corrupt(where, `number must be ${number}, as in the file name`);
+  for (const field of ['title', 'author', 'createdAt', 'updatedAt'] as const) {
+    if (typeof o[field] !== 'string') throw corrupt(where, `${field} must be a string`);
+  }
+  if (!isValidBranchName(o.baseBranch)) throw corrupt(where, 'baseBranch must be a valid branch name');
+  if (!PULL_STATES.includes(o.state as PullState)) throw corrupt(where, `state must be one of ${PULL_STATES.join(', ')}`);
+  return o as PullFile;
+};
+
+const corrupt = (where: string, why: string): GitHostError => new GitHostError('CORRUPT_PR_FILE', `${where}: ${why}`);
+
+/**
+ * Holds `<number>.json.lock`, created exclusively, for the length of one read-modify-write; commit()
+ * writes the new content into the lock file and renames it over the PR file, which is atomic, so
+ * readers see the old file or the new one and never a part. The same protocol as git's own locks.
+ */
+export class PullFileLock {
+  private done = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly handle: fs.FileHandle,
+  ) {}
+
+  static async acquire(gitDir: string, number: number): Promise<PullFileLock> {
+    const file = pullFileOf(gitDir, number);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    try {
+      return new PullFileLock(file, await fs.open(`${file}.lock`, 'wx'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new GitHostError('LOCKED', `${file}.lock exists: another writer is updating PR #${number} (remove the file if no writer is running)`);
+      }
+      throw err;
+    }
+  }
+
+  async commit(pull: PullFile): Promise<void> {
+    await this.handle.writeFile(`${JSON.stringify(pull, null, 2)}\n`, 'utf8');
+    await this.handle.sync();
+    await this.handle.close();
+    await fs.rename(`${this.file}.lock`, this.file);
+    this.done = true;
+  }
+
+  /** Gives the lock up without writing. After commit() it does nothing: the lock file may be another writer's by then. */
+  async release(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.handle.close().catch(() => undefined);
+    await fs.rm(`${this.file}.lock`, { force: true });
+  }
+}

@@ -1,0 +1,86 @@
+import type { RecordedEvent } from '@railyard/eventstore';
+import type { PrView, QueueView, ReadModelStore } from '../port';
+import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
+import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
+import { byQueueOrder, isActive } from '../projection/order';
+import { CheckpointWaiters } from '../waiters';
+
+/** Read models in process memory: the embedded mode (rebuilt from the event store at start) and unit tests. */
+export class MemoryReadModelStore implements ReadModelStore {
+  private queues = new Map<string, QueueDoc>();
+  private prs = new Map<string, PrDoc>();
+  /** Active PR keys per queue, so listing a queue does not walk every PR ever submitted. */
+  private active = new Map<string, Set<string>>();
+  private position: bigint | null = null;
+  private readonly waiters = new CheckpointWaiters();
+
+  // No await inside: a batch is folded and published in one turn of the event loop, which is what
+  // makes it atomic for readers in the same process.
+  async apply(events: RecordedEvent[]): Promise<void> {
+    const fresh = this.position === null ? events : events.filter((e) => e.position > (this.position as bigint));
+    if (fresh.length === 0) return;
+    const targets = targetsOfBatch(fresh);
+    const docs: DocSet = { queues: new Map(), prs: new Map() };
+    for (const id of targets.queueIds) docs.queues.set(id, this.queues.get(id) ?? null);
+    for (const key of targets.prs.keys()) docs.prs.set(key, this.prs.get(key) ?? null);
+    const changes = foldBatch(docs, fresh);
+
+    for (const id of changes.queueIds) {
+      const doc = docs.queues.get(id);
+      if (doc) this.queues.set(id, doc);
+    }
+    for (const id of changes.regenerated) this.active.delete(id);
+    for (const key of changes.prKeys) {
+      const doc = docs.prs.get(key);
+      if (!doc) continue;
+      this.prs.set(key, doc);
+      const queueId = doc.view.queueId;
+      const set = this.active.get(queueId) ?? new Set<string>();
+      if (isActive(this.queues.get(queueId) ?? null, doc)) set.add(key);
+      else set.delete(key);
+      this.active.set(queueId, set);
+    }
+    this.position = fresh[fresh.length - 1]?.position ?? this.position;
+    if (this.position !== null) this.waiters.reached(this.position);
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    return this.position;
+  }
+
+  async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.position !== null && this.position >= position) return true;
+    return this.waiters.wait(position, timeoutMs);
+  }
+
+  async getQueue(queueId: string): Promise<QueueView | null> {
+    const view = this.queues.get(queueId)?.view;
+    return view ? structuredClone(view) : null;
+  }
+
+  async listActivePrs(queueId: string): Promise<PrView[]> {
+    const queue = this.queues.get(queueId) ?? null;
+    const views: PrView[] = [];
+    for (const key of this.active.get(queueId) ?? []) {
+      const doc = this.prs.get(key) ?? null;
+      if (isActive(queue, doc)) views.push(structuredClone(doc.view));
+    }
+    return views.sort(byQueueOrder);
+  }
+
+  async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
+    const doc = this.prs.get(prKeyOf(queueId, prNumber)) ?? null;
+    return isCurrent(this.queues.get(queueId) ?? null, doc) ? structuredClone(doc.view) : null;
+  }
+
+  async reset(): Promise<void> {
+    this.queues = new Map();
+    this.prs = new Map();
+    this.active = new Map();
+    this.position = null;
+  }
+
+  async close(): Promise<void> {
+    this.waiters.cancelAll();
+  }
+}

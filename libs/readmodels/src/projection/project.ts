@@ -1,0 +1,135 @@
+import { entryStateAfter, isTerminal, type PrState, type PrSubmitted, type QueueCreated, type QueueEvent } from '@railyard/domain';
+import type { RecordedEvent } from '@railyard/eventstore';
+import type { PrView, QueueView } from '../port';
+import { isCurrent, positionOf, type PrDoc, type ProjectionDocs, type QueueDoc } from './docs';
+import { asQueueEvent, targetOf, timeOf } from './target';
+
+/**
+ * Folds one event into the queue and PR documents it targets (see targetOf) and returns the new
+ * documents; the inputs are never mutated. Events at or below a document's position leave it as it
+ * is, so feeding the same event twice is harmless.
+ *
+ * ImpactedTargetsSet changes no view: the write side follows it with a PrReadinessChanged whenever
+ * the PR's readiness flips, and folding the flag here as well would let the two disagree.
+ */
+export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): ProjectionDocs => {
+  if (!targetOf(event) || event.position <= positionOf(docs.queue)) return docs;
+  const position = event.position.toString();
+  const e = asQueueEvent(event);
+  if (e.type === 'QueueCreated') return { queue: createdQueue(docs.queue, e, position), pr: docs.pr };
+
+  const queue = docs.queue;
+  if (!queue?.view) return docs;
+  const at = timeOf(event);
+  const current = isCurrent(queue, docs.pr) && event.position > positionOf(docs.pr) ? docs.pr : null;
+
+  let view: QueueView | null = queue.view;
+  let nextSeq = queue.nextSeq;
+  let pr = current ? current.view : null;
+  switch (e.type) {
+    case 'QueueConfigUpdated': {
+      const { changes, requiredStatuses } = e.data;
+      view = {
+        ...view,
+        settings: { ...view.settings, ...changes },
+        requiredStatuses: requiredStatuses === undefined ? view.requiredStatuses : [...(requiredStatuses ?? [])],
+        updatedAt: at,
+      };
+      break;
+    }
+    case 'QueueStateChanged': {
+      const { pendingMode: _previous, ...rest } = view;
+      view = { ...rest, state: e.data.to, ...(e.data.pendingMode ? { pendingMode: e.data.pendingMode } : {}), updatedAt: at };
+      break;
+    }
+    case 'QueueDeleted':
+      view = null;
+      break;
+    case 'PrSubmitted':
+      pr = submittedPr(queue, e, at);
+      nextSeq += 1;
+      break;
+    case 'PrPriorityChanged':
+      if (pr) {
+        const { usedDefaultPriorityName: _previous, ...rest } = pr;
+        const d = e.data;
+        pr = {
+          ...rest,
+          priorityValue: d.priorityValue,
+          priorityName: d.priorityName,
+          ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),
+          noBatch: d.noBatch,
+          skipTheLine: d.priorityValue === 0,
+        };
+      }
+      break;
+    case 'PrReadinessChanged':
+      if (pr) pr = { ...pr, readiness: { ...e.data.readiness } };
+      break;
+    default:
+      break;
+  }
+  if (pr && e.type !== 'PrSubmitted') pr = withStateAfter(pr, e, at);
+
+  const nextQueue: QueueDoc = { ...queue, view, nextSeq, position };
+  const nextPr: PrDoc | null = pr && pr !== current?.view ? { view: pr, generation: queue.generation, position } : docs.pr;
+  return { queue: nextQueue, pr: nextPr };
+};
+
+const createdQueue = (previous: QueueDoc | null, e: QueueCreated, position: string): QueueDoc => {
+  const d = e.data;
+  return {
+    view: {
+      queueId: d.queueId,
+      repo: { ...d.repo },
+      branch: d.branch,
+      state: d.state,
+      settings: { ...d.settings },
+      requiredStatuses: [...d.requiredStatuses],
+      createdAt: d.at,
+      updatedAt: d.at,
+    },
+    generation: (previous?.generation ?? 0) + 1,
+    nextSeq: 0,
+    position,
+  };
+};
+
+const submittedPr = (queue: QueueDoc, e: PrSubmitted, at: string): PrView => {
+  const d = e.data;
+  return {
+    queueId: queue.view?.queueId ?? '',
+    id: d.entryId,
+    prNumber: d.prNumber,
+    prTitle: d.title,
+    prSha: d.headSha,
+    prBaseBranch: d.baseBranch,
+    prAuthor: d.author,
+    state: d.state,
+    stateChangedAt: at,
+    priorityValue: d.priorityValue,
+    priorityName: d.priorityName,
+    ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),
+    skipTheLine: d.priorityValue === 0,
+    forceEnqueued: false,
+    isCurrentlySubmittedToQueue: !isTerminal(d.state),
+    noBatch: d.noBatch,
+    readiness: { ...d.readiness },
+    submittedAt: at,
+    seq: queue.nextSeq,
+  };
+};
+
+// Same rule as the write side's evolve: the time moves only when the state does.
+const withStateAfter = (pr: PrView, e: QueueEvent, at: string): PrView => {
+  const moved = entryStateAfter(e);
+  if (!moved || moved.prNumber !== pr.prNumber || moved.state === pr.state) return pr;
+  return withState(pr, moved.state, at);
+};
+
+const withState = (pr: PrView, state: PrState, at: string): PrView => ({
+  ...pr,
+  state,
+  stateChangedAt: at,
+  isCurrentlySubmittedToQueue: !isTerminal(state),
+});

@@ -1,0 +1,39 @@
+/**
+ * Every key of a namespace shares one hash tag, so a batch's writes and its checkpoint land in one
+ * cluster slot and can go through one script. Queue ids are URI-encoded by the domain, so they hold
+ * no `:`, `{` or `}` and cannot collide with the separators.
+ */
+export interface RedisKeys {
+  namespace: string;
+  /** STRING: position of the last applied event, zero-padded to 20 digits (or the reset marker). */
+  checkpoint: string;
+  /** STRING: JSON QueueDoc. */
+  queue(queueId: string): string;
+  /** ZSET: member prNumber, score queueOrderScore; the queue's non-terminal PRs of the current generation. */
+  active(queueId: string): string;
+  /** STRING: JSON PrDoc. */
+  pr(queueId: string, prNumber: number): string;
+  /** STRING: owner id of whoever holds the named lease, with a TTL. */
+  lease(name: string): string;
+  /** SCAN patterns covering every model key (not the checkpoint, not the leases). */
+  modelPatterns: string[];
+}
+
+const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const redisKeys = (namespace: string): RedisKeys => {
+  if (!NAMESPACE.test(namespace)) throw new Error(`read-model namespace must match ${String(NAMESPACE)}: ${namespace}`);
+  const base = `ry:{${namespace}}:`;
+  return {
+    namespace,
+    checkpoint: `${base}checkpoint`,
+    queue: (queueId) => `${base}q:${queueId}`,
+    active: (queueId) => `${base}q:${queueId}:active`,
+    pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
+    lease: (name) => `${base}lease:${name}`,
+    modelPatterns: [`${base}q:*`, `${base}pr:*`],
+  };
+};
+
+/** Fixed width so positions compare as strings too, and bigint positions never pass through a double. */
+export const encodePosition = (position: bigint): string => position.toString().padStart(20, '0');

@@ -1,0 +1,50 @@
+import { LuaScript } from './script';
+
+/**
+ * Applies a folded batch only if the checkpoint still holds the value the batch was folded from, then
+ * moves it. That compare-and-set is what keeps two writers (a rolling deploy, a lease that expired
+ * mid-batch) from interleaving: the loser re-reads and folds again.
+ *
+ * KEYS[1] checkpoint, KEYS[2..] touched keys. ARGV[1] expected checkpoint ('' = none), ARGV[2] new
+ * checkpoint, then ops: S <key#> <value> | D <key#> | Z <key#> <score> <member> | R <key#> <member>.
+ * Every key is passed in KEYS, none is built in the script, so it stays correct on a cluster.
+ */
+export const APPLY_BATCH = new LuaScript(`
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return 0 end
+local i = 3
+local n = #ARGV
+while i <= n do
+  local op = ARGV[i]
+  local key = KEYS[tonumber(ARGV[i + 1])]
+  if op == 'S' then
+    redis.call('SET', key, ARGV[i + 2])
+    i = i + 3
+  elseif op == 'D' then
+    redis.call('DEL', key)
+    i = i + 2
+  elseif op == 'Z' then
+    redis.call('ZADD', key, ARGV[i + 2], ARGV[i + 3])
+    i = i + 4
+  elseif op == 'R' then
+    redis.call('ZREM', key, ARGV[i + 2])
+    i = i + 3
+  else
+    return redis.error_reply('unknown op ' .. tostring(op))
+  end
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`);
+
+/** Deletes KEYS[1] only while it still holds ARGV[1]. */
+export const DELETE_IF_EQUALS = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+/** Extends KEYS[1] by ARGV[2] ms only while it still holds ARGV[1]. */
+export const EXTEND_IF_EQUALS = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`);

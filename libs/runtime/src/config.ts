@@ -1,0 +1,46 @@
+import path from 'node:path';
+
+/** Every setting Railyard reads from the environment, in one place, with its embedded default. */
+export interface RuntimeConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  gitRoot: string;
+  /** Raw `name:secret:scope,…`; undefined means "bootstrap an admin token in the data dir". */
+  apiTokens?: string;
+  eventStore: { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' } | { kind: 'kurrent'; url: string } | { kind: 'memory' };
+  redisUrl?: string;
+  redisNamespace: string;
+  readYourWritesTimeoutMs: number;
+  logLevel: string;
+}
+
+const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
+  return n;
+};
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig => {
+  const dataDir = path.resolve(env.RAILYARD_DATA_DIR || './data');
+  const sync = (env.RAILYARD_SQLITE_SYNC || 'full').toLowerCase();
+  if (sync !== 'full' && sync !== 'normal') throw new Error('RAILYARD_SQLITE_SYNC must be full or normal');
+  const eventStore: RuntimeConfig['eventStore'] = env.RAILYARD_KURRENTDB_URL
+    ? { kind: 'kurrent', url: env.RAILYARD_KURRENTDB_URL }
+    : env.RAILYARD_EVENTSTORE === 'memory'
+      ? { kind: 'memory' }
+      : { kind: 'sqlite', file: path.resolve(env.RAILYARD_SQLITE_FILE || path.join(dataDir, 'events.sqlite')), synchronous: sync };
+  return {
+    port: int('PORT', env.PORT, 8080, 0, 65535),
+    host: env.RAILYARD_HOST || '127.0.0.1',
+    dataDir,
+    gitRoot: path.resolve(env.RAILYARD_GIT_ROOT || path.join(dataDir, 'git')),
+    apiTokens: env.RAILYARD_API_TOKENS || undefined,
+    eventStore,
+    redisUrl: env.RAILYARD_REDIS_URL || undefined,
+    redisNamespace: env.RAILYARD_REDIS_NAMESPACE || 'rm1',
+    readYourWritesTimeoutMs: int('RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS', env.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS, 5000, 0, 600000),
+    logLevel: env.RAILYARD_LOG_LEVEL || 'info',
+  };
+};

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseTokenList, TokenRegistry } from '@railyard/api';
+
+export const TOKEN_FILE = 'api-token';
+
+/**
+ * With RAILYARD_API_TOKENS set, those tokens. Without, one admin token kept in the data dir (mode
+ * 0600): created and printed on the first start only, so it is shown once and never logged.
+ */
+export const loadTokens = (raw: string | undefined, dataDir: string, announce: (line: string) => void): TokenRegistry => {
+  if (raw) return new TokenRegistry(parseTokenList(raw));
+  const file = path.join(dataDir, TOKEN_FILE);
+  try {
+    return new TokenRegistry(parseTokenList(readFileSync(file, 'utf8').trim()));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  const line = `admin:${secret}:admin`;
+  try {
+    writeFileSync(file, `${line}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process started at the same moment and wrote its token first: use that one.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return new TokenRegistry(parseTokenList(readFileSync(file, 'utf8').trim()));
+    throw err;
+  }
+  announce(`Railyard created an admin API token. It is shown only this once and kept in ${file}:\n  x-api-token: ${secret}\n`);
+  return new TokenRegistry(parseTokenList(line));
+};

@@ -1,0 +1,3 @@
+export * from './temp-dir';
+export * from './git-repos';
+export * from './pulls';

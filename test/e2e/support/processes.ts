@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+export interface RunningProcess {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  /** Everything the process printed on stdout so far. */
+  output(): string;
+  /** Graceful stop (SIGTERM), resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** kill -9: no chance to flush or close anything. */
+  kill9(): Promise<void>;
+}
+
+const exited = (proc: ChildProcess): Promise<number | null> =>
+  proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve(proc.exitCode) : new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+
+/**
+ * Starts one of Railyard's entry points as a real OS process and waits for its structured
+ * "listening" log line, which names the port (tests pass PORT=0).
+ */
+export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts: { listens?: boolean; timeoutMs?: number } = {}): Promise<RunningProcess> => {
+  const proc = spawn(TSX, [path.join(ROOT, script)], {
+    cwd: ROOT,
+    env: { ...process.env, JEST_WORKER_ID: '', RAILYARD_LOG_LEVEL: 'info', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const listens = opts.listens ?? true;
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in time\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 60_000);
+    const check = () => {
+      const line = out.split('\n').find((l) => /listening|projector (started|running)|caught up/.test(l));
+      if (!line) return;
+      clearTimeout(timer);
+      proc.stdout?.off('data', check);
+      if (!listens) return resolve(0);
+      try {
+        resolve(Number((JSON.parse(line) as { port: number }).port));
+      } catch {
+        reject(new Error(`unexpected start line: ${line}`));
+      }
+    };
+    proc.stdout?.on('data', check);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+  return {
+    proc,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      return exited(proc);
+    },
+    kill9: async () => {
+      proc.kill('SIGKILL');
+      await exited(proc);
+    },
+  };
+};
