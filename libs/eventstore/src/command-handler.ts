@@ -69,7 +69,14 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
         eventId: this.options.newEventId(),
         type: e.type,
         data: e.data,
-        metadata: { schemaVersion: this.options.schemaVersion, at, ...meta },
+        // Picked field by field: callers pass richer objects (a route context) and only these belong in the log.
+        metadata: {
+          schemaVersion: this.options.schemaVersion,
+          at,
+          actor: meta.actor,
+          correlationId: meta.correlationId,
+          ...(meta.causationId ? { causationId: meta.causationId } : {}),
+        },
       }));
       try {
         const result = await this.store.append(streamId, batch, current.revision);

@@ -9,3 +9,8 @@ export * from './local/names';
 export * from './local/pull-file';
 export * from './local/refs';
 export * from './local/revisions';
+export * from './local/branches';
+export * from './local/commits';
+export * from './local/local-git-writer';
+export * from './local/repos';
+export * from './local/test-branch';

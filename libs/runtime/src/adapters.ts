@@ -1,5 +1,4 @@
 import path from 'node:path';
-import Redis from 'ioredis';
 import { createBlobStore, createEventStore, type BlobStore, type EventStore } from '@railyard/eventstore';
 import { LocalGitHost } from '@railyard/githost';
 import { MemoryReadModelStore, RedisReadModelStore, type ReadModelStore } from '@railyard/readmodels';
@@ -16,7 +15,7 @@ export const openBlobStore = (config: RuntimeConfig): Promise<BlobStore> =>
 export const openReadModels = (config: RuntimeConfig, kind: 'memory' | 'redis'): ReadModelStore => {
   if (kind === 'memory') return new MemoryReadModelStore();
   if (!config.redisUrl) throw new Error('RAILYARD_REDIS_URL is required for Redis read models');
-  return new RedisReadModelStore(new Redis(config.redisUrl), { namespace: config.redisNamespace });
+  return new RedisReadModelStore({ redis: config.redisUrl, namespace: config.redisNamespace });
 };
 
 export const openGitHost = (config: RuntimeConfig): LocalGitHost => new LocalGitHost({ root: config.gitRoot });

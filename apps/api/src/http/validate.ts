@@ -5,10 +5,10 @@ import { ApiError } from './errors';
 export const parseBody = <T extends z.ZodType>(schema: T, body: unknown): z.infer<T> => {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const fields = result.error.issues.map((issue) => {
-    const field = issue.path.map(String).join('.') || '(body)';
-    const message = issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message;
-    return { field, message };
+  const fields = result.error.issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ field: [...at, k].join('.'), message: 'unknown field' }));
+    return [{ field: at.join('.') || '(body)', message: issue.message }];
   });
   const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
   throw new ApiError(400, 'VALIDATION_FAILED', `invalid request: ${summary}`, fields);

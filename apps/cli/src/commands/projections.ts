@@ -1,5 +1,4 @@
 import { rebuildProjections } from '@railyard/projector';
-import { createLogger } from '@railyard/observability';
 import { loadConfig, openEventStore, openReadModels } from '@railyard/runtime';
 
 const USAGE = 'usage: railyard projections rebuild   (rebuilds the Redis read models from event position 0)';
@@ -18,7 +17,7 @@ export const projectionsCommand = async (argv: string[], env: NodeJS.ProcessEnv)
   const eventStore = await openEventStore(config);
   const readModels = openReadModels(config, 'redis');
   try {
-    const result = await rebuildProjections({ eventStore, readModels, logger: createLogger('railyard-cli', config.logLevel) });
+    const result = await rebuildProjections({ eventStore, readModels });
     process.stdout.write(`${JSON.stringify({ rebuilt: true, events: result.events, seconds: result.seconds, namespace: config.redisNamespace })}\n`);
     return 0;
   } finally {

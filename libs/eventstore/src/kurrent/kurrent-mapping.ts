@@ -1,5 +1,6 @@
 import { jsonEvent, type AllStreamResolvedEvent, type EventData, type JSONType, type ResolvedEvent } from '@kurrent/kurrentdb-client';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../port';
+import { toJsonText } from '../shared/json-text';
 
 /** KurrentDB stores event ids as UUIDs and refuses anything else. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -8,6 +9,9 @@ export function toEventData(event: NewEvent): EventData {
   if (!UUID.test(event.eventId)) {
     throw new RangeError(`KurrentDB needs lower-case UUID event ids, got ${event.eventId}`);
   }
+  // The client would serialise a bad payload into something else; refuse it as the other adapters do.
+  toJsonText(event.data, `data of event ${event.eventId}`);
+  toJsonText(event.metadata, `metadata of event ${event.eventId}`);
   return jsonEvent({
     id: event.eventId,
     type: event.type,

@@ -17,3 +17,18 @@ export class AppendSignal {
     for (const listener of [...this.listeners]) listener();
   }
 }
+
+const byFile = new Map<string, AppendSignal>();
+
+/**
+ * One signal per database file in this process, so a store object wakes the subscriptions of every
+ * other store object open on the same file (the API and the projector may each open their own).
+ */
+export function appendSignalForFile(absolutePath: string): AppendSignal {
+  let signal = byFile.get(absolutePath);
+  if (!signal) {
+    signal = new AppendSignal();
+    byFile.set(absolutePath, signal);
+  }
+  return signal;
+}

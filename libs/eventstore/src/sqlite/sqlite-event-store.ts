@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   AppendResult,
@@ -12,7 +12,7 @@ import type {
   Subscription,
 } from '../port';
 import { assertAppendable, assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
-import { AppendSignal } from '../shared/append-signal';
+import { AppendSignal, appendSignalForFile } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
 import { toJsonText } from '../shared/json-text';
 import { PollingSubscription } from '../shared/polling-subscription';
@@ -61,7 +61,7 @@ const COLUMNS = 'global_position, stream_id, revision, event_id, type, data, met
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
-  private readonly signal = new AppendSignal();
+  private readonly signal: AppendSignal;
   private readonly subscriptions = new Set<Subscription>();
   private readonly now: () => Date;
   private readonly pollIntervalMs: number;
@@ -70,9 +70,11 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions) {
-    mkdirSync(dirname(options.file), { recursive: true });
     this.now = options.now ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
+    const inMemory = options.file === ':memory:' || options.file === '';
+    this.signal = inMemory ? new AppendSignal() : appendSignalForFile(resolve(options.file));
+    if (!inMemory) mkdirSync(dirname(options.file), { recursive: true });
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5_000 });
     try {
       this.db.pragma('journal_mode = WAL');
@@ -141,7 +143,7 @@ export class SqliteEventStore implements EventStore {
   private async readAfter(after: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
     this.assertOpen();
     if (maxCount <= 0) return [];
-    return (this.statements.readAll.all(after ?? 0n, maxCount) as EventRow[]).map(toRecorded);
+    return (this.statements.readAll.all(after ?? 0n, Math.floor(maxCount)) as EventRow[]).map(toRecorded);
   }
 
   private appendInTransaction(

@@ -3,9 +3,10 @@ import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { GitHostError } from '../errors';
 import { runGit } from './git';
-import { formatRepo, isValidBranchName, isValidPrNumber, repoDirOf } from './names';
+import { formatRepo, isValidBranchName, isValidPrNumber } from './names';
 import { PULL_FILE_VERSION, PullFileLock, pullHeadRefOf, readPullFile, type PullFile } from './pull-file';
 import { RefReader } from './refs';
+import { existingRepoDir, repoDirOrThrow } from './repos';
 import { commitSummary, resolveCommit } from './revisions';
 
 export interface OpenPullRequestInput {
@@ -52,14 +53,14 @@ export class LocalGitAdmin {
 
   /** A bare repository with default branch main; doing it again leaves an existing one as it is. */
   async initRepository(repo: RepoRef): Promise<string> {
-    const gitDir = this.dirOf(repo);
+    const gitDir = repoDirOrThrow(this.root, repo);
     await fs.mkdir(path.dirname(gitDir), { recursive: true });
     await runGit(null, ['init', '--quiet', '--bare', '--initial-branch=main', gitDir]);
     return gitDir;
   }
 
   async openPullRequest(input: OpenPullRequestInput): Promise<PullRequestRecord> {
-    const gitDir = await this.existingDirOf(input.repo);
+    const gitDir = await existingRepoDir(this.root, input.repo);
     checkNumber(input.number);
     const headSha = await resolveCommit(gitDir, this.refs, input.head);
     await this.checkBase(gitDir, input.base);
@@ -87,7 +88,7 @@ export class LocalGitAdmin {
 
   /** Moves the head and/or retargets the base and/or retitles an open PR. */
   async updatePullRequest(input: UpdatePullRequestInput): Promise<PullRequestRecord> {
-    const gitDir = await this.existingDirOf(input.repo);
+    const gitDir = await existingRepoDir(this.root, input.repo);
     checkNumber(input.number);
     const newHead = input.head === undefined ? undefined : await resolveCommit(gitDir, this.refs, input.head);
     if (input.base !== undefined) await this.checkBase(gitDir, input.base);
@@ -115,7 +116,7 @@ export class LocalGitAdmin {
   }
 
   private async setState(target: PullRequestTarget, state: 'closed' | 'merged'): Promise<PullRequestRecord> {
-    const gitDir = await this.existingDirOf(target.repo);
+    const gitDir = await existingRepoDir(this.root, target.repo);
     checkNumber(target.number);
     return this.withLock(gitDir, target.number, async (current) => {
       const pull = requireState(current, target, 'open');
@@ -149,22 +150,6 @@ export class LocalGitAdmin {
     if ((await this.refs.read(gitDir, `refs/heads/${base}`)) === null) {
       throw new GitHostError('BRANCH_NOT_FOUND', `base branch ${JSON.stringify(base)} does not exist`);
     }
-  }
-
-  private dirOf(repo: RepoRef): string {
-    const gitDir = repoDirOf(this.root, repo);
-    if (gitDir === null) throw new GitHostError('INVALID_INPUT', `not a valid repository name: ${JSON.stringify(formatRepo(repo))}`);
-    return gitDir;
-  }
-
-  private async existingDirOf(repo: RepoRef): Promise<string> {
-    const gitDir = this.dirOf(repo);
-    const exists = await fs.stat(path.join(gitDir, 'HEAD')).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) throw new GitHostError('REPO_NOT_FOUND', `no repository ${formatRepo(repo)} under ${this.root}`);
-    return gitDir;
   }
 }
 

@@ -1,7 +1,7 @@
 import { attrOf, childrenOf, textOf } from './nodes';
 import { truncate } from './text';
 import type { CaseStatus, FailureKind } from './types';
-import type { XmlNode } from './xml';
+import { positionOf, type XmlNode } from './xml';
 
 export interface Failure {
   kind: FailureKind;
@@ -26,8 +26,12 @@ function failureOf(el: XmlNode, kind: FailureKind, maxMessageLength: number): Fa
   return { kind, message: truncate(full, maxMessageLength).text };
 }
 
+/** Failures under any of the tags, in document order. */
 function failuresOf(el: XmlNode, tags: ReadonlyArray<[string, FailureKind]>, max: number): Failure[] {
-  return tags.flatMap(([tag, kind]) => childrenOf(el, tag).map((f) => failureOf(f, kind, max)));
+  return tags
+    .flatMap(([tag, kind]) => childrenOf(el, tag).map((f) => ({ at: positionOf(f), failure: failureOf(f, kind, max) })))
+    .sort((a, b) => a.at - b.at)
+    .map((f) => f.failure);
 }
 
 /**

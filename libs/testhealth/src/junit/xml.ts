@@ -24,6 +24,9 @@ function parserFor(limits: JUnitLimits): XMLParser {
     parseAttributeValue: false,
     trimValues: false,
     alwaysCreateTextNode: true,
+    // Start offsets let the walker restore document order across differently named siblings
+    // (a flakyError before a flakyFailure is a different story from the reverse).
+    captureMetaData: true,
     ignoreDeclaration: true,
     ignorePiTags: true,
     maxNestedTags: limits.maxDepth,
@@ -31,6 +34,14 @@ function parserFor(limits: JUnitLimits): XMLParser {
     // scalars (the isArray callback is also asked about attributes).
     isArray: (_name, _path, _isLeaf, isAttribute) => !isAttribute,
   });
+}
+
+const METADATA = XMLParser.getMetaDataSymbol();
+
+/** Offset of the element in the XML text; 0 when unknown. */
+export function positionOf(node: XmlNode): number {
+  const meta = (node as { [METADATA]?: { startIndex?: unknown } })[METADATA];
+  return typeof meta?.startIndex === 'number' ? meta.startIndex : 0;
 }
 
 /** Validates then parses; every failure becomes a JUnitParseError. */

@@ -1,0 +1,65 @@
+import { GitHostError } from '../errors';
+import { runGit } from './git';
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+export interface CommitSpec {
+  tree: string;
+  parents: readonly string[];
+  message: string;
+  author: Identity;
+  committer: Identity;
+  /** git's internal date format, `<unix seconds> <+hhmm>`; git's clock when absent. */
+  authorDate?: string;
+  committerDate?: string;
+}
+
+/** Writes a commit object (git commit-tree) and returns its id; no ref moves. */
+export const commitTree = async (gitDir: string, spec: CommitSpec): Promise<string> => {
+  const env: Record<string, string> = {
+    GIT_AUTHOR_NAME: spec.author.name,
+    GIT_AUTHOR_EMAIL: spec.author.email,
+    GIT_COMMITTER_NAME: spec.committer.name,
+    GIT_COMMITTER_EMAIL: spec.committer.email,
+  };
+  if (spec.authorDate !== undefined) env.GIT_AUTHOR_DATE = spec.authorDate;
+  if (spec.committerDate !== undefined) env.GIT_COMMITTER_DATE = spec.committerDate;
+  const parents = spec.parents.flatMap((p) => ['-p', p]);
+  const { stdout } = await runGit(gitDir, ['commit-tree', spec.tree, ...parents], { env, input: spec.message });
+  return stdout.trim();
+};
+
+export const treeOfCommit = async (gitDir: string, commit: string): Promise<string> =>
+  (await runGit(gitDir, ['rev-parse', '--verify', `${commit}^{tree}`])).stdout.trim();
+
+export interface CommitInfo {
+  sha: string;
+  parents: string[];
+  author: Identity;
+  authorDate: string;
+  message: string;
+}
+
+const FIELD = '\x1f';
+
+/**
+ * The commits of `base..head` without merge commits, oldest first and parents before children:
+ * what a rebase replays. Authors and dates come back in the form commit-tree takes them.
+ */
+export const commitsToReplay = async (gitDir: string, base: string, head: string): Promise<CommitInfo[]> => {
+  const format = ['%H', '%P', '%an', '%ae', '%ad', '%B'].join('%x1f');
+  const { stdout } = await runGit(gitDir, ['log', '-z', '--no-merges', '--topo-order', '--reverse', '--date=raw', `--format=${format}`, `${base}..${head}`]);
+  return stdout
+    .split('\0')
+    .filter((record) => record !== '')
+    .map((record) => {
+      const fields = record.split(FIELD);
+      if (fields.length < 6) throw new GitHostError('GIT_FAILED', `git log gave an unreadable record: ${JSON.stringify(record.slice(0, 80))}`);
+      const [sha = '', parents = '', name = '', email = '', date = ''] = fields;
+      // The message is last, so a stray separator inside it only splits what we join back.
+      return { sha, parents: parents.split(' ').filter(Boolean), author: { name, email }, authorDate: date, message: fields.slice(5).join(FIELD) };
+    });
+};

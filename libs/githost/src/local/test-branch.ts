@@ -1,0 +1,195 @@
+import type { MergeMethod } from '@railyard/domain';
+import { GitHostError } from '../errors';
+import { commitsToReplay, commitTree, treeOfCommit, type Identity } from './commits';
+import { runGit } from './git';
+import { mergeTree } from './merge-tree';
+import { isObjectId, isValidBranchName, isValidPrNumber } from './names';
+import { commitSummary } from './revisions';
+
+export interface StackedPullRequest {
+  number: number;
+  headSha: string;
+  /** Subject of the squash or merge commit; the head commit's subject when absent. */
+  title?: string;
+}
+
+export interface BuildTestBranchInput {
+  /** The target branch's head that the stack is built on. */
+  baseSha: string;
+  /** The PRs ahead in the queue first, then the PR(s) under test, in merge order. */
+  stack: readonly StackedPullRequest[];
+  method: MergeMethod;
+  testRunId: string;
+  /** Names the branch `railyard-merge/pr-<prNumber>/<testRunId>`; default the last PR of the stack. */
+  prNumber?: number;
+}
+
+/** Where the stack stood after each PR: the target branch can be moved to any step's sha. */
+export interface StackStep {
+  number: number;
+  sha: string;
+  tree: string;
+}
+
+export type BuildTestBranchResult =
+  | { ok: true; branch: string; sha: string; tree: string; steps: StackStep[] }
+  | { ok: false; conflict: StackConflict };
+
+export interface StackConflict {
+  /** The PR that could not be added. */
+  number: number;
+  /** What it conflicts with: the base, or the number of the first PR ahead of it that it clashes with. */
+  with: 'base' | number;
+  /** Conflicted paths as git reports them; empty when the histories share no ancestor. */
+  paths: string[];
+}
+
+export interface CommitContext {
+  gitDir: string;
+  committer: Identity;
+  /** git's internal date format, so all commits of one build carry one time. */
+  date: string;
+}
+
+export const testBranchName = (prNumber: number, testRunId: string): string => `railyard-merge/pr-${prNumber}/${testRunId}`;
+
+type Applied = { ok: true; sha: string; tree: string } | { ok: false; paths: string[] };
+
+interface Tip {
+  sha: string;
+  tree: string;
+}
+
+/**
+ * Builds the test branch for a stack of PRs on the target's head without a working tree: each PR is
+ * merged into the result of the ones before it with `git merge-tree`, and the commits are written
+ * with `git commit-tree`. The ref is created only when every PR applied, and only if it is new.
+ */
+export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranchInput): Promise<BuildTestBranchResult> => {
+  const branch = checkInput(input);
+  const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha) };
+  const steps: StackStep[] = [];
+  let tip = base;
+  for (const [index, pr] of input.stack.entries()) {
+    const applied = await applyPullRequest(ctx, input.method, input.baseSha, tip, pr);
+    if (!applied.ok) return { ok: false, conflict: await attributeConflict(ctx, input, base, steps, index, applied.paths) };
+    tip = { sha: applied.sha, tree: applied.tree };
+    steps.push({ number: pr.number, sha: applied.sha, tree: applied.tree });
+  }
+  await createRef(ctx.gitDir, `refs/heads/${branch}`, tip.sha);
+  return { ok: true, branch, sha: tip.sha, tree: tip.tree, steps };
+};
+
+const checkInput = (input: BuildTestBranchInput): string => {
+  if (!isObjectId(input.baseSha)) throw new GitHostError('INVALID_INPUT', `baseSha must be a full commit id, got ${JSON.stringify(input.baseSha)}`);
+  if (input.stack.length === 0) throw new GitHostError('INVALID_INPUT', 'the stack is empty');
+  const seen = new Set<number>();
+  for (const pr of input.stack) {
+    if (!isValidPrNumber(pr.number) || seen.has(pr.number)) throw new GitHostError('INVALID_INPUT', `PR numbers in a stack are distinct positive integers, got ${pr.number}`);
+    if (!isObjectId(pr.headSha)) throw new GitHostError('INVALID_INPUT', `PR #${pr.number}: headSha must be a full commit id`);
+    seen.add(pr.number);
+  }
+  const prNumber = input.prNumber ?? input.stack[input.stack.length - 1]?.number ?? 0;
+  const branch = testBranchName(prNumber, input.testRunId);
+  if (!isValidPrNumber(prNumber) || !isValidBranchName(branch)) throw new GitHostError('INVALID_INPUT', `not a valid test branch name: ${JSON.stringify(branch)}`);
+  return branch;
+};
+
+/**
+ * Why PR `index` failed: it is tried alone on the base, then on the stack after each PR ahead in
+ * turn; the first place it stops applying names the culprit. Runs only on the failure path.
+ */
+const attributeConflict = async (
+  ctx: CommitContext,
+  input: BuildTestBranchInput,
+  base: Tip,
+  steps: StackStep[],
+  index: number,
+  paths: string[],
+): Promise<StackConflict> => {
+  const pr = input.stack[index] as StackedPullRequest;
+  if (index === 0) return { number: pr.number, with: 'base', paths };
+  const alone = await applyPullRequest(ctx, input.method, input.baseSha, base, pr);
+  if (!alone.ok) return { number: pr.number, with: 'base', paths: alone.paths };
+  // The stack after the last PR ahead is where it failed, so the search can stop one short of it.
+  for (const step of steps.slice(0, -1)) {
+    const attempt = await applyPullRequest(ctx, input.method, input.baseSha, step, pr);
+    if (!attempt.ok) return { number: pr.number, with: step.number, paths: attempt.paths };
+  }
+  return { number: pr.number, with: steps[steps.length - 1]?.number ?? 'base', paths };
+};
+
+const applyPullRequest = async (ctx: CommitContext, method: MergeMethod, baseSha: string, tip: Tip, pr: StackedPullRequest): Promise<Applied> => {
+  if (method === 'rebase') return replayCommits(ctx, baseSha, tip, pr);
+  const merged = await mergeTree(ctx.gitDir, tip.sha, pr.headSha);
+  if (!merged.clean) return { ok: false, paths: merged.conflicts };
+  const head = await commitSummary(ctx.gitDir, pr.headSha);
+  const title = pr.title ?? head.subject;
+  const sha =
+    method === 'squash'
+      ? await commitTree(ctx.gitDir, {
+          tree: merged.tree,
+          parents: [tip.sha],
+          message: `${title} (#${pr.number})\n`,
+          // A squash keeps who wrote the change; the queue is only the committer.
+          author: { name: head.authorName, email: head.authorEmail },
+          committer: ctx.committer,
+          authorDate: ctx.date,
+          committerDate: ctx.date,
+        })
+      : await commitTree(ctx.gitDir, {
+          tree: merged.tree,
+          parents: [tip.sha, pr.headSha],
+          message: `Merge pull request #${pr.number}\n\n${title}\n`,
+          author: ctx.committer,
+          committer: ctx.committer,
+          authorDate: ctx.date,
+          committerDate: ctx.date,
+        });
+  return { ok: true, sha, tree: merged.tree };
+};
+
+/**
+ * A rebase: each non-merge commit of base..head is cherry-picked onto the tip. git 2.39's merge-tree
+ * has no --merge-base, so the pick is a merge of the commit with a stand-in commit that holds the
+ * tip's tree on the commit's own parent: their one best common ancestor is that parent, which makes
+ * it the three-way base, as in a cherry-pick. Commits that change nothing any more are dropped, as
+ * git rebase drops them, so a PR built on a PR ahead does not replay that PR's commits twice.
+ */
+const replayCommits = async (ctx: CommitContext, baseSha: string, start: Tip, pr: StackedPullRequest): Promise<Applied> => {
+  let tip = start;
+  for (const commit of await commitsToReplay(ctx.gitDir, baseSha, pr.headSha)) {
+    const parent = commit.parents[0];
+    const standIn = await commitTree(ctx.gitDir, {
+      tree: tip.tree,
+      parents: parent === undefined ? [] : [parent],
+      message: 'railyard: cherry-pick base\n',
+      author: ctx.committer,
+      committer: ctx.committer,
+      authorDate: ctx.date,
+      committerDate: ctx.date,
+    });
+    const merged = await mergeTree(ctx.gitDir, standIn, commit.sha, { allowUnrelated: parent === undefined });
+    if (!merged.clean) return { ok: false, paths: merged.conflicts };
+    if (merged.tree === tip.tree) continue;
+    const sha = await commitTree(ctx.gitDir, {
+      tree: merged.tree,
+      parents: [tip.sha],
+      message: commit.message,
+      author: commit.author,
+      committer: ctx.committer,
+      authorDate: commit.authorDate,
+      committerDate: ctx.date,
+    });
+    tip = { sha, tree: merged.tree };
+  }
+  return { ok: true, sha: tip.sha, tree: tip.tree };
+};
+
+const createRef = async (gitDir: string, ref: string, sha: string): Promise<void> => {
+  // An empty old value makes update-ref refuse to overwrite: a test run's branch is never reused.
+  const { code, stderr } = await runGit(gitDir, ['update-ref', ref, sha, ''], { okCodes: [128] });
+  if (code === 0) return;
+  if (/already exists/.test(stderr)) throw new GitHostError('REF_EXISTS', `${ref} already exists`);
+  throw new GitHostError('GIT_FAILED', `could not create ${ref}: ${stderr.trim()}`);
+};

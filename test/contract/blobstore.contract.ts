@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { BlobStore } from '../../libs/eventstore/src';
+
+export interface BlobStoreUnderTest {
+  store: BlobStore;
+  cleanup: () => Promise<void>;
+}
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+export function blobStoreContract(name: string, makeStore: () => Promise<BlobStoreUnderTest>): void {
+  describe(`${name} blob store contract`, () => {
+    let store: BlobStore;
+    let cleanup: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await makeStore());
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    it('when bytes are put, then the digest is their SHA-256 hex and get returns the same bytes', async () => {
+      const bytes = Buffer.from('impacted: //a:b, //c:d — ☃');
+      const digest = await store.put(bytes);
+
+      expect(digest).toBe(sha256(bytes));
+      expect(await store.get(digest)).toEqual(bytes);
+    });
+
+    it('when arbitrary binary bytes are put, then they come back byte for byte', async () => {
+      const bytes = Buffer.concat([Buffer.from([0, 255, 0, 10, 13]), randomBytes(4096)]);
+
+      expect(await store.get(await store.put(bytes))).toEqual(bytes);
+    });
+
+    it('when a large blob is put, then it comes back whole', async () => {
+      const bytes = randomBytes(5 * 1024 * 1024);
+
+      const read = await store.get(await store.put(bytes));
+      expect(read?.equals(bytes)).toBe(true);
+    });
+
+    it('when the same bytes are put twice, then both puts return the same digest', async () => {
+      const bytes = randomBytes(64);
+
+      expect(await store.put(bytes)).toBe(await store.put(Buffer.from(bytes)));
+      expect(await store.get(sha256(bytes))).toEqual(bytes);
+    });
+
+    it('when the same bytes are put concurrently, then every put succeeds with the one digest', async () => {
+      const bytes = randomBytes(256 * 1024);
+
+      const digests = await Promise.all(Array.from({ length: 5 }, () => store.put(bytes)));
+      expect(new Set(digests)).toEqual(new Set([sha256(bytes)]));
+      expect((await store.get(sha256(bytes)))?.equals(bytes)).toBe(true);
+    });
+
+    it('when empty bytes are put, then they are stored under the digest of the empty string', async () => {
+      const digest = await store.put(Buffer.alloc(0));
+
+      expect(digest).toBe(sha256(Buffer.alloc(0)));
+      expect(await store.get(digest)).toEqual(Buffer.alloc(0));
+    });
+
+    it('when a digest was never stored, then get returns null', async () => {
+      await expect(store.get(sha256(randomBytes(16)))).resolves.toBeNull();
+    });
+
+    it('when get is given something that is not a digest, then it returns null', async () => {
+      for (const bad of ['', '../../etc/passwd', 'ab', sha256(Buffer.from('x')).toUpperCase(), `${sha256(Buffer.from('x'))}0`]) {
+        await expect(store.get(bad)).resolves.toBeNull();
+      }
+    });
+
+    it('when the caller changes its buffer after put, then the stored blob is unchanged', async () => {
+      const bytes = Buffer.from('original');
+      const digest = await store.put(bytes);
+      bytes.write('modified');
+
+      expect((await store.get(digest))?.toString()).toBe('original');
+    });
+  });
+}
