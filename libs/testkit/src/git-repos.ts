@@ -60,14 +60,17 @@ export const commitOnBranch = async (root: string, repo: RepoRef, opts: CommitOn
   try {
     const indexEnv = { ...env, GIT_INDEX_FILE: path.join(scratch, 'index') };
     if (parent !== null) await runGit(gitDir, ['read-tree', parent], { env: indexEnv });
+    // --index-info works in a bare repository (--force-remove wants a work tree); mode 0 removes a path.
+    const entries: string[] = [];
     for (const [file, content] of Object.entries(opts.files)) {
       if (content === null) {
-        await runGit(gitDir, ['update-index', '--force-remove', '--', file], { env: indexEnv });
+        entries.push(`0 ${'0'.repeat(40)}\t${file}\0`);
         continue;
       }
       const blob = (await runGit(gitDir, ['hash-object', '-w', '--stdin'], { input: content })).stdout.trim();
-      await runGit(gitDir, ['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], { env: indexEnv });
+      entries.push(`100644 ${blob}\t${file}\0`);
     }
+    await runGit(gitDir, ['update-index', '-z', '--index-info'], { env: indexEnv, input: entries.join('') });
     const tree = (await runGit(gitDir, ['write-tree'], { env: indexEnv })).stdout.trim();
     const parentArgs = parent === null ? [] : ['-p', parent];
     const message = opts.message ?? `change ${Object.keys(opts.files).join(', ')}`;

@@ -34,7 +34,8 @@ export const deleteBranch = async (gitDir: string, refs: RefReader, branch: stri
   const current = await refs.read(gitDir, ref);
   if (current === null) return false;
   const expected = expectedOldSha === undefined ? current : commitId(expectedOldSha, 'expectedOldSha');
-  const { code, stderr } = await runGit(gitDir, ['update-ref', '-d', ref, expected], { okCodes: [128] });
+  // update-ref -d reports a failed check with 1 where an update reports 128.
+  const { code, stderr } = await runGit(gitDir, ['update-ref', '-d', ref, expected], { okCodes: [1, 128] });
   if (code !== 0) await explainRefFailure(gitDir, refs, ref, expected, stderr);
   return true;
 };

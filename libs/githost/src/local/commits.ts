@@ -46,12 +46,14 @@ export interface CommitInfo {
 const FIELD = '\x1f';
 
 /**
- * The commits of `base..head` without merge commits, oldest first and parents before children:
- * what a rebase replays. Authors and dates come back in the form commit-tree takes them.
+ * The commits reachable from `head` and from none of `exclude`, without merge commits, oldest first
+ * and parents before children: what a rebase replays. Authors and dates come back in the form
+ * commit-tree takes them.
  */
-export const commitsToReplay = async (gitDir: string, base: string, head: string): Promise<CommitInfo[]> => {
+export const commitsToReplay = async (gitDir: string, exclude: readonly string[], head: string): Promise<CommitInfo[]> => {
   const format = ['%H', '%P', '%an', '%ae', '%ad', '%B'].join('%x1f');
-  const { stdout } = await runGit(gitDir, ['log', '-z', '--no-merges', '--topo-order', '--reverse', '--date=raw', `--format=${format}`, `${base}..${head}`]);
+  const args = ['log', '-z', '--no-merges', '--topo-order', '--reverse', '--date=raw', `--format=${format}`, head, ...exclude.map((sha) => `^${sha}`)];
+  const { stdout } = await runGit(gitDir, args);
   return stdout
     .split('\0')
     .filter((record) => record !== '')

@@ -58,6 +58,8 @@ type Applied = { ok: true; sha: string; tree: string } | { ok: false; paths: str
 interface Tip {
   sha: string;
   tree: string;
+  /** Heads of the PRs the tip already holds: a PR built on one of them should not apply it again. */
+  heads: readonly string[];
 }
 
 /**
@@ -67,14 +69,16 @@ interface Tip {
  */
 export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranchInput): Promise<BuildTestBranchResult> => {
   const branch = checkInput(input);
-  const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha) };
+  const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha), heads: [] };
+  const tips: Tip[] = [];
   const steps: StackStep[] = [];
   let tip = base;
   for (const [index, pr] of input.stack.entries()) {
     const applied = await applyPullRequest(ctx, input.method, input.baseSha, tip, pr);
-    if (!applied.ok) return { ok: false, conflict: await attributeConflict(ctx, input, base, steps, index, applied.paths) };
-    tip = { sha: applied.sha, tree: applied.tree };
-    steps.push({ number: pr.number, sha: applied.sha, tree: applied.tree });
+    if (!applied.ok) return { ok: false, conflict: await attributeConflict(ctx, input, base, tips, index, applied.paths) };
+    tip = { sha: applied.sha, tree: applied.tree, heads: [...tip.heads, pr.headSha] };
+    tips.push(tip);
+    steps.push({ number: pr.number, sha: tip.sha, tree: tip.tree });
   }
   await createRef(ctx.gitDir, `refs/heads/${branch}`, tip.sha);
   return { ok: true, branch, sha: tip.sha, tree: tip.tree, steps };
@@ -103,25 +107,26 @@ const attributeConflict = async (
   ctx: CommitContext,
   input: BuildTestBranchInput,
   base: Tip,
-  steps: StackStep[],
+  tips: Tip[],
   index: number,
   paths: string[],
 ): Promise<StackConflict> => {
   const pr = input.stack[index] as StackedPullRequest;
+  const numberAt = (i: number): number => (input.stack[i] as StackedPullRequest).number;
   if (index === 0) return { number: pr.number, with: 'base', paths };
   const alone = await applyPullRequest(ctx, input.method, input.baseSha, base, pr);
   if (!alone.ok) return { number: pr.number, with: 'base', paths: alone.paths };
   // The stack after the last PR ahead is where it failed, so the search can stop one short of it.
-  for (const step of steps.slice(0, -1)) {
-    const attempt = await applyPullRequest(ctx, input.method, input.baseSha, step, pr);
-    if (!attempt.ok) return { number: pr.number, with: step.number, paths: attempt.paths };
+  for (let i = 0; i < index - 1; i++) {
+    const attempt = await applyPullRequest(ctx, input.method, input.baseSha, tips[i] as Tip, pr);
+    if (!attempt.ok) return { number: pr.number, with: numberAt(i), paths: attempt.paths };
   }
-  return { number: pr.number, with: steps[steps.length - 1]?.number ?? 'base', paths };
+  return { number: pr.number, with: numberAt(index - 1), paths };
 };
 
 const applyPullRequest = async (ctx: CommitContext, method: MergeMethod, baseSha: string, tip: Tip, pr: StackedPullRequest): Promise<Applied> => {
   if (method === 'rebase') return replayCommits(ctx, baseSha, tip, pr);
-  const merged = await mergeTree(ctx.gitDir, tip.sha, pr.headSha);
+  const merged = await mergeTree(ctx.gitDir, await mergeSideOf(ctx, method, tip), pr.headSha);
   if (!merged.clean) return { ok: false, paths: merged.conflicts };
   const head = await commitSummary(ctx.gitDir, pr.headSha);
   const title = pr.title ?? head.subject;
@@ -150,25 +155,37 @@ const applyPullRequest = async (ctx: CommitContext, method: MergeMethod, baseSha
 };
 
 /**
+ * The commit to merge a PR into. A squash tip does not have the heads of the PRs it holds in its
+ * history, so a PR built on one of them would see that PR's changes as its own and clash with their
+ * squashed copy. A stand-in commit with the tip's tree and those heads as extra parents lets git
+ * find the right merge base. A merge-commit tip already has them as parents.
+ */
+const mergeSideOf = (ctx: CommitContext, method: MergeMethod, tip: Tip): Promise<string> =>
+  method === 'squash' && tip.heads.length > 0 ? standInCommit(ctx, tip.tree, [tip.sha, ...tip.heads]) : Promise.resolve(tip.sha);
+
+const standInCommit = (ctx: CommitContext, tree: string, parents: readonly string[]): Promise<string> =>
+  commitTree(ctx.gitDir, {
+    tree,
+    parents,
+    message: 'railyard: merge base stand-in\n',
+    author: ctx.committer,
+    committer: ctx.committer,
+    authorDate: ctx.date,
+    committerDate: ctx.date,
+  });
+
+/**
  * A rebase: each non-merge commit of base..head is cherry-picked onto the tip. git 2.39's merge-tree
  * has no --merge-base, so the pick is a merge of the commit with a stand-in commit that holds the
  * tip's tree on the commit's own parent: their one best common ancestor is that parent, which makes
- * it the three-way base, as in a cherry-pick. Commits that change nothing any more are dropped, as
- * git rebase drops them, so a PR built on a PR ahead does not replay that PR's commits twice.
+ * it the three-way base, as in a cherry-pick. Commits of PRs already in the stack are not replayed
+ * again, and commits that end up changing nothing are dropped, as git rebase drops them.
  */
 const replayCommits = async (ctx: CommitContext, baseSha: string, start: Tip, pr: StackedPullRequest): Promise<Applied> => {
-  let tip = start;
-  for (const commit of await commitsToReplay(ctx.gitDir, baseSha, pr.headSha)) {
+  let tip = { sha: start.sha, tree: start.tree };
+  for (const commit of await commitsToReplay(ctx.gitDir, [baseSha, ...start.heads], pr.headSha)) {
     const parent = commit.parents[0];
-    const standIn = await commitTree(ctx.gitDir, {
-      tree: tip.tree,
-      parents: parent === undefined ? [] : [parent],
-      message: 'railyard: cherry-pick base\n',
-      author: ctx.committer,
-      committer: ctx.committer,
-      authorDate: ctx.date,
-      committerDate: ctx.date,
-    });
+    const standIn = await standInCommit(ctx, tip.tree, parent === undefined ? [] : [parent]);
     const merged = await mergeTree(ctx.gitDir, standIn, commit.sha, { allowUnrelated: parent === undefined });
     if (!merged.clean) return { ok: false, paths: merged.conflicts };
     if (merged.tree === tip.tree) continue;

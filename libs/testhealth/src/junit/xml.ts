@@ -36,11 +36,11 @@ function parserFor(limits: JUnitLimits): XMLParser {
   });
 }
 
-const METADATA = XMLParser.getMetaDataSymbol();
+const METADATA: symbol = XMLParser.getMetaDataSymbol() as symbol;
 
 /** Offset of the element in the XML text; 0 when unknown. */
 export function positionOf(node: XmlNode): number {
-  const meta = (node as { [METADATA]?: { startIndex?: unknown } })[METADATA];
+  const meta = (node as Record<symbol, { startIndex?: unknown } | undefined>)[METADATA];
   return typeof meta?.startIndex === 'number' ? meta.startIndex : 0;
 }
 

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+import { REPO } from './client';
+
+export const TOKENS = {
+  admin: 'admin-secret-0123456789abcdef',
+  write: 'write-secret-0123456789abcdef',
+  read: 'read-secret-0123456789abcdefgh',
+};
+export const TOKEN_ENV = `ops:${TOKENS.admin}:admin,ci:${TOKENS.write}:write,dashboard:${TOKENS.read}:read`;
+
+/**
+ * A data dir with a real bare repository on the local git host: main holds README.md and
+ * shared.txt; PRs are opened from feature branches with `openFeaturePr`.
+ */
+export const makeWorld = async () => {
+  const dataDir = await makeTempDir('railyard-e2e-');
+  const gitRoot = path.join(dataDir, 'git');
+  const { sha: initial } = await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# widgets\n', 'shared.txt': 'base\n' } });
+  let mainMovedForConflicts = false;
+
+  return {
+    dataDir,
+    gitRoot,
+    env: { RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: TOKEN_ENV },
+    /** A PR touching only its own file: mergeable into main. */
+    openFeaturePr: async (number: number, opts: { base?: string; title?: string } = {}) => {
+      await commitOnBranch(gitRoot, REPO, { branch: `feature-${number}`, files: { [`f${number}.txt`]: `${number}\n` }, message: opts.title ?? `Feature ${number}` });
+      return openPr(gitRoot, { repo: REPO, number, head: `feature-${number}`, base: opts.base ?? 'main' });
+    },
+    /** A PR editing shared.txt from the initial commit while main edited it too: git says it conflicts. */
+    openConflictingPr: async (number: number) => {
+      if (!mainMovedForConflicts) {
+        await commitOnBranch(gitRoot, REPO, { branch: 'main', files: { 'shared.txt': 'changed on main\n' }, message: 'main edits shared' });
+        mainMovedForConflicts = true;
+      }
+      await commitOnBranch(gitRoot, REPO, { branch: `conflict-${number}`, from: initial, files: { 'shared.txt': `changed by PR ${number}\n` }, message: `Conflict ${number}` });
+      return openPr(gitRoot, { repo: REPO, number, head: `conflict-${number}` });
+    },
+    createBranch: (branch: string) => commitOnBranch(gitRoot, REPO, { branch, from: initial, files: { [`${branch}.txt`]: 'x\n' } }),
+    cleanup: () => removeTempDir(dataDir),
+  };
+};
+export type World = Awaited<ReturnType<typeof makeWorld>>;
