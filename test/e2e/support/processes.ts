@@ -23,7 +23,7 @@ const exited = (proc: ChildProcess): Promise<number | null> =>
  * Starts one of Railyard's entry points as a real OS process and waits for its structured
  * "listening" log line, which names the port (tests pass PORT=0).
  */
-export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts: { listens?: boolean; timeoutMs?: number } = {}): Promise<RunningProcess> => {
+export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts: { listens?: boolean; ready?: RegExp; timeoutMs?: number } = {}): Promise<RunningProcess> => {
   const proc = spawn(TSX, [path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, JEST_WORKER_ID: '', RAILYARD_LOG_LEVEL: 'info', PORT: '0', ...env },
@@ -37,7 +37,7 @@ export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts:
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start in time\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 60_000);
     const check = () => {
-      const line = out.split('\n').find((l) => /listening|projector (started|running)|caught up/.test(l));
+      const line = out.split('\n').find((l) => (opts.ready ?? /"message":"[\w ]*listening"/).test(l));
       if (!line) return;
       clearTimeout(timer);
       proc.stdout?.off('data', check);

@@ -200,8 +200,8 @@ describe('classify: failure rate on protected branches (FLAKY)', () => {
   });
 
   it('when 2 of 21 runs failed (9.5%), then the test stays healthy', () => {
-    // given the 21st run lands before the 20-run minimum was ever met at 10%
-    const history = mainRuns(0, 'PPPPPFPPPPPPPPPPPPPPF').map((r, i) => (i === 20 ? r : { ...r, at: hours(0) }));
+    // given all 21 uploads arrive in the same hour
+    const history = mainRuns(0, 'PPPPPFPPPPPPPPPPPPPPF').map((r) => ({ ...r, at: hours(0) }));
     // when
     const result = classify(history, nowAt(30), rules);
     // then
@@ -338,7 +338,7 @@ describe('classify: broken', () => {
 
   it('when the three failures are retries of one commit, then the test is not broken', () => {
     // given
-    const history = mainRuns(0, 'PFFF', { commitSha: 'same' });
+    const history = [run(0, 'passed'), ...mainRuns(1, 'FFF', { commitSha: 'same' })];
     // when
     const result = classify(history, nowAt(4), rules);
     // then

@@ -1,7 +1,7 @@
 import { consecutiveFailures } from './monitors/consecutive-failures';
 import { passOnRetry } from './monitors/pass-on-retry';
 import { brokenOnPullRequests, brokenRate, failureRate } from './monitors/rate-monitors';
-import type { ClassificationRules } from './rules';
+import { DEFAULT_CLASSIFICATION_RULES, type ClassificationRules } from './rules';
 import { evidenceOf, timeOf } from './runs';
 import type { Activation, ActiveMonitor, Classification, TestRun, TestStatus } from './types';
 
@@ -16,7 +16,7 @@ function statusAt(activations: readonly Activation[], t: number): TestStatus {
 }
 
 /** Every monitor's activity over the test's whole history, as intervals. */
-export function monitorActivations(history: readonly TestRun[], now: Date, rules: ClassificationRules): Activation[] {
+export function monitorActivations(history: readonly TestRun[], now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): Activation[] {
   const t = now.getTime();
   const runs = evidenceOf(history, t, rules);
   return [
@@ -33,7 +33,7 @@ export function monitorActivations(history: readonly TestRun[], now: Date, rules
  * instant their input changes, so hysteresis needs no stored state and `since` is exact.
  * Precedence BROKEN > FLAKY > HEALTHY; a status lasts until every monitor behind it resolved.
  */
-export function classify(history: readonly TestRun[], now: Date, rules: ClassificationRules): Classification {
+export function classify(history: readonly TestRun[], now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): Classification {
   const nowMs = now.getTime();
   const activations = monitorActivations(history, now, rules);
 

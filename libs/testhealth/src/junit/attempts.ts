@@ -16,6 +16,7 @@ export interface AttemptSummary {
   lastFailure?: Failure;
 }
 
+const FAILURE_TAGS = ['failure', 'error', 'rerunFailure', 'rerunError', 'flakyFailure', 'flakyError'];
 const SKIPPED_MARKERS = new Set(['notrun', 'skipped', 'disabled', 'suppressed']);
 
 function failureOf(el: XmlNode, kind: FailureKind, maxMessageLength: number): Failure {
@@ -40,6 +41,7 @@ function failuresOf(el: XmlNode, tags: ReadonlyArray<[string, FailureKind]>, max
  * run and rerunFailure/rerunError the later failed ones. Several <failure> children are one run.
  */
 export function attemptsOfCase(el: XmlNode, maxMessageLength: number): AttemptSummary {
+  if (!FAILURE_TAGS.some((tag) => Object.hasOwn(el, tag))) return unfailed(el);
   const first = failuresOf(el, [['failure', 'failure'], ['error', 'error']], maxMessageLength);
   const reruns = failuresOf(el, [['rerunFailure', 'failure'], ['rerunError', 'error']], maxMessageLength);
   const flakes = failuresOf(el, [['flakyFailure', 'failure'], ['flakyError', 'error']], maxMessageLength);
@@ -51,10 +53,12 @@ export function attemptsOfCase(el: XmlNode, maxMessageLength: number): AttemptSu
   if (flakes.length > 0) {
     return { status: 'flaky', attempts: flakes.length + 1, failedAttempts: flakes.length, lastFailure: flakes.at(-1) };
   }
+  return unfailed(el);
+}
+
+function unfailed(el: XmlNode): AttemptSummary {
   const marker = (attrOf(el, 'status') ?? attrOf(el, 'result') ?? '').toLowerCase();
-  if (childrenOf(el, 'skipped').length > 0 || SKIPPED_MARKERS.has(marker)) {
-    return { status: 'skipped', attempts: 0, failedAttempts: 0 };
-  }
+  if (Object.hasOwn(el, 'skipped') || SKIPPED_MARKERS.has(marker)) return { status: 'skipped', attempts: 0, failedAttempts: 0 };
   return { status: 'passed', attempts: 1, failedAttempts: 0 };
 }
 

@@ -1,19 +1,9 @@
 import { foldAttempts } from './attempts';
 import type { TestCaseResult } from './types';
-import type { CaseElement } from './walk';
 
+// NUL cannot occur in XML text (the decoder leaves &#0; as written), so it is a safe separator.
 const identityKey = (c: Pick<TestCaseResult, 'parent' | 'classname' | 'file' | 'name' | 'variant' | 'explicitId'>): string =>
-  JSON.stringify([c.parent, c.classname, c.file, c.name, c.variant, c.explicitId ?? '']);
-
-function resultOf(el: CaseElement): TestCaseResult {
-  const { summary, ...rest } = el;
-  const { lastFailure, ...counts } = summary;
-  return {
-    ...rest,
-    ...counts,
-    ...(lastFailure ? { failureKind: lastFailure.kind, failureMessage: lastFailure.message } : {}),
-  };
-}
+  `${c.parent}\u0000${c.classname}\u0000${c.file}\u0000${c.name}\u0000${c.variant}\u0000${c.explicitId ?? ''}`;
 
 /** `later` ran after `earlier` (a retry written as a duplicate testcase, or a later attempt file). */
 export function foldResults(earlier: TestCaseResult, later: TestCaseResult): TestCaseResult {
@@ -53,12 +43,9 @@ export function mergeByIdentity(results: readonly TestCaseResult[], order: 'time
     else groups.set(key, [r]);
   }
   return [...groups.values()].map((group) => {
+    if (group.length === 1) return group[0] as TestCaseResult;
     const ordered = order === 'timestamp' && group.length > 1 && group.every((r) => Number.isFinite(timeOf(r))) ? [...group].sort((a, b) => timeOf(a) - timeOf(b)) : group;
     const [first, ...rest] = ordered as [TestCaseResult, ...TestCaseResult[]];
     return rest.reduce(foldResults, first);
   });
-}
-
-export function resultsOfElements(elements: readonly CaseElement[]): TestCaseResult[] {
-  return mergeByIdentity(elements.map(resultOf), 'timestamp');
 }

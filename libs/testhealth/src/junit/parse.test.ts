@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { JUnitParseError } from './errors';
+import { limitsOf } from './limits';
 import { combineAttemptReports, parseJUnit } from './parse';
 import type { ParsedJUnit, TestCaseResult } from './types';
 import { uploadStatsOf } from './upload-stats';
+import { parseXml } from './xml';
 
 const fixture = (name: string): Buffer => readFileSync(join(__dirname, '..', '..', 'fixtures', name));
 
@@ -382,5 +384,16 @@ describe('parseJUnit: hostile and broken input', () => {
     // then
     expect(err.code).toBe('MALFORMED');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('parseXml: defence in depth', () => {
+  it('when entity declarations slip past the prolog check, then the parser still leaves references unexpanded', () => {
+    // given the billion-laughs document handed straight to the XML layer
+    const text = fixture('billion-laughs.xml').toString('utf8');
+    // when
+    const doc = parseXml(text, limitsOf({})) as { testsuites: Array<{ testsuite: Array<{ '@': { name: string } }> }> };
+    // then
+    expect(doc.testsuites[0]?.testsuite[0]?.['@'].name).toBe('&j;');
   });
 });

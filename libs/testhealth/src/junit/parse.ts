@@ -1,7 +1,7 @@
 import { xmlTextOf } from './bytes';
 import { JUnitParseError } from './errors';
 import { limitsOf } from './limits';
-import { mergeByIdentity, resultsOfElements } from './merge';
+import { mergeByIdentity } from './merge';
 import { assertNoEntityDeclarations } from './prolog';
 import type { ParsedJUnit, ParseJUnitOptions, ParseWarning, TestCaseResult } from './types';
 import { walkReport } from './walk';
@@ -45,7 +45,7 @@ export function parseJUnit(bytes: Buffer, opts: ParseJUnitOptions = {}): ParsedJ
     throw new JUnitParseError('NOT_JUNIT', `expected a <testsuites> or <testsuite> root element, found ${roots.map((r) => `<${r}>`).join(', ') || 'none'}`);
   }
   const walked = walkReport(document, limits, opts);
-  const cases = resultsOfElements(walked.elements);
+  const cases = mergeByIdentity(walked.elements, 'timestamp');
   return {
     cases,
     suiteFailures: walked.suiteFailures,

@@ -1,24 +1,10 @@
-import { attemptsOfCase, type AttemptSummary } from './attempts';
+import { attemptsOfCase } from './attempts';
 import { JUnitParseError } from './errors';
 import type { JUnitLimits } from './limits';
 import { attrOf, childrenOf, propertiesOf, textOf } from './nodes';
 import { normalizePath, secondsToMs, truncate } from './text';
-import type { ParseJUnitOptions, SuiteFailure } from './types';
+import type { ParseJUnitOptions, SuiteFailure, TestCaseResult } from './types';
 import type { XmlNode } from './xml';
-
-/** One <testcase> element before duplicates are merged. */
-export interface CaseElement {
-  name: string;
-  classname: string;
-  file: string;
-  parent: string;
-  variant: string;
-  summary: AttemptSummary;
-  durationMs: number;
-  line?: number;
-  explicitId?: string;
-  startedAt?: string;
-}
 
 interface SuiteScope {
   name: string;
@@ -28,13 +14,14 @@ interface SuiteScope {
 }
 
 export interface WalkResult {
-  elements: CaseElement[];
+  /** One result per <testcase> element, in document order, duplicates not merged yet. */
+  elements: TestCaseResult[];
   suiteFailures: SuiteFailure[];
   truncatedFields: number;
 }
 
 class Walker {
-  readonly elements: CaseElement[] = [];
+  readonly elements: TestCaseResult[] = [];
   readonly suiteFailures: SuiteFailure[] = [];
   truncatedFields = 0;
 
@@ -82,18 +69,26 @@ class Walker {
     const line = Number.parseInt(attrOf(node, 'line') ?? props.get('line') ?? '', 10);
     const explicitId = attrOf(node, 'id');
     const startedAt = attrOf(node, 'timestamp') ?? scope?.timestamp;
-    this.elements.push({
+    const summary = attemptsOfCase(node, this.limits.maxMessageLength);
+    const result: TestCaseResult = {
       name: this.field(attrOf(node, 'name') ?? ''),
       classname: this.field(attrOf(node, 'classname') ?? attrOf(node, 'class') ?? ''),
       file: this.field(normalizePath(rawFile, { repoRoot: this.opts.repoRoot, prefix: this.opts.filePathPrefix })),
       parent: this.field(scope?.name ?? ''),
       variant: this.field(props.get('variant') ?? scope?.variant ?? this.opts.variant ?? ''),
-      summary: attemptsOfCase(node, this.limits.maxMessageLength),
+      status: summary.status,
       durationMs: secondsToMs(attrOf(node, 'time') ?? attrOf(node, 'duration')),
-      ...(Number.isInteger(line) && line > 0 ? { line } : {}),
-      ...(explicitId ? { explicitId } : {}),
-      ...(startedAt ? { startedAt } : {}),
-    });
+      attempts: summary.attempts,
+      failedAttempts: summary.failedAttempts,
+    };
+    if (summary.lastFailure) {
+      result.failureKind = summary.lastFailure.kind;
+      result.failureMessage = summary.lastFailure.message;
+    }
+    if (Number.isInteger(line) && line > 0) result.line = line;
+    if (explicitId) result.explicitId = explicitId;
+    if (startedAt) result.startedAt = startedAt;
+    this.elements.push(result);
   }
 }
 

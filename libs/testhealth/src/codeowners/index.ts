@@ -1,0 +1,1 @@
+export { parseCodeowners, ownersOf, normalizeRepoPath, type Codeowners, type CodeownersProblem, type CodeownersRule } from './codeowners';

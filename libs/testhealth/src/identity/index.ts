@@ -1,0 +1,2 @@
+export { testIdOf, repoFullNameOf, type TestIdentity } from './test-id';
+export { uuidV5, uuidVersion, isUuid, NAMESPACE_URL } from './uuid-v5';

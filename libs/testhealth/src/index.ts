@@ -1,0 +1,7 @@
+// Pure core of test health: no I/O, no clock, no globals. Events, projections and HTTP live elsewhere.
+export * from './junit';
+export * from './identity';
+export * from './classify';
+export * from './quarantine';
+export * from './codeowners';
+export * from './paging';
