@@ -1,6 +1,7 @@
 import type { QueueRunState, QueueSettings, RequestableQueueState, QueueMode } from './config';
 import type { RepoRef } from './ids';
 import type { PriorityName } from './priority';
+import type { EngineEvent } from './events-engine';
 
 export const PR_STATES = [
   'not_ready',
@@ -45,7 +46,16 @@ export type CancelReason =
   | 'PR_MERGED_INTO_OTHER_BRANCH';
 /** READINESS_UPDATED: a signal changed but the entry stays where it was (no admission or eviction). */
 export type ReadinessReason = 'MERGE_ITEM_NOW_READY' | 'MERGE_ITEM_NO_LONGER_READY' | 'READINESS_UPDATED';
-export type RestartReason = 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER';
+export type RestartReason =
+  | 'TESTS_RESTARTED_BY_API_REQUEST'
+  | 'TESTS_RESTARTED_BY_USER'
+  | 'MANUAL_PUSH_TO_TARGET_BRANCH'
+  | 'PREREQUISITE_MERGE_ITEM_FAILED'
+  | 'PREREQUISITE_MERGE_ITEM_CANCELLED'
+  | 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED'
+  | 'SKIP_THE_LINE_INTERRUPTED'
+  | 'BISECTION_REQUIRED'
+  | 'BISECTION_TEST_RUN_PASSED';
 
 interface Ev<T extends string, D> {
   type: T;
@@ -96,6 +106,7 @@ export type PrCancelled = Ev<'PrCancelled', { prNumber: number; reason: CancelRe
 export type TestsRestarted = Ev<'TestsRestarted', { prNumber: number; reason: RestartReason }>;
 
 export type QueueEvent =
+  | EngineEvent
   | QueueCreated
   | QueueConfigUpdated
   | QueueStateChanged
@@ -123,6 +134,16 @@ export const entryStateAfter = (event: QueueEvent): { prNumber: number; state: P
       return { prNumber: event.data.prNumber, state: 'cancelled' };
     case 'TestsRestarted':
       return { prNumber: event.data.prNumber, state: 'pending' };
+    case 'PrTestingStarted':
+      return { prNumber: event.data.prNumber, state: 'testing' };
+    case 'PrTestsPassed':
+      return { prNumber: event.data.prNumber, state: 'tests_passed' };
+    case 'PrPendingFailure':
+      return { prNumber: event.data.prNumber, state: 'pending_failure' };
+    case 'PrMerged':
+      return { prNumber: event.data.prNumber, state: 'merged' };
+    case 'PrFailed':
+      return { prNumber: event.data.prNumber, state: 'failed' };
     default:
       return undefined;
   }

@@ -7,3 +7,4 @@ export * from './readiness';
 export * from './state';
 export * from './decide';
 export * from './commands/types';
+export * from './events-engine';

@@ -148,8 +148,7 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
       state.targets.set(prNumber, perSha);
       return state;
     }
-    case 'PrCancelled':
-    case 'TestsRestarted':
+    default:
       return state;
   }
 };

@@ -1,0 +1,72 @@
+/**
+ * Events of a PR's life after admission: test runs, their statuses and outcomes, merges and
+ * failures. The merge engine records them; metrics, audit and the read models consume them. Reason
+ * vocabulary: reference/trunk.md §2.2, upper case.
+ */
+interface Ev<T extends string, D> {
+  type: T;
+  data: D & { at: string };
+}
+
+export type RequiredStatusesSource = 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
+export type CommitStatusState = 'pending' | 'success' | 'failure' | 'error';
+
+export type TestRunStarted = Ev<
+  'TestRunStarted',
+  {
+    testRunId: string;
+    testBranch: string;
+    testBranchSha: string;
+    /** Target branch head the test branch was built on. */
+    baseSha: string;
+    /** PRs this run tests (several when batching); each also gets a PrTestingStarted in the same append. */
+    prNumbers: number[];
+    /** PRs ahead merged into the test branch to form the predicted base; this run does not test them. */
+    dependentPrs: number[];
+    requiredStatuses: string[];
+    requiredStatusesSource: RequiredStatusesSource;
+    /** A run that splits a failed batch; it counts against bisectionConcurrency, not concurrency. */
+    bisection: boolean;
+  }
+>;
+export type TestRunStatusReported = Ev<'TestRunStatusReported', { testRunId: string; context: string; state: CommitStatusState; url?: string }>;
+export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string }>;
+export type TestRunFailed = Ev<
+  'TestRunFailed',
+  { testRunId: string; reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'; failedContexts: string[] }
+>;
+export type TestRunTimedOut = Ev<'TestRunTimedOut', { testRunId: string }>;
+export type TestRunCancelled = Ev<'TestRunCancelled', { testRunId: string; reason: string }>;
+
+export type PassReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION';
+export type MergeReason = 'MERGE_GRAPH_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE' | 'MANUAL_MERGE';
+export type FailReason =
+  | 'TEST_RUN_REQUIRED_STATUS_FAILED'
+  | 'TEST_RUN_TIMEOUT'
+  | 'TEST_RUN_FAILED_BY_OPTIMIZATION'
+  | 'START_TEST_RUN_MERGE_CONFLICT'
+  | 'START_TEST_RUN_NO_REQUIRED_STATUSES'
+  | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'
+  | 'PR_UPDATED_AT_MERGE_TIME'
+  | 'GITHUB_API_MERGE_PR_FAILED';
+
+/** One per tested PR, beside TestRunStarted: every consumer moves entry states one PR per event. */
+export type PrTestingStarted = Ev<'PrTestingStarted', { prNumber: number; testRunId: string }>;
+export type PrTestsPassed = Ev<'PrTestsPassed', { prNumber: number; testRunId: string; reason: PassReason }>;
+export type PrPendingFailure = Ev<'PrPendingFailure', { prNumber: number; testRunId: string; failedContexts: string[] }>;
+export type PrMerged = Ev<'PrMerged', { prNumber: number; mergeSha: string; testRunId?: string; reason: MergeReason }>;
+/** `detail` says what to fix, e.g. which PR or base commit it conflicts with. */
+export type PrFailed = Ev<'PrFailed', { prNumber: number; reason: FailReason; detail: string; testRunId?: string }>;
+
+export type EngineEvent =
+  | TestRunStarted
+  | TestRunStatusReported
+  | TestRunSucceeded
+  | TestRunFailed
+  | TestRunTimedOut
+  | TestRunCancelled
+  | PrTestingStarted
+  | PrTestsPassed
+  | PrPendingFailure
+  | PrMerged
+  | PrFailed;
