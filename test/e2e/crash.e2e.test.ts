@@ -38,9 +38,12 @@ describe('durability and concurrency of submissions', () => {
         if (acked.size >= 20 && !killed) killed = server!.kill9();
       }
     };
+    const oldUrl = server.url;
     await Promise.all(Array.from({ length: 8 }, worker));
     await killed;
     expect(acked.size).toBeGreaterThanOrEqual(20);
+    // The kill must have taken the server itself down, not a wrapper around it.
+    await expect(fetch(`${oldUrl}/healthz`)).rejects.toThrow();
 
     server = await startProcess('apps/server/src/main.ts', world.env);
     const after = client(server.url, TOKENS.read);

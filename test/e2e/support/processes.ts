@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 export interface RunningProcess {
   proc: ChildProcess;
@@ -24,7 +23,8 @@ const exited = (proc: ChildProcess): Promise<number | null> =>
  * "listening" log line, which names the port (tests pass PORT=0).
  */
 export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts: { listens?: boolean; ready?: RegExp; timeoutMs?: number } = {}): Promise<RunningProcess> => {
-  const proc = spawn(TSX, [path.join(ROOT, script)], {
+  // One OS process (the tsx CLI would fork a child), so kill -9 really kills the server.
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, JEST_WORKER_ID: '', RAILYARD_LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,7 +22,8 @@ export const makeWorld = async () => {
   return {
     dataDir,
     gitRoot,
-    env: { RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: TOKEN_ENV },
+    // The merge engine would start testing every submitted PR; suites about the engine switch it on.
+    env: { RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: TOKEN_ENV, RAILYARD_ENGINE: 'off' },
     /** A PR touching only its own file: mergeable into main. */
     openFeaturePr: async (number: number, opts: { base?: string; title?: string } = {}) => {
       await commitOnBranch(gitRoot, REPO, { branch: `feature-${number}`, files: { [`f${number}.txt`]: `${number}\n` }, message: opts.title ?? `Feature ${number}` });

@@ -1,0 +1,54 @@
+import { branchSha, commitOnBranch, openPr, treeOf } from '@railyard/testkit';
+import { REPO, client } from './client';
+import { startProcess, type RunningProcess } from './processes';
+import { makeWorld, TOKENS, type World } from './world';
+
+/** A shell test that fails when any file of the tested tree contains the word FAIL. */
+export const NO_FAIL_CHECK = "! grep -rqs --exclude=.railyard.yml FAIL .";
+
+/** Puts a `.railyard.yml` on main: `checks` run by the local CI, all of them required. */
+export const configureCi = async (world: World, checks: Record<string, string>): Promise<string> => {
+  const lines = ['ci:', ...Object.entries(checks).map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`), 'merge:', '  required_statuses:', ...Object.keys(checks).map((n) => `    - ${n}`)];
+  return commitOnBranch(world.gitRoot, REPO, { branch: 'main', files: { '.railyard.yml': `${lines.join('\n')}\n` }, message: 'ci config' });
+};
+
+export const startEmbedded = (world: World, env: Record<string, string> = {}): Promise<RunningProcess> =>
+  startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE: 'on', RAILYARD_ENGINE_TICK_MS: '200', ...env });
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a value other than undefined, or fails with the last value seen. */
+export const eventually = async <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+};
+
+export type Pr = { state: string; [k: string]: unknown };
+
+/** The PR as getSubmittedPullRequest answers, once its state is one of `states`. */
+export const prReaches = (url: string, number: number, states: string[], timeoutMs = 60_000): Promise<Pr> =>
+  eventually(
+    `PR #${number} to reach ${states.join('|')}`,
+    async () => {
+      const res = await client(url, TOKENS.read).getPr(number);
+      return res.status === 200 && states.includes(res.body.state) ? (res.body as Pr) : undefined;
+    },
+    timeoutMs,
+  );
+
+export const mainSha = async (world: World): Promise<string> => (await branchSha(world.gitRoot, REPO, 'main')) as string;
+export const mainTree = async (world: World): Promise<string> => treeOf(world.gitRoot, REPO, await mainSha(world));
+
+/** A PR adding its own file with `content` (a FAIL in it fails NO_FAIL_CHECK for every run stacking it). */
+export const openPrWithFile = async (world: World, number: number, content: string, from?: string): Promise<void> => {
+  await commitOnBranch(world.gitRoot, REPO, { branch: `pr-${number}`, files: { [`f${number}.txt`]: content }, message: `PR ${number}`, ...(from ? { from } : {}) });
+  await openPr(world.gitRoot, { repo: REPO, number, head: `pr-${number}` });
+};
+
+export { makeWorld, TOKENS, REPO, client };
+export type { World, RunningProcess };
