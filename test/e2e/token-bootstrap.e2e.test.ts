@@ -37,3 +37,20 @@ describe('first start without configured tokens', () => {
     );
   });
 });
+
+describe('rate limiting', () => {
+  it('when RAILYARD_RATE_LIMIT_PER_SECOND is set, then a token over it gets 429 with Retry-After', async () => {
+    const { TOKEN_ENV, TOKENS } = await import('./support/world');
+    const server = await startProcess('apps/server/src/main.ts', { RAILYARD_DATA_DIR: world.dataDir, RAILYARD_API_TOKENS: TOKEN_ENV, RAILYARD_RATE_LIMIT_PER_SECOND: '3' });
+    try {
+      const admin = client(server.url, TOKENS.admin);
+      const answers = await Promise.all(Array.from({ length: 10 }, () => admin.getQueue('none')));
+      const limited = answers.filter((a) => a.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      expect(limited[0]?.headers['retry-after']).toMatch(/^\d+$/);
+      expect((await client(server.url, TOKENS.read).getQueue('none')).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+  });
+});

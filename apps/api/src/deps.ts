@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import type { BlobStore } from '@railyard/eventstore';
 import type { GitHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
@@ -13,4 +14,6 @@ export interface ApiDeps {
   blobs: BlobStore;
   tokens: TokenRegistry;
   logger: Logger;
+  /** Per-token rate limit, run right after authentication (see auth/rate-limit.ts); none when absent. */
+  limiter?: RequestHandler;
 }

@@ -4,3 +4,8 @@ export * from './queue-commands';
 export * from './auth/tokens';
 export * from './http/errors';
 export * from './routes/impacted-targets';
+export * from './history';
+export * from './routes/history';
+export * from './routes/metrics';
+export * from './routes/test-health';
+export * from './auth/rate-limit';

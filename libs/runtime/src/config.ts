@@ -12,6 +12,8 @@ export interface RuntimeConfig {
   redisUrl?: string;
   redisNamespace: string;
   readYourWritesTimeoutMs: number;
+  /** Requests per second per API token; 0 = no limit. */
+  rateLimitPerSecond: number;
   logLevel: string;
 }
 
@@ -41,6 +43,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     redisUrl: env.RAILYARD_REDIS_URL || undefined,
     redisNamespace: env.RAILYARD_REDIS_NAMESPACE || 'rm1',
     readYourWritesTimeoutMs: int('RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS', env.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS, 5000, 0, 600000),
+    rateLimitPerSecond: int('RAILYARD_RATE_LIMIT_PER_SECOND', env.RAILYARD_RATE_LIMIT_PER_SECOND, 0, 0, 1_000_000),
     logLevel: env.RAILYARD_LOG_LEVEL || 'info',
   };
 };

@@ -19,7 +19,8 @@ export const postRoute = (
   scope: Scope,
   handler: (body: unknown, ctx: RouteContext) => Promise<unknown>,
 ): void => {
-  router.post(path, requireToken(deps.tokens, scope), jsonBody, async (req, res) => {
+  const limit = deps.limiter ?? ((_req: Request, _res: Response, next: () => void) => next());
+  router.post(path, requireToken(deps.tokens, scope), limit, jsonBody, async (req, res) => {
     const ctx = { actor: String(res.locals.actor), correlationId: String(res.locals.requestId), req, res };
     const answer = await handler(req.body, ctx);
     res.status(200).json(answer ?? {});
