@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
+import { httpRequestMetrics } from '@railyard/observability';
+import { openApiDocument } from '@railyard/api-schema';
 import type { ApiDeps } from './deps';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors';
 import { impactedTargetRoutes } from './routes/impacted-targets';
@@ -45,9 +47,13 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = []): Ex
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId, accessLog(deps));
+  app.use(requestId, accessLog(deps), httpRequestMetrics());
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
+  });
+  const openApi = openApiDocument();
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
   });
   const v1 = express.Router();
   v1.use(queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters);

@@ -2,3 +2,4 @@ export * from './common';
 export * from './queue';
 export * from './pull-requests';
 export * from './responses';
+export * from './openapi';
