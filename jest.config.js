@@ -6,7 +6,7 @@ module.exports = {
     {
       ...base,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{libs,apps}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{libs,apps,bench}/**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$', '/node_modules/'],
     },
     {

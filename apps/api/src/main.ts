@@ -1,8 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger, errorFields } from '@railyard/observability';
+import { RedisMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
 import { buildApp } from './app';
+import { rateLimit } from './auth/rate-limit';
 import { QueueCommands } from './queue-commands';
+import { historyRoutes } from './routes/history';
+import { metricsRoutes } from './routes/metrics';
+import { createTestHealth, openTestHealthStore, testHealthConfigFromEnv } from './routes/test-health';
 
 /**
  * `npm run start:api`: the distributed shape's stateless API. Reads come from the Redis read models a
@@ -18,13 +23,33 @@ const main = async (): Promise<void> => {
   const readModels = openReadModels(config, 'redis');
   const gitHost = openGitHost(config);
   const commands = new QueueCommands(eventStore, readModels, logger, { clock: { now: () => new Date() }, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs });
-  const app = buildApp({ commands, readModels, gitHost, blobs, tokens, logger });
+  // Fed by the projector process, like the queue views: every replica serves the same numbers.
+  const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
+  const deps = { commands, readModels, gitHost, blobs, tokens, logger, limiter: rateLimit(config.rateLimitPerSecond) };
+  const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
+  // Also fed by the projector process; every replica parses uploads and sweeps (see docs/test-health.md).
+  const testHealthStore = openTestHealthStore('redis', { blobs, config: testHealthConfig, redisUrl: config.redisUrl, namespace: config.redisNamespace });
+  let selfUrl = '';
+  const testHealth = createTestHealth({
+    eventStore,
+    blobs,
+    store: testHealthStore,
+    tokens,
+    logger,
+    gitRoot: config.gitRoot,
+    config: testHealthConfig,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    serverUrl: () => selfUrl,
+  });
+  const extraRouters = [metricsRoutes(deps, { metrics, eventStore, projections: { readmodels: readModels, metrics } }), historyRoutes(deps, { eventStore }), testHealth.router];
+  const app = buildApp(deps, extraRouters);
   const server = app.listen(config.port, config.host, () => {
+    selfUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
     logger.info('railyard api listening', { port: (server.address() as AddressInfo).port, eventStore: config.eventStore.kind });
   });
   const stop = () => {
     server.close(() => {
-      Promise.all([eventStore.close(), blobs.close(), readModels.close(), gitHost.close()]).finally(() => process.exit(0));
+      Promise.all([testHealth.close(), eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]).finally(() => process.exit(0));
     });
     server.closeAllConnections();
   };

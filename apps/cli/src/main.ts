@@ -1,16 +1,28 @@
 import { prCommand } from './commands/pr';
 import { projectionsCommand } from './commands/projections';
+import { historyCommand } from './commands/history';
+import { replayCommand } from './commands/replay';
+import { testsCommand } from './commands/tests';
+import { quarantineCommand } from './commands/quarantine';
 
 type Command = (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   pr: prCommand,
   projections: projectionsCommand,
+  history: historyCommand,
+  replay: replayCommand,
+  tests: testsCommand,
+  quarantine: quarantineCommand,
 };
 
 const USAGE = `usage: railyard <command> …   (npm run railyard -- <command> …)
   pr open|update|close|show …   pull requests on the local git host
-  projections rebuild           rebuild the Redis read models from the event store`;
+  projections rebuild           rebuild the Redis read models from the event store
+  history --repo … --branch …   a queue's audit trail (also after it was deleted)
+  replay --repo … --branch … --at ISO   the queue as it was at that instant, rebuilt from its events
+  tests upload|list|check …     JUnit results in, unhealthy tests out, the CI quarantine check (through the API)
+  quarantine set|list …         per-test quarantine overrides (through the API)`;
 
 const main = async (): Promise<number> => {
   const [name, ...rest] = process.argv.slice(2);

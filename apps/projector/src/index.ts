@@ -1,4 +1,4 @@
-export { runProjector, DEFAULT_BATCH_SIZE, type ProjectorOptions, type ProjectorHandle } from './run-projector';
+export { runProjector, DEFAULT_BATCH_SIZE, type ProjectorOptions, type ProjectorHandle, type ProjectionTarget } from './run-projector';
 export { rebuildProjections, type RebuildOptions, type RebuildResult } from './rebuild';
 export { runLeasedProjector, type LeasedProjectorOptions, type LeasedProjectorHandle, type ProjectorLease } from './leased';
 export { projectorConfigFromEnv, type ProjectorConfig } from './config';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { createEventStore } from '@railyard/eventstore';
+import { createEventStore, RedisBlobStore } from '@railyard/eventstore';
 import { createLogger, errorFields } from '@railyard/observability';
-import { RedisLease, RedisReadModelStore, redisKeys } from '@railyard/readmodels';
+import { RedisLease, RedisMetricsStore, RedisReadModelStore, RedisTestHealthStore, redisKeys, testHealthLimitsFromEnv } from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { projectorConfigFromEnv } from './config';
 import { runLeasedProjector } from './leased';
@@ -16,6 +16,16 @@ const main = async (): Promise<void> => {
   // The projector waits out Redis outages rather than failing commands, hence no retry limit.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   const readModels = new RedisReadModelStore({ redis, namespace: config.namespace });
+  const metrics = new RedisMetricsStore({ redis, namespace: config.namespace });
+  // Upload case lists live in the API's blob store (Redis, same namespace): the projection reads them by digest.
+  const testHealth = new RedisTestHealthStore({
+    redis,
+    namespace: config.namespace,
+    blobs: new RedisBlobStore({ client: redis, prefix: `ry:{${config.namespace}}:blob:` }),
+    ...testHealthLimitsFromEnv(process.env),
+  });
+  // Every projection this process keeps, each with its own checkpoint and subscription, all under the one lease.
+  const projections = [readModels, metrics, testHealth];
   const lease = new RedisLease({
     redis,
     key: redisKeys(config.namespace).lease('projector'),
@@ -25,7 +35,10 @@ const main = async (): Promise<void> => {
   const runner = runLeasedProjector({
     lease,
     logger,
-    start: () => runProjector({ eventStore, readModels, logger, batchSize: config.batchSize }),
+    start: () => {
+      const running = projections.map((target) => runProjector({ eventStore, readModels: target, logger, batchSize: config.batchSize }));
+      return { stop: async () => void (await Promise.all(running.map((p) => p.stop()))) };
+    },
   });
   logger.info('projector started', { eventStore: config.eventStore.kind, namespace: config.namespace });
 
@@ -37,6 +50,8 @@ const main = async (): Promise<void> => {
     void (async () => {
       await runner.stop();
       await readModels.close();
+      await metrics.close();
+      await testHealth.close();
       await eventStore.close();
       await redis.quit();
       process.exit(0);

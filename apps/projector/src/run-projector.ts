@@ -3,9 +3,12 @@ import { errorFields, type Logger } from '@railyard/observability';
 import type { ReadModelStore } from '@railyard/readmodels';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
 
+/** What a projector feeds: the queue read models, or any other projection with its own checkpoint (test health). */
+export type ProjectionTarget = Pick<ReadModelStore, 'apply' | 'checkpoint'>;
+
 export interface ProjectorOptions {
   eventStore: EventStore;
-  readModels: ReadModelStore;
+  readModels: ProjectionTarget;
   logger: Logger;
   /** Largest batch asked of the subscription; one batch is one atomic read-model write. */
   batchSize?: number;

@@ -1,8 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { buildApp, QueueCommands } from '@railyard/api';
+import { buildApp, historyRoutes, metricsRoutes, QueueCommands, rateLimit } from '@railyard/api';
+import { createTestHealth, openTestHealthStore, testHealthConfigFromEnv } from '@railyard/api';
+import { startEmbeddedEngine } from '@railyard/engine';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
+import { MemoryMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels, type RuntimeConfig } from '@railyard/runtime';
 
 export interface RunningServer {
@@ -28,18 +31,46 @@ export const startServer = async (
   const gitHost = openGitHost(config);
   const head = await eventStore.headPosition();
   const projector = runProjector({ eventStore, readModels, logger });
+  const metrics = new MemoryMetricsStore();
+  const metricsProjector = runProjector({ eventStore, readModels: metrics, logger });
+  const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
+  const testHealthStore = openTestHealthStore('memory', { blobs, config: testHealthConfig });
+  const testHealthProjector = runProjector({ eventStore, readModels: testHealthStore, logger });
   // The port opens only once the models hold every event already stored: no reader sees a half-built model.
   if (head !== null && !(await readModels.waitFor(head, 10 * 60_000))) throw new Error('read models did not catch up with the event store');
+  if (head !== null && !(await metrics.waitFor(head, 10 * 60_000))) throw new Error('the metrics read model did not catch up with the event store');
+  if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000))) throw new Error('the test-health read models did not catch up with the event store');
+  let selfUrl = '';
+  const testHealth = createTestHealth({
+    eventStore,
+    blobs,
+    store: testHealthStore,
+    tokens,
+    logger,
+    gitRoot: config.gitRoot,
+    config: testHealthConfig,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    serverUrl: () => selfUrl,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const engine = startEmbeddedEngine({ eventStore, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ...(options.clock ? { now: options.clock.now } : {}) });
   const commands = new QueueCommands(eventStore, readModels, logger, {
     clock: options.clock ?? { now: () => new Date() },
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
   });
-  const app = buildApp({ commands, readModels, gitHost, blobs, tokens, logger });
+  const deps = { commands, readModels, gitHost, blobs, tokens, logger, limiter: rateLimit(config.rateLimitPerSecond) };
+  const extraRouters = [
+    metricsRoutes(deps, { metrics, eventStore, projections: { readmodels: readModels, metrics }, ...(options.clock ? { clock: options.clock } : {}) }),
+    historyRoutes(deps, { eventStore }),
+    testHealth.router,
+  ];
+  const app = buildApp(deps, extraRouters);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+  selfUrl = `http://${config.host}:${port}`;
   logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
   return {
     url: `http://${config.host}:${port}`,
@@ -47,8 +78,12 @@ export const startServer = async (
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await engine?.stop();
       await projector.stop();
-      await Promise.all([eventStore.close(), blobs.close(), readModels.close(), gitHost.close()]);
+      await metricsProjector.stop();
+      await testHealth.close();
+      await testHealthProjector.stop();
+      await Promise.all([eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]);
     },
   };
 };

@@ -27,8 +27,17 @@ export type TestRunStarted = Ev<
     requiredStatusesSource: RequiredStatusesSource;
     /** A run that splits a failed batch; it counts against bisectionConcurrency, not concurrency. */
     bisection: boolean;
+    /** Tree of `baseSha`; with `steps`, what lets the engine tell a merge already done from a push by someone else. */
+    baseTree?: string;
+    /** Commit and tree after each PR of the stack (dependents first): merging PR i moves the target to `steps[i]`'s tree. */
+    steps?: TestRunStep[];
   }
 >;
+export interface TestRunStep {
+  prNumber: number;
+  sha: string;
+  tree: string;
+}
 export type TestRunStatusReported = Ev<'TestRunStatusReported', { testRunId: string; context: string; state: CommitStatusState; url?: string }>;
 export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string }>;
 export type TestRunFailed = Ev<

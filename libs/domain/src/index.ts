@@ -8,3 +8,4 @@ export * from './state';
 export * from './decide';
 export * from './commands/types';
 export * from './events-engine';
+export * from './engine';

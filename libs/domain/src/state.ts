@@ -1,5 +1,6 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings } from './config';
 import { entryStateAfter, isTerminal, type PrState, type QueueEvent, type Readiness, type TargetsRef } from './events';
+import type { CommitStatusState, RequiredStatusesSource, TestRunStep } from './events-engine';
 import type { RepoRef } from './ids';
 import type { PriorityName } from './priority';
 
@@ -21,6 +22,37 @@ export interface Entry {
   /** Submission order; FIFO within a priority level. */
   seq: number;
   readiness: Readiness;
+  /** The run that decides this entry now: its own, or a successor's that passed with it (optimistic merge). */
+  testRunId?: string;
+  /**
+   * Set when the entry first starts testing in this cycle and kept through restarts: entries in flight
+   * keep their places by it, so a PR submitted later with a higher priority never jumps a started one.
+   */
+  flightSeq?: number;
+}
+
+export type TestRunStatus = 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+
+export interface TestRun {
+  testRunId: string;
+  testBranch: string;
+  testBranchSha: string;
+  baseSha: string;
+  baseTree?: string;
+  steps: TestRunStep[];
+  /** PRs this run tests. */
+  prNumbers: number[];
+  /** PRs ahead stacked under the tested ones, in merge order. */
+  dependentPrs: number[];
+  requiredStatuses: string[];
+  requiredStatusesSource: RequiredStatusesSource;
+  /** Last state seen per status context. */
+  statuses: Record<string, { state: CommitStatusState; url?: string }>;
+  status: TestRunStatus;
+  failedContexts: string[];
+  bisection: boolean;
+  createdAt: string;
+  endedAt?: string;
 }
 
 export interface QueueState {
@@ -38,6 +70,9 @@ export interface QueueState {
   /** Impacted targets per PR, per head SHA: the last upload for a SHA wins. */
   targets: Map<number, Map<string, TargetsRef>>;
   nextSeq: number;
+  /** Test runs still relevant: running, or deciding an entry still in the queue. Ended runs no entry needs are dropped. */
+  runs: Map<string, TestRun>;
+  nextFlightSeq: number;
 }
 
 export const initialQueueState = (): QueueState => ({
@@ -51,6 +86,8 @@ export const initialQueueState = (): QueueState => ({
   entries: new Map(),
   targets: new Map(),
   nextSeq: 0,
+  runs: new Map(),
+  nextFlightSeq: 0,
 });
 
 export const activeEntries = (s: QueueState): Entry[] => [...s.entries.values()].filter((e) => !isTerminal(e.state));
@@ -69,13 +106,87 @@ const TARGET_SHAS_KEPT = 8;
  * given: treat the input as consumed and keep only the returned state.
  */
 export const evolve = (state: QueueState, event: QueueEvent): QueueState => {
-  const s = applyQueueLevel(state, event);
+  const s = applyTestRuns(applyQueueLevel(state, event), event);
   const moved = entryStateAfter(event);
   if (moved && event.type !== 'PrSubmitted') {
     const e = s.entries.get(moved.prNumber);
     if (e && e.state !== moved.state) s.entries.set(moved.prNumber, { ...e, state: moved.state, stateChangedAt: event.data.at });
+    if (e && isTerminal(moved.state)) dropUnusedRuns(s);
   }
   return s;
+};
+
+const updateRun = (s: QueueState, testRunId: string, change: (r: TestRun) => TestRun): QueueState => {
+  const run = s.runs.get(testRunId);
+  if (run) s.runs.set(testRunId, change(run));
+  return s;
+};
+
+const endRun = (s: QueueState, testRunId: string, status: TestRunStatus, at: string, failedContexts: string[] = []): QueueState => {
+  updateRun(s, testRunId, (r) => ({ ...r, status, endedAt: at, failedContexts }));
+  dropUnusedRuns(s);
+  return s;
+};
+
+/** Keeps the state bounded on long streams: an ended run matters only while an active entry points at it. */
+const dropUnusedRuns = (s: QueueState): void => {
+  const used = new Set<string>();
+  for (const e of s.entries.values()) if (e.testRunId !== undefined && !isTerminal(e.state)) used.add(e.testRunId);
+  for (const [id, run] of s.runs) if (run.status !== 'testing' && !used.has(id)) s.runs.delete(id);
+};
+
+const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
+  switch (event.type) {
+    case 'TestRunStarted': {
+      const d = event.data;
+      s.runs.set(d.testRunId, {
+        testRunId: d.testRunId,
+        testBranch: d.testBranch,
+        testBranchSha: d.testBranchSha,
+        baseSha: d.baseSha,
+        baseTree: d.baseTree,
+        steps: d.steps ?? [],
+        prNumbers: [...d.prNumbers],
+        dependentPrs: [...d.dependentPrs],
+        requiredStatuses: [...d.requiredStatuses],
+        requiredStatusesSource: d.requiredStatusesSource,
+        statuses: {},
+        status: 'testing',
+        failedContexts: [],
+        bisection: d.bisection,
+        createdAt: d.at,
+      });
+      return s;
+    }
+    case 'TestRunStatusReported': {
+      const { context, state, url } = event.data;
+      return updateRun(s, event.data.testRunId, (r) => ({ ...r, statuses: { ...r.statuses, [context]: url === undefined ? { state } : { state, url } } }));
+    }
+    case 'TestRunSucceeded':
+      return endRun(s, event.data.testRunId, 'succeeded', event.data.at);
+    case 'TestRunFailed':
+      return endRun(s, event.data.testRunId, 'failed', event.data.at, event.data.failedContexts);
+    case 'TestRunTimedOut':
+      return endRun(s, event.data.testRunId, 'timed_out', event.data.at);
+    case 'TestRunCancelled':
+      return endRun(s, event.data.testRunId, 'cancelled', event.data.at);
+    case 'PrTestingStarted': {
+      const e = s.entries.get(event.data.prNumber);
+      if (!e) return s;
+      const flightSeq = e.flightSeq ?? s.nextFlightSeq;
+      s.entries.set(e.prNumber, { ...e, testRunId: event.data.testRunId, flightSeq });
+      dropUnusedRuns(s);
+      return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;
+    }
+    case 'PrTestsPassed':
+    case 'PrPendingFailure': {
+      const e = s.entries.get(event.data.prNumber);
+      if (e) s.entries.set(e.prNumber, { ...e, testRunId: event.data.testRunId });
+      return s;
+    }
+    default:
+      return s;
+  }
 };
 
 const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {

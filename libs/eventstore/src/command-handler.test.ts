@@ -41,6 +41,25 @@ describe('CommandHandler', () => {
     expect((await store.readStream('s')).map((e) => e.revision)).toEqual([0, 1, 2]);
   });
 
+  it('when a rule fails on the cached state but another process moved the stream on, then the handler catches up and decides again', async () => {
+    const store = new MemoryEventStore();
+    const strict: Decider<number, Cmd, Ev, object> = {
+      ...counter,
+      decide: (s, c) => {
+        if (c.add < 0 && s + c.add < 0) throw new Error('would go below zero');
+        return counter.decide(s, c, {});
+      },
+    };
+    const options = { context: () => ({}), newEventId: () => `e${++ids}`, schemaVersion: 1, now: () => '2026-01-01T00:00:00.000Z' };
+    const mine = new CommandHandler(store, strict, options);
+    const theirs = new CommandHandler(store, strict, options);
+    await mine.execute('s', { add: 1 }, { actor: 'a', correlationId: 'c' });
+    await theirs.execute('s', { add: 5 }, { actor: 'b', correlationId: 'd' });
+    const result = await mine.execute('s', { add: -3 }, { actor: 'a', correlationId: 'e' });
+    expect(result.state).toBe(3);
+    await expect(mine.execute('s', { add: -10 }, { actor: 'a', correlationId: 'f' })).rejects.toThrow('would go below zero');
+  });
+
   it('when many commands hit one stream at once, then each is applied exactly once', async () => {
     const store = new MemoryEventStore();
     const handlers = [handlerOn(store), handlerOn(store), handlerOn(store)];

@@ -60,9 +60,21 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
 
   private async run(streamId: string, command: C, meta: CommandMeta): Promise<HandlerResult<S, E>> {
     const attempts = this.options.maxAttempts ?? 20;
-    let current = this.cache.get(streamId) ?? (await this.catchUp(streamId));
+    const cached = this.cache.get(streamId);
+    let current = cached ?? (await this.catchUp(streamId));
+    let caughtUp = cached === undefined;
     for (let attempt = 1; ; attempt++) {
-      const events = this.decider.decide(current.state, command, this.options.context());
+      let events: E[];
+      try {
+        events = this.decider.decide(current.state, command, this.options.context());
+      } catch (err) {
+        // A rule broken against a cached state may only be another writer's events we have not read yet
+        // (the engine moved the PR on): decide once more on the stream as it is before refusing.
+        if (caughtUp) throw err;
+        current = await this.catchUp(streamId);
+        caughtUp = true;
+        continue;
+      }
       if (events.length === 0) return { events, position: null, state: current.state };
       const at = this.options.now();
       const batch: NewEvent[] = events.map((e) => ({
@@ -86,6 +98,7 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError) || attempt >= attempts) throw err;
         current = await this.catchUp(streamId);
+        caughtUp = true;
       }
     }
   }

@@ -12,6 +12,7 @@ export type GitHostErrorCode =
   | 'REF_MOVED'
   | 'LOCKED'
   | 'CORRUPT_PR_FILE'
+  | 'CORRUPT_STATUS_FILE'
   | 'GIT_FAILED';
 
 export class GitHostError extends Error {

@@ -14,3 +14,6 @@ export * from './local/commits';
 export * from './local/local-git-writer';
 export * from './local/repos';
 export * from './local/test-branch';
+export * from './local/statuses';
+export { statusFileOf, statusesDirOf, MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH } from './local/statuses-file';
+export { journalFileOf, listRepositories } from './local/statuses-journal';

@@ -10,3 +10,5 @@ export { RedisLease, type RedisLeaseOptions } from './redis/lease';
 export { redisKeys, encodePosition, type RedisKeys } from './redis/keys';
 /** Builders for read-side tests (here and in the apps): domain events and their recorded form. */
 export * as readModelTesting from './testing';
+export * from './metrics';
+export * from './testhealth';

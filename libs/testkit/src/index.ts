@@ -1,3 +1,4 @@
 export * from './temp-dir';
 export * from './git-repos';
 export * from './pulls';
+export * from './prometheus';

@@ -1,4 +1,5 @@
-import { branchSha, commitOnBranch, openPr, treeOf } from '@railyard/testkit';
+import { execFileSync } from 'node:child_process';
+import { branchSha, commitOnBranch, gitDirOf, openPr, treeOf } from '@railyard/testkit';
 import { REPO, client } from './client';
 import { startProcess, type RunningProcess } from './processes';
 import { makeWorld, TOKENS, type World } from './world';
@@ -52,3 +53,46 @@ export const openPrWithFile = async (world: World, number: number, content: stri
 
 export { makeWorld, TOKENS, REPO, client };
 export type { World, RunningProcess };
+
+/** The queue's events as recorded, read straight from the embedded SQLite store (a second reader is fine under WAL). */
+export const queueEvents = async (world: World, branch = 'main'): Promise<{ type: string; data: Record<string, unknown>; actor: string }[]> => {
+  const { createEventStore } = await import('@railyard/eventstore');
+  const { queueIdOf, queueStreamOf } = await import('@railyard/domain');
+  const store = await createEventStore({ kind: 'sqlite', file: `${world.dataDir}/events.sqlite` });
+  try {
+    const recorded = await store.readStream(queueStreamOf(queueIdOf(REPO, branch)));
+    return recorded.map((r) => ({ type: r.type, data: r.data as Record<string, unknown>, actor: r.metadata.actor }));
+  } finally {
+    await store.close();
+  }
+};
+
+/** The subjects of main's first-parent history, newest first. */
+export const mainLog = (world: World): string[] =>
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'log', '--first-parent', '--format=%s', 'main'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+
+export const filesOnMain = (world: World): string[] =>
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'ls-tree', '--name-only', 'main'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+
+export const treeOfCommit = (world: World, sha: string): string =>
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'rev-parse', `${sha}^{tree}`], { encoding: 'utf8' }).trim();
+
+/**
+ * The invariants a merge queue owes: every PR merged once, and every merge left main holding a tree
+ * that a passing run tested (the tree after that PR in the run's stack).
+ */
+export const checkMergeInvariants = (events: { type: string; data: Record<string, unknown> }[], world: World): void => {
+  const succeeded = new Set(events.filter((e) => e.type === 'TestRunSucceeded').map((e) => e.data.testRunId as string));
+  const stepTrees = new Map<string, Map<number, string>>();
+  for (const e of events.filter((x) => x.type === 'TestRunStarted')) {
+    const steps = (e.data.steps ?? []) as { prNumber: number; tree: string }[];
+    stepTrees.set(e.data.testRunId as string, new Map(steps.map((s) => [s.prNumber, s.tree])));
+  }
+  const mergedPrs = events.filter((e) => e.type === 'PrMerged').map((e) => e.data.prNumber as number);
+  expect(new Set(mergedPrs).size).toBe(mergedPrs.length);
+  for (const e of events.filter((x) => x.type === 'PrMerged' && x.data.reason === 'MERGE_GRAPH_MERGE')) {
+    const runId = e.data.testRunId as string;
+    expect(succeeded.has(runId)).toBe(true);
+    expect(treeOfCommit(world, e.data.mergeSha as string)).toBe(stepTrees.get(runId)?.get(e.data.prNumber as number));
+  }
+};

@@ -38,6 +38,8 @@ export const testHealthClient = (url: string, token: string, org: string) => {
   const post = (path: string, body: unknown) => request(url).post(`/v1${path}`).set('x-api-token', token).send(body as object);
   return {
     post,
+    /** A bare POST with the token and nothing else, for bodies the other helpers would not send. */
+    raw: (path: string) => request(url).post(`/v1${path}`).set('x-api-token', token),
     /** The XML form: body as application/xml, metadata in the query string. */
     uploadXml: (xml: string | Buffer, meta: UploadMeta, contentType = 'application/xml') =>
       request(url)

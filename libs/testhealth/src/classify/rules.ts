@@ -56,7 +56,7 @@ export interface ClassificationRules {
 }
 
 export const DEFAULT_CLASSIFICATION_RULES: ClassificationRules = {
-  protectedBranches: ['main', 'master', 'develop', 'service-merge/*', 'gh-readonly-queue/*'],
+  protectedBranches: ['main', 'master', 'develop', 'railyard-merge/*', 'gh-readonly-queue/*'],
   outageGuard: { enabled: true, minTests: 20, maxFailedRatio: 0.8 },
   passOnRetry: { enabled: true, branches: ['*'], pairWindowHours: 14 * 24, sameJobOnly: false, recoveryDays: 7, recoveryPasses: 10 },
   failureRate: { enabled: true, windowHours: 72, minRuns: 20, activateAt: 0.1, resolveBelow: 0.05 },

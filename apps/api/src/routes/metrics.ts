@@ -1,0 +1,90 @@
+import { Router, type Request, type RequestHandler } from 'express';
+import type { RepoRef } from '@railyard/domain';
+import type { EventStore } from '@railyard/eventstore';
+import { PROMETHEUS_CONTENT_TYPE, railyardRegistry, renderFamilies, type MetricFamily } from '@railyard/observability';
+import { queueMetricFamilies, type MetricsStore } from '@railyard/readmodels';
+import type { Registry } from 'prom-client';
+import { requireToken } from '../auth/middleware';
+import type { ApiDeps } from '../deps';
+import { ApiError } from '../http/errors';
+
+/** A projection whose lag behind the event store is reported. */
+export interface LaggingProjection {
+  checkpoint(): Promise<bigint | null>;
+}
+
+export interface MetricsRouteOptions {
+  metrics: MetricsStore;
+  eventStore: EventStore;
+  /** Projections by name (e.g. readmodels, metrics): each gets railyard_projection_lag_{events,seconds}. */
+  projections: Record<string, LaggingProjection>;
+  clock?: { now: () => Date };
+  /** The process's own series (HTTP requests, engine actions); railyardRegistry unless a test isolates its own. */
+  registry?: Registry;
+}
+
+// Counting the lag reads the unprojected events; past this many the count saturates (the seconds still tell).
+export const LAG_COUNT_CAP = 10_000;
+
+const single = (req: Request, name: string): string | undefined => {
+  const v = req.query[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new ApiError(400, 'VALIDATION_FAILED', `${name} must be given once, as a plain value`, [{ field: name, message: 'given more than once' }]);
+  return v;
+};
+
+/** `repo=owner/name&repoHost=host` narrows the scrape to one repository; neither means every repository. */
+const repoFilter = (req: Request): RepoRef | undefined => {
+  const repo = single(req, 'repo');
+  const host = single(req, 'repoHost');
+  if (repo === undefined && host === undefined) return undefined;
+  if (repo === undefined) throw new ApiError(400, 'VALIDATION_FAILED', 'repoHost was given without repo; give both, or neither for every repository', [{ field: 'repo', message: 'required with repoHost' }]);
+  if (!host) throw new ApiError(400, 'VALIDATION_FAILED', 'repo must be given together with repoHost (e.g. repoHost=github.com)', [{ field: 'repoHost', message: 'required with repo' }]);
+  const parts = repo.split('/');
+  const [owner, name] = parts;
+  if (parts.length !== 2 || !owner || !name) throw new ApiError(400, 'VALIDATION_FAILED', `repo must be owner/name, got ${JSON.stringify(repo)}`, [{ field: 'repo', message: 'must be owner/name' }]);
+  return { host, owner, name };
+};
+
+const projectionLag = async (eventStore: EventStore, projections: Record<string, LaggingProjection>, nowMs: number): Promise<MetricFamily[]> => {
+  const head = await eventStore.headPosition();
+  const events: { labels: { projection: string }; value: number }[] = [];
+  const seconds: { labels: { projection: string }; value: number }[] = [];
+  for (const [projection, p] of Object.entries(projections)) {
+    const checkpoint = await p.checkpoint();
+    const behind = head !== null && (checkpoint === null || checkpoint < head) ? await eventStore.readAll(checkpoint, LAG_COUNT_CAP) : [];
+    const oldest = behind[0];
+    events.push({ labels: { projection }, value: behind.length });
+    seconds.push({ labels: { projection }, value: oldest ? Math.max(0, (nowMs - Date.parse(oldest.recordedAt)) / 1000) : 0 });
+  }
+  return [
+    { name: 'railyard_projection_lag_events', help: `Events in the store not yet applied to the projection (saturates at ${LAG_COUNT_CAP}).`, type: 'gauge', samples: events },
+    { name: 'railyard_projection_lag_seconds', help: 'Age of the oldest event not yet applied to the projection; 0 when it is caught up.', type: 'gauge', samples: seconds },
+  ];
+};
+
+/**
+ * GET /v1/getMergeQueueMetrics: the merge-queue series from the metrics read model (the same on
+ * every replica), the projections' lag, and this process's own series, as Prometheus text.
+ */
+export const metricsRoutes = (deps: ApiDeps, options: MetricsRouteOptions): Router => {
+  const router = Router();
+  const registry = options.registry ?? railyardRegistry;
+  const now = () => (options.clock ?? { now: () => new Date() }).now().getTime();
+
+  // The same per-token limit as every endpoint, when the operator turned it on.
+  const limit: RequestHandler = deps.limiter ?? ((_req, _res, next) => next());
+  router.get('/getMergeQueueMetrics', requireToken(deps.tokens, 'read'), limit, async (req, res) => {
+    const repo = repoFilter(req);
+    const nowMs = now();
+    const docs = await options.metrics.queues(repo);
+    const text = renderFamilies([...queueMetricFamilies(docs, nowMs), ...(await projectionLag(options.eventStore, options.projections, nowMs))]) + (await registry.metrics());
+    // Set by hand and sent with end(): res.send would re-order the parameters, and scrapers match this exact value.
+    res.status(200).setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
+    res.end(text);
+  });
+  router.all('/getMergeQueueMetrics', (req, _res, next) =>
+    next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET`, undefined, { Allow: 'GET' })),
+  );
+  return router;
+};

@@ -1,0 +1,102 @@
+import { Router } from 'express';
+import type { BlobStore, EventStore } from '@railyard/eventstore';
+import type { Logger } from '@railyard/observability';
+import { MemoryTestHealthStore, RedisTestHealthStore, type TestHealthReadModels } from '@railyard/readmodels';
+import { ApiError } from '../../http/errors';
+import type { TokenRegistry } from '../../auth/tokens';
+import type { TestHealthConfig } from './config';
+import type { TestHealthContext } from './context';
+import { TestEvaluator } from './evaluator';
+import { listRoutes } from './list-routes';
+import { JUnitParsePool } from './parse-pool';
+import { quarantineRoutes } from './quarantine-routes';
+import { UploadRecorder } from './recorder';
+import { reportUploader, type UploadReports } from './report-uploader';
+import { RepoFacts } from './repo-facts';
+import { startSweeper, type SweeperHandle } from './sweeper';
+import { UPLOAD_PATH, uploadRoutes } from './upload-route';
+import { TestHealthWriter, type Clock } from './writer';
+
+export interface TestHealthOptions {
+  eventStore: EventStore;
+  blobs: BlobStore;
+  store: TestHealthReadModels;
+  tokens: TokenRegistry;
+  logger: Logger;
+  gitRoot: string;
+  config: TestHealthConfig;
+  clock?: Clock;
+  readYourWritesTimeoutMs?: number;
+  /** The server's own address, used for html_url when RAILYARD_PUBLIC_URL is not set. */
+  serverUrl: () => string;
+}
+
+export interface TestHealth {
+  /** Pass to buildApp's extraRouters. */
+  router: Router;
+  /** The local CI runner's uploadReports callback. */
+  uploadReports: UploadReports;
+  recorder: UploadRecorder;
+  sweeper: SweeperHandle;
+  close(): Promise<void>;
+}
+
+export const TEST_HEALTH_POST_PATHS = [
+  UPLOAD_PATH,
+  '/flaky-tests/list-unhealthy-tests',
+  '/flaky-tests/list-quarantined-tests',
+  '/flaky-tests/set-quarantine',
+  '/flaky-tests/check-failures',
+  '/flaky-tests/get-test-details',
+  '/flaky-tests/link-ticket-to-test-case',
+  '/flaky-tests/reclassify',
+];
+
+/** The test-health read models of a deployment shape: in memory (embedded) or in Redis beside the queue models. */
+export const openTestHealthStore = (
+  kind: 'memory' | 'redis',
+  options: { blobs: BlobStore; config: TestHealthConfig; redisUrl?: string; namespace?: string },
+): TestHealthReadModels => {
+  const common = { blobs: options.blobs, maxRunsPerTest: options.config.maxRunsPerTest, retentionDays: options.config.retentionDays };
+  if (kind === 'memory') return new MemoryTestHealthStore(common);
+  if (!options.redisUrl) throw new Error('RAILYARD_REDIS_URL is required for Redis read models');
+  return new RedisTestHealthStore({ ...common, redis: options.redisUrl, namespace: options.namespace ?? 'rm1' });
+};
+
+/** Builds the whole test-health feature for a composition root (embedded server or distributed API). */
+export const createTestHealth = (options: TestHealthOptions): TestHealth => {
+  const clock = options.clock ?? { now: () => new Date() };
+  const { config, logger } = options;
+  const facts = new RepoFacts(options.gitRoot);
+  const pool = new JUnitParsePool({ workers: config.parseWorkers, maxQueued: config.maxQueuedParses, logger });
+  const writer = new TestHealthWriter(options.eventStore, options.store, logger, { readYourWritesTimeoutMs: options.readYourWritesTimeoutMs });
+  const evaluator = new TestEvaluator(options.store, writer, facts, clock, logger);
+  const recorder = new UploadRecorder({ pool, blobs: options.blobs, writer, evaluator, facts, clock, logger, orgSlug: config.orgSlug });
+  const context: TestHealthContext = {
+    config,
+    tokens: options.tokens,
+    store: options.store,
+    facts,
+    recorder,
+    evaluator,
+    writer,
+    clock,
+    baseUrl: () => config.publicUrl ?? options.serverUrl(),
+  };
+  const router = Router();
+  router.use(uploadRoutes(context), listRoutes(context), quarantineRoutes(context));
+  for (const path of TEST_HEALTH_POST_PATHS) {
+    router.all(path, (req, _res, next) => next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })));
+  }
+  const sweeper = startSweeper({ store: options.store, evaluator, logger, minutes: config.sweepMinutes });
+  return {
+    router,
+    uploadReports: reportUploader(recorder, facts, logger),
+    recorder,
+    sweeper,
+    close: async () => {
+      await sweeper.stop();
+      await pool.close();
+    },
+  };
+};

@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { LocalCiRunner } from '@railyard/ci';
+import type { RepoRef } from '@railyard/domain';
+import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
+import { LocalCommitStatusStore } from '@railyard/githost';
+import { createLogger } from '@railyard/observability';
+import { runProjector, type ProjectorHandle } from '@railyard/projector';
+import { MemoryTestHealthStore } from '@railyard/readmodels';
+import { repoIdOf, testIdOfReported } from '@railyard/testhealth';
+import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { TokenRegistry } from '../../auth/tokens';
+import { createTestHealth, type TestHealth } from './create';
+
+jest.setTimeout(60_000);
+
+const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
+const logger = createLogger('test', 'error');
+const RUN_ID = '00000000-0000-4000-8000-000000000042';
+
+let root: string;
+let gitRoot: string;
+let events: MemoryEventStore;
+let store: MemoryTestHealthStore;
+let projector: ProjectorHandle;
+let testHealth: TestHealth;
+let statuses: LocalCommitStatusStore;
+let runner: LocalCiRunner;
+
+beforeEach(async () => {
+  root = await makeTempDir();
+  gitRoot = path.join(root, 'git');
+  await createRepoWithCommits(gitRoot, repo);
+  events = new MemoryEventStore();
+  const blobs = new MemoryBlobStore();
+  store = new MemoryTestHealthStore({ blobs });
+  projector = runProjector({ eventStore: events, readModels: store, logger });
+  testHealth = createTestHealth({
+    eventStore: events,
+    blobs,
+    store,
+    tokens: new TokenRegistry([]),
+    logger,
+    gitRoot,
+    config: { orgSlug: 'acme-org', pageTokenSecret: 'a-secret-for-the-test', parseWorkers: 1, maxQueuedParses: 4, sweepMinutes: 0, maxRunsPerTest: 100, retentionDays: 60 },
+    serverUrl: () => 'http://railyard.test',
+  });
+  statuses = new LocalCommitStatusStore({ root: gitRoot });
+  runner = new LocalCiRunner({
+    gitRoot,
+    dataDir: root,
+    statuses,
+    publicUrl: () => 'http://railyard.test',
+    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
+    uploadReports: testHealth.uploadReports,
+  });
+});
+
+afterEach(async () => {
+  await runner.close();
+  await statuses.close();
+  await testHealth.close();
+  await projector.stop();
+  await removeTempDir(root);
+});
+
+describe('uploadReports wired into the local CI runner', () => {
+  it("when a run's checks write the JUnit reports .railyard.yml names, then they are recorded against the run's test branch and commit", async () => {
+    // given a test branch whose check writes one passing and one failing case
+    const report = `<testsuite name="unit"><testcase name="adds" classname="cart" file="src/cart.test.ts"/><testcase name="rounds" classname="cart" file="src/cart.test.ts"><failure message="off by one"/></testcase></testsuite>`;
+    const branch = `railyard-merge/pr-4/${RUN_ID}`;
+    const sha = await commitOnBranch(gitRoot, repo, {
+      branch,
+      files: { 'recorded/unit.xml': report, '.railyard.yml': 'ci:\n  unit: "mkdir -p out && cp recorded/unit.xml out/junit.xml; exit 1"\nreports: ["out/junit.xml"]\n' },
+    });
+
+    // when
+    await runner.trigger({ repo, sha, branch, testRunId: RUN_ID, timeoutMinutes: 5 });
+    await runner.whenDone(RUN_ID);
+
+    // then
+    const uploaded = (await events.readStream(`tests-${repoIdOf(repo)}`)).filter((e) => e.type === 'TestResultsUploaded');
+    expect(uploaded).toHaveLength(1);
+    expect(uploaded[0]?.data).toMatchObject({ branch, commitSha: sha, testRunId: RUN_ID, ciJob: 'railyard-ci', stats: { testCount: 2, failedCount: 1 }, treeSha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(uploaded[0]?.metadata).toMatchObject({ actor: 'ci-runner', correlationId: RUN_ID });
+    const failing = testIdOfReported({ name: 'rounds', classname: 'cart', parent: 'unit', file: 'src/cart.test.ts' }, { orgSlug: 'acme-org', repo });
+    expect(await store.getTest(repoIdOf(repo), failing)).toMatchObject({ name: 'rounds', lastFailedAt: expect.any(String) });
+  });
+
+  it('when the runner gives no branch and the test branch is gone, then the upload still lands on a protected merge-queue branch name', async () => {
+    const sha = (await createRepoWithCommits(gitRoot, { ...repo, name: 'other' })).sha;
+
+    await testHealth.uploadReports({ repo: { ...repo, name: 'other' }, sha, testRunId: RUN_ID, files: [Buffer.from('<testsuite name="s"><testcase name="t"/></testsuite>')] });
+
+    const [uploaded] = await events.readStream(`tests-${repoIdOf({ ...repo, name: 'other' })}`);
+    expect(uploaded?.data).toMatchObject({ branch: `railyard-merge/${RUN_ID}`, commitSha: sha });
+  });
+
+  it('when a report does not parse, then the callback rejects and nothing is recorded', async () => {
+    const sha = (await createRepoWithCommits(gitRoot, { ...repo, name: 'third' })).sha;
+
+    await expect(testHealth.uploadReports({ repo: { ...repo, name: 'third' }, sha, testRunId: RUN_ID, files: [Buffer.from('<testsuite>')] })).rejects.toMatchObject({ code: 'MALFORMED' });
+
+    expect(await events.readStream(`tests-${repoIdOf({ ...repo, name: 'third' })}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+import { newTestDoc } from '@railyard/readmodels';
+import { parseCodeowners } from '@railyard/testhealth';
+import { quarantinedTestView, repositoryHtmlUrl, testHtmlUrl, unhealthyTestView } from './views';
+
+const LOCAL = { host: 'git.local', owner: 'acme', name: 'widgets' };
+const BASE = 'http://railyard.test:8080';
+const doc = {
+  ...newTestDoc({ repo: LOCAL, repoId: 'r', id: '3f507aef-e834-523b-a8ad-edaba6b137be', name: 'adds', classname: 'Cart', file: 'src/cart/a.test.ts', parent: 'cart', variant: 'linux' }, '2026-03-01T09:00:00.000Z'),
+  status: 'FLAKY' as const,
+  reason: 'pass_on_retry: failed and passed on commit abc1234',
+  since: '2026-03-02T09:00:00.000Z',
+  statusUpdatedAt: '2026-03-02T09:05:00.000Z',
+  pullRequestsImpactedLast7d: 3,
+  quarantined: true,
+  quarantinedAt: '2026-03-02T09:05:00.000Z',
+};
+const owners = parseCodeowners('src/cart/ @acme/cart\n');
+
+describe('test-health views', () => {
+  it('when a repository is on a public forge, then it links there; on the local host, then to this server', () => {
+    expect(repositoryHtmlUrl({ host: 'github.com', owner: 'acme', name: 'shop' }, BASE)).toBe('https://github.com/acme/shop');
+    expect(repositoryHtmlUrl(LOCAL, BASE)).toBe(`${BASE}/repos/git.local/acme/widgets`);
+    expect(testHtmlUrl(LOCAL, doc.id, BASE)).toBe(`${BASE}/repos/git.local/acme/widgets/tests/${doc.id}`);
+  });
+
+  it('when an unhealthy test is shown, then every spec field is there with the status lowercase', () => {
+    expect(unhealthyTestView(doc, owners, BASE)).toEqual({
+      id: doc.id,
+      repository: { html_url: `${BASE}/repos/git.local/acme/widgets` },
+      html_url: `${BASE}/repos/git.local/acme/widgets/tests/${doc.id}`,
+      name: 'adds',
+      variant: 'linux',
+      status: { value: 'flaky', reason: doc.reason, timestamp: doc.since },
+      codeowners: ['@acme/cart'],
+      pull_requests_impacted_last_7d: 3,
+      quarantined: true,
+      file_path: 'src/cart/a.test.ts',
+      parent: 'cart',
+      classname: 'Cart',
+      ticket: { html_url: '' },
+    });
+  });
+
+  it('when a quarantined test is shown, then every spec field is there with the status uppercase and the setting', () => {
+    expect(quarantinedTestView({ ...doc, override: 'always' }, owners)).toEqual({
+      name: 'adds',
+      parent: 'cart',
+      file: 'src/cart/a.test.ts',
+      classname: 'Cart',
+      status: 'FLAKY',
+      codeowners: ['@acme/cart'],
+      quarantine_setting: 'ALWAYS_QUARANTINE',
+      quarantined_at: doc.quarantinedAt,
+      status_last_updated_at: doc.statusUpdatedAt,
+      test_case_id: doc.id,
+      variant: 'linux',
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import type { TestDoc } from '@railyard/readmodels';
+import { quarantineSettingOf, type Codeowners, type RepoRef } from '@railyard/testhealth';
+
+/** Hosts with a public web UI: their repositories link there; every other host links to this server. */
+const FORGES = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org']);
+
+const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
+
+/**
+ * `https://github.com/acme/shop` for a forge; for the local host, this server's
+ * `<base>/repos/<host>/<owner>/<name>` (the shape the local CI gives pull requests, GitHub's REST
+ * paths with the host in front).
+ */
+export const repositoryHtmlUrl = (repo: RepoRef, base: string): string =>
+  FORGES.has(repo.host.toLowerCase()) ? `https://${repo.host}/${path(repo.owner, repo.name)}` : `${base}/repos/${path(repo.host, repo.owner, repo.name)}`;
+
+/** A test's page, always on this server: `<base>/repos/<host>/<owner>/<name>/tests/<test id>`. */
+export const testHtmlUrl = (repo: RepoRef, testId: string, base: string): string => `${base}/repos/${path(repo.host, repo.owner, repo.name)}/tests/${testId}`;
+
+export const unhealthyTestView = (doc: TestDoc, owners: Codeowners, base: string) => ({
+  id: doc.id,
+  repository: { html_url: repositoryHtmlUrl(doc.repo, base) },
+  html_url: testHtmlUrl(doc.repo, doc.id, base),
+  name: doc.name,
+  variant: doc.variant,
+  status: { value: doc.status.toLowerCase(), reason: doc.reason, timestamp: doc.since },
+  codeowners: owners.ownersOf(doc.file),
+  pull_requests_impacted_last_7d: doc.pullRequestsImpactedLast7d,
+  quarantined: doc.quarantined,
+  file_path: doc.file,
+  parent: doc.parent,
+  classname: doc.classname,
+  ticket: { html_url: doc.ticketUrl ?? '' },
+});
+
+export const quarantinedTestView = (doc: TestDoc, owners: Codeowners) => ({
+  name: doc.name,
+  parent: doc.parent,
+  file: doc.file,
+  classname: doc.classname,
+  status: doc.status,
+  codeowners: owners.ownersOf(doc.file),
+  quarantine_setting: quarantineSettingOf(doc.override ?? undefined),
+  quarantined_at: doc.quarantinedAt ?? '',
+  status_last_updated_at: doc.statusUpdatedAt,
+  test_case_id: doc.id,
+  variant: doc.variant,
+});
+
+/** Everything known about one test, for get-test-details and the CLI. */
+export const testDetailsView = (doc: TestDoc, owners: Codeowners, base: string) => ({
+  ...unhealthyTestView(doc, owners, base),
+  status: { value: doc.status.toLowerCase(), reason: doc.reason, timestamp: doc.since, monitors: doc.monitors },
+  quarantine_setting: doc.override === 'always' ? 'ALWAYS_QUARANTINE' : doc.override === 'never' ? 'NEVER_QUARANTINE' : 'AUTO_QUARANTINE',
+  quarantined_at: doc.quarantinedAt,
+  status_last_updated_at: doc.statusUpdatedAt,
+  first_seen_at: doc.firstSeenAt,
+  last_seen_at: doc.lastSeenAt,
+  last_failed_at: doc.lastFailedAt,
+});

@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import {
+  QUEUE_EVENT_SCHEMA_VERSION,
+  decideEngine,
+  evolve,
+  initialQueueState,
+  type DecideContext,
+  type EngineCommand,
+  type QueueEvent,
+  type QueueState,
+} from '@railyard/domain';
+import { CommandHandler, type EventStore, type HandlerResult } from '@railyard/eventstore';
+
+export const ENGINE_ACTOR = 'engine';
+
+/** The engine's write side: its commands on the queue streams, through the same load → decide → append as the API's. */
+export class EngineCommands {
+  private readonly handler: CommandHandler<QueueState, EngineCommand, QueueEvent, DecideContext>;
+
+  constructor(store: EventStore, now: () => Date) {
+    const iso = () => now().toISOString();
+    this.handler = new CommandHandler(
+      store,
+      { initialState: initialQueueState, evolve, decide: decideEngine },
+      { context: (): DecideContext => ({ now: iso(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now: iso },
+    );
+  }
+
+  execute(streamId: string, command: EngineCommand, correlationId: string): Promise<HandlerResult<QueueState, QueueEvent>> {
+    return this.handler.execute(streamId, command, { actor: ENGINE_ACTOR, correlationId });
+  }
+
+  read(streamId: string): Promise<QueueState> {
+    return this.handler.read(streamId);
+  }
+}

@@ -1,0 +1,101 @@
+import { commitSummary, commitTree, runGit, type Identity } from '@railyard/githost';
+import type { MergeMethod } from '@railyard/domain';
+
+interface RawCommit {
+  tree: string;
+  parents: string[];
+  author: Identity;
+  authorDate: string;
+  committer: Identity;
+  committerDate: string;
+  message: string;
+}
+
+const PERSON = /^(author|committer) (.*) <(.*)> (\d+ [+-]\d{4})$/;
+
+const readCommit = async (gitDir: string, sha: string): Promise<RawCommit> => {
+  const { stdout } = await runGit(gitDir, ['cat-file', 'commit', sha]);
+  const split = stdout.indexOf('\n\n');
+  const header = split === -1 ? stdout : stdout.slice(0, split);
+  const message = split === -1 ? '' : stdout.slice(split + 2);
+  const c: RawCommit = { tree: '', parents: [], author: { name: '', email: '' }, authorDate: '', committer: { name: '', email: '' }, committerDate: '', message };
+  for (const line of header.split('\n')) {
+    if (line.startsWith('tree ')) c.tree = line.slice(5);
+    else if (line.startsWith('parent ')) c.parents.push(line.slice(7));
+    else {
+      const m = PERSON.exec(line);
+      if (m?.[1] === 'author') [c.author, c.authorDate] = [{ name: m[2] ?? '', email: m[3] ?? '' }, m[4] ?? ''];
+      if (m?.[1] === 'committer') [c.committer, c.committerDate] = [{ name: m[2] ?? '', email: m[3] ?? '' }, m[4] ?? ''];
+    }
+  }
+  return c;
+};
+
+/**
+ * Copies the commits of `from.sha..to.sha` (first-parent line: the PR's own commits in the tested
+ * stack) onto `onto`, keeping each commit's tree, extra parents, authorship, dates and message. The
+ * target's tree must equal `from`'s tree, which makes every copied tree exactly the tested one; and
+ * since nothing changes but the first parent, copying the same commits onto the same commit again
+ * gives the same ids.
+ */
+export const copyCommitsOnto = async (gitDir: string, from: string, to: string, onto: string): Promise<string> => {
+  const { stdout } = await runGit(gitDir, ['rev-list', '--first-parent', '--reverse', `${from}..${to}`]);
+  let parent = onto;
+  for (const sha of stdout.split('\n').filter(Boolean)) {
+    const c = await readCommit(gitDir, sha);
+    parent = await commitTree(gitDir, {
+      tree: c.tree,
+      parents: [parent, ...c.parents.slice(1)],
+      message: c.message,
+      author: c.author,
+      committer: c.committer,
+      authorDate: c.authorDate,
+      committerDate: c.committerDate,
+    });
+  }
+  return parent;
+};
+
+export const treeOf = async (gitDir: string, sha: string): Promise<string> =>
+  (await runGit(gitDir, ['rev-parse', '--verify', `${sha}^{tree}`])).stdout.trim();
+
+export const isAncestor = async (gitDir: string, ancestor: string, of: string): Promise<boolean> =>
+  (await runGit(gitDir, ['merge-base', '--is-ancestor', ancestor, of], { okCodes: [1] })).code === 0;
+
+/** The commit a direct merge moves the target to: the PR head is already on top of the target, so its tree is the result. */
+export const directMergeCommit = async (
+  gitDir: string,
+  input: { baseSha: string; headSha: string; prNumber: number; title: string; method: MergeMethod; committer: Identity; date: string },
+): Promise<string> => {
+  if (input.method === 'rebase') return input.headSha;
+  const tree = await treeOf(gitDir, input.headSha);
+  if (input.method === 'merge_commit')
+    return commitTree(gitDir, {
+      tree,
+      parents: [input.baseSha, input.headSha],
+      message: `Merge pull request #${input.prNumber}\n\n${input.title}\n`,
+      author: input.committer,
+      committer: input.committer,
+      authorDate: input.date,
+      committerDate: input.date,
+    });
+  const head = await commitSummary(gitDir, input.headSha);
+  return commitTree(gitDir, {
+    tree,
+    parents: [input.baseSha],
+    message: `${input.title} (#${input.prNumber})\n`,
+    author: { name: head.authorName, email: head.authorEmail },
+    committer: input.committer,
+    authorDate: input.date,
+    committerDate: input.date,
+  });
+};
+
+export const listTestBranches = async (gitDir: string): Promise<{ branch: string; testRunId: string }[]> => {
+  const { stdout } = await runGit(gitDir, ['for-each-ref', '--format=%(refname)', 'refs/heads/railyard-merge/']);
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((ref) => ref.slice('refs/heads/'.length))
+    .map((branch) => ({ branch, testRunId: branch.split('/').pop() ?? '' }));
+};

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { LocalGitAdmin, LocalGitWriter } from '@railyard/githost';
+import { createLogger, errorFields } from '@railyard/observability';
+import { loadConfig, openEventStore, openGitHost } from '@railyard/runtime';
+import Redis from 'ioredis';
+import { LocalCi } from './ci/local-ci';
+import { engineTickMs } from './embedded';
+import { startEngine } from './engine';
+import { QueueLeases } from './queue-leases';
+
+/**
+ * `npm run start:engine`: the engine as its own process, beside API and projector processes that
+ * share its event store. Queues are shared out between engine processes by Redis leases.
+ */
+const main = async (): Promise<void> => {
+  const config = loadConfig();
+  const logger = createLogger('railyard-engine', config.logLevel);
+  const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const ttl = Number(process.env.RAILYARD_ENGINE_LEASE_TTL_MS ?? 10_000);
+  const leases = new QueueLeases({
+    redis,
+    namespace: config.redisNamespace,
+    owner: `${os.hostname()}:${process.pid}:${randomUUID()}`,
+    ttlMs: Number.isInteger(ttl) && ttl >= 100 ? ttl : 10_000,
+    logger,
+  });
+  const eventStore = await openEventStore(config);
+  const gitHost = openGitHost(config);
+  const ci = new LocalCi({ gitRoot: config.gitRoot, workDir: path.join(config.dataDir, 'ci'), logger });
+  const engine = startEngine({
+    eventStore,
+    gitRoot: config.gitRoot,
+    gitHost,
+    writer: new LocalGitWriter({ root: config.gitRoot }),
+    admin: new LocalGitAdmin({ root: config.gitRoot }),
+    ci,
+    logger,
+    tickMs: engineTickMs(process.env),
+    owns: leases.owns,
+    onRelease: leases.release,
+  });
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('engine stopping', { signal });
+    void (async () => {
+      await engine.stop();
+      await ci.close();
+      await Promise.all([eventStore.close(), gitHost.close()]);
+      await redis.quit();
+      process.exit(0);
+    })().catch((err: unknown) => {
+      logger.error('engine stop failed', errorFields(err));
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+};
+
+main().catch((err: unknown) => {
+  createLogger('railyard-engine').error('engine failed to start', errorFields(err));
+  process.exit(1);
+});

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { QUEUE_EVENT_SCHEMA_VERSION, decide, evolve, initialQueueState, queueIdOf, queueStreamOf, type DecideContext, type QueueCommand, type QueueEvent, type QueueState, type RepoRef, type ReportedStatus } from '@railyard/domain';
+import { LocalCi, startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
+import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
+import { LocalGitAdmin, LocalGitHost, LocalGitWriter, RefReader, repoDirOf } from '@railyard/githost';
+import { createLogger } from '@railyard/observability';
+import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+
+/**
+ * `npm run bench -- engine`: the merge engine in process on a real SQLite log and real bare repository.
+ *   engine-status-to-merge  last required status reported → target branch moved (controlled CI)
+ *   engine-build-20-ahead   buildTestBranch with 20 PRs stacked under the tested one
+ *   engine-200-prs          200 PRs, concurrency 8, local CI running `true`: merges/min, engine CPU s/merge
+ */
+
+const REPO: RepoRef = { host: 'bench.local', owner: 'acme', name: 'rail' };
+const progress = (line: string): void => void process.stderr.write(`[bench engine] ${line}\n`);
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
+const summary = (name: string, samples: number[], extra: object = {}): object => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { name, samples: samples.length, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), ...extra };
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A CI the benchmark answers itself, so the time measured is the engine's, not a check's. */
+class ManualCi implements CiPort {
+  readonly triggered: CiTrigger[] = [];
+  private readonly statusesBySha = new Map<string, ReportedStatus[]>();
+  private readonly listeners = new Set<(repo: RepoRef, sha: string) => void>();
+  async trigger(req: CiTrigger): Promise<void> {
+    this.triggered.push(req);
+  }
+  async cancel(): Promise<void> {}
+  isRunning(id: string): boolean {
+    return this.triggered.some((t) => t.testRunId === id);
+  }
+  async statuses(_repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
+    return this.statusesBySha.get(sha) ?? [];
+  }
+  onChange(listener: (repo: RepoRef, sha: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  async resolveRequiredStatuses() {
+    return { statuses: ['tests'], source: 'merge_instance' as const };
+  }
+  async close(): Promise<void> {}
+  post(req: CiTrigger, state: ReportedStatus['state']): void {
+    this.statusesBySha.set(req.sha, [{ context: 'tests', state }]);
+    for (const l of this.listeners) l(req.repo, req.sha);
+  }
+}
+
+interface Bed {
+  dir: string;
+  gitRoot: string;
+  store: SqliteEventStore;
+  api: CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>;
+  host: LocalGitHost;
+  stream: string;
+  close(): Promise<void>;
+}
+
+const bed = async (files: Record<string, string> = {}): Promise<Bed> => {
+  const dir = await makeTempDir('railyard-bench-engine-');
+  const gitRoot = path.join(dir, 'git');
+  await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# rail\n', ...files } });
+  const store = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  const now = () => new Date().toISOString();
+  const api = new CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>(
+    store,
+    { initialState: initialQueueState, evolve, decide },
+    { context: () => ({ now: now(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now },
+  );
+  const host = new LocalGitHost({ root: gitRoot });
+  return {
+    dir,
+    gitRoot,
+    store,
+    api,
+    host,
+    stream: queueStreamOf(queueIdOf(REPO, 'main')),
+    close: async () => {
+      await store.close();
+      await host.close();
+      await removeTempDir(dir);
+    },
+  };
+};
+
+const meta = { actor: 'bench', correlationId: 'bench' };
+
+const openAndSubmit = async (b: Bed, numbers: number[]): Promise<void> => {
+  for (const n of numbers) {
+    await commitOnBranch(b.gitRoot, REPO, { branch: `pr-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `PR ${n}` });
+    await openPr(b.gitRoot, { repo: REPO, number: n, head: `pr-${n}` });
+  }
+  for (const n of numbers) {
+    const pr = await b.host.getPullRequest(REPO, n);
+    if (!pr) throw new Error(`PR ${n} missing`);
+    await b.api.execute(b.stream, { type: 'SubmitPullRequest', pr }, meta);
+  }
+};
+
+const engineOn = (b: Bed, ci: CiPort, tickMs = 50): EngineHandle =>
+  startEngine({
+    eventStore: b.store,
+    gitRoot: b.gitRoot,
+    gitHost: b.host,
+    writer: new LocalGitWriter({ root: b.gitRoot }),
+    admin: new LocalGitAdmin({ root: b.gitRoot }),
+    ci,
+    logger: createLogger('bench-engine', 'error'),
+    tickMs,
+  });
+
+const statusToMerge = async (count: number): Promise<object> => {
+  const b = await bed();
+  const ci = new ManualCi();
+  await b.api.execute(b.stream, { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency: 1 } }, meta);
+  const engine = engineOn(b, ci, 1000);
+  const refs = new RefReader(1);
+  const gitDir = repoDirOf(b.gitRoot, REPO) as string;
+  const samples: number[] = [];
+  try {
+    for (let n = 1; n <= count; n++) {
+      await openAndSubmit(b, [n]);
+      while (ci.triggered.length < n) await sleep(1);
+      const before = await refs.read(gitDir, 'refs/heads/main');
+      const t0 = performance.now();
+      ci.post(ci.triggered[n - 1] as CiTrigger, 'success');
+      while ((await refs.read(gitDir, 'refs/heads/main')) === before) await new Promise((r) => setImmediate(r));
+      samples.push(performance.now() - t0);
+    }
+  } finally {
+    await engine.stop();
+    await b.close();
+  }
+  return summary('engine-status-to-merge', samples);
+};
+
+const build20Ahead = async (repeats: number): Promise<object> => {
+  const b = await bed();
+  const numbers = Array.from({ length: 21 }, (_, i) => i + 1);
+  for (const n of numbers) await commitOnBranch(b.gitRoot, REPO, { branch: `pr-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `PR ${n}` });
+  const gitDir = repoDirOf(b.gitRoot, REPO) as string;
+  const refs = new RefReader(1);
+  const base = (await refs.read(gitDir, 'refs/heads/main')) as string;
+  const stack = await Promise.all(numbers.map(async (n) => ({ number: n, headSha: (await refs.read(gitDir, `refs/heads/pr-${n}`)) as string, title: `PR ${n}` })));
+  const writer = new LocalGitWriter({ root: b.gitRoot });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < repeats; i++) {
+      const t0 = performance.now();
+      const built = await writer.buildTestBranch(REPO, { baseSha: base, stack, method: 'squash', testRunId: randomUUID() });
+      samples.push(performance.now() - t0);
+      if (!built.ok) throw new Error('unexpected conflict');
+    }
+  } finally {
+    await b.close();
+  }
+  return summary('engine-build-20-ahead', samples, { method: 'squash' });
+};
+
+const bigQueue = async (count: number, concurrency: number): Promise<object> => {
+  const config = 'ci:\n  tests: "true"\nmerge:\n  required_statuses:\n    - tests\n';
+  const b = await bed({ '.railyard.yml': config });
+  await b.api.execute(b.stream, { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency, state: 'paused' } as never, state: 'paused' }, meta);
+  const numbers = Array.from({ length: count }, (_, i) => i + 1);
+  progress(`opening ${count} PRs`);
+  await openAndSubmit(b, numbers);
+  const ci = new LocalCi({ gitRoot: b.gitRoot, workDir: path.join(b.dir, 'ci'), logger: createLogger('bench-ci', 'error'), maxParallel: concurrency });
+  const engine = engineOn(b, ci);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await b.api.execute(b.stream, { type: 'UpdateQueue', state: 'running' }, meta);
+  engine.poke();
+  let merged = 0;
+  try {
+    for (;;) {
+      const s = await b.api.read(b.stream);
+      merged = [...s.entries.values()].filter((e) => e.state === 'merged').length;
+      const open = [...s.entries.values()].filter((e) => !['merged', 'failed', 'cancelled'].includes(e.state)).length;
+      if (open === 0) break;
+      await sleep(200);
+    }
+  } finally {
+    await engine.stop();
+    await ci.close();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await b.close();
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  return { name: 'engine-200-prs', prs: count, concurrency, merged, seconds: round(seconds, 1), mergesPerMinute: round((merged / seconds) * 60, 1), engineCpuSecondsPerMerge: round(cpuSeconds / Math.max(merged, 1), 3) };
+};
+
+export async function* run(args: string[]): AsyncIterable<object> {
+  const only = args[0];
+  if (!only || only === 'status') {
+    progress('last status → target moved, 30 merges');
+    yield await statusToMerge(30);
+  }
+  if (!only || only === 'build') {
+    progress('test branch with 20 PRs ahead, 20 builds');
+    yield await build20Ahead(20);
+  }
+  if (!only || only === 'queue') {
+    progress('200 PRs at concurrency 8');
+    yield await bigQueue(Number(process.env.BENCH_ENGINE_PRS ?? 200), 8);
+  }
+}

@@ -1,0 +1,21 @@
+import { dispatch, type BenchmarkRegistry } from './support/dispatch';
+
+/**
+ * `npm run bench -- <name> [args...]`. Registering a benchmark is one line: its name and a loader of
+ * a module that exports `run(args): AsyncIterable<object> | Promise<object[]>`.
+ */
+const BENCHMARKS: BenchmarkRegistry = {
+  api: () => import('./api'),
+  rebuild: () => import('./rebuild'),
+  metrics: () => import('./metrics'),
+  engine: () => import('./engine'),
+  testhealth: () => import('./testhealth'),
+};
+
+dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { startChild, type Child } from './processes';
+
+export interface Deployment {
+  /** Base URL of the API. */
+  url: string;
+  token: string;
+  /** The SQLite event log the deployment writes. */
+  eventsFile: string;
+  /** False once any of its processes has exited: a case that ran against a dead server measured nothing. */
+  alive(): boolean;
+  stop(): Promise<void>;
+}
+
+export interface DeploymentOptions {
+  dataDir: string;
+  gitRoot: string;
+  /** stdout/stderr of each process, named after it, go into this directory. */
+  logDir: string;
+  label: string;
+  sync?: 'full' | 'normal';
+  /** The embedded merge engine; off isolates the API's own write path (the engine has its own benchmark). */
+  engine?: boolean;
+  nodeFlags?: string[];
+}
+
+/** A fresh admin token per deployment, handed over in the environment only (never logged, never written). */
+const tokenEnv = (): { token: string; env: string } => {
+  const token = randomBytes(24).toString('base64url');
+  return { token, env: `bench:${token}:admin` };
+};
+
+const commonEnv = (opts: DeploymentOptions, tokens: string): NodeJS.ProcessEnv => ({
+  PORT: '0',
+  RAILYARD_DATA_DIR: opts.dataDir,
+  RAILYARD_GIT_ROOT: opts.gitRoot,
+  RAILYARD_API_TOKENS: tokens,
+  RAILYARD_SQLITE_SYNC: opts.sync ?? 'full',
+  RAILYARD_ENGINE: opts.engine === false ? 'off' : 'on',
+  RAILYARD_LOG_LEVEL: 'info',
+});
+
+/** `npm start`: the embedded single process (SQLite events, in-memory read models, in-process projector). */
+export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment> => {
+  const { token, env } = tokenEnv();
+  const server = await startChild({
+    script: 'apps/server/src/main.ts',
+    env: commonEnv(opts, env),
+    logFile: path.join(opts.logDir, `${opts.label}-server.log`),
+    ready: /"message":"railyard listening"/,
+    nodeFlags: opts.nodeFlags,
+  });
+  return { url: server.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => server.running(), stop: () => server.stop() };
+};
+
+/**
+ * The distributed shape on one machine: the stateless API process and a projector process sharing
+ * the SQLite event log, with the read models in Redis under their own namespace.
+ */
+export const startDistributed = async (opts: DeploymentOptions & { redisUrl: string; namespace: string }): Promise<Deployment> => {
+  const { token, env } = tokenEnv();
+  const shared = { ...commonEnv(opts, env), RAILYARD_REDIS_URL: opts.redisUrl, RAILYARD_REDIS_NAMESPACE: opts.namespace, RAILYARD_EVENTSTORE: 'sqlite' };
+  const children: Child[] = [];
+  const stop = async () => {
+    for (const child of children.reverse()) await child.stop();
+  };
+  try {
+    children.push(
+      await startChild({
+        script: 'apps/projector/src/main.ts',
+        env: shared,
+        logFile: path.join(opts.logDir, `${opts.label}-projector.log`),
+        ready: /"message":"projector started"/,
+        nodeFlags: opts.nodeFlags,
+      }),
+    );
+    const api = await startChild({
+      script: 'apps/api/src/main.ts',
+      env: shared,
+      logFile: path.join(opts.logDir, `${opts.label}-api.log`),
+      ready: /"message":"railyard api listening"/,
+      nodeFlags: opts.nodeFlags,
+    });
+    children.push(api);
+    return { url: api.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => children.every((c) => c.running()), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+};

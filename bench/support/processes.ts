@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+export interface ChildOptions {
+  /** Script path relative to the repository root, run with tsx as `npm start` does. */
+  script: string;
+  env: NodeJS.ProcessEnv;
+  /** stdout and stderr go here, not through this process: reading them would steal CPU from the load generator. */
+  logFile: string;
+  /** A log line matching this means the process is ready; a JSON line with `port` gives the port. */
+  ready: RegExp;
+  timeoutMs?: number;
+  /** Extra node flags, e.g. `--cpu-prof` (tsx passes them on to node). */
+  nodeFlags?: string[];
+}
+
+export interface Child {
+  proc: ChildProcess;
+  /** 0 when the ready line names no port (the projector listens on nothing). */
+  port: number;
+  url: string;
+  running(): boolean;
+  /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const exited = (proc: ChildProcess): Promise<void> =>
+  proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proc.once('exit', () => resolve()));
+
+const tail = (file: string, lines = 20): string => {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+};
+
+/** Starts one of Railyard's entry points (or the baseline) as a real OS process and waits until it says it is ready. */
+export const startChild = async (opts: ChildOptions): Promise<Child> => {
+  const fd = openSync(opts.logFile, 'a');
+  const proc = spawn(TSX, [...(opts.nodeFlags ?? []), path.join(ROOT, opts.script)], {
+    cwd: ROOT,
+    env: { ...process.env, JEST_WORKER_ID: '', ...opts.env },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const port = await new Promise<number>((resolve, reject) => {
+    const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+    const onExit = (code: number | null) => {
+      clearInterval(timer);
+      reject(new Error(`${opts.script} exited with ${code} before it was ready:\n${tail(opts.logFile)}`));
+    };
+    const timer = setInterval(() => {
+      const line = readFileSync(opts.logFile, 'utf8')
+        .split('\n')
+        .find((l) => opts.ready.test(l));
+      if (line === undefined) {
+        if (Date.now() < deadline) return;
+        clearInterval(timer);
+        proc.off('exit', onExit);
+        proc.kill('SIGKILL');
+        reject(new Error(`${opts.script} was not ready in time:\n${tail(opts.logFile)}`));
+        return;
+      }
+      clearInterval(timer);
+      proc.off('exit', onExit);
+      try {
+        resolve(Number((JSON.parse(line) as { port?: number }).port ?? 0));
+      } catch {
+        resolve(0);
+      }
+    }, 50);
+    proc.once('exit', onExit);
+  });
+  return {
+    proc,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    running: () => proc.exitCode === null && proc.signalCode === null,
+    stop: async (graceMs = 30_000) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const done = exited(proc);
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+};

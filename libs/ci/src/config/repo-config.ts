@@ -1,0 +1,28 @@
+import type { RepoRef } from '@railyard/domain';
+import { existingRepoDir, GitHostError, isObjectId } from '@railyard/githost';
+import { readFilesAtCommit, type FileAtCommit } from './files-at-commit';
+import { MAX_CONFIG_BYTES, parseRailyardConfig, parseTrunkConfig, RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE, type ConfigParse, type RailyardConfig } from './railyard-config';
+
+/** The configuration files of one commit: each absent (null), parsed, or broken (with why). */
+export interface RepoConfigAtCommit {
+  railyard: ConfigParse<RailyardConfig> | null;
+  trunk: ConfigParse<{ requiredStatuses?: string[] }> | null;
+}
+
+const parsedOrNull = <T>(file: FileAtCommit | undefined, parse: (text: string) => ConfigParse<T>): ConfigParse<T> | null => {
+  if (!file || file.kind === 'missing') return null;
+  if (file.kind === 'unreadable') return { ok: false, message: file.message };
+  return parse(file.text);
+};
+
+/** Reads `.railyard.yml` and `.trunk/trunk.yaml` at `sha`. Unknown repository or commit: GitHostError. */
+export const readRepoConfig = async (root: string, repo: RepoRef, sha: string): Promise<RepoConfigAtCommit> => {
+  if (!isObjectId(sha)) throw new GitHostError('INVALID_INPUT', `not a full commit id: ${JSON.stringify(sha)}`);
+  const gitDir = await existingRepoDir(root, repo);
+  const read = await readFilesAtCommit(gitDir, sha, [RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE], MAX_CONFIG_BYTES);
+  if (!read.commitExists) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${repo.host}/${repo.owner}/${repo.name}`);
+  return {
+    railyard: parsedOrNull(read.files.get(RAILYARD_CONFIG_FILE), (t) => parseRailyardConfig(t)),
+    trunk: parsedOrNull(read.files.get(TRUNK_CONFIG_FILE), (t) => parseTrunkConfig(t)),
+  };
+};

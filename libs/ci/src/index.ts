@@ -1,0 +1,11 @@
+export * from './config/railyard-config';
+export * from './config/repo-config';
+export * from './required-statuses';
+export * from './status-outcome';
+export * from './urls';
+export * from './settings';
+export * from './local-ci';
+export * from './runner/local-ci-runner';
+export * from './intake/schema';
+export * from './intake/commits';
+export { LocalCommitStatusStore, COMMIT_STATUS_STATES, type CommitStatus, type CommitStatusInput, type CommitStatusListener, type CommitStatusStore } from '@railyard/githost';

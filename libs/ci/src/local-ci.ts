@@ -1,0 +1,59 @@
+import type { CommitStatusState, RepoRef } from '@railyard/domain';
+import { LocalCommitStatusStore, type CommitStatusStore } from '@railyard/githost';
+import type { Logger } from '@railyard/observability';
+import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
+import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
+import type { CiSettings } from './settings';
+
+/** The CI side of one process: the status store, the local runner, and required-status resolution. */
+export interface LocalCi {
+  statusStore: CommitStatusStore;
+  runner: LocalCiRunner;
+  resolveRequiredStatuses(input: ResolveRequiredStatusesInput): Promise<RequiredStatusesResult>;
+  /** The runner's and the store's calls the engine makes, delegated, so it can take this object as its CI. */
+  trigger(input: TriggerInput): Promise<void>;
+  cancel(testRunId: string): Promise<void>;
+  isRunning(testRunId: string): boolean;
+  statuses(repo: RepoRef, sha: string): Promise<{ context: string; state: CommitStatusState; url?: string }[]>;
+  onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface CreateLocalCiOptions {
+  settings: CiSettings;
+  /** Used when settings.publicUrl is unset: typically the URL the API ended up listening on. */
+  publicUrl: () => string;
+  logger?: Logger;
+  uploadReports?: (input: UploadReportsInput) => Promise<void>;
+}
+
+/** Wires the pieces and clears checkouts a previous process left; close() stops running checks first. */
+export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi> => {
+  const { settings } = opts;
+  const statuses = new LocalCommitStatusStore({ root: settings.gitRoot });
+  const runner = new LocalCiRunner({
+    gitRoot: settings.gitRoot,
+    dataDir: settings.dataDir,
+    statuses,
+    publicUrl: () => settings.publicUrl ?? opts.publicUrl(),
+    concurrency: settings.concurrency,
+    killGraceMs: settings.killGraceMs,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.uploadReports ? { uploadReports: opts.uploadReports } : {}),
+  });
+  await runner.recover();
+  return {
+    statusStore: statuses,
+    runner,
+    resolveRequiredStatuses: (input) => resolveRequiredStatuses(settings.gitRoot, input),
+    trigger: (input) => runner.trigger(input),
+    cancel: (testRunId) => runner.cancel(testRunId),
+    isRunning: (testRunId) => runner.isRunning(testRunId),
+    statuses: async (repo, sha) => (await statuses.list(repo, sha)).map((s) => ({ context: s.context, state: s.state, ...(s.targetUrl ? { url: s.targetUrl } : {}) })),
+    onChange: (listener) => statuses.onChange(listener),
+    close: async () => {
+      await runner.close();
+      await statuses.close();
+    },
+  };
+};

@@ -1,0 +1,39 @@
+import type { RepoRef, RequiredStatusesSource } from '@railyard/domain';
+import type { RepoConfigAtCommit } from './config/repo-config';
+import { readRepoConfig } from './config/repo-config';
+
+export type RequiredStatusesResult =
+  | { statuses: string[]; source: RequiredStatusesSource }
+  | { error: 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'; message: string };
+
+export interface ResolveRequiredStatusesInput {
+  /** The queue's own list (getQueue's requiredStatuses); empty means "not set". */
+  queueList: readonly string[];
+  repo: RepoRef;
+  /** The commit under test: the files are read from it, as trunk.md §4.7 says. */
+  sha: string;
+}
+
+/**
+ * The order of trunk.md §4.7, without branch protection (the local host has none): the queue's list,
+ * else `.railyard.yml`, else `.trunk/trunk.yaml`. A file that is there but broken stops the search
+ * with a config error rather than silently falling through to a looser source.
+ */
+export const requiredStatusesFrom = (queueList: readonly string[], config: RepoConfigAtCommit): RequiredStatusesResult => {
+  if (queueList.length > 0) return { statuses: [...new Set(queueList)], source: 'merge_instance' };
+  for (const file of [config.railyard, config.trunk]) {
+    if (file === null) continue;
+    if (!file.ok) return { error: 'START_TEST_RUN_CONFIG_PARSING_FAILURE', message: file.message };
+    if (file.config.requiredStatuses) return { statuses: file.config.requiredStatuses, source: 'trunk_config' };
+  }
+  return {
+    error: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+    message: 'No required statuses: the queue sets none and neither .railyard.yml nor .trunk/trunk.yaml has merge.required_statuses',
+  };
+};
+
+/** requiredStatusesFrom with the files read at `sha` in the local host under `root`. */
+export const resolveRequiredStatuses = async (root: string, input: ResolveRequiredStatusesInput): Promise<RequiredStatusesResult> => {
+  if (input.queueList.length > 0) return requiredStatusesFrom(input.queueList, { railyard: null, trunk: null });
+  return requiredStatusesFrom(input.queueList, await readRepoConfig(root, input.repo, input.sha));
+};

@@ -1,0 +1,88 @@
+import type { CancelReason, Mergeability, RestartReason } from '../events';
+import type { CommitStatusState, FailReason, MergeReason, RequiredStatusesSource, TestRunFailed, TestRunStep } from '../events-engine';
+
+/**
+ * What the merge engine records. Each is decided against the queue's state like an API command; a
+ * command whose outcome is already recorded decides nothing, so the engine can re-issue it after a
+ * crash without doubling anything.
+ */
+export interface StartTestRun {
+  type: 'StartTestRun';
+  testRunId: string;
+  testBranch: string;
+  testBranchSha: string;
+  baseSha: string;
+  baseTree: string;
+  steps: TestRunStep[];
+  prNumbers: number[];
+  dependentPrs: number[];
+  requiredStatuses: string[];
+  requiredStatusesSource: RequiredStatusesSource;
+}
+export interface ReportTestStatus {
+  type: 'ReportTestStatus';
+  testRunId: string;
+  context: string;
+  state: CommitStatusState;
+  url?: string;
+}
+export type CompleteTestRun =
+  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'passed' }
+  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'failed'; failedContexts: string[]; reason?: TestRunFailed['data']['reason'] }
+  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'timed_out' };
+export interface CancelTestRun {
+  type: 'CancelTestRun';
+  testRunId: string;
+  reason: string;
+}
+/** Optimistic merge: a run further back that stacked this PR passed, which proves this PR too. */
+export interface PassBySuccessor {
+  type: 'PassBySuccessor';
+  prNumber: number;
+  testRunId: string;
+}
+export interface MarkMerged {
+  type: 'MarkMerged';
+  prNumber: number;
+  mergeSha: string;
+  testRunId?: string;
+  reason: MergeReason;
+}
+export interface FailPr {
+  type: 'FailPr';
+  prNumber: number;
+  reason: FailReason;
+  detail: string;
+  testRunId?: string;
+}
+export type HostCancelReason = Extract<CancelReason, 'PR_CLOSED' | 'PR_PUSHED_TO' | 'PR_BASE_BRANCH_CHANGED'>;
+export interface CancelForHostChange {
+  type: 'CancelForHostChange';
+  prNumber: number;
+  reason: HostCancelReason;
+}
+export interface RestartTests {
+  type: 'RestartTests';
+  prNumber: number;
+  reason: RestartReason;
+}
+/** The host's current answer for a waiting PR: admits it once it became mergeable (or retargeted to the queue's branch). */
+export interface RefreshReadiness {
+  type: 'RefreshReadiness';
+  prNumber: number;
+  headSha: string;
+  baseBranch: string;
+  mergeability: Mergeability;
+}
+
+export type EngineCommand =
+  | StartTestRun
+  | ReportTestStatus
+  | CompleteTestRun
+  | CancelTestRun
+  | PassBySuccessor
+  | MarkMerged
+  | FailPr
+  | CancelForHostChange
+  | RestartTests
+  | RefreshReadiness;

@@ -1,0 +1,32 @@
+import type { Mergeability } from '../events';
+import type { CommitStatusState } from '../events-engine';
+
+/** What the engine read from the host and CI just before planning. The planner itself reads nothing. */
+export interface HostFacts {
+  /** The target branch now; null when it does not exist. */
+  target: { sha: string; tree: string } | null;
+  /** The host's view of the queue's active PRs; a PR missing here is left alone this round. */
+  pulls: ReadonlyMap<number, PullFacts>;
+  /** Commit statuses per test branch sha, for runs in flight. */
+  statuses: ReadonlyMap<string, readonly ReportedStatus[]>;
+  /** Test branches that exist on the host, with the run id their name carries. */
+  testBranches: readonly { branch: string; testRunId: string }[];
+  /** Only for the PR a direct merge could take: whether it is up to date with the target, and its tree. */
+  directMerge?: { prNumber: number; upToDate: boolean; headSha: string; headTree: string };
+}
+
+export interface PullFacts {
+  headSha: string;
+  baseBranch: string;
+  state: 'open' | 'closed' | 'merged';
+  /** Asked only for PRs waiting on readiness: computing it is a merge per PR. */
+  mergeability?: Mergeability;
+}
+
+export interface ReportedStatus {
+  context: string;
+  state: CommitStatusState;
+  url?: string;
+}
+
+export const emptyFacts = (): HostFacts => ({ target: null, pulls: new Map(), statuses: new Map(), testBranches: [] });

@@ -1,0 +1,42 @@
+import type { Entry, QueueState, TestRun } from '../state';
+
+/** The PRs a run stacked, in merge order: the dependents ahead, then the tested ones. */
+export const stackOf = (run: TestRun): number[] => [...run.dependentPrs, ...run.prNumbers];
+
+/** Tree and commit the stack stood at before PR `index` was added; undefined when the run did not record them. */
+export const beforeStep = (run: TestRun, index: number): { sha: string; tree: string } | undefined => {
+  if (index === 0) return run.baseTree === undefined ? undefined : { sha: run.baseSha, tree: run.baseTree };
+  const step = run.steps[index - 1];
+  return step && { sha: step.sha, tree: step.tree };
+};
+
+export const afterStep = (run: TestRun, index: number): { sha: string; tree: string } | undefined => {
+  const step = run.steps[index];
+  return step && { sha: step.sha, tree: step.tree };
+};
+
+const IN_FLIGHT = new Set(['testing', 'tests_passed', 'pending_failure']);
+export const isInFlight = (e: Entry): boolean => IN_FLIGHT.has(e.state);
+
+/** The run deciding an entry in flight; a waiting entry has none, whatever run it last had. */
+export const currentRun = (s: QueueState, e: Entry): TestRun | undefined =>
+  isInFlight(e) && e.testRunId !== undefined ? s.runs.get(e.testRunId) : undefined;
+
+/** A run is still worth running while one of its tested PRs is testing on it. */
+export const isRunNeeded = (s: QueueState, run: TestRun): boolean =>
+  run.prNumbers.some((n) => {
+    const e = s.entries.get(n);
+    return e !== undefined && e.state === 'testing' && e.testRunId === run.testRunId;
+  });
+
+export type RequiredOutcome = { kind: 'passed' } | { kind: 'failed'; failedContexts: string[] } | { kind: 'waiting' };
+
+/** Failure wins as soon as one required status fails; success needs every required status green. */
+export const requiredOutcome = (run: TestRun): RequiredOutcome => {
+  const failed = run.requiredStatuses.filter((c) => {
+    const st = run.statuses[c]?.state;
+    return st === 'failure' || st === 'error';
+  });
+  if (failed.length > 0) return { kind: 'failed', failedContexts: failed };
+  return run.requiredStatuses.every((c) => run.statuses[c]?.state === 'success') ? { kind: 'passed' } : { kind: 'waiting' };
+};

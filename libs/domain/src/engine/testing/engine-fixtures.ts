@@ -1,0 +1,93 @@
+import type { CommitStatusState, PassReason, QueueEvent, TestRunStep } from '../../index';
+import { at } from '../../testing/fixtures';
+import type { HostFacts, PullFacts, ReportedStatus } from '../facts';
+
+/**
+ * Builders for engine histories. Trees are named after what they hold (`T` is main's tree, `T+1+2`
+ * main with PRs 1 and 2), so runs stacked on the same base agree on trees as real ones do.
+ */
+export const BASE_SHA = 'main-0';
+export const BASE_TREE = 'T';
+export const treeWith = (prs: number[], base = BASE_TREE): string => [base, ...prs].join('+');
+
+export const runStarted = (
+  testRunId: string,
+  prNumber: number,
+  dependentPrs: number[] = [],
+  o: { baseSha?: string; baseTree?: string; requiredStatuses?: string[]; when?: string } = {},
+): QueueEvent[] => {
+  const stack = [...dependentPrs, prNumber];
+  const baseTree = o.baseTree ?? BASE_TREE;
+  const steps: TestRunStep[] = stack.map((n, i) => ({ prNumber: n, sha: `${testRunId}-c${i}`, tree: treeWith(stack.slice(0, i + 1), baseTree) }));
+  const when = o.when ?? at(45);
+  return [
+    {
+      type: 'TestRunStarted',
+      data: {
+        testRunId,
+        testBranch: `railyard-merge/pr-${prNumber}/${testRunId}`,
+        testBranchSha: `${testRunId}-c${stack.length - 1}`,
+        baseSha: o.baseSha ?? BASE_SHA,
+        baseTree,
+        steps,
+        prNumbers: [prNumber],
+        dependentPrs,
+        requiredStatuses: o.requiredStatuses ?? ['tests'],
+        requiredStatusesSource: 'trunk_config',
+        bisection: false,
+        at: when,
+      },
+    },
+    { type: 'PrTestingStarted', data: { prNumber, testRunId, at: when } },
+  ];
+};
+
+export const statusReported = (testRunId: string, context: string, state: CommitStatusState, when = at(46)): QueueEvent => ({
+  type: 'TestRunStatusReported',
+  data: { testRunId, context, state, at: when },
+});
+
+export const runPassed = (testRunId: string, prNumber: number, when = at(47)): QueueEvent[] => [
+  statusReported(testRunId, 'tests', 'success', when),
+  { type: 'TestRunSucceeded', data: { testRunId, at: when } },
+  { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'TEST_RUN_PASSED', at: when } },
+];
+
+export const runFailed = (testRunId: string, prNumber: number, when = at(47)): QueueEvent[] => [
+  statusReported(testRunId, 'tests', 'failure', when),
+  { type: 'TestRunFailed', data: { testRunId, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', failedContexts: ['tests'], at: when } },
+  { type: 'PrPendingFailure', data: { prNumber, testRunId, failedContexts: ['tests'], at: when } },
+];
+
+export const passedBy = (prNumber: number, testRunId: string, reason: PassReason = 'SUCCESSOR_TEST_RUN_PASSED', when = at(48)): QueueEvent => ({
+  type: 'PrTestsPassed',
+  data: { prNumber, testRunId, reason, at: when },
+});
+
+export const merged = (prNumber: number, testRunId: string, when = at(49)): QueueEvent => ({
+  type: 'PrMerged',
+  data: { prNumber, mergeSha: `merge-${prNumber}`, testRunId, reason: 'MERGE_GRAPH_MERGE', at: when },
+});
+
+export const failed = (prNumber: number, testRunId?: string, when = at(49)): QueueEvent => ({
+  type: 'PrFailed',
+  data: { prNumber, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'tests failed', ...(testRunId ? { testRunId } : {}), at: when },
+});
+
+export const restarted = (prNumber: number, when = at(48)): QueueEvent => ({
+  type: 'TestsRestarted',
+  data: { prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: when },
+});
+
+/** Host facts: main at `tree` (default: the base), every PR as the history left it unless `pulls` says otherwise. */
+export const facts = (
+  o: { sha?: string; tree?: string; pulls?: [number, PullFacts][]; statuses?: [string, ReportedStatus[]][]; branches?: string[]; directMerge?: HostFacts['directMerge'] } = {},
+): HostFacts => ({
+  target: { sha: o.sha ?? BASE_SHA, tree: o.tree ?? BASE_TREE },
+  pulls: new Map(o.pulls ?? []),
+  statuses: new Map(o.statuses ?? []),
+  testBranches: (o.branches ?? []).map((id) => ({ branch: `railyard-merge/pr-1/${id}`, testRunId: id })),
+  ...(o.directMerge ? { directMerge: o.directMerge } : {}),
+});
+
+export const openPull = (headSha: string, o: Partial<PullFacts> = {}): PullFacts => ({ headSha, baseBranch: 'main', state: 'open', ...o });

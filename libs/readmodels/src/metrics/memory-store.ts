@@ -1,0 +1,52 @@
+import type { RepoRef } from '@railyard/domain';
+import type { RecordedEvent } from '@railyard/eventstore';
+import { CheckpointWaiters } from '../waiters';
+import { foldMetricsBatch, metricsQueuesOf } from './batch';
+import type { QueueMetricsDoc } from './model';
+import { sameRepo, type MetricsStore } from './port';
+
+/** Metrics documents in process memory: the embedded server (rebuilt from the events at start) and tests. */
+export class MemoryMetricsStore implements MetricsStore {
+  private docs = new Map<string, QueueMetricsDoc>();
+  private position: bigint | null = null;
+  private readonly waiters = new CheckpointWaiters();
+
+  // Folded on copies and swapped in within one turn of the event loop: readers never see half a batch.
+  async apply(events: RecordedEvent[]): Promise<void> {
+    const fresh = this.position === null ? events : events.filter((e) => e.position > (this.position as bigint));
+    const last = fresh[fresh.length - 1];
+    if (!last) return;
+    const loaded = new Map<string, QueueMetricsDoc | null>();
+    for (const id of metricsQueuesOf(fresh)) loaded.set(id, this.docs.get(id) ?? null);
+    for (const id of foldMetricsBatch(loaded, fresh)) {
+      const doc = loaded.get(id);
+      if (doc) this.docs.set(id, doc);
+      else this.docs.delete(id);
+    }
+    this.position = last.position;
+    this.waiters.reached(last.position);
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    return this.position;
+  }
+
+  async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.position !== null && this.position >= position) return true;
+    return this.waiters.wait(position, timeoutMs);
+  }
+
+  async queues(repo?: RepoRef): Promise<QueueMetricsDoc[]> {
+    const all = [...this.docs.values()];
+    return repo ? all.filter((d) => sameRepo(d.repo, repo)) : all;
+  }
+
+  async reset(): Promise<void> {
+    this.docs = new Map();
+    this.position = null;
+  }
+
+  async close(): Promise<void> {
+    this.waiters.cancelAll();
+  }
+}

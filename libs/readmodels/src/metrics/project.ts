@@ -1,0 +1,161 @@
+import { entryStateAfter, isTerminal, parseQueueId, type PrState, type QueueEvent } from '@railyard/domain';
+import type { RecordedEvent } from '@railyard/eventstore';
+import { asQueueEvent, targetOf, timeOf } from '../projection/target';
+import { CI_RUN_BUCKETS, METRICS_WINDOW_MS, type LiveEntry, type LogKind, type QueueMetricsDoc, type QueueType } from './model';
+
+// A failure older than this no longer turns a later merge into an "innocent ejection".
+const FAILURE_MEMORY_MS = 30 * 24 * 60 * 60 * 1000;
+// Runs are forgotten when they end; the cap only matters if an engine never ends some of them.
+const MAX_TRACKED_RUNS = 1000;
+const MAX_BISECTED_RUNS = 64;
+const RESTARTED_FROM: ReadonlySet<PrState> = new Set(['testing', 'tests_passed', 'pending_failure']);
+
+const eventTime = (event: RecordedEvent): number => {
+  const t = Date.parse(timeOf(event));
+  return Number.isNaN(t) ? Date.parse(event.recordedAt) : t;
+};
+
+export const emptyMetricsDoc = (queueId: string, position: string): QueueMetricsDoc => {
+  const { repo, branch } = parseQueueId(queueId);
+  return {
+    queueId,
+    repo,
+    branch,
+    entries: {},
+    runs: {},
+    log: [],
+    totals: {
+      testRuns: { main: 0, bisection: 0 },
+      ciRunsPerMerged: { cumulative: CI_RUN_BUCKETS.map(() => 0), sum: 0, count: 0 },
+      innocentEjections: 0,
+      bisections: 0,
+    },
+    failed: {},
+    bisectedRuns: [],
+    position,
+  };
+};
+
+const record = (doc: QueueMetricsDoc, at: number, kind: LogKind, label: string, seconds = 0): void => {
+  doc.log.push([at, kind, label, seconds]);
+};
+
+const prune = (doc: QueueMetricsDoc, newest: number): void => {
+  const horizon = newest - METRICS_WINDOW_MS;
+  let drop = 0;
+  while (drop < doc.log.length && (doc.log[drop]?.[0] ?? Infinity) < horizon) drop += 1;
+  if (drop > 0) doc.log.splice(0, drop);
+};
+
+const secondsBetween = (from: number, to: number): number => Math.max(0, (to - from) / 1000);
+
+/** Moves an entry to `next`, logging the durations and counts that transition ends or makes. */
+const move = (doc: QueueMetricsDoc, key: string, entry: LiveEntry, next: PrState, at: number, event: QueueEvent, startingType: QueueType): void => {
+  if (next === entry.state) return;
+  record(doc, at, 's', entry.state, secondsBetween(entry.since, at));
+  if (entry.state === 'pending' && next === 'testing') record(doc, at, 'w', startingType, secondsBetween(entry.since, at));
+  if (entry.state === 'testing') record(doc, at, 't', entry.queueType, secondsBetween(entry.since, at));
+  if (next === 'pending' && event.type === 'TestsRestarted' && RESTARTED_FROM.has(entry.state)) record(doc, at, 'r', entry.queueType);
+  if (isTerminal(next)) {
+    record(doc, at, 'c', next);
+    if (entry.admittedAt !== undefined) record(doc, at, 'q', next, secondsBetween(entry.admittedAt, at));
+    delete doc.entries[key];
+    return;
+  }
+  const admittedAt = entry.admittedAt ?? (next === 'pending' ? at : undefined);
+  doc.entries[key] = { ...entry, state: next as LiveEntry['state'], since: at, ...(admittedAt === undefined ? {} : { admittedAt }) };
+};
+
+const observeCiRuns = (doc: QueueMetricsDoc, runs: number): void => {
+  const h = doc.totals.ciRunsPerMerged;
+  CI_RUN_BUCKETS.forEach((bound, i) => {
+    if (runs <= bound) h.cumulative[i] = (h.cumulative[i] ?? 0) + 1;
+  });
+  h.sum += runs;
+  h.count += 1;
+};
+
+const rememberFailure = (doc: QueueMetricsDoc, key: string, entry: LiveEntry, at: number): void => {
+  for (const [pr, f] of Object.entries(doc.failed)) if (f.at < at - FAILURE_MEMORY_MS) delete doc.failed[pr];
+  const previous = doc.failed[key];
+  const failures = previous && previous.headSha === entry.headSha ? previous.failures + 1 : 1;
+  doc.failed[key] = { headSha: entry.headSha, failures, at };
+};
+
+const countInnocentEjections = (doc: QueueMetricsDoc, key: string, entry: LiveEntry): void => {
+  const previous = doc.failed[key];
+  if (previous && previous.headSha === entry.headSha) doc.totals.innocentEjections += previous.failures;
+  delete doc.failed[key];
+};
+
+const countBisection = (doc: QueueMetricsDoc, testRunId: string | undefined): void => {
+  if (!testRunId || doc.bisectedRuns.includes(testRunId)) return;
+  doc.totals.bisections += 1;
+  doc.bisectedRuns.push(testRunId);
+  if (doc.bisectedRuns.length > MAX_BISECTED_RUNS) doc.bisectedRuns.shift();
+};
+
+const trackRun = (doc: QueueMetricsDoc, testRunId: string, type: QueueType): void => {
+  doc.runs[testRunId] = type;
+  doc.totals.testRuns[type] += 1;
+  const ids = Object.keys(doc.runs);
+  for (let i = 0; i < ids.length - MAX_TRACKED_RUNS; i++) delete doc.runs[ids[i] as string];
+};
+
+/**
+ * Folds one event into its queue's metrics document and returns it, or null once the queue is
+ * deleted. It MUTATES the document it is given (a busy queue's log is long and copying it per event
+ * would dominate): callers pass a copy they own, as foldMetricsBatch does. Events at or below the
+ * document's position are skipped.
+ */
+export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEvent): QueueMetricsDoc | null => {
+  const target = targetOf(event);
+  if (!target || (doc && event.position <= BigInt(doc.position))) return doc;
+  const position = event.position.toString();
+  const e = asQueueEvent(event);
+  if (e.type === 'QueueCreated') return emptyMetricsDoc(target.queueId, position);
+  if (!doc || e.type === 'QueueDeleted') return null;
+
+  const at = eventTime(event);
+  switch (e.type) {
+    case 'TestRunStarted':
+      trackRun(doc, e.data.testRunId, e.data.bisection ? 'bisection' : 'main');
+      break;
+    case 'TestRunSucceeded':
+    case 'TestRunFailed':
+    case 'TestRunTimedOut':
+    case 'TestRunCancelled':
+      delete doc.runs[e.data.testRunId];
+      break;
+    case 'PrSubmitted': {
+      const d = e.data;
+      const key = String(d.prNumber);
+      doc.entries[key] = { state: d.state, since: at, ...(d.state === 'pending' ? { admittedAt: at } : {}), queueType: 'main', runs: 0, headSha: d.headSha };
+      if (doc.failed[key] && doc.failed[key].headSha !== d.headSha) delete doc.failed[key];
+      break;
+    }
+    default:
+      break;
+  }
+
+  const moved = e.type === 'PrSubmitted' ? undefined : entryStateAfter(e);
+  const key = moved ? String(moved.prNumber) : '';
+  const entry = moved ? doc.entries[key] : undefined;
+  if (moved && entry) {
+    let startingType = entry.queueType;
+    if (e.type === 'PrTestingStarted') startingType = doc.runs[e.data.testRunId] ?? 'main';
+    if (e.type === 'TestsRestarted' && e.data.reason === 'BISECTION_REQUIRED') countBisection(doc, entry.testRunId);
+    if (e.type === 'PrMerged') {
+      observeCiRuns(doc, entry.runs);
+      countInnocentEjections(doc, key, entry);
+    }
+    if (e.type === 'PrFailed') rememberFailure(doc, key, entry, at);
+    move(doc, key, entry, moved.state, at, e, startingType);
+    const after = doc.entries[key];
+    if (e.type === 'PrTestingStarted' && after) doc.entries[key] = { ...after, testRunId: e.data.testRunId, queueType: startingType, runs: after.runs + 1 };
+  }
+
+  prune(doc, at);
+  doc.position = position;
+  return doc;
+};

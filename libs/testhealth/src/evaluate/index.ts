@@ -1,0 +1,1 @@
+export { evaluateTest, lookbackMs, passCannotChange, type CurrentHealth, type EvaluationInput } from './evaluate';

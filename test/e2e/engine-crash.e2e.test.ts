@@ -1,0 +1,86 @@
+import {
+  NO_FAIL_CHECK,
+  TOKENS,
+  checkMergeInvariants,
+  client,
+  configureCi,
+  filesOnMain,
+  mainLog,
+  makeWorld,
+  openPrWithFile,
+  queueEvents,
+  sleep,
+  startEmbedded,
+  type RunningProcess,
+  type World,
+} from './support/engine-world';
+
+jest.setTimeout(600_000);
+
+const PRS = Array.from({ length: 32 }, (_, i) => i + 1);
+const CULPRITS = new Set([7, 19, 26]);
+const TERMINAL = new Set(['PrMerged', 'PrFailed', 'PrCancelled']);
+
+let world: World;
+let server: RunningProcess | undefined;
+
+beforeAll(async () => {
+  world = await makeWorld();
+  await configureCi(world, { tests: `sleep 0.2; ${NO_FAIL_CHECK}` });
+  for (const n of PRS) await openPrWithFile(world, n, CULPRITS.has(n) ? 'FAIL\n' : `${n}\n`);
+});
+afterAll(async () => {
+  await server?.stop();
+  await world?.cleanup();
+});
+
+/** Each PR's last terminal event, read from the log itself: the API's read models are rebuilt per start. */
+const terminalStates = async (): Promise<Map<number, string>> => {
+  const out = new Map<number, string>();
+  for (const e of await queueEvents(world)) if (TERMINAL.has(e.type)) out.set(e.data.prNumber as number, e.type);
+  return out;
+};
+
+describe('crash safety of the merge engine', () => {
+  it('when the embedded server is killed with -9 at random moments until the queue empties, then no PR is lost or merged twice and every merge holds a tested tree', async () => {
+    server = await startEmbedded(world);
+    expect((await client(server.url, TOKENS.admin).createQueue({ concurrency: 4 })).status).toBe(200);
+    const ci = client(server.url, TOKENS.write);
+    for (const n of PRS) expect((await ci.submit(n)).status).toBe(200);
+
+    // A fixed seed keeps a failure reproducible: the kill moments are the same every run.
+    let seed = 20250601;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let kills = 0;
+    for (;;) {
+      const done = await terminalStates();
+      if (done.size === PRS.length) break;
+      if (kills >= 40) {
+        await sleep(60_000);
+        break;
+      }
+      server ??= await startEmbedded(world);
+      await sleep(200 + Math.floor(random() * 1300));
+      await server.kill9();
+      server = undefined;
+      kills++;
+    }
+    server ??= await startEmbedded(world);
+    await sleep(1500);
+
+    const events = await queueEvents(world);
+    const states = await terminalStates();
+    expect(kills).toBeGreaterThanOrEqual(3);
+    // No PR lost: every one reached an end, the culprits failed and only they did.
+    expect([...states.keys()].sort((a, b) => a - b)).toEqual(PRS);
+    for (const n of PRS) expect([n, states.get(n)]).toEqual([n, CULPRITS.has(n) ? 'PrFailed' : 'PrMerged']);
+    // None merged twice, in the log or in git.
+    const log = mainLog(world);
+    for (const n of PRS) expect(log.filter((s) => s === `PR ${n} (#${n})`)).toHaveLength(CULPRITS.has(n) ? 0 : 1);
+    // No untested tree merged.
+    checkMergeInvariants(events, world);
+    expect(filesOnMain(world).filter((f) => /^f\d+\.txt$/.test(f)).length).toBe(PRS.length - CULPRITS.size);
+    // Every engine event was written by the engine, and no test branch outlived its run.
+    expect(events.filter((e) => e.type === 'TestRunStarted').every((e) => e.actor === 'engine')).toBe(true);
+  });
+});
