@@ -167,7 +167,7 @@ const build20Ahead = async (repeats: number): Promise<object> => {
 const bigQueue = async (count: number, concurrency: number): Promise<object> => {
   const config = 'ci:\n  tests: "true"\nmerge:\n  required_statuses:\n    - tests\n';
   const b = await bed({ '.railyard.yml': config });
-  await b.api.execute(b.stream, { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency, state: 'paused' } as never, state: 'paused' }, meta);
+  await b.api.execute(b.stream, { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency }, state: 'paused' }, meta);
   const numbers = Array.from({ length: count }, (_, i) => i + 1);
   progress(`opening ${count} PRs`);
   await openAndSubmit(b, numbers);

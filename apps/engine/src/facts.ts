@@ -18,11 +18,17 @@ export class FactsReader {
     private readonly ci: CiPort,
   ) {}
 
+  /** The target branch's head and tree now, or null when it (or the repository) does not exist. */
+  async target(s: QueueState): Promise<HostFacts['target']> {
+    const gitDir = repoDirOf(this.gitRoot, s.repo);
+    const sha = gitDir === null ? null : await this.refs.read(gitDir, `refs/heads/${s.branch}`);
+    return gitDir === null || sha === null ? null : { sha, tree: await this.treeOf(gitDir, sha) };
+  }
+
   async read(s: QueueState, opts: { sweep: boolean }): Promise<HostFacts> {
     const gitDir = repoDirOf(this.gitRoot, s.repo);
     if (gitDir === null) return { target: null, pulls: new Map(), statuses: new Map(), testBranches: [] };
-    const targetSha = await this.refs.read(gitDir, `refs/heads/${s.branch}`);
-    const target = targetSha === null ? null : { sha: targetSha, tree: await this.treeOf(gitDir, targetSha) };
+    const target = await this.target(s);
 
     const pulls = new Map<number, PullFacts>();
     const active = [...s.entries.values()].filter((e) => e.state !== 'merged' && e.state !== 'failed' && e.state !== 'cancelled');

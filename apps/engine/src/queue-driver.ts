@@ -217,8 +217,7 @@ export class QueueDriver {
    * tested tree.
    */
   private async merge(s: QueueState, a: Extract<Action, { kind: 'merge' }>): Promise<Outcome> {
-    const facts = await this.deps.facts.read(s, { sweep: false });
-    const target = facts.target;
+    const target = await this.deps.facts.target(s);
     if (!target || target.tree !== a.before.tree) return 'replan';
     const newSha = target.sha === a.before.sha ? a.after.sha : await copyCommitsOnto(this.gitDir(s), a.before.sha, a.after.sha, target.sha);
     if (!(await this.moveTarget(s, newSha, target.sha))) return 'replan';

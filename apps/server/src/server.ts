@@ -15,7 +15,7 @@ export interface RunningServer {
 }
 
 /**
- * The embedded shape: api + projector (+ engine, later) in one process, SQLite events, in-memory read
+ * The embedded shape: api + projector + merge engine in one process, SQLite events, in-memory read
  * models rebuilt from the events before the port opens. Listens on port 0 when asked, for tests.
  */
 export const startServer = async (

@@ -12,3 +12,5 @@ export { redisKeys, encodePosition, type RedisKeys } from './redis/keys';
 export * as readModelTesting from './testing';
 export * from './metrics';
 export * from './testhealth';
+export { foldTestRuns, testRunRefsOf, testRunKeyOf, type TestRunDocSet, type TestRunRefs, type TestRunChanges } from './testruns/project';
+export type { TestRunDoc, PrTargetsDoc } from './testruns/docs';

@@ -1,5 +1,8 @@
 import type { PrState, QueueRunState, QueueSettings, Readiness, RepoRef, PriorityName, QueueMode } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
+import type { TestRunView } from './testruns/docs';
+
+export type { TestRunView, TestRunPr, TestRunReportedStatus, TestRunOutcome, TestRunStatus } from './testruns/docs';
 
 /** The queue as getQueue shows it, without its PR list. */
 export interface QueueView {
@@ -52,6 +55,8 @@ export interface ReadModelStore {
   /** Non-terminal PRs of the queue, in queue order (priority, then submission). */
   listActivePrs(queueId: string): Promise<PrView[]>;
   getPr(queueId: string, prNumber: number): Promise<PrView | null>;
+  /** A test run of the queue, ended or not, or null when the queue never had it. */
+  getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null>;
   /** Forgets every model and the checkpoint, ready for a rebuild from position 0. */
   reset(): Promise<void>;
   close(): Promise<void>;

@@ -72,6 +72,8 @@ export class LocalCi implements CiPort {
     if (gitDir === null) return;
     const job: Job = { children: new Set(), cancelled: false };
     this.jobs.set(req.testRunId, job);
+    // A restarted run can build the very same commit (same stack, same second): its statuses start afresh.
+    this.statusesByKey.delete(keyOf(req.repo, req.sha));
     let checks: Record<string, string>;
     try {
       checks = (await readRepoCiConfig(gitDir, req.sha)).checks;

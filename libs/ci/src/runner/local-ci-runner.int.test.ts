@@ -252,7 +252,9 @@ describe('LocalCiRunner', () => {
     const sha = await commitConfig(`ci:\n  orphan: "echo $$ >> ${pids}; sleep 300 & echo $! >> ${pids}; wait"\n`);
     const id = runId();
     const projectRoot = path.resolve(__dirname, '../../../..');
-    const child = spawn(path.join(projectRoot, 'node_modules/.bin/tsx'), [path.join(__dirname, 'testing/runner-process.ts')], {
+    // node itself with tsx as a loader: the tsx launcher would put a second process in between, and
+    // killing the launcher would leave the runner running.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'testing/runner-process.ts')], {
       cwd: projectRoot,
       env: { ...process.env, RAILYARD_TEST_RUNNER: JSON.stringify({ gitRoot, dataDir: root, trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 } }) },
       stdio: ['ignore', 'pipe', 'inherit'],

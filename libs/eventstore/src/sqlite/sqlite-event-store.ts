@@ -47,6 +47,18 @@ interface EventRow {
   recorded_at: string;
 }
 
+/** An append waiting for the next group commit. */
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  payloads: [string, string][];
+  resolve: (result: AppendResult) => void;
+  reject: (err: unknown) => void;
+}
+
+type AppendOutcome = { result: AppendResult; wrote: boolean } | { error: unknown };
+
 interface RefRow {
   stream_id: string;
   revision: bigint;
@@ -56,8 +68,10 @@ interface RefRow {
 const COLUMNS = 'global_position, stream_id, revision, event_id, type, data, metadata, recorded_at';
 
 /**
- * The embedded event store: one SQLite file in WAL mode. Several processes may share the file;
- * each append is one BEGIN IMMEDIATE transaction that checks the expected revision inside it.
+ * The embedded event store: one SQLite file in WAL mode. Several processes may share the file.
+ * Appends are group-committed: those made in one turn of the event loop share one BEGIN IMMEDIATE
+ * transaction (so one WAL sync under FULL), each inside its own savepoint that checks its expected
+ * revision, so one append's refusal never touches another's events.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -67,6 +81,8 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly statements;
   private readonly appendTx;
+  private readonly groupTx;
+  private pending: PendingAppend[] = [];
   private closed = false;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -89,6 +105,18 @@ export class SqliteEventStore implements EventStore {
       (streamId: string, events: NewEvent[], expected: ExpectedRevision, payloads: [string, string][]) =>
         this.appendInTransaction(streamId, events, expected, payloads),
     );
+    this.groupTx = this.db.transaction((batch: PendingAppend[]): AppendOutcome[] =>
+      batch.map((p) => {
+        try {
+          // Nested inside the group's transaction, better-sqlite3 runs this in a savepoint.
+          return this.appendTx(p.streamId, p.events, p.expected, p.payloads);
+        } catch (error) {
+          // SQLite may have rolled back the whole transaction (disk full, I/O error): nothing of the group stands.
+          if (!this.db.inTransaction) throw error;
+          return { error };
+        }
+      }),
+    );
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -99,9 +127,33 @@ export class SqliteEventStore implements EventStore {
       toJsonText(e.data, `data of event ${e.eventId}`),
       toJsonText(e.metadata, `metadata of event ${e.eventId}`),
     ]);
-    const { result, wrote } = this.appendTx.immediate(streamId, events, expected, payloads);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, payloads, resolve, reject });
+      // setImmediate runs after the poll phase, so every append the I/O callbacks of this turn make joins the group.
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits every pending append in one transaction, then answers each with its own result or refusal. */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let outcomes: AppendOutcome[];
+    try {
+      outcomes = this.groupTx.immediate(batch);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    let wrote = false;
+    outcomes.forEach((outcome, i) => {
+      const p = batch[i] as PendingAppend;
+      if ('error' in outcome) return p.reject(outcome.error);
+      wrote ||= outcome.wrote;
+      p.resolve(outcome.result);
+    });
     if (wrote) this.signal.notify();
-    return result;
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -137,6 +189,8 @@ export class SqliteEventStore implements EventStore {
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.subscriptions.clear();
     this.closed = true;
+    // Appends accepted before close are committed, not dropped.
+    this.flush();
     this.db.close();
   }
 

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { GitHostError } from '../errors';
 import { isValidBranchName } from './names';
@@ -38,7 +38,8 @@ export const readPullFile = async (gitDir: string, number: number): Promise<Pull
   const file = pullFileOf(gitDir, number);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    // Synchronous on purpose, as for loose refs (refs.ts): a small file on every submission's path.
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     if (isMissing(err)) return null;
     throw err;

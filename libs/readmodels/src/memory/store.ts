@@ -3,6 +3,8 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
+import { MemoryTestRuns } from '../testruns/memory';
+import type { TestRunView } from '../testruns/docs';
 import { CheckpointWaiters } from '../waiters';
 
 /** Read models in process memory: the embedded mode (rebuilt from the event store at start) and unit tests. */
@@ -13,6 +15,7 @@ export class MemoryReadModelStore implements ReadModelStore {
   private active = new Map<string, Set<string>>();
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
+  private readonly testRuns = new MemoryTestRuns();
 
   // No await inside: a batch is folded and published in one turn of the event loop, which is what
   // makes it atomic for readers in the same process.
@@ -24,6 +27,8 @@ export class MemoryReadModelStore implements ReadModelStore {
     for (const id of targets.queueIds) docs.queues.set(id, this.queues.get(id) ?? null);
     for (const key of targets.prs.keys()) docs.prs.set(key, this.prs.get(key) ?? null);
     const changes = foldBatch(docs, fresh);
+    // Before the PR documents below are replaced: runs record their PRs as they were.
+    this.testRuns.apply(fresh, (key) => this.prs.get(key));
 
     for (const id of changes.queueIds) {
       const doc = docs.queues.get(id);
@@ -73,7 +78,12 @@ export class MemoryReadModelStore implements ReadModelStore {
     return isCurrent(this.queues.get(queueId) ?? null, doc) ? structuredClone(doc.view) : null;
   }
 
+  async getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null> {
+    return this.testRuns.get(queueId, testRunId);
+  }
+
   async reset(): Promise<void> {
+    this.testRuns.reset();
     this.queues = new Map();
     this.prs = new Map();
     this.active = new Map();

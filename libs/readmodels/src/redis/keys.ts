@@ -13,6 +13,10 @@ export interface RedisKeys {
   active(queueId: string): string;
   /** STRING: JSON PrDoc. */
   pr(queueId: string, prNumber: number): string;
+  /** STRING: JSON TestRunDoc. */
+  testRun(queueId: string, testRunId: string): string;
+  /** STRING: JSON PrTargetsDoc, the PR's impacted-target uploads that runs record when they start. */
+  testRunTargets(queueId: string, prNumber: number): string;
   /** STRING: owner id of whoever holds the named lease, with a TTL. */
   lease(name: string): string;
   /** SCAN patterns covering every model key (not the checkpoint, not the leases). */
@@ -30,8 +34,10 @@ export const redisKeys = (namespace: string): RedisKeys => {
     queue: (queueId) => `${base}q:${queueId}`,
     active: (queueId) => `${base}q:${queueId}:active`,
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
+    testRun: (queueId, testRunId) => `${base}tr:${queueId}:${testRunId}`,
+    testRunTargets: (queueId, prNumber) => `${base}tt:${queueId}:${prNumber}`,
     lease: (name) => `${base}lease:${name}`,
-    modelPatterns: [`${base}q:*`, `${base}pr:*`],
+    modelPatterns: [`${base}q:*`, `${base}pr:*`, `${base}tr:*`, `${base}tt:*`],
   };
 };
 

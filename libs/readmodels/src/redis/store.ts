@@ -4,6 +4,9 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
+import type { TestRunView } from '../testruns/docs';
+import { foldTestRuns, testRunRefsOf } from '../testruns/project';
+import { appendTestRunWrites, testRunReads } from '../testruns/redis';
 import { batchWrite } from './batch-write';
 import { encodePosition, redisKeys, type RedisKeys } from './keys';
 import { APPLY_BATCH, DELETE_IF_EQUALS } from './scripts';
@@ -55,7 +58,10 @@ export class RedisReadModelStore implements ReadModelStore {
     const targets = targetsOfBatch(events);
     const queueIds = [...targets.queueIds];
     const prRefs = [...targets.prs.values()];
+    const runReads = testRunReads(this.keys, testRunRefsOf(events));
     const readKeys = [this.keys.checkpoint, ...queueIds.map((id) => this.keys.queue(id)), ...prRefs.map((p) => this.keys.pr(p.queueId, p.prNumber))];
+    const runValuesAt = readKeys.length;
+    readKeys.push(...runReads.keys);
 
     for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
       const values = await this.redis.mget(...readKeys);
@@ -72,8 +78,10 @@ export class RedisReadModelStore implements ReadModelStore {
       const docs: DocSet = { queues: new Map(), prs: new Map() };
       queueIds.forEach((id, i) => docs.queues.set(id, parse<QueueDoc>(values[1 + i])));
       prRefs.forEach((p, i) => docs.prs.set(prKeyOf(p.queueId, p.prNumber), parse<PrDoc>(values[1 + queueIds.length + i])));
+      const runDocs = runReads.load(values.slice(runValuesAt));
       const changes = foldBatch(docs, fresh);
       const call = batchWrite(this.keys, docs, changes, stored ?? '', encodePosition(last.position));
+      appendTestRunWrites(call, this.keys, runDocs, foldTestRuns(runDocs, fresh));
       if ((await APPLY_BATCH.run(this.redis, call.keys, call.args)) === 1) return;
     }
     throw new Error(`read models ${this.keys.namespace}: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`);
@@ -115,6 +123,10 @@ export class RedisReadModelStore implements ReadModelStore {
     const [queueJson, prJson] = await this.redis.mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber));
     const pr = parse<PrDoc>(prJson);
     return isCurrent(parse<QueueDoc>(queueJson), pr) ? pr.view : null;
+  }
+
+  async getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null> {
+    return parse<{ view: TestRunView }>(await this.redis.get(this.keys.testRun(queueId, testRunId)))?.view ?? null;
   }
 
   reset(): Promise<void> {

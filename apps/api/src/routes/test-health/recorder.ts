@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from '@railyard/eventstore';
 import { isValidBranchName } from '@railyard/githost';
-import type { Logger } from '@railyard/observability';
+import { errorFields, type Logger } from '@railyard/observability';
 import { repoIdOf, type ParseWarning, type RepoRef, type SuiteFailure, type TestResultsUploaded } from '@railyard/testhealth';
 import { ApiError } from '../../http/errors';
 import type { TestEvaluator } from './evaluator';
@@ -134,7 +134,13 @@ export class UploadRecorder {
       },
     };
     await deps.writer.append(input.repo, [event], meta);
-    const evaluation = await deps.evaluator.afterUpload(input.repo, upload, meta);
+    let evaluation = { evaluated: 0, changed: 0 };
+    try {
+      evaluation = await deps.evaluator.afterUpload(input.repo, upload, meta);
+    } catch (err) {
+      // The upload is recorded; its failing tests are on the sweep's watch list, so the verdict only comes later.
+      deps.logger.error('re-classification after an upload failed; the sweep will retry', { repo: repoIdOf(input.repo), uploadId, ...errorFields(err) });
+    }
     deps.logger.info('test results recorded', {
       repo: repoIdOf(input.repo),
       uploadId,

@@ -102,7 +102,9 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
   }
 
   private store(models: RepoModels, before: TestDoc | null, after: TestDoc, pos: bigint): void {
-    models.tests.set(after.id, { doc: after, pos });
+    // Folds replace documents and never edit one, so readers get the stored object itself (no copy of
+    // 50,000 documents per upload); the freeze turns a caller's accidental write into an error.
+    models.tests.set(after.id, { doc: Object.freeze(after), pos });
     for (const op of indexOpsOf(before, after)) {
       if (op.op === 'add') models.indexes[op.index].add(op.member);
       else models.indexes[op.index].remove(op.member);
@@ -124,16 +126,12 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
   }
 
   async getTest(repoId: string, testId: string): Promise<TestDoc | null> {
-    const stored = this.repos.get(repoId)?.tests.get(testId);
-    return stored ? structuredClone(stored.doc) : null;
+    return this.repos.get(repoId)?.tests.get(testId)?.doc ?? null;
   }
 
   async getTests(repoId: string, testIds: readonly string[]): Promise<(TestDoc | null)[]> {
     const tests = this.repos.get(repoId)?.tests;
-    return testIds.map((id) => {
-      const stored = tests?.get(id);
-      return stored ? structuredClone(stored.doc) : null;
-    });
+    return testIds.map((id) => tests?.get(id)?.doc ?? null);
   }
 
   async getHistories(repoId: string, testIds: readonly string[]): Promise<TestHistory[]> {
@@ -153,8 +151,7 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
     const rows = members
       .slice(start, size)
       .map((m) => repo.tests.get(idOfMember(m))?.doc)
-      .filter((d): d is TestDoc => d !== undefined)
-      .map((d) => structuredClone(d));
+      .filter((d): d is TestDoc => d !== undefined);
     return { rows, totalRows: members.size, start };
   }
 

@@ -1,0 +1,4 @@
+import { MemoryReadModelStore } from '../memory/store';
+import { testRunContract } from './contract';
+
+testRunContract('memory', () => new MemoryReadModelStore());
