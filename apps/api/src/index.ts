@@ -9,3 +9,5 @@ export * from './routes/history';
 export * from './routes/metrics';
 export * from './routes/test-health';
 export * from './auth/rate-limit';
+export { ciRouters, withCiPages } from './ci/routes';
+export type { CiHttpDeps } from './ci/deps';

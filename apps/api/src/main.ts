@@ -2,7 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
+import { ciSettingsFromEnv, CommitChecker } from '@railyard/ci';
+import { LocalCommitStatusStore } from '@railyard/githost';
 import { buildApp } from './app';
+import { ciRouters, withCiPages } from './ci/routes';
 import { rateLimit } from './auth/rate-limit';
 import { QueueCommands } from './queue-commands';
 import { historyRoutes } from './routes/history';
@@ -42,14 +45,19 @@ const main = async (): Promise<void> => {
     serverUrl: () => selfUrl,
   });
   const extraRouters = [metricsRoutes(deps, { metrics, eventStore, projections: { readmodels: readModels, metrics } }), historyRoutes(deps, { eventStore }), testHealth.router];
-  const app = buildApp(deps, extraRouters);
+  // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
+  const ciSettings = ciSettingsFromEnv();
+  const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
+  const ciHttp = { statuses, commits: new CommitChecker(config.gitRoot), dataDir: config.dataDir, ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}) };
+  extraRouters.push(...ciRouters(deps, ciHttp));
+  const app = withCiPages(buildApp(deps, extraRouters), deps, ciHttp);
   const server = app.listen(config.port, config.host, () => {
     selfUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
     logger.info('railyard api listening', { port: (server.address() as AddressInfo).port, eventStore: config.eventStore.kind });
   });
   const stop = () => {
     server.close(() => {
-      Promise.all([testHealth.close(), eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]).finally(() => process.exit(0));
+      Promise.all([statuses.close(), testHealth.close(), eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]).finally(() => process.exit(0));
     });
     server.closeAllConnections();
   };

@@ -4,12 +4,14 @@ import { historyCommand } from './commands/history';
 import { replayCommand } from './commands/replay';
 import { testsCommand } from './commands/tests';
 import { quarantineCommand } from './commands/quarantine';
+import { statusCommand } from './commands/status';
 
 type Command = (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   pr: prCommand,
   projections: projectionsCommand,
+  status: statusCommand,
   history: historyCommand,
   replay: replayCommand,
   tests: testsCommand,
@@ -19,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
 const USAGE = `usage: railyard <command> …   (npm run railyard -- <command> …)
   pr open|update|close|show …   pull requests on the local git host
   projections rebuild           rebuild the Redis read models from the event store
+  status set|list …             commit statuses, as an outside CI reports them
   history --repo … --branch …   a queue's audit trail (also after it was deleted)
   replay --repo … --branch … --at ISO   the queue as it was at that instant, rebuilt from its events
   tests upload|list|check …     JUnit results in, unhealthy tests out, the CI quarantine check (through the API)

@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { buildApp, historyRoutes, metricsRoutes, QueueCommands, rateLimit } from '@railyard/api';
 import { createTestHealth, openTestHealthStore, testHealthConfigFromEnv } from '@railyard/api';
+import { ciRouters, withCiPages } from '@railyard/api';
+import { ciSettingsFromEnv, CommitChecker, createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
@@ -53,7 +55,10 @@ export const startServer = async (
     serverUrl: () => selfUrl,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const engine = startEmbeddedEngine({ eventStore, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ...(options.clock ? { now: options.clock.now } : {}) });
+  // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
+  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => selfUrl, logger, uploadReports: testHealth.uploadReports });
+  const engine = startEmbeddedEngine({ eventStore, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
   const commands = new QueueCommands(eventStore, readModels, logger, {
     clock: options.clock ?? { now: () => new Date() },
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
@@ -64,7 +69,9 @@ export const startServer = async (
     historyRoutes(deps, { eventStore }),
     testHealth.router,
   ];
-  const app = buildApp(deps, extraRouters);
+  const ciHttp = { statuses: ci.statusStore, commits: new CommitChecker(config.gitRoot), dataDir: config.dataDir, ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}) };
+  extraRouters.push(...ciRouters(deps, ciHttp));
+  const app = withCiPages(buildApp(deps, extraRouters), deps, ciHttp);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
@@ -79,6 +86,7 @@ export const startServer = async (
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await engine?.stop();
+      await ci.close();
       await projector.stop();
       await metricsProjector.stop();
       await testHealth.close();

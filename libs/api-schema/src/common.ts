@@ -22,7 +22,7 @@ export const targetBranchSchema = z
   .string({ error: 'targetBranch must be a string' })
   .min(1, 'targetBranch must not be empty')
   .max(255)
-  .refine((b) => !/[\x00-\x1f]/.test(b), 'targetBranch must not hold control characters')
+  .refine((b) => ![...b].some((c) => c.charCodeAt(0) < 0x20), 'targetBranch must not hold control characters')
   .refine(wellFormed, 'targetBranch must be valid Unicode text');
 
 /** The official impacted-targets uploader sends the number as a JSON string, so digits in a string are accepted. */

@@ -14,3 +14,5 @@ export * from './metrics';
 export * from './testhealth';
 export { foldTestRuns, testRunRefsOf, testRunKeyOf, type TestRunDocSet, type TestRunRefs, type TestRunChanges } from './testruns/project';
 export type { TestRunDoc, PrTargetsDoc } from './testruns/docs';
+/** Builders of engine events for test-run read-model tests. */
+export * as testRunTesting from './testruns/fixtures';

@@ -72,7 +72,7 @@ export class JUnitParsePool {
   }
 
   private spawn(): Slot {
-    // Small heap cap: a report is at most 20 MiB of XML, and a runaway one should kill the worker, not the server.
+    // A heap cap: a report is at most 20 MiB of XML, so a worker needing more is runaway and dies alone, not the server.
     const worker = new Worker(WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const slot: Slot = { worker, job: null };
     worker.unref();

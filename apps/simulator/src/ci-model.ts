@@ -1,0 +1,97 @@
+import type { ReportedStatus } from '@railyard/domain';
+import type { Prng } from './prng';
+import type { SimPr } from './pr-model';
+import type { Workload } from './workload';
+
+export const CHECK = 'tests';
+
+/** One run as the modelled CI sees it: what it built, what it will answer and when. */
+export interface CiRun {
+  testRunId: string;
+  testBranchSha: string;
+  /** Everything stacked on the base, in merge order: the dependents, then the tested PRs. */
+  stack: readonly number[];
+  tested: readonly number[];
+  bisection: boolean;
+  /** Length of the target's merge log when the branch was built: the run's base. */
+  baseVersion: number;
+  startedAt: number;
+  endsAt: number;
+  outcome: 'success' | 'failure';
+  /** Failed although every PR in it is good. */
+  flaked: boolean;
+  /** Passed although it holds a bad PR. */
+  missed: boolean;
+  /** CI has posted its result. */
+  reported: boolean;
+  /** The queue ended the run (result recorded or cancelled); CI stops charging for it. */
+  ended: boolean;
+  /** When CI stopped working on it: its end, or the cancellation before it. */
+  stoppedAt?: number;
+}
+
+/**
+ * The modelled CI: a run's duration and verdict are drawn when it is triggered. A run fails when its
+ * tree holds a bad PR (unless the test misses it), and a good run fails spuriously at the flake rate.
+ * Whether a PR already merged is bad does not matter: the model assumes a broken target is repaired
+ * out of band, and counts such merges instead.
+ */
+export class CiModel {
+  private readonly runs = new Map<string, CiRun>();
+  private readonly bySha = new Map<string, CiRun>();
+
+  constructor(
+    private readonly w: Workload,
+    private readonly prs: ReadonlyMap<number, SimPr>,
+    private readonly rng: Prng,
+  ) {}
+
+  duration(): number {
+    const { durationMinutes, distribution, sigma } = this.w.ci;
+    const minutes = distribution === 'fixed' ? durationMinutes : this.rng.lognormal(durationMinutes, sigma);
+    return minutes * 60_000;
+  }
+
+  trigger(r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'reported' | 'ended' | 'stoppedAt'>): CiRun {
+    const holdsBad = r.stack.some((n) => this.prs.get(n)?.bad === true);
+    const flakeDraw = this.rng.chance(this.w.flakeRate);
+    const missDraw = this.rng.chance(this.w.missRate);
+    const endsAt = r.startedAt + this.duration();
+    const missed = holdsBad && missDraw;
+    const flaked = !holdsBad && flakeDraw;
+    const run: CiRun = { ...r, endsAt, outcome: (holdsBad && !missed) || flaked ? 'failure' : 'success', flaked, missed, reported: false, ended: false };
+    this.runs.set(run.testRunId, run);
+    this.bySha.set(run.testBranchSha, run);
+    return run;
+  }
+
+  get(testRunId: string): CiRun | undefined {
+    return this.runs.get(testRunId);
+  }
+
+  /** CI posts the verdict; false when the queue had already ended the run. */
+  finish(testRunId: string): boolean {
+    const run = this.runs.get(testRunId);
+    if (!run || run.ended) return false;
+    run.reported = true;
+    return true;
+  }
+
+  /** The queue recorded the run's end (outcome or cancellation): CI time stops counting. */
+  end(testRunId: string, now: number): void {
+    const run = this.runs.get(testRunId);
+    if (!run || run.ended) return;
+    run.ended = true;
+    run.stoppedAt = Math.min(now, run.endsAt);
+  }
+
+  statuses(testBranchSha: string): ReportedStatus[] {
+    const run = this.bySha.get(testBranchSha);
+    if (!run || !run.reported) return [];
+    return [{ context: CHECK, state: run.outcome, url: `https://ci.sim/${run.testRunId}` }];
+  }
+
+  *all(): Iterable<CiRun> {
+    yield* this.runs.values();
+  }
+}

@@ -1,0 +1,90 @@
+import type { TestRunStep } from '@railyard/domain';
+import type { SimPr } from './pr-model';
+import { EMPTY_TREE, treeId, withPr, type TreeHash } from './tree-hash';
+
+export type BuildResult =
+  | { ok: true; sha: string; steps: TestRunStep[]; baseVersion: number }
+  | { ok: false; number: number; with: number | 'base' };
+
+/**
+ * The modelled git host: the target branch as the ordered log of PRs merged into it, and the test
+ * branches that exist. Building and merging take no simulated time: they are seconds against CI's
+ * minutes.
+ */
+export class GitModel {
+  private readonly log: number[] = [];
+  private readonly held = new Set<number>();
+  private hash: TreeHash = EMPTY_TREE;
+  private sha = 'main-0';
+  private shas = 0;
+  readonly testBranches = new Map<string, string>();
+
+  constructor(private readonly prs: ReadonlyMap<number, SimPr>) {}
+
+  target(): { sha: string; tree: string } {
+    return { sha: this.sha, tree: treeId(this.hash) };
+  }
+
+  /** PRs on the target branch, in merge order. */
+  get mergeLog(): readonly number[] {
+    return this.log;
+  }
+
+  holds(prNumber: number): boolean {
+    return this.held.has(prNumber);
+  }
+
+  /** Where a PR stops applying while `stack` is stacked on the target, in stack order. */
+  private conflictIn(stack: readonly number[]): { number: number; with: number | 'base' } | undefined {
+    const below = new Set<number>();
+    for (const n of stack) {
+      const partner = this.prs.get(n)?.conflictsWith;
+      if (partner === 'base') return { number: n, with: 'base' };
+      if (partner !== undefined && (this.held.has(partner) || below.has(partner))) return { number: n, with: partner };
+      below.add(n);
+    }
+    return undefined;
+  }
+
+  /**
+   * `railyard-merge/pr-<n>/<id>`: the target's head with `stack` applied one PR after the other. A
+   * PR already on the target would apply as nothing; stacking one is a planner error the caller reports.
+   */
+  buildTestBranch(testRunId: string, prNumber: number, stack: readonly number[]): BuildResult {
+    const conflict = this.conflictIn(stack);
+    if (conflict) return { ok: false, ...conflict };
+    let tree = this.hash;
+    const steps = stack.map((n, i): TestRunStep => {
+      tree = withPr(tree, n);
+      return { prNumber: n, sha: `${testRunId}-c${i}`, tree: treeId(tree) };
+    });
+    const sha = steps.at(-1)?.sha ?? this.sha;
+    this.testBranches.set(`railyard-merge/pr-${prNumber}/${testRunId}`, testRunId);
+    return { ok: true, sha, steps, baseVersion: this.log.length };
+  }
+
+  deleteBranch(branch: string): void {
+    this.testBranches.delete(branch);
+  }
+
+  /** A fresh commit id for a copy of a PR's commit onto the target. */
+  newSha(): string {
+    return `main-${++this.shas}`;
+  }
+
+  /** Moves the target by compare-and-swap to a commit that holds the target's tree plus the PR. */
+  merge(prNumber: number, newSha: string, expectedSha: string): boolean {
+    if (this.sha !== expectedSha) return false;
+    if (this.held.has(prNumber)) throw new Error(`PR #${prNumber} is already on the target branch`);
+    this.log.push(prNumber);
+    this.held.add(prNumber);
+    this.hash = withPr(this.hash, prNumber);
+    this.sha = newSha;
+    return true;
+  }
+
+  /** The tree a PR's head would have if merged on the target now (for a direct merge). */
+  treeWith(prNumber: number): string {
+    return treeId(withPr(this.hash, prNumber));
+  }
+}

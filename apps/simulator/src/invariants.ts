@@ -1,0 +1,152 @@
+import { entryStateAfter, isTerminal, type QueueEvent, type QueueMode, type QueueState } from '@railyard/domain';
+import type { CiRun } from './ci-model';
+import { overlaps, type SimPr } from './pr-model';
+
+export type InvariantCode =
+  | 'MERGED_UNTESTED'
+  | 'MERGE_NOT_ON_TARGET'
+  | 'TREE_NOT_TESTED'
+  | 'ORDER_BROKEN'
+  | 'BAD_PR_MERGED'
+  | 'INNOCENT_BLAMED'
+  | 'TERMINAL_STATE_CHANGED'
+  | 'TARGET_OUT_OF_SYNC'
+  | 'BUDGET_EXCEEDED'
+  | 'PR_LOST'
+  | 'RUN_LEFT_RUNNING'
+  | 'STACKED_MERGED_PR'
+  | 'LIVELOCK'
+  | 'STALLED';
+
+/** A broken invariant: the simulation stops at once and says where. */
+export class InvariantViolation extends Error {
+  override readonly name = 'InvariantViolation';
+  constructor(
+    readonly code: InvariantCode,
+    message: string,
+    readonly atMinute: number,
+  ) {
+    super(`${code} at minute ${atMinute.toFixed(1)}: ${message}`);
+  }
+}
+
+/** What the checker may read of the modelled world. */
+export interface WorldView {
+  /** Simulated time, ms. */
+  readonly now: number;
+  readonly mode: QueueMode;
+  readonly mergeLog: readonly number[];
+  holds(prNumber: number): boolean;
+  ciRun(testRunId: string): CiRun | undefined;
+  pr(prNumber: number): SimPr | undefined;
+}
+
+export interface CheckerOptions {
+  /** No test ever passes with a bad PR in it, so a bad PR must never merge. */
+  missesPossible: boolean;
+  /** No run ever fails spuriously, so blaming a good PR is always wrong. */
+  flakesPossible: boolean;
+  directMergeAllowed: boolean;
+}
+
+const TEST_BLAME = new Set(['TEST_RUN_REQUIRED_STATUS_FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION']);
+
+/**
+ * Watches every event the queue records, against the model's ground truth, and throws at the first
+ * broken rule. Called before each event is folded in, so `s` is the state the event was decided on.
+ */
+export class InvariantChecker {
+  constructor(private readonly o: CheckerOptions) {}
+
+  onEvent(s: QueueState, event: QueueEvent, w: WorldView): void {
+    const minute = w.now / 60_000;
+    const fail = (code: InvariantCode, message: string): never => {
+      throw new InvariantViolation(code, message, minute);
+    };
+    const moved = entryStateAfter(event);
+    if (moved && event.type !== 'PrSubmitted') {
+      const before = s.entries.get(moved.prNumber);
+      if (before && isTerminal(before.state) && before.state !== moved.state)
+        fail('TERMINAL_STATE_CHANGED', `PR #${moved.prNumber} was ${before.state} and ${event.type} moves it to ${moved.state}`);
+    }
+    if (event.type === 'PrMerged') this.onMerge(s, event.data, w, fail);
+    if (event.type === 'PrFailed' && TEST_BLAME.has(event.data.reason) && !this.o.flakesPossible && w.pr(event.data.prNumber)?.bad === false)
+      fail('INNOCENT_BLAMED', `PR #${event.data.prNumber} is good, no run flakes, yet it failed with ${event.data.reason}`);
+  }
+
+  private onMerge(s: QueueState, d: Extract<QueueEvent, { type: 'PrMerged' }>['data'], w: WorldView, fail: (c: InvariantCode, m: string) => never): void {
+    const n = d.prNumber;
+    if (!w.holds(n)) fail('MERGE_NOT_ON_TARGET', `PR #${n} is recorded merged but the target branch does not hold it`);
+    if (d.reason === 'MERGE_GRAPH_DIRECT_MERGE') {
+      if (!this.o.directMergeAllowed) fail('MERGED_UNTESTED', `PR #${n} merged directly although direct merge is off`);
+    } else {
+      this.checkBackingRun(n, d.testRunId, w, fail);
+    }
+    const pr = w.pr(n);
+    if (pr?.bad && !this.o.missesPossible) fail('BAD_PR_MERGED', `PR #${n} is bad and no test misses a bad PR, yet it merged`);
+    const me = s.entries.get(n);
+    if (!me || !pr) return;
+    for (const e of s.entries.values()) {
+      if (e.prNumber === n || isTerminal(e.state) || e.state === 'not_ready') continue;
+      if (e.priorityValue !== me.priorityValue || e.seq > me.seq) continue;
+      const other = w.pr(e.prNumber);
+      if (w.mode === 'single' || (other && overlaps(pr, other)))
+        fail('ORDER_BROKEN', `PR #${n} merged while PR #${e.prNumber}, ahead of it at the same priority${w.mode === 'parallel' ? ' and overlapping it' : ''}, is still ${e.state}`);
+    }
+  }
+
+  /**
+   * The merge must be backed by a run CI passed, which stacked the PR, and whose tree up to the PR is
+   * what the target now holds: exactly (single mode), or up to PRs that overlap none of the stack
+   * (parallel mode, where other lanes merge in between).
+   */
+  private checkBackingRun(n: number, testRunId: string | undefined, w: WorldView, fail: (c: InvariantCode, m: string) => never): void {
+    const run = testRunId === undefined ? undefined : w.ciRun(testRunId);
+    if (!run) return fail('MERGED_UNTESTED', `PR #${n} merged without a test run the CI knows (${testRunId ?? 'none named'})`);
+    if (!run.reported || run.outcome !== 'success')
+      fail('MERGED_UNTESTED', `PR #${n} merged on run ${run.testRunId}, which CI ${run.reported ? 'failed' : 'has not finished'}`);
+    const index = run.stack.indexOf(n);
+    if (index < 0) fail('MERGED_UNTESTED', `PR #${n} merged on run ${run.testRunId}, which did not contain it`);
+    const tested = run.stack.slice(0, index + 1);
+    const since = w.mergeLog.slice(run.baseVersion);
+    const sinceSet = new Set(since);
+    const missing = tested.filter((x) => !sinceSet.has(x));
+    if (missing.length > 0) fail('TREE_NOT_TESTED', `PR #${n} merged but PR(s) ${missing.join(', ')} it was tested on are not on the target`);
+    const testedSet = new Set(tested);
+    const extra = since.filter((x) => !testedSet.has(x));
+    if (extra.length === 0) return;
+    if (w.mode === 'single') fail('TREE_NOT_TESTED', `PR #${n} merged onto PR(s) ${extra.join(', ')} that run ${run.testRunId} never tested with it`);
+    const testedPrs = tested.map((x) => w.pr(x)).filter((p): p is SimPr => p !== undefined);
+    for (const x of extra) {
+      const px = w.pr(x);
+      const hit = px && testedPrs.find((t) => overlaps(t, px));
+      if (hit) fail('TREE_NOT_TESTED', `PR #${n} merged onto PR #${x}, which overlaps PR #${hit.number} of run ${run.testRunId} but was not tested with it`);
+    }
+  }
+
+  /** Once the engine has nothing left to do at an instant: log and host agree, and the run budgets hold. */
+  atQuiescence(s: QueueState, w: WorldView, merged: number): void {
+    const minute = w.now / 60_000;
+    if (merged !== w.mergeLog.length)
+      throw new InvariantViolation('TARGET_OUT_OF_SYNC', `${merged} PR(s) recorded merged, ${w.mergeLog.length} on the target branch`, minute);
+    let main = 0;
+    let bisection = 0;
+    for (const run of s.runs.values()) if (run.status === 'testing') run.bisection ? bisection++ : main++;
+    if (main > s.settings.concurrency) throw new InvariantViolation('BUDGET_EXCEEDED', `${main} runs in flight, concurrency is ${s.settings.concurrency}`, minute);
+    if (bisection > s.settings.bisectionConcurrency)
+      throw new InvariantViolation('BUDGET_EXCEEDED', `${bisection} bisection runs in flight, bisectionConcurrency is ${s.settings.bisectionConcurrency}`, minute);
+  }
+
+  /** At the end: every PR was submitted and ended, unless the run was cut at its time limit. */
+  atEnd(s: QueueState, w: WorldView, generated: number, stoppedAtLimit: boolean): void {
+    const minute = w.now / 60_000;
+    if (stoppedAtLimit) return;
+    for (let n = 1; n <= generated; n++) {
+      const e = s.entries.get(n);
+      if (!e) throw new InvariantViolation('PR_LOST', `PR #${n} arrived but was never submitted`, minute);
+      if (!isTerminal(e.state)) throw new InvariantViolation('PR_LOST', `PR #${n} is still ${e.state} although the simulation ran until nothing was left to do`, minute);
+    }
+    for (const run of s.runs.values())
+      if (run.status === 'testing') throw new InvariantViolation('RUN_LEFT_RUNNING', `run ${run.testRunId} is still testing with no PR left`, minute);
+  }
+}

@@ -1,0 +1,131 @@
+import type { QueueEvent } from '@railyard/domain';
+import type { CiModel } from './ci-model';
+import type { SimPr } from './pr-model';
+
+const percentile = (sorted: readonly number[], q: number): number | null => {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? null;
+};
+
+/**
+ * What the simulator measures, from the events the queue records. Throughput and cost are counted
+ * inside the measurement window only: after the warm-up, while arrivals still feed the backlog.
+ */
+export class Metrics {
+  merges = 0;
+  badMerges = 0;
+  badMergesOptimistic = 0;
+  directMerges = 0;
+  culpritEjections = 0;
+  innocentEjections = 0;
+  conflictEjections = 0;
+  timeouts = 0;
+  runsStarted = 0;
+  bisectionRuns = 0;
+  runsCancelled = 0;
+  /** Merge time and time in queue of each merge, for the window. */
+  private readonly mergeTimes: number[] = [];
+  private readonly queueMinutes: { at: number; minutes: number }[] = [];
+  private readonly runStarts: number[] = [];
+  private readonly optimistic = new Set<number>();
+  /** Time-weighted: how long the queue had a PR waiting to start. */
+  private lastSample: { at: number; waiting: number } | undefined;
+  private readonly waitingSpans: { from: number; to: number; waiting: number }[] = [];
+
+  constructor(private readonly prs: ReadonlyMap<number, SimPr>) {}
+
+  onEvent(event: QueueEvent, now: number): void {
+    switch (event.type) {
+      case 'TestRunStarted':
+        this.runsStarted++;
+        this.runStarts.push(now);
+        if (event.data.bisection) this.bisectionRuns++;
+        return;
+      case 'TestRunCancelled':
+        this.runsCancelled++;
+        return;
+      case 'PrTestsPassed':
+        if (event.data.reason === 'SUCCESSOR_TEST_RUN_PASSED') this.optimistic.add(event.data.prNumber);
+        return;
+      case 'PrMerged': {
+        const pr = this.prs.get(event.data.prNumber);
+        this.merges++;
+        this.mergeTimes.push(now);
+        if (event.data.reason === 'MERGE_GRAPH_DIRECT_MERGE') this.directMerges++;
+        if (pr?.bad) {
+          this.badMerges++;
+          if (this.optimistic.has(pr.number)) this.badMergesOptimistic++;
+        }
+        if (pr?.submittedAt !== undefined) this.queueMinutes.push({ at: now, minutes: (now - pr.submittedAt) / 60_000 });
+        return;
+      }
+      case 'PrFailed': {
+        const pr = this.prs.get(event.data.prNumber);
+        const reason = event.data.reason;
+        if (reason === 'START_TEST_RUN_MERGE_CONFLICT') this.conflictEjections++;
+        else if (reason === 'TEST_RUN_TIMEOUT') this.timeouts++;
+        else if (pr?.bad) this.culpritEjections++;
+        else this.innocentEjections++;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The number of PRs waiting to start, sampled whenever the engine has settled. */
+  sampleWaiting(now: number, waiting: number): void {
+    if (this.lastSample && now > this.lastSample.at) this.waitingSpans.push({ from: this.lastSample.at, to: now, waiting: this.lastSample.waiting });
+    this.lastSample = { at: now, waiting };
+  }
+
+  window(from: number, to: number, ci: CiModel): WindowMeasures {
+    const hours = Math.max(0, to - from) / 3_600_000;
+    const inWindow = (t: number): boolean => t >= from && t <= to;
+    const merges = this.mergeTimes.filter(inWindow).length;
+    const runs = this.runStarts.filter(inWindow).length;
+    let ciMinutes = 0;
+    for (const run of ci.all()) {
+      if (!inWindow(run.startedAt)) continue;
+      ciMinutes += ((run.stoppedAt ?? Math.min(to, run.endsAt)) - run.startedAt) / 60_000;
+    }
+    const minutes = this.queueMinutes
+      .filter((q) => inWindow(q.at))
+      .map((q) => q.minutes)
+      .sort((a, b) => a - b);
+    let busy = 0;
+    let waitingArea = 0;
+    for (const span of this.waitingSpans) {
+      const a = Math.max(span.from, from);
+      const b = Math.min(span.to, to);
+      if (b <= a) continue;
+      if (span.waiting > 0) busy += b - a;
+      waitingArea += span.waiting * (b - a);
+    }
+    const length = Math.max(1, to - from);
+    return {
+      hours,
+      merges,
+      mergesPerHour: hours > 0 ? merges / hours : 0,
+      ciRunsPerMerge: merges > 0 ? runs / merges : null,
+      ciMinutesPerMerge: merges > 0 ? ciMinutes / merges : null,
+      p50TimeInQueueMin: percentile(minutes, 0.5),
+      p95TimeInQueueMin: percentile(minutes, 0.95),
+      saturation: busy / length,
+      meanWaiting: waitingArea / length,
+    };
+  }
+}
+
+export interface WindowMeasures {
+  hours: number;
+  merges: number;
+  mergesPerHour: number;
+  ciRunsPerMerge: number | null;
+  ciMinutesPerMerge: number | null;
+  p50TimeInQueueMin: number | null;
+  p95TimeInQueueMin: number | null;
+  /** Share of the window with at least one PR waiting to start: 1 means throughput, not arrivals, was measured. */
+  saturation: number;
+  meanWaiting: number;
+}

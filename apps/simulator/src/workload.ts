@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { DEFAULT_SETTINGS, OPTIMIZATION_MODES, QUEUE_MODES } from '@railyard/domain';
+
+const probability = z.number().min(0).max(1);
+const positiveInt = z.number().int().min(1);
+
+/** The queue settings a workload may set; the domain validates the values as updateQueue would. */
+const queueSettings = z
+  .object({
+    mode: z.enum(QUEUE_MODES),
+    concurrency: positiveInt,
+    bisectionConcurrency: positiveInt,
+    testingTimeoutMinutes: positiveInt,
+    pendingFailureDepth: z.number().int().min(0),
+    canOptimisticallyMerge: z.boolean(),
+    batch: z.boolean(),
+    batchingMinSize: positiveInt,
+    batchingMaxWaitTimeMinutes: positiveInt,
+    optimizationMode: z.enum(OPTIMIZATION_MODES),
+  })
+  .partial()
+  .strict();
+
+export const workloadSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    seed: z.number().int().default(1),
+    /** PRs submitted in all; the run ends once every one of them is terminal. */
+    prs: positiveInt,
+    /** Poisson arrival rate. Set above the queue's capacity so the queue stays saturated. */
+    arrivalsPerHour: z.number().positive(),
+    /** Arrivals that find this many PRs waiting to start are held back until one starts (see docs/simulator.md). */
+    maxWaiting: positiveInt.optional(),
+    /** Merges before this minute are not measured: the pipeline is still filling. */
+    warmupMinutes: z.number().min(0).default(240),
+    ci: z
+      .object({
+        durationMinutes: z.number().positive(),
+        distribution: z.enum(['fixed', 'lognormal']).default('fixed'),
+        /** Lognormal shape: the standard deviation of log(duration); durationMinutes is the median. */
+        sigma: z.number().min(0).max(3).default(0.25),
+      })
+      .strict(),
+    /** p: the chance a PR is bad, so that every run containing it fails. */
+    failureRate: probability,
+    /** The chance a run fails although every PR in it is good. */
+    flakeRate: probability.default(0),
+    /** The chance a run containing a bad PR passes anyway (a test that misses the breakage). */
+    missRate: probability.default(0),
+    conflicts: z
+      .object({
+        /** The chance a PR no longer applies on the target branch at all. */
+        withBase: probability.default(0),
+        /** The chance a PR conflicts with one of the `window` PRs submitted just before it. */
+        withEarlier: probability.default(0),
+        window: positiveInt.default(8),
+      })
+      .strict()
+      .default({ withBase: 0, withEarlier: 0, window: 8 }),
+    /** Impacted targets (parallel mode): each PR touches one area, a cross-cutting one several or all. */
+    areas: z
+      .object({
+        count: positiveInt,
+        crossCutting: probability.default(0),
+        crossCuttingAreas: z.union([z.number().int().min(2), z.literal('all')]).default(2),
+        /** Targets named per area; more names make bigger uploads without changing the overlap. */
+        targetsPerArea: positiveInt.default(1),
+      })
+      .strict()
+      .optional(),
+    /** Share of PRs submitted at each non-default priority; the rest are medium. */
+    priorities: z
+      .object({ urgent: probability, high: probability, low: probability })
+      .partial()
+      .strict()
+      .default({}),
+    queue: queueSettings.default({}),
+    /** How often the simulated engine looks at the queue without an event (timeouts, batch waits). */
+    tickMinutes: z.number().positive().default(1),
+    /** Hard stop of simulated time; PRs still queued then are reported as unfinished. */
+    maxHours: z.number().positive().default(24 * 365),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    const shares = Object.values(w.priorities).reduce((a, b) => a + b, 0);
+    if (shares > 1) ctx.addIssue({ code: 'custom', path: ['priorities'], message: 'priority shares add up to more than 1' });
+    if (w.queue.mode === 'parallel' && !w.areas) ctx.addIssue({ code: 'custom', path: ['areas'], message: 'a parallel-mode workload needs areas' });
+    if (w.areas && typeof w.areas.crossCuttingAreas === 'number' && w.areas.crossCuttingAreas > w.areas.count)
+      ctx.addIssue({ code: 'custom', path: ['areas', 'crossCuttingAreas'], message: 'a cross-cutting PR cannot touch more areas than exist' });
+  });
+
+export type Workload = z.output<typeof workloadSchema>;
+export type WorkloadInput = z.input<typeof workloadSchema>;
+
+export class WorkloadError extends Error {
+  override readonly name = 'WorkloadError';
+}
+
+/** Parses a workload; the error names every bad field with its path. */
+export const parseWorkload = (raw: unknown, source = 'workload'): Workload => {
+  const result = workloadSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`);
+  throw new WorkloadError(`${source}: ${problems.join('; ')}`);
+};
+
+/** The default backlog kept waiting: enough to fill every slot twice, batches included. */
+export const defaultMaxWaiting = (w: Workload): number => {
+  const concurrency = w.queue.concurrency ?? DEFAULT_SETTINGS.concurrency;
+  const batch = (w.queue.batch ?? DEFAULT_SETTINGS.batch) ? (w.queue.batchingMinSize ?? DEFAULT_SETTINGS.batchingMinSize) : 1;
+  return Math.max(20, 2 * concurrency * batch);
+};

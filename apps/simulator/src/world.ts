@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import {
+  DomainError,
+  decide,
+  decideEngine,
+  evolve,
+  initialQueueState,
+  isTerminal,
+  type DecideContext,
+  type EngineCommand,
+  type HostFacts,
+  type PullFacts,
+  type QueueCommand,
+  type QueueEvent,
+  type QueueMode,
+  type QueueState,
+  type RepoRef,
+  type ReportedStatus,
+  type TargetsRef,
+} from '@railyard/domain';
+import { CiModel, CHECK, type CiRun } from './ci-model';
+import { GitModel } from './git-model';
+import { InvariantChecker, type WorldView } from './invariants';
+import { Metrics } from './metrics';
+import { targetNames, type SimPr } from './pr-model';
+import { Prng } from './prng';
+import type { Workload } from './workload';
+
+export const SIM_REPO: RepoRef = { host: 'sim.local', owner: 'railyard', name: 'simulated' };
+export const SIM_BRANCH = 'main';
+/** Simulated time 0. Any fixed instant works: the domain only ever sees ISO strings. */
+export const EPOCH_MS = Date.UTC(2025, 0, 6, 0, 0, 0);
+
+const ALL_DIGEST = createHash('sha256').update('ALL').digest('hex');
+
+/** A target list as the API stores it: sorted, de-duplicated, one name a line, addressed by SHA-256. */
+export const targetsRefOf = (targets: string[] | 'ALL'): TargetsRef => {
+  if (targets === 'ALL') return { digest: ALL_DIGEST, count: 0, all: true };
+  const unique = [...new Set(targets)].sort();
+  return { digest: createHash('sha256').update(unique.join('\n'), 'utf8').digest('hex'), count: unique.length, all: false };
+};
+
+/**
+ * The simulated world around one queue: its event-sourced state (the real `decide`, `decideEngine`
+ * and `evolve`), the modelled host and CI, the invariant checker and the measurements. Every event
+ * goes through `apply`, which shows it to the checker and the metrics before folding it in.
+ */
+export class World implements WorldView {
+  state: QueueState = initialQueueState();
+  now = 0;
+  readonly prs = new Map<number, SimPr>();
+  readonly git: GitModel;
+  readonly ci: CiModel;
+  readonly metrics: Metrics;
+  readonly checker: InvariantChecker;
+  /** Target lists by digest, as the blob store would hold them. */
+  readonly targetLists = new Map<string, string[] | 'ALL'>();
+  readonly active = new Set<number>();
+  mergedCount = 0;
+  lastEventAt = 0;
+  private ids = 0;
+
+  constructor(readonly workload: Workload) {
+    this.git = new GitModel(this.prs);
+    this.ci = new CiModel(workload, this.prs, new Prng(workload.seed, 'ci'));
+    this.metrics = new Metrics(this.prs);
+    this.checker = new InvariantChecker({
+      missesPossible: workload.missRate > 0,
+      flakesPossible: workload.flakeRate > 0,
+      directMergeAllowed: false,
+    });
+  }
+
+  get mode(): QueueMode {
+    return this.state.settings.mode;
+  }
+
+  get mergeLog(): readonly number[] {
+    return this.git.mergeLog;
+  }
+
+  holds(prNumber: number): boolean {
+    return this.git.holds(prNumber);
+  }
+
+  ciRun(testRunId: string): CiRun | undefined {
+    return this.ci.get(testRunId);
+  }
+
+  pr(prNumber: number): SimPr | undefined {
+    return this.prs.get(prNumber);
+  }
+
+  nowIso(): string {
+    return new Date(EPOCH_MS + this.now).toISOString();
+  }
+
+  newId(prefix: string): string {
+    return `${prefix}-${++this.ids}`;
+  }
+
+  private context(): DecideContext {
+    return { now: this.nowIso(), newId: () => this.newId('entry') };
+  }
+
+  apply(events: readonly QueueEvent[]): void {
+    for (const event of events) {
+      this.checker.onEvent(this.state, event, this);
+      this.metrics.onEvent(event, this.now);
+      this.state = evolve(this.state, event);
+      this.lastEventAt = this.now;
+      this.track(event);
+    }
+  }
+
+  private track(event: QueueEvent): void {
+    if (event.type === 'PrMerged') this.mergedCount++;
+    if (event.type === 'PrSubmitted') this.active.add(event.data.prNumber);
+    const n = 'prNumber' in event.data ? event.data.prNumber : undefined;
+    if (n !== undefined && this.active.has(n)) {
+      const e = this.state.entries.get(n);
+      if (e && isTerminal(e.state)) this.active.delete(n);
+    }
+    if (event.type === 'TestRunSucceeded' || event.type === 'TestRunFailed' || event.type === 'TestRunTimedOut' || event.type === 'TestRunCancelled')
+      this.ci.end(event.data.testRunId, this.now);
+  }
+
+  /** An API command (create, submit, targets): the real decide; a refusal is a workload error. */
+  command(command: QueueCommand): void {
+    this.apply(decide(this.state, command, this.context()));
+  }
+
+  /** An engine command as the executor records it; null when it no longer fits the state (the executor replans). */
+  record(command: EngineCommand): QueueEvent[] | null {
+    try {
+      const events = decideEngine(this.state, command, this.context());
+      this.apply(events);
+      return events;
+    } catch (err) {
+      if (err instanceof DomainError) return null;
+      throw err;
+    }
+  }
+
+  createQueue(): void {
+    this.command({
+      type: 'CreateQueue',
+      queueId: `sim-${this.workload.name}`,
+      repo: SIM_REPO,
+      branch: SIM_BRANCH,
+      settings: this.workload.queue,
+      requiredStatuses: [CHECK],
+    });
+  }
+
+  submit(pr: SimPr): void {
+    pr.submittedAt = this.now;
+    if (this.state.settings.mode === 'parallel' || this.workload.areas) {
+      const list = targetNames(pr, this.workload.areas?.targetsPerArea ?? 1);
+      const ref = targetsRefOf(list);
+      this.targetLists.set(ref.digest, list);
+      this.command({ type: 'SetImpactedTargets', prNumber: pr.number, headSha: pr.headSha, targets: ref });
+    }
+    this.command({
+      type: 'SubmitPullRequest',
+      pr: { number: pr.number, title: `PR ${pr.number}`, author: 'sim', headSha: pr.headSha, baseBranch: SIM_BRANCH, state: 'open', mergeability: 'mergeable' },
+      ...(pr.priority ? { priority: pr.priority } : {}),
+    });
+  }
+
+  /** PRs admitted and not started yet: the backlog that keeps the queue saturated. */
+  waiting(): number {
+    let n = 0;
+    for (const prNumber of this.active) {
+      const e = this.state.entries.get(prNumber);
+      if (e && e.state === 'pending' && e.flightSeq === undefined) n++;
+    }
+    return n;
+  }
+
+  /** What the engine's FactsReader would read from the host and CI now. */
+  facts(): HostFacts {
+    const pulls = new Map<number, PullFacts>();
+    for (const prNumber of this.active) {
+      const e = this.state.entries.get(prNumber);
+      if (!e) continue;
+      pulls.set(prNumber, { headSha: e.headSha, baseBranch: SIM_BRANCH, state: 'open', ...(e.state === 'not_ready' ? { mergeability: 'mergeable' as const } : {}) });
+    }
+    const statuses = new Map<string, ReportedStatus[]>();
+    for (const run of this.state.runs.values()) if (run.status === 'testing') statuses.set(run.testBranchSha, this.ci.statuses(run.testBranchSha));
+    const testBranches = [...this.git.testBranches].map(([branch, testRunId]) => ({ branch, testRunId }));
+    return { target: this.git.target(), pulls, statuses, testBranches };
+  }
+}
