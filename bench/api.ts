@@ -6,7 +6,7 @@ import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { startDistributed, startEmbedded, type Deployment, type DeploymentOptions } from './support/deployments';
 import { BENCH_REPO, prepareRepository, type PullSpec } from './support/git-fixture';
 import { inParallel, postJson, postOk } from './support/http';
-import { runLoad, type LoadResult } from './support/load';
+import { compareInterleaved, type LoadResult } from './support/load';
 import { startChild, type Child } from './support/processes';
 import { dropNamespace } from './support/redis-namespace';
 import { cyclingPrBodies, freshSubmitBodies, queueBody, resubmitBodies, type BodySource } from './support/request-bodies';
@@ -20,6 +20,8 @@ import { positiveIntFromEnv, redisUrlFromEnv, uniqueNamespace } from './support/
 
 interface Settings {
   seconds: number;
+  /** The measured seconds of each side are split into this many alternating rounds. */
+  rounds: number;
   warmupSeconds: number;
   connections: number;
   /** PRs queued for the read cases: the getQueue answer lists them all. */
@@ -38,6 +40,7 @@ interface Settings {
 
 const settingsFromEnv = (env: NodeJS.ProcessEnv = process.env): Settings => ({
   seconds: positiveIntFromEnv('BENCH_SECONDS', 10, env),
+  rounds: positiveIntFromEnv('BENCH_ROUNDS', 5, env),
   warmupSeconds: positiveIntFromEnv('BENCH_WARMUP_SECONDS', 2, env),
   connections: positiveIntFromEnv('BENCH_CONNECTIONS', 10, env),
   readPrs: positiveIntFromEnv('BENCH_READ_PRS', 50, env),
@@ -137,10 +140,11 @@ const freshCase = (name: string, layout: PullLayout): Case => {
 };
 
 /**
- * Reads run against the embedded process as shipped (engine on; with no submissions arriving it only
- * sweeps once a second). Submissions run with the engine off, so the numbers are the API's write path
- * (HTTP, decide, append, read-your-writes); the one engine-on case shows what the engine's reaction to
- * every event costs the API, on paused queues so that it reacts but never tests or merges.
+ * Reads run against the embedded process as shipped (engine on), on a paused queue: the benchmark
+ * repository has no CI configuration, so on a running queue the engine would fail the PRs one by
+ * one (git runs included) while the reads are measured. Submissions run with the engine off, so the
+ * numbers are the API's write path (HTTP, decide, append, read-your-writes); the one engine-on case
+ * shows what the engine's reaction to every event costs the API, again on paused queues.
  * Submissions spread over several queues of realistic depth: one queue never sees a thousand
  * submissions a second, a service with many repositories and branches does.
  */
@@ -157,13 +161,13 @@ const groupsOf = (s: Settings, layout: PullLayout): Group[] => {
       label: 'embedded',
       cases: readCases('embedded', layout),
       start: (opts) => startEmbedded(opts),
-      prepare: (d) => createQueuesAndSubmit(d, layout.reads),
+      prepare: (d) => createQueuesAndSubmit(d, layout.reads, { state: 'paused' }),
     },
     {
       label: 'redis',
       cases: readCases('redis', layout),
       start: (opts) => startDistributed({ ...opts, redisUrl: s.redisUrl, namespace }),
-      prepare: (d) => createQueuesAndSubmit(d, layout.reads),
+      prepare: (d) => createQueuesAndSubmit(d, layout.reads, { state: 'paused' }),
       cleanup: async () => {
         await dropNamespace(s.redisUrl, namespace);
       },
@@ -193,7 +197,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve,
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
-/** One case: sample the real answer, measure the baseline answering those bytes, then the real endpoint. */
+/** One case: sample the real answer, give the baseline those bytes to answer, then measure both in alternating rounds. */
 const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Promise<object> => {
   const sampleBody = c.body();
   const sample = await postJson(d.url, c.path, d.token, sampleBody);
@@ -201,16 +205,15 @@ const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Pr
   const put = await fetch(`${baseline.url}/payload`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: sample.text });
   if (put.status !== 204) throw new Error(`the baseline refused its payload (${put.status})`);
 
-  const load = { connections: s.connections, seconds: s.seconds, warmupSeconds: s.warmupSeconds };
-  progress(`${c.name}: baseline`);
-  const base = await runLoad({ ...load, url: `${baseline.url}/bench`, headers: {}, nextBody: () => sampleBody });
-  progress(`${c.name}: railyard`);
+  progress(`${c.name}: ${s.rounds} rounds of baseline and railyard`);
   let before = 0n;
-  const real = await runLoad({
-    ...load,
-    url: `${d.url}/v1${c.path}`,
-    headers: { 'x-api-token': d.token },
-    nextBody: c.body,
+  const { baseline: base, subject: real } = await compareInterleaved({
+    baseline: { url: `${baseline.url}/bench`, headers: {}, nextBody: () => sampleBody, cpuSeconds: () => baseline.cpuSeconds() },
+    subject: { url: `${d.url}/v1${c.path}`, headers: { 'x-api-token': d.token }, nextBody: c.body, cpuSeconds: () => d.cpuSeconds() },
+    connections: s.connections,
+    seconds: s.seconds,
+    rounds: s.rounds,
+    warmupSeconds: s.warmupSeconds,
     beforeMeasure: c.countsEvents
       ? async () => {
           await settle();
@@ -236,6 +239,10 @@ const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Pr
     non2xx: real.non2xx,
     p50Ms: real.p50Ms,
     baselineP99Ms: base.p99Ms,
+    cpuMsPerRequest: real.cpuMsPerRequest,
+    baselineCpuMsPerRequest: base.cpuMsPerRequest,
+    // What the throughput ratio would be if the server's own CPU were all that limited both sides.
+    cpuRatio: real.cpuMsPerRequest > 0 ? round3(base.cpuMsPerRequest / real.cpuMsPerRequest) : 0,
     responseBytes: Buffer.byteLength(sample.text),
     connections: s.connections,
     seconds: s.seconds,

@@ -10,6 +10,10 @@ const BENCHMARKS: BenchmarkRegistry = {
   metrics: () => import('./metrics'),
   engine: () => import('./engine'),
   testhealth: () => import('./testhealth'),
+  simulate: () => import('./simulate'),
+  planner: () => import('./planner'),
+  targets: () => import('./targets'),
+  ci: () => import('./ci'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

@@ -1,5 +1,7 @@
 // autocannon ships no types; this covers the part of its programmatic API the benchmarks use (v8 README).
 declare module 'autocannon' {
+  import type { EventEmitter } from 'node:events';
+
   interface Histogram {
     average: number;
     mean: number;
@@ -34,13 +36,13 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     requests?: RequestStep[];
-    warmup?: { connections?: number; duration?: number };
   }
 
   interface Result {
     requests: Histogram & { sent: number };
     latency: Histogram;
     throughput: Histogram;
+    /** Seconds the run took. */
     duration: number;
     errors: number;
     timeouts: number;
@@ -49,6 +51,9 @@ declare module 'autocannon' {
     statusCodeStats: Record<string, { count: number }>;
   }
 
-  function autocannon(options: Options): Promise<Result>;
+  /** A running benchmark: emits `response` (client, statusCode, bytes, responseTimeMs) and resolves with the result. */
+  interface Instance extends EventEmitter, PromiseLike<Result> {}
+
+  function autocannon(options: Options): Instance;
   export = autocannon;
 }

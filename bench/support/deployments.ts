@@ -10,6 +10,8 @@ export interface Deployment {
   eventsFile: string;
   /** False once any of its processes has exited: a case that ran against a dead server measured nothing. */
   alive(): boolean;
+  /** CPU seconds all of its processes have used so far. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ const commonEnv = (opts: DeploymentOptions, tokens: string): NodeJS.ProcessEnv =
   RAILYARD_API_TOKENS: tokens,
   RAILYARD_SQLITE_SYNC: opts.sync ?? 'full',
   RAILYARD_ENGINE: opts.engine === false ? 'off' : 'on',
+  // As shipped: every request writes an access-log line (and readiness is read from the info log).
   RAILYARD_LOG_LEVEL: 'info',
 });
 
@@ -51,7 +54,7 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
     ready: /"message":"railyard listening"/,
     nodeFlags: opts.nodeFlags,
   });
-  return { url: server.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => server.running(), stop: () => server.stop() };
+  return { url: server.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => server.running(), cpuSeconds: () => server.cpuSeconds(), stop: () => server.stop() };
 };
 
 /**
@@ -83,7 +86,10 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
       nodeFlags: opts.nodeFlags,
     });
     children.push(api);
-    return { url: api.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => children.every((c) => c.running()), stop };
+    return { url: api.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => children.every((c) => c.running()),
+      cpuSeconds: () => children.reduce((sum, c) => sum + c.cpuSeconds(), 0),
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

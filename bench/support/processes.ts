@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { treeCpuSeconds } from './cpu';
 
 export const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -24,6 +25,8 @@ export interface Child {
   port: number;
   url: string;
   running(): boolean;
+  /** CPU seconds the process (and what it started) has used so far. */
+  cpuSeconds(): number;
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -81,6 +84,7 @@ export const startChild = async (opts: ChildOptions): Promise<Child> => {
     port,
     url: `http://127.0.0.1:${port}`,
     running: () => proc.exitCode === null && proc.signalCode === null,
+    cpuSeconds: () => (proc.pid === undefined ? 0 : treeCpuSeconds(proc.pid)),
     stop: async (graceMs = 30_000) => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const done = exited(proc);

@@ -55,7 +55,7 @@ beforeAll(async () => {
     files: { '.railyard.yml': `ci:\n  unit: "echo $RAILYARD_TEST_RUN_ID >> ${runIds}; echo unit ok"\n  advisory: "exit 1"\nmerge:\n  required_statuses: [unit]\n` },
     message: 'Add the CI config',
   });
-  server = await startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE_TICK_MS: '200' });
+  server = await startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE: 'on', RAILYARD_ENGINE_TICK_MS: '200' });
   ci = client(server.url, TOKENS.write);
   admin = client(server.url, TOKENS.admin);
   await admin.createQueue();

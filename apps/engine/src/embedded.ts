@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { EventStore } from '@railyard/eventstore';
+import type { BlobStore, EventStore } from '@railyard/eventstore';
 import { LocalGitAdmin, LocalGitWriter, type GitHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import { LocalCi } from './ci/local-ci';
@@ -8,6 +8,8 @@ import { startEngine, type EngineHandle } from './engine';
 
 export interface EmbeddedEngineInput {
   eventStore: EventStore;
+  /** Impacted-target lists, for parallel mode. */
+  blobs?: BlobStore;
   gitRoot: string;
   dataDir: string;
   gitHost: GitHost;
@@ -39,6 +41,7 @@ export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle &
     admin: new LocalGitAdmin({ root: input.gitRoot }),
     ci,
     logger: input.logger,
+    ...(input.blobs ? { blobs: input.blobs } : {}),
     tickMs: engineTickMs(env),
     ...(input.now ? { now: input.now } : {}),
   });

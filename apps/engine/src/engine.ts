@@ -1,11 +1,12 @@
 import { parseQueueId, QUEUE_STREAM_PREFIX, type RepoRef } from '@railyard/domain';
-import type { EventStore, Subscription } from '@railyard/eventstore';
+import type { BlobStore, EventStore, Subscription } from '@railyard/eventstore';
 import type { GitHost, LocalGitAdmin, LocalGitWriter } from '@railyard/githost';
 import { errorFields, type Logger } from '@railyard/observability';
 import type { CiPort } from './ci/port';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
 import { QueueDriver, type DriverStats } from './queue-driver';
+import { TargetOverlapsCache } from './targets';
 
 export interface EngineOptions {
   eventStore: EventStore;
@@ -15,6 +16,8 @@ export interface EngineOptions {
   admin: LocalGitAdmin;
   ci: CiPort;
   logger: Logger;
+  /** Where impacted-target lists are stored: parallel mode reads them to find overlapping PRs. Without it every PR counts as impacting everything. */
+  blobs?: BlobStore;
   now?: () => Date;
   /** Every queue is looked at this often: timeouts, pushes, closes, and branch clean-up. */
   tickMs?: number;
@@ -42,7 +45,7 @@ const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.own
 export const startEngine = (options: EngineOptions): EngineHandle => {
   const now = options.now ?? (() => new Date());
   const commands = new EngineCommands(options.eventStore, now);
-  const facts = new FactsReader(options.gitRoot, options.gitHost, options.ci);
+  const facts = new FactsReader(options.gitRoot, options.gitHost, options.ci, new TargetOverlapsCache(options.blobs));
   const drivers = new Map<string, QueueDriver>();
   const deps = {
     commands,

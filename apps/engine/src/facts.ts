@@ -2,6 +2,7 @@ import { currentRun, planOrder, type HostFacts, type PullFacts, type QueueState,
 import { pullHeadRefOf, readPullFile, RefReader, repoDirOf, type GitHost } from '@railyard/githost';
 import type { CiPort } from './ci/port';
 import { isAncestor, listTestBranches, treeOf } from './git/commits';
+import type { TargetOverlapsCache } from './targets';
 
 /**
  * Reads what the planner needs from the local host and CI. PR files and refs are read from disk on
@@ -16,6 +17,7 @@ export class FactsReader {
     private readonly gitRoot: string,
     private readonly gitHost: GitHost,
     private readonly ci: CiPort,
+    private readonly overlaps?: TargetOverlapsCache,
   ) {}
 
   /** The target branch's head and tree now, or null when it (or the repository) does not exist. */
@@ -49,6 +51,8 @@ export class FactsReader {
     for (const run of s.runs.values()) if (run.status === 'testing') statuses.set(run.testBranchSha, await this.ci.statuses(s.repo, run.testBranchSha));
 
     const facts: HostFacts = { target, pulls, statuses, testBranches: opts.sweep ? await listTestBranches(gitDir) : [] };
+    const overlaps = await this.overlaps?.forQueue(s);
+    if (overlaps) facts.overlaps = overlaps;
     const order = planOrder(s);
     const first = order[0];
     const nothingInFlight = order.every((e) => e.flightSeq === undefined && currentRun(s, e) === undefined);

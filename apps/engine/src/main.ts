@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LocalGitAdmin, LocalGitWriter } from '@railyard/githost';
 import { createLogger, errorFields } from '@railyard/observability';
-import { loadConfig, openEventStore, openGitHost } from '@railyard/runtime';
+import { loadConfig, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { LocalCi } from './ci/local-ci';
 import { engineTickMs } from './embedded';
@@ -27,6 +27,7 @@ const main = async (): Promise<void> => {
     logger,
   });
   const eventStore = await openEventStore(config);
+  const blobs = await openBlobStore(config);
   const gitHost = openGitHost(config);
   const ci = new LocalCi({ gitRoot: config.gitRoot, workDir: path.join(config.dataDir, 'ci'), logger });
   const engine = startEngine({
@@ -37,6 +38,7 @@ const main = async (): Promise<void> => {
     admin: new LocalGitAdmin({ root: config.gitRoot }),
     ci,
     logger,
+    blobs,
     tickMs: engineTickMs(process.env),
     owns: leases.owns,
     onRelease: leases.release,
@@ -49,7 +51,7 @@ const main = async (): Promise<void> => {
     void (async () => {
       await engine.stop();
       await ci.close();
-      await Promise.all([eventStore.close(), gitHost.close()]);
+      await Promise.all([eventStore.close(), blobs.close(), gitHost.close()]);
       await redis.quit();
       process.exit(0);
     })().catch((err: unknown) => {

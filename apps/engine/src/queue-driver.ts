@@ -5,7 +5,7 @@ import { errorFields, type Logger } from '@railyard/observability';
 import type { CiPort } from './ci/port';
 import type { EngineCommands } from './engine-commands';
 import type { FactsReader } from './facts';
-import { copyCommitsOnto, directMergeCommit } from './git/commits';
+import { copyCommitsOnto, directMergeCommit, replayCommitsOnto } from './git/commits';
 
 export interface DriverDeps {
   commands: EngineCommands;
@@ -173,8 +173,10 @@ export class QueueDriver {
       const { number, with: culprit, paths } = built.conflict;
       const files = paths.length > 0 ? `: ${paths.join(', ')}` : '';
       const what = culprit === 'base' ? `the target branch ${s.branch} (at ${a.baseSha.slice(0, 12)})` : `PR #${culprit} ahead of it in the queue`;
-      const detail = number === a.prNumber ? `PR #${number} conflicts with ${what}${files}` : `PR #${number}, stacked under this run, no longer applies on ${what}${files}`;
-      await this.record({ type: 'FailPr', prNumber: a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
+      // In a batch the PR that does not apply fails, not the batch; a PR stacked under the run fails the first tested one, as alone.
+      const tested = a.prNumbers.includes(number);
+      const detail = tested ? `PR #${number} conflicts with ${what}${files}` : `PR #${number}, stacked under this run, no longer applies on ${what}${files}`;
+      await this.record({ type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
     const required = await this.deps.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, sha: built.sha });
@@ -191,7 +193,7 @@ export class QueueDriver {
       baseSha: a.baseSha,
       baseTree: a.baseTree,
       steps: built.steps.map((st) => ({ prNumber: st.number, sha: st.sha, tree: st.tree })),
-      prNumbers: [a.prNumber],
+      prNumbers: a.prNumbers,
       dependentPrs: a.dependentPrs,
       requiredStatuses: required.statuses,
       requiredStatusesSource: required.source,
@@ -211,17 +213,31 @@ export class QueueDriver {
   }
 
   /**
-   * Moves the target to the PR's tested commit(s) by compare-and-swap. When the target holds the
-   * tree the run stacked the PR on, under other commits (PRs ahead merged from their own runs), the
-   * PR's commits are copied onto it with their trees unchanged: the target then holds exactly the
-   * tested tree.
+   * Moves the target to the PR's tested commit(s) by compare-and-swap, from the head the planner saw.
+   * When the target holds the tree the run stacked the PR on, under other commits (PRs ahead merged
+   * from their own runs), the PR's commits are copied onto it with their trees unchanged: the target
+   * then holds exactly the tested tree. In parallel mode other lanes may have merged since the run
+   * started; the PR's commits are then replayed onto them. A replay that conflicts means the impacted
+   * targets said two PRs were independent while git says they touch the same lines: the PR fails
+   * with the files named.
    */
   private async merge(s: QueueState, a: Extract<Action, { kind: 'merge' }>): Promise<Outcome> {
     const target = await this.deps.facts.target(s);
-    if (!target || target.tree !== a.before.tree) return 'replan';
-    const newSha = target.sha === a.before.sha ? a.after.sha : await copyCommitsOnto(this.gitDir(s), a.before.sha, a.after.sha, target.sha);
+    if (!target || target.sha !== a.onto) return 'replan';
+    let newSha: string;
+    if (target.sha === a.before.sha) newSha = a.after.sha;
+    else if (target.tree === a.before.tree) newSha = await copyCommitsOnto(this.gitDir(s), a.before.sha, a.after.sha, target.sha);
+    else if (s.settings.mode === 'parallel') {
+      const replayed = await replayCommitsOnto(this.gitDir(s), a.before.sha, a.after.sha, target.sha);
+      if (!replayed.ok) {
+        const detail = `PR #${a.prNumber} passed its tests but no longer applies on ${s.branch} after PRs of other lanes merged: ${replayed.paths.join(', ') || 'unrelated histories'}; their impacted targets did not overlap with this PR's, check the targets`;
+        await this.record({ type: 'FailPr', prNumber: a.prNumber, reason: 'GITHUB_API_MERGE_PR_FAILED', detail, testRunId: a.testRunId });
+        return 'replan';
+      }
+      newSha = replayed.sha;
+    } else return 'replan';
     if (!(await this.moveTarget(s, newSha, target.sha))) return 'replan';
-    return this.completeMerge(s, a.prNumber, newSha, a.testRunId, 'MERGE_GRAPH_MERGE');
+    return this.completeMerge(s, a.prNumber, newSha, a.testRunId, 'MERGE_GRAPH_MERGE', target.sha);
   }
 
   private async directMerge(s: QueueState, a: Extract<Action, { kind: 'directMerge' }>): Promise<Outcome> {
@@ -236,7 +252,7 @@ export class QueueDriver {
       date: `${Math.floor(this.deps.now().getTime() / 1000)} +0000`,
     });
     if (!(await this.moveTarget(s, newSha, a.baseSha))) return 'replan';
-    return this.completeMerge(s, a.prNumber, newSha, undefined, 'MERGE_GRAPH_DIRECT_MERGE');
+    return this.completeMerge(s, a.prNumber, newSha, undefined, 'MERGE_GRAPH_DIRECT_MERGE', a.baseSha);
   }
 
   private async moveTarget(s: QueueState, newSha: string, expected: string): Promise<boolean> {
@@ -259,12 +275,20 @@ export class QueueDriver {
     mergeSha: string,
     testRunId: string | undefined,
     reason: 'MERGE_GRAPH_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE' | 'MANUAL_MERGE',
+    ontoSha?: string,
   ): Promise<Outcome> {
     await this.deps.admin.markPullRequestMerged({ repo: s.repo, number: prNumber }).catch((err: unknown) => {
       // Already merged (a crash after marking) or closed meanwhile: the target holds the PR either way.
       if (!isGitHostError(err, 'PR_MERGED') && !isGitHostError(err, 'PR_CLOSED')) throw err;
     });
-    const events = await this.record({ type: 'MarkMerged', prNumber, mergeSha, ...(testRunId !== undefined ? { testRunId } : {}), reason });
+    const events = await this.record({
+      type: 'MarkMerged',
+      prNumber,
+      mergeSha,
+      ...(ontoSha !== undefined ? { ontoSha } : {}),
+      ...(testRunId !== undefined ? { testRunId } : {}),
+      reason,
+    });
     return events === null ? 'replan' : 'done';
   }
 }

@@ -58,7 +58,7 @@ export const startServer = async (
   // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
   const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => selfUrl, logger, uploadReports: testHealth.uploadReports });
-  const engine = startEmbeddedEngine({ eventStore, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
+  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
   const commands = new QueueCommands(eventStore, readModels, logger, {
     clock: options.clock ?? { now: () => new Date() },
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,

@@ -58,8 +58,8 @@ export const batchedLinearBound = (p: number, ciMinutes: number, k: number, b: n
 };
 
 /**
- * The chance that one change's test fails for any modelled reason: a real breakage, a flaky run or a
- * merge conflict. The bound charges them alike, since each ends a speculation round the same way.
+ * The chance that one change's test run fails: a real breakage or a flaky run, which end a
+ * speculation round alike. Merge conflicts are left out on purpose: the engine finds them while
+ * building the test branch, before any CI runs, so they cost no round.
  */
-export const effectiveFailureRate = (parts: { failureRate: number; flakeRate: number; conflictRate: number }): number =>
-  1 - (1 - parts.failureRate) * (1 - parts.flakeRate) * (1 - parts.conflictRate);
+export const effectiveFailureRate = (parts: { failureRate: number; flakeRate: number }): number => 1 - (1 - parts.failureRate) * (1 - parts.flakeRate);

@@ -63,6 +63,12 @@ export class GitModel {
     return { ok: true, sha, steps, baseVersion: this.log.length };
   }
 
+  /** The PR on the target a PR's commits no longer apply onto, if any (a replay across lanes). */
+  replayConflict(prNumber: number): number | 'base' | undefined {
+    const partner = this.prs.get(prNumber)?.conflictsWith;
+    return partner === 'base' || (partner !== undefined && this.held.has(partner)) ? partner : undefined;
+  }
+
   deleteBranch(branch: string): void {
     this.testBranches.delete(branch);
   }

@@ -23,10 +23,13 @@ export class Metrics {
   runsStarted = 0;
   bisectionRuns = 0;
   runsCancelled = 0;
+  /** Why PRs went back to waiting, and why they failed: what explains the wasted runs. */
+  readonly restarts: Record<string, number> = {};
+  readonly failures: Record<string, number> = {};
   /** Merge time and time in queue of each merge, for the window. */
   private readonly mergeTimes: number[] = [];
   private readonly queueMinutes: { at: number; minutes: number }[] = [];
-  private readonly runStarts: number[] = [];
+  private readonly runStarts: { at: number; tested: number; bisection: boolean }[] = [];
   private readonly optimistic = new Set<number>();
   /** Time-weighted: how long the queue had a PR waiting to start. */
   private lastSample: { at: number; waiting: number } | undefined;
@@ -38,11 +41,14 @@ export class Metrics {
     switch (event.type) {
       case 'TestRunStarted':
         this.runsStarted++;
-        this.runStarts.push(now);
+        this.runStarts.push({ at: now, tested: event.data.prNumbers.length, bisection: event.data.bisection });
         if (event.data.bisection) this.bisectionRuns++;
         return;
       case 'TestRunCancelled':
         this.runsCancelled++;
+        return;
+      case 'TestsRestarted':
+        this.restarts[event.data.reason] = (this.restarts[event.data.reason] ?? 0) + 1;
         return;
       case 'PrTestsPassed':
         if (event.data.reason === 'SUCCESSOR_TEST_RUN_PASSED') this.optimistic.add(event.data.prNumber);
@@ -62,7 +68,8 @@ export class Metrics {
       case 'PrFailed': {
         const pr = this.prs.get(event.data.prNumber);
         const reason = event.data.reason;
-        if (reason === 'START_TEST_RUN_MERGE_CONFLICT') this.conflictEjections++;
+        this.failures[reason] = (this.failures[reason] ?? 0) + 1;
+        if (reason === 'START_TEST_RUN_MERGE_CONFLICT' || reason === 'GITHUB_API_MERGE_PR_FAILED') this.conflictEjections++;
         else if (reason === 'TEST_RUN_TIMEOUT') this.timeouts++;
         else if (pr?.bad) this.culpritEjections++;
         else this.innocentEjections++;
@@ -83,7 +90,9 @@ export class Metrics {
     const hours = Math.max(0, to - from) / 3_600_000;
     const inWindow = (t: number): boolean => t >= from && t <= to;
     const merges = this.mergeTimes.filter(inWindow).length;
-    const runs = this.runStarts.filter(inWindow).length;
+    const starts = this.runStarts.filter((r) => inWindow(r.at));
+    const runs = starts.length;
+    const main = starts.filter((r) => !r.bisection);
     let ciMinutes = 0;
     for (const run of ci.all()) {
       if (!inWindow(run.startedAt)) continue;
@@ -108,6 +117,8 @@ export class Metrics {
       merges,
       mergesPerHour: hours > 0 ? merges / hours : 0,
       ciRunsPerMerge: merges > 0 ? runs / merges : null,
+      bisectionRunsPerMerge: merges > 0 ? (runs - main.length) / merges : null,
+      meanPrsPerRun: main.length > 0 ? main.reduce((a, r) => a + r.tested, 0) / main.length : null,
       ciMinutesPerMerge: merges > 0 ? ciMinutes / merges : null,
       p50TimeInQueueMin: percentile(minutes, 0.5),
       p95TimeInQueueMin: percentile(minutes, 0.95),
@@ -122,6 +133,9 @@ export interface WindowMeasures {
   merges: number;
   mergesPerHour: number;
   ciRunsPerMerge: number | null;
+  bisectionRunsPerMerge: number | null;
+  /** PRs tested per run, bisection runs left out: the batch size actually reached. */
+  meanPrsPerRun: number | null;
   ciMinutesPerMerge: number | null;
   p50TimeInQueueMin: number | null;
   p95TimeInQueueMin: number | null;

@@ -54,18 +54,12 @@ export class SimExecutor {
         return this.recordOutcome(w.record(a.command));
       case 'startRun':
         return this.startRun(a);
-      case 'merge': {
-        const target = w.git.target();
-        if (target.tree !== a.before.tree) return 'replan';
-        // A fast-forward lands the tested commit itself; otherwise the PR's commit is copied onto the target.
-        const newSha = target.sha === a.before.sha ? a.after.sha : w.git.newSha();
-        if (!w.git.merge(a.prNumber, newSha, target.sha)) return 'replan';
-        return this.recordOutcome(w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, testRunId: a.testRunId, reason: 'MERGE_GRAPH_MERGE' }));
-      }
+      case 'merge':
+        return this.merge(a);
       case 'directMerge': {
         const newSha = w.git.newSha();
         if (!w.git.merge(a.prNumber, newSha, a.baseSha)) return 'replan';
-        return this.recordOutcome(w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }));
+        return this.recordOutcome(w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, ontoSha: a.baseSha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }));
       }
       case 'completeMerge':
         return this.recordOutcome(
@@ -83,13 +77,15 @@ export class SimExecutor {
     const onTarget = stack.filter((n) => w.git.holds(n));
     if (onTarget.length > 0)
       throw new InvariantViolation('STACKED_MERGED_PR', `run for PR #${a.prNumber} stacks PR(s) ${onTarget.join(', ')} already on the target`, w.now / 60_000);
-    const tested = testedOf(a);
+    const tested = [...a.prNumbers];
     const testRunId = w.newId('run');
     const built = w.git.buildTestBranch(testRunId, a.prNumber, stack);
     if (!built.ok) {
+      // As the driver: in a batch the PR that does not apply fails; one stacked under the run fails the first tested PR.
       const what = built.with === 'base' ? `the target branch ${w.state.branch}` : `PR #${built.with} ahead of it in the queue`;
-      const detail = built.number === a.prNumber ? `PR #${built.number} conflicts with ${what}` : `PR #${built.number}, stacked under this run, no longer applies on ${what}`;
-      w.record({ type: 'FailPr', prNumber: a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
+      const isTested = tested.includes(built.number);
+      const detail = isTested ? `PR #${built.number} conflicts with ${what}` : `PR #${built.number}, stacked under this run, no longer applies on ${what}`;
+      w.record({ type: 'FailPr', prNumber: isTested ? built.number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
     const testBranch = `railyard-merge/pr-${a.prNumber}/${testRunId}`;
@@ -115,10 +111,29 @@ export class SimExecutor {
     this.ciAnswersAt(run.testRunId, run.endsAt);
     return 'done';
   }
-}
 
-/** The PRs a start action tests: the tested one today, a batch once the planner forms them. */
-export const testedOf = (a: Extract<Action, { kind: 'startRun' }>): number[] => {
-  const batch = (a as { prNumbers?: number[] }).prNumbers;
-  return batch && batch.length > 0 ? [...batch] : [a.prNumber];
-};
+  /**
+   * As the driver: from the head the planner saw, a fast-forward to the tested commit, a copy onto
+   * commits holding the same tree, or (parallel mode, other lanes merged meanwhile) a replay, which
+   * fails the PR when git finds a conflict its impacted targets did not announce.
+   */
+  private merge(a: Extract<Action, { kind: 'merge' }>): Outcome {
+    const w = this.world;
+    const target = w.git.target();
+    if (target.sha !== a.onto) return 'replan';
+    let newSha: string;
+    if (target.sha === a.before.sha) newSha = a.after.sha;
+    else if (target.tree === a.before.tree) newSha = w.git.newSha();
+    else if (w.state.settings.mode === 'parallel') {
+      const conflict = w.git.replayConflict(a.prNumber);
+      if (conflict !== undefined) {
+        const detail = `PR #${a.prNumber} passed its tests but no longer applies on ${w.state.branch} after PR #${conflict} of another lane merged`;
+        w.record({ type: 'FailPr', prNumber: a.prNumber, reason: 'GITHUB_API_MERGE_PR_FAILED', detail, testRunId: a.testRunId });
+        return 'replan';
+      }
+      newSha = w.git.newSha();
+    } else return 'replan';
+    if (!w.git.merge(a.prNumber, newSha, target.sha)) return 'replan';
+    return this.recordOutcome(w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, ontoSha: target.sha, testRunId: a.testRunId, reason: 'MERGE_GRAPH_MERGE' }));
+  }
+}

@@ -6,6 +6,7 @@ import {
   evolve,
   initialQueueState,
   isTerminal,
+  OverlapIndex,
   type DecideContext,
   type EngineCommand,
   type HostFacts,
@@ -53,8 +54,13 @@ export class World implements WorldView {
   readonly ci: CiModel;
   readonly metrics: Metrics;
   readonly checker: InvariantChecker;
-  /** Target lists by digest, as the blob store would hold them. */
-  readonly targetLists = new Map<string, string[] | 'ALL'>();
+  /**
+   * Parallel mode's overlap facts, kept as the engine's TargetOverlapsCache keeps them: the lists of
+   * the PRs still queued, indexed by digest, each dropped when no queued PR uses it any more.
+   */
+  readonly overlaps = new OverlapIndex();
+  private readonly listUsers = new Map<string, number>();
+  private readonly digestOf = new Map<number, string>();
   readonly active = new Set<number>();
   mergedCount = 0;
   lastEventAt = 0;
@@ -119,10 +125,23 @@ export class World implements WorldView {
     const n = 'prNumber' in event.data ? event.data.prNumber : undefined;
     if (n !== undefined && this.active.has(n)) {
       const e = this.state.entries.get(n);
-      if (e && isTerminal(e.state)) this.active.delete(n);
+      if (e && isTerminal(e.state)) this.leave(n);
     }
     if (event.type === 'TestRunSucceeded' || event.type === 'TestRunFailed' || event.type === 'TestRunTimedOut' || event.type === 'TestRunCancelled')
       this.ci.end(event.data.testRunId, this.now);
+  }
+
+  private leave(prNumber: number): void {
+    this.active.delete(prNumber);
+    const digest = this.digestOf.get(prNumber);
+    if (digest === undefined) return;
+    this.digestOf.delete(prNumber);
+    const users = (this.listUsers.get(digest) ?? 1) - 1;
+    if (users > 0) this.listUsers.set(digest, users);
+    else {
+      this.listUsers.delete(digest);
+      this.overlaps.remove(digest);
+    }
   }
 
   /** An API command (create, submit, targets): the real decide; a refusal is a workload error. */
@@ -158,7 +177,11 @@ export class World implements WorldView {
     if (this.state.settings.mode === 'parallel' || this.workload.areas) {
       const list = targetNames(pr, this.workload.areas?.targetsPerArea ?? 1);
       const ref = targetsRefOf(list);
-      this.targetLists.set(ref.digest, list);
+      if (list !== 'ALL' && list.length > 0) {
+        this.overlaps.add(ref.digest, list);
+        this.listUsers.set(ref.digest, (this.listUsers.get(ref.digest) ?? 0) + 1);
+        this.digestOf.set(pr.number, ref.digest);
+      }
       this.command({ type: 'SetImpactedTargets', prNumber: pr.number, headSha: pr.headSha, targets: ref });
     }
     this.command({
@@ -189,6 +212,8 @@ export class World implements WorldView {
     const statuses = new Map<string, ReportedStatus[]>();
     for (const run of this.state.runs.values()) if (run.status === 'testing') statuses.set(run.testBranchSha, this.ci.statuses(run.testBranchSha));
     const testBranches = [...this.git.testBranches].map(([branch, testRunId]) => ({ branch, testRunId }));
-    return { target: this.git.target(), pulls, statuses, testBranches };
+    const facts: HostFacts = { target: this.git.target(), pulls, statuses, testBranches };
+    if (this.state.settings.mode === 'parallel') facts.overlaps = this.overlaps;
+    return facts;
   }
 }

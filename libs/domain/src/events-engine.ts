@@ -27,6 +27,8 @@ export type TestRunStarted = Ev<
     requiredStatusesSource: RequiredStatusesSource;
     /** A run that splits a failed batch; it counts against bisectionConcurrency, not concurrency. */
     bisection: boolean;
+    /** For a bisection run: the failed run whose PRs it splits (its sibling half has the same parent). */
+    bisectionOf?: string;
     /** Tree of `baseSha`; with `steps`, what lets the engine tell a merge already done from a push by someone else. */
     baseTree?: string;
     /** Commit and tree after each PR of the stack (dependents first): merging PR i moves the target to `steps[i]`'s tree. */
@@ -63,7 +65,8 @@ export type FailReason =
 export type PrTestingStarted = Ev<'PrTestingStarted', { prNumber: number; testRunId: string }>;
 export type PrTestsPassed = Ev<'PrTestsPassed', { prNumber: number; testRunId: string; reason: PassReason }>;
 export type PrPendingFailure = Ev<'PrPendingFailure', { prNumber: number; testRunId: string; failedContexts: string[] }>;
-export type PrMerged = Ev<'PrMerged', { prNumber: number; mergeSha: string; testRunId?: string; reason: MergeReason }>;
+/** `ontoSha`: the target's head the merge was made on, when the engine knows it; it lets parallel mode tell its own merges from foreign pushes. */
+export type PrMerged = Ev<'PrMerged', { prNumber: number; mergeSha: string; ontoSha?: string; testRunId?: string; reason: MergeReason }>;
 /** `detail` says what to fix, e.g. which PR or base commit it conflicts with. */
 export type PrFailed = Ev<'PrFailed', { prNumber: number; reason: FailReason; detail: string; testRunId?: string }>;
 

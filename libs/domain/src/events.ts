@@ -68,8 +68,15 @@ export type QueueCreated = Ev<
 >;
 /** `requiredStatuses: null` clears the manual list; absent leaves it alone. */
 export type QueueConfigUpdated = Ev<'QueueConfigUpdated', { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null }>;
-/** `pendingMode` is set when entering switching_modes: the mode the queue moves to once its runs in flight merged. */
-export type QueueStateChanged = Ev<'QueueStateChanged', { from: QueueRunState; to: QueueRunState; pendingMode?: QueueMode }>;
+/**
+ * `pendingMode` is set when entering switching_modes: the mode the queue moves to once its runs in
+ * flight merged. `resumeState` is the state it returns to then, when it is not `from` (a state asked
+ * for together with the mode).
+ */
+export type QueueStateChanged = Ev<
+  'QueueStateChanged',
+  { from: QueueRunState; to: QueueRunState; pendingMode?: QueueMode; resumeState?: RequestableQueueState }
+>;
 export type QueueDeleted = Ev<'QueueDeleted', { reason?: string }>;
 
 export interface PullRequestFacts {

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings } from './config';
+import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
 import { entryStateAfter, isTerminal, type PrState, type QueueEvent, type Readiness, type TargetsRef } from './events';
 import type { CommitStatusState, RequiredStatusesSource, TestRunStep } from './events-engine';
 import type { RepoRef } from './ids';
@@ -29,6 +29,8 @@ export interface Entry {
    * keep their places by it, so a PR submitted later with a higher priority never jumps a started one.
    */
   flightSeq?: number;
+  /** Cleared by a bisection and back in the queue: its next run tests it alone, so a failure between halves cannot rebuild the same batch forever. */
+  retestAlone?: boolean;
 }
 
 export type TestRunStatus = 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -51,6 +53,10 @@ export interface TestRun {
   status: TestRunStatus;
   failedContexts: string[];
   bisection: boolean;
+  /** The failed run this bisection run splits. */
+  bisectionOf?: string;
+  /** The PRs that failed run tested: with its sibling halves' results, what bisection may conclude without running. */
+  bisectedPrs?: number[];
   createdAt: string;
   endedAt?: string;
 }
@@ -62,6 +68,8 @@ export interface QueueState {
   branch: string;
   runState: QueueRunState;
   pendingMode?: QueueMode;
+  /** While switching modes: the state the queue returns to once the switch completes. */
+  resumeState?: RequestableQueueState;
   settings: QueueSettings;
   /** The queue's own (manual) list; empty means "not set": the run takes the repository's config. */
   requiredStatuses: string[];
@@ -73,6 +81,12 @@ export interface QueueState {
   /** Test runs still relevant: running, or deciding an entry still in the queue. Ended runs no entry needs are dropped. */
   runs: Map<string, TestRun>;
   nextFlightSeq: number;
+  /**
+   * Target heads the queue's own merges produced, each with the head it was made on (most recent last,
+   * bounded). Parallel mode walks it back from the target to tell its own merges in other lanes from a
+   * foreign push.
+   */
+  mergedOnto: Map<string, string>;
 }
 
 export const initialQueueState = (): QueueState => ({
@@ -88,6 +102,7 @@ export const initialQueueState = (): QueueState => ({
   nextSeq: 0,
   runs: new Map(),
   nextFlightSeq: 0,
+  mergedOnto: new Map(),
 });
 
 export const activeEntries = (s: QueueState): Entry[] => [...s.entries.values()].filter((e) => !isTerminal(e.state));
@@ -100,6 +115,8 @@ export const targetsFor = (s: QueueState, prNumber: number, headSha: string): Ta
 
 // Old SHAs' uploads are useless once the PR moved on; keep a few so a quick push-and-revert still finds its list.
 const TARGET_SHAS_KEPT = 8;
+// Enough to reach back to the base of any run in flight: a run older than this many merges is long stale.
+const MERGES_KEPT = 10_000;
 
 /**
  * Folds one event into the state. For speed on long streams it reuses the maps of the state it is
@@ -154,6 +171,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         status: 'testing',
         failedContexts: [],
         bisection: d.bisection,
+        ...(d.bisectionOf !== undefined ? { bisectionOf: d.bisectionOf, bisectedPrs: [...(s.runs.get(d.bisectionOf)?.prNumbers ?? [])] } : {}),
         createdAt: d.at,
       });
       return s;
@@ -174,7 +192,8 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const e = s.entries.get(event.data.prNumber);
       if (!e) return s;
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
-      s.entries.set(e.prNumber, { ...e, testRunId: event.data.testRunId, flightSeq });
+      const { retestAlone: _done, ...rest } = e;
+      s.entries.set(e.prNumber, { ...rest, testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;
     }
@@ -182,6 +201,25 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
     case 'PrPendingFailure': {
       const e = s.entries.get(event.data.prNumber);
       if (e) s.entries.set(e.prNumber, { ...e, testRunId: event.data.testRunId });
+      return s;
+    }
+    case 'TestsRestarted': {
+      const e = s.entries.get(event.data.prNumber);
+      if (!e) return s;
+      // Pre-empted by an urgent PR: it gives up its place and queues again behind it (reference trunk §3).
+      if (event.data.reason === 'SKIP_THE_LINE_INTERRUPTED') {
+        const { flightSeq: _gone, ...rest } = e;
+        s.entries.set(e.prNumber, rest);
+      }
+      if (event.data.reason === 'BISECTION_TEST_RUN_PASSED') s.entries.set(e.prNumber, { ...(s.entries.get(e.prNumber) as Entry), retestAlone: true });
+      return s;
+    }
+    case 'PrMerged': {
+      const { mergeSha, ontoSha } = event.data;
+      if (ontoSha === undefined || ontoSha === mergeSha) return s;
+      s.mergedOnto.delete(mergeSha);
+      s.mergedOnto.set(mergeSha, ontoSha);
+      if (s.mergedOnto.size > MERGES_KEPT) s.mergedOnto.delete(s.mergedOnto.keys().next().value as string);
       return s;
     }
     default:
@@ -212,8 +250,13 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
         requiredStatuses: requiredStatuses === undefined ? state.requiredStatuses : (requiredStatuses ?? []),
       };
     }
-    case 'QueueStateChanged':
-      return { ...state, runState: event.data.to, pendingMode: event.data.pendingMode };
+    case 'QueueStateChanged': {
+      const { from, to, pendingMode, resumeState } = event.data;
+      const next: QueueState = { ...state, runState: to, pendingMode };
+      delete next.resumeState;
+      if (to === 'switching_modes') next.resumeState = resumeState ?? (from === 'switching_modes' ? 'running' : from);
+      return next;
+    }
     case 'QueueDeleted':
       return { ...state, exists: false };
     case 'PrSubmitted': {

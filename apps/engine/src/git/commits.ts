@@ -1,4 +1,4 @@
-import { commitSummary, commitTree, runGit, type Identity } from '@railyard/githost';
+import { commitSummary, commitTree, mergeTree, runGit, type Identity } from '@railyard/githost';
 import type { MergeMethod } from '@railyard/domain';
 
 interface RawCommit {
@@ -54,6 +54,47 @@ export const copyCommitsOnto = async (gitDir: string, from: string, to: string, 
     });
   }
   return parent;
+};
+
+export type Replayed = { ok: true; sha: string } | { ok: false; paths: string[] };
+
+/**
+ * Replays the commits of `from..to` (first-parent line) onto `onto` whose tree differs from `from`'s
+ * (parallel mode: other lanes merged meanwhile). Each commit is picked as a cherry-pick does: a
+ * three-way merge of the commit with a stand-in that holds the current tree on the commit's own first
+ * parent, so that parent is the merge base (git 2.39's merge-tree has no --merge-base). Authorship,
+ * dates, message and extra parents are kept; only the tree and the first parent change.
+ */
+export const replayCommitsOnto = async (gitDir: string, from: string, to: string, onto: string): Promise<Replayed> => {
+  const { stdout } = await runGit(gitDir, ['rev-list', '--first-parent', '--reverse', `${from}..${to}`]);
+  let parent = onto;
+  let tree = await treeOf(gitDir, onto);
+  for (const sha of stdout.split('\n').filter(Boolean)) {
+    const c = await readCommit(gitDir, sha);
+    const first = c.parents[0];
+    const standIn = await commitTree(gitDir, {
+      tree,
+      parents: first === undefined ? [] : [first],
+      message: 'railyard: replay stand-in\n',
+      author: c.committer,
+      committer: c.committer,
+      authorDate: c.committerDate,
+      committerDate: c.committerDate,
+    });
+    const merged = await mergeTree(gitDir, standIn, sha, { allowUnrelated: first === undefined });
+    if (!merged.clean) return { ok: false, paths: merged.conflicts };
+    tree = merged.tree;
+    parent = await commitTree(gitDir, {
+      tree,
+      parents: [parent, ...c.parents.slice(1)],
+      message: c.message,
+      author: c.author,
+      committer: c.committer,
+      authorDate: c.authorDate,
+      committerDate: c.committerDate,
+    });
+  }
+  return { ok: true, sha: parent };
 };
 
 export const treeOf = async (gitDir: string, sha: string): Promise<string> =>

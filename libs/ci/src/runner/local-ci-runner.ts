@@ -70,6 +70,7 @@ interface Run {
 }
 
 const FINAL_STATES = new Set(['success', 'failure', 'error']);
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The local CI: runs the checks `.railyard.yml` lists at the tested commit, each in a scratch
@@ -181,8 +182,9 @@ export class LocalCiRunner {
     };
     await fs.mkdir(path.join(ciLogsDirOf(this.opts.dataDir), testRunId), { recursive: true });
     for (const check of todo) await this.post(run, check, 'pending', 'queued');
-    const timer =
-      input.timeoutMinutes > 0 ? setTimeout(() => void this.halt(run, 'timed_out'), Math.round(input.timeoutMinutes * 60_000)) : undefined;
+    const timeoutMs = Math.round(input.timeoutMinutes * 60_000);
+    // setTimeout fires at once past 2^31-1 ms (24.8 days); a limit that far out is no limit.
+    const timer = timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS ? setTimeout(() => void this.halt(run, 'timed_out'), timeoutMs) : undefined;
     timer?.unref();
     this.logger?.info('ci: run started', { testRunId, repo: formatRepo(repo), sha, checks: todo.map((c) => c.name) });
     run.done = Promise.all(todo.map((check) => this.runCheck(run, check)))

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, MAX_UINT32, type QueueSettings } from '../config';
+import { DEFAULT_SETTINGS, MAX_UINT32, type QueueSettings, type RequestableQueueState } from '../config';
 import { DomainError } from '../errors';
 import type { PrReadinessChanged, QueueEvent } from '../events';
 import { readinessChange, readinessOf } from '../readiness';
@@ -45,7 +45,7 @@ export const decideCreateQueue = (s: QueueState, c: CreateQueue, ctx: DecideCont
 };
 
 /** PRs whose readiness moves when the queue's mode does (parallel mode requires impacted targets). */
-const readinessAfterModeChange = (s: QueueState, mode: QueueSettings['mode'], now: string): PrReadinessChanged[] =>
+export const readinessAfterModeChange = (s: QueueState, mode: QueueSettings['mode'], now: string): PrReadinessChanged[] =>
   activeEntries(s).flatMap((e) => {
     const readiness = readinessOf({
       mode,
@@ -94,8 +94,14 @@ export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideCont
 
   const target = modeChanges && inFlight ? 'switching_modes' : c.state;
   if (target !== undefined && target !== s.runState) {
-    const data: { from: typeof s.runState; to: typeof target; pendingMode?: typeof mode; at: string } = { from: s.runState, to: target, at: ctx.now };
+    const data: { from: typeof s.runState; to: typeof target; pendingMode?: typeof mode; resumeState?: RequestableQueueState; at: string } = {
+      from: s.runState,
+      to: target,
+      at: ctx.now,
+    };
     if (target === 'switching_modes') data.pendingMode = mode;
+    // A state asked for with the mode change is where the queue goes once the switch is done.
+    if (target === 'switching_modes' && c.state !== undefined && c.state !== s.runState) data.resumeState = c.state;
     events.push({ type: 'QueueStateChanged', data });
   }
   return events;

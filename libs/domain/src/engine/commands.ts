@@ -45,6 +45,8 @@ export interface MarkMerged {
   type: 'MarkMerged';
   prNumber: number;
   mergeSha: string;
+  /** The target's head the merge was made on, when known. */
+  ontoSha?: string;
   testRunId?: string;
   reason: MergeReason;
 }
@@ -66,6 +68,20 @@ export interface RestartTests {
   prNumber: number;
   reason: RestartReason;
 }
+/**
+ * bisection_skip_redundant_tests: the failed run `parent` was split in two halves; `provenBy` (one
+ * half) passed, so the culprit is in the other half, `testRunId`, which need not run to the end. Its
+ * run is cancelled and its PRs are pending failure on it, as if it had failed.
+ */
+export interface FailByOptimization {
+  type: 'FailByOptimization';
+  testRunId: string;
+  provenBy: string;
+}
+/** The runs in flight when the mode was asked to change have all left: the new mode takes effect. */
+export interface CompleteModeSwitch {
+  type: 'CompleteModeSwitch';
+}
 /** The host's current answer for a waiting PR: admits it once it became mergeable (or retargeted to the queue's branch). */
 export interface RefreshReadiness {
   type: 'RefreshReadiness';
@@ -85,4 +101,6 @@ export type EngineCommand =
   | FailPr
   | CancelForHostChange
   | RestartTests
-  | RefreshReadiness;
+  | RefreshReadiness
+  | FailByOptimization
+  | CompleteModeSwitch;

@@ -3,12 +3,14 @@ import { requireEntry, requireQueue } from '../commands/guards';
 import { DomainError } from '../errors';
 import { isTerminal, type QueueEvent } from '../events';
 import { readinessChange, readinessOf } from '../readiness';
-import { targetsFor, type Entry, type QueueState } from '../state';
+import { readinessAfterModeChange } from '../commands/queue-admin';
+import { activeEntries, targetsFor, type Entry, type QueueState, type TestRun } from '../state';
 import type {
   CancelForHostChange,
   CancelTestRun,
   CompleteTestRun,
   EngineCommand,
+  FailByOptimization,
   FailPr,
   MarkMerged,
   PassBySuccessor,
@@ -43,25 +45,52 @@ export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext
       return restartTests(s, c, ctx.now);
     case 'RefreshReadiness':
       return refreshReadiness(s, c, ctx.now);
+    case 'FailByOptimization':
+      return failByOptimization(s, c, ctx.now);
+    case 'CompleteModeSwitch':
+      return completeModeSwitch(s, ctx.now);
   }
 };
 
 const stale = (message: string): DomainError => new DomainError('PR_NOT_IN_ACTIVE_STATE', message);
 
+/**
+ * The failed run a start splits, when every PR it tests is pending failure on that same run: the
+ * start is then a bisection run (reference trunk §4.2). Undefined for an ordinary start.
+ */
+const bisectedRun = (s: QueueState, prNumbers: number[]): string | undefined => {
+  const first = s.entries.get(prNumbers[0] as number);
+  if (first?.state !== 'pending_failure' || first.testRunId === undefined) return undefined;
+  return prNumbers.every((n) => {
+    const e = s.entries.get(n);
+    return e?.state === 'pending_failure' && e.testRunId === first.testRunId;
+  })
+    ? first.testRunId
+    : undefined;
+};
+
 const startTestRun = (s: QueueState, c: StartTestRun, at: string): QueueEvent[] => {
   if (s.runs.has(c.testRunId)) return [];
   if (c.prNumbers.length === 0) throw new DomainError('INVALID_ARGUMENT', 'a test run tests at least one PR');
-  for (const n of c.prNumbers) {
-    const e = requireEntry(s, n);
-    if (e.state !== 'pending') throw stale(`PR #${n} is ${e.state}; only a pending PR starts testing`);
-  }
+  if (new Set(c.prNumbers).size !== c.prNumbers.length || c.prNumbers.some((n) => c.dependentPrs.includes(n)))
+    throw new DomainError('INVALID_ARGUMENT', 'a test run names each PR once');
+  const bisectionOf = bisectedRun(s, c.prNumbers);
+  if (bisectionOf === undefined)
+    for (const n of c.prNumbers) {
+      const e = requireEntry(s, n);
+      if (e.state !== 'pending') throw stale(`PR #${n} is ${e.state}; only a pending PR, or the PRs of one failed run, start testing`);
+    }
   for (const n of c.dependentPrs) {
     const e = requireEntry(s, n);
     if (isTerminal(e.state) || e.state === 'not_ready') throw stale(`PR #${n} ahead is ${e.state}; it cannot be stacked under a run`);
   }
   const { type: _type, ...data } = c;
+  const started = { ...data, prNumbers: [...c.prNumbers], dependentPrs: [...c.dependentPrs], bisection: bisectionOf !== undefined, at };
   return [
-    { type: 'TestRunStarted', data: { ...data, prNumbers: [...c.prNumbers], dependentPrs: [...c.dependentPrs], bisection: false, at } },
+    ...(bisectionOf === undefined
+      ? []
+      : c.prNumbers.map((prNumber): QueueEvent => ({ type: 'TestsRestarted', data: { prNumber, reason: 'BISECTION_REQUIRED', at } }))),
+    { type: 'TestRunStarted', data: bisectionOf === undefined ? started : { ...started, bisectionOf } },
     ...c.prNumbers.map((prNumber): QueueEvent => ({ type: 'PrTestingStarted', data: { prNumber, testRunId: c.testRunId, at } })),
   ];
 };
@@ -93,10 +122,7 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
   const testRunId = run.testRunId;
   if (c.outcome === 'passed') {
     if (requiredOutcome(run).kind !== 'passed') throw new DomainError('INVALID_ARGUMENT', `test run ${testRunId} has not seen every required status succeed`);
-    return [
-      { type: 'TestRunSucceeded', data: { testRunId, at } },
-      ...prs.map((prNumber): QueueEvent => ({ type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'TEST_RUN_PASSED', at } })),
-    ];
+    return [{ type: 'TestRunSucceeded', data: { testRunId, at } }, ...prs.map((prNumber) => passedOn(s, run, prNumber, at))];
   }
   if (c.outcome === 'failed') {
     const failedContexts = [...c.failedContexts];
@@ -106,6 +132,12 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
     ];
   }
   const minutes = s.settings.testingTimeoutMinutes;
+  // A batch that timed out does not say which PR is slow: it is bisected like a failure.
+  if (run.prNumbers.length > 1)
+    return [
+      { type: 'TestRunTimedOut', data: { testRunId, at } },
+      ...prs.map((prNumber): QueueEvent => ({ type: 'PrPendingFailure', data: { prNumber, testRunId, failedContexts: [], at } })),
+    ];
   return [
     { type: 'TestRunTimedOut', data: { testRunId, at } },
     ...prs.map(
@@ -114,6 +146,47 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
         data: { prNumber, reason: 'TEST_RUN_TIMEOUT', detail: `the test run did not finish within ${minutes} minute(s)`, testRunId, at },
       }),
     ),
+  ];
+};
+
+/**
+ * A passing bisection run clears its PRs. With bisection_skip_redundant_tests its result is reused:
+ * they passed (PASSED_BY_OPTIMIZATION) and merge from it if its stack is still the queue's. Without
+ * it they go back to the queue to be tested as usual (BISECTION_TEST_RUN_PASSED).
+ */
+const passedOn = (s: QueueState, run: TestRun, prNumber: number, at: string): QueueEvent => {
+  const testRunId = run.testRunId;
+  if (!run.bisection) return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'TEST_RUN_PASSED', at } };
+  if (s.settings.optimizationMode === 'bisection_skip_redundant_tests') return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'PASSED_BY_OPTIMIZATION', at } };
+  return { type: 'TestsRestarted', data: { prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at } };
+};
+
+const failByOptimization = (s: QueueState, c: FailByOptimization, at: string): QueueEvent[] => {
+  const run = s.runs.get(c.testRunId);
+  if (!run || run.status !== 'testing') return [];
+  const proof = s.runs.get(c.provenBy);
+  if (!run.bisection || run.bisectionOf === undefined || proof?.bisectionOf !== run.bisectionOf || proof.status !== 'succeeded' || proof.testRunId === run.testRunId)
+    throw new DomainError('INVALID_ARGUMENT', `test run ${c.provenBy} is not a passed half of the bisection ${c.testRunId} belongs to`);
+  return [
+    { type: 'TestRunCancelled', data: { testRunId: run.testRunId, reason: 'BISECTION_SKIP_REDUNDANT', at } },
+    ...testedOn(s, run.testRunId, run.prNumbers).map(
+      (prNumber): QueueEvent => ({ type: 'PrPendingFailure', data: { prNumber, testRunId: run.testRunId, failedContexts: [], at } }),
+    ),
+  ];
+};
+
+const IN_FLIGHT_STATES = new Set(['testing', 'tests_passed', 'pending_failure']);
+
+/** The mode asked for while runs were in flight takes effect once none is left; readiness follows the new mode. */
+const completeModeSwitch = (s: QueueState, at: string): QueueEvent[] => {
+  if (s.runState !== 'switching_modes' || s.pendingMode === undefined) return [];
+  const inFlight = activeEntries(s).filter((e) => IN_FLIGHT_STATES.has(e.state));
+  if (inFlight.length > 0) throw stale(`PR(s) ${inFlight.map((e) => `#${e.prNumber}`).join(', ')} still in flight; the mode switch waits for them`);
+  const mode = s.pendingMode;
+  return [
+    { type: 'QueueConfigUpdated', data: { changes: { mode }, at } },
+    ...readinessAfterModeChange(s, mode, at),
+    { type: 'QueueStateChanged', data: { from: 'switching_modes', to: s.resumeState ?? 'running', at } },
   ];
 };
 
@@ -155,7 +228,17 @@ const markMerged = (s: QueueState, c: MarkMerged, at: string): QueueEvent[] => {
   if (e.state === 'failed') throw stale(`PR #${c.prNumber} failed; it cannot be recorded as merged`);
   return [
     ...cancelOwnRun(s, e, 'PR_MERGED', at),
-    { type: 'PrMerged', data: { prNumber: c.prNumber, mergeSha: c.mergeSha, ...(c.testRunId !== undefined ? { testRunId: c.testRunId } : {}), reason: c.reason, at } },
+    {
+      type: 'PrMerged',
+      data: {
+        prNumber: c.prNumber,
+        mergeSha: c.mergeSha,
+        ...(c.ontoSha !== undefined ? { ontoSha: c.ontoSha } : {}),
+        ...(c.testRunId !== undefined ? { testRunId: c.testRunId } : {}),
+        reason: c.reason,
+        at,
+      },
+    },
   ];
 };
 
@@ -176,7 +259,9 @@ const RESTARTABLE = new Set(['testing', 'tests_passed', 'pending_failure']);
 
 const restartTests = (s: QueueState, c: RestartTests, at: string): QueueEvent[] => {
   const e = requireEntry(s, c.prNumber);
-  if (!RESTARTABLE.has(e.state)) return [];
+  // A waiting PR that holds a place in flight gives it up to an urgent PR too.
+  const givesUpPlace = c.reason === 'SKIP_THE_LINE_INTERRUPTED' && e.state === 'pending' && e.flightSeq !== undefined;
+  if (!RESTARTABLE.has(e.state) && !givesUpPlace) return [];
   return [...cancelOwnRun(s, e, c.reason, at), { type: 'TestsRestarted', data: { prNumber: c.prNumber, reason: c.reason, at } }];
 };
 

@@ -1,5 +1,6 @@
 import type { Mergeability } from '../events';
 import type { CommitStatusState } from '../events-engine';
+import type { TargetOverlaps } from './overlaps';
 
 /** What the engine read from the host and CI just before planning. The planner itself reads nothing. */
 export interface HostFacts {
@@ -13,6 +14,11 @@ export interface HostFacts {
   testBranches: readonly { branch: string; testRunId: string }[];
   /** Only for the PR a direct merge could take: whether it is up to date with the target, and its tree. */
   directMerge?: { prNumber: number; upToDate: boolean; headSha: string; headTree: string };
+  /**
+   * Parallel mode: which uploaded impacted-target lists overlap, computed by the engine from the
+   * lists in the blob store (cached by digest). Without it every PR counts as impacting everything.
+   */
+  overlaps?: TargetOverlaps;
 }
 
 export interface PullFacts {

@@ -2,6 +2,8 @@ export * from './actions';
 export * from './commands';
 export * from './decide-engine';
 export * from './facts';
+export * from './graph';
 export * from './order';
+export * from './overlaps';
 export * from './plan';
 export * from './runs';

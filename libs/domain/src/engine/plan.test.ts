@@ -11,6 +11,7 @@ const stackOf = (numbers: number[]) => numbers.map((n) => ({ number: n, headSha:
 const startOf = (prNumber: number, deps: number[] = [], baseSha = BASE_SHA, baseTree = BASE_TREE): Action => ({
   kind: 'startRun',
   prNumber,
+  prNumbers: [prNumber],
   stack: stackOf([...deps, prNumber]),
   dependentPrs: deps,
   baseSha,
@@ -130,7 +131,7 @@ describe('plan: merging', () => {
   it('when the head passed and the target is where its run started, then it merges from its tested commit', () => {
     const history = [...queueWith(), ...runStarted('r1', 1), ...runPassed('r1', 1)];
     expect(givenQueue(history).planned(facts())).toEqual([
-      { kind: 'merge', prNumber: 1, testRunId: 'r1', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'r1-c0', tree: treeWith([1]) } },
+      { kind: 'merge', prNumber: 1, testRunId: 'r1', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'r1-c0', tree: treeWith([1]) }, onto: BASE_SHA },
     ]);
   });
 
@@ -142,7 +143,7 @@ describe('plan: merging', () => {
   it('when the head merged from its own run, then the next merges from its run onto the tree the head left', () => {
     const history = [...queueWith({ concurrency: 2 }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runPassed('r1', 1), ...runPassed('r2', 2), merged(1, 'r1')];
     expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([
-      { kind: 'merge', prNumber: 2, testRunId: 'r2', index: 1, before: { sha: 'r2-c0', tree: treeWith([1]) }, after: { sha: 'r2-c1', tree: treeWith([1, 2]) } },
+      { kind: 'merge', prNumber: 2, testRunId: 'r2', index: 1, before: { sha: 'r2-c0', tree: treeWith([1]) }, after: { sha: 'r2-c1', tree: treeWith([1, 2]) }, onto: 'merge-1' },
     ]);
   });
 
@@ -242,7 +243,7 @@ describe('plan: failures, blame and restarts', () => {
       expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })]);
       const cancelled: QueueEvent = { type: 'TestRunCancelled', data: { testRunId: 'r1', reason: 'SUCCESSOR_TEST_RUN_PASSED', at: at(48) } };
       expect(givenQueue([...history, cancelled, passedBy(1, 'r2')]).planned(facts())).toEqual([
-        { kind: 'merge', prNumber: 1, testRunId: 'r2', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'r2-c0', tree: treeWith([1]) } },
+        { kind: 'merge', prNumber: 1, testRunId: 'r2', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'r2-c0', tree: treeWith([1]) }, onto: BASE_SHA },
       ]);
     });
   });

@@ -1,0 +1,92 @@
+import type { Entry, QueueState, TestRun } from '../state';
+import type { Action } from './actions';
+import type { EngineCommand } from './commands';
+import type { HostFacts } from './facts';
+import { parallelGraph, singleGraph, type DepGraph } from './graph';
+import { planOrder } from './order';
+import { currentRun, stackOf } from './runs';
+
+/** What every phase of one planning round sees. */
+export interface Ctx {
+  s: QueueState;
+  nowMs: number;
+  facts: HostFacts;
+  order: Entry[];
+  /** Place of each entry of `order`. */
+  pos: Map<number, number>;
+  /** Entries that hold a place in flight: started at least once in this cycle, in that order. */
+  chain: Entry[];
+  graph: DepGraph;
+  /** Target heads the queue's own merges lead back from, starting at the target's head (parallel mode). */
+  ownHeads: () => ReadonlySet<string>;
+}
+
+export type Phase = (c: Ctx) => Action[];
+
+export const record = (command: EngineCommand): Action => ({ kind: 'record', command });
+
+export const contextOf = (s: QueueState, now: string, facts: HostFacts): Ctx => {
+  const order = planOrder(s);
+  const pos = new Map(order.map((e, i) => [e.prNumber, i]));
+  const graph = s.settings.mode === 'parallel' ? parallelGraph(s, order, pos, facts.overlaps) : singleGraph(order, pos);
+  let heads: Set<string> | undefined;
+  return {
+    s,
+    nowMs: Date.parse(now),
+    facts,
+    order,
+    pos,
+    chain: order.filter((e) => e.flightSeq !== undefined),
+    graph,
+    ownHeads: () => (heads ??= headsBehind(s, facts.target?.sha)),
+  };
+};
+
+/** The target's head and every head the queue's own recorded merges lead back to from it. */
+const headsBehind = (s: QueueState, sha: string | undefined): Set<string> => {
+  const out = new Set<string>();
+  for (let at = sha; at !== undefined && !out.has(at); at = s.mergedOnto.get(at)) out.add(at);
+  return out;
+};
+
+export const testingRuns = (s: QueueState): TestRun[] => [...s.runs.values()].filter((r) => r.status === 'testing');
+
+/**
+ * A suspect may be the cause of a failure: it is pending failure, or testing in a bisection run (part
+ * of a failed batch being split). Runs leave suspects out of their stacks, as Zuul re-parents items
+ * behind a failing one (peers §2.5), and nothing behind a suspect merges before it is settled.
+ */
+export const isSuspect = (s: QueueState, e: Entry): boolean => {
+  if (e.state === 'pending_failure') return true;
+  if (e.state !== 'testing') return false;
+  return currentRun(s, e)?.bisection === true;
+};
+
+/** An entry a new run may stack under the PR it tests: in flight, expected to merge, not a suspect. */
+export const isStackable = (s: QueueState, e: Entry): boolean => (e.state === 'testing' || e.state === 'tests_passed') && !isSuspect(s, e);
+
+/** Where the entry sits in its run's stack, and the PRs stacked under it. */
+export const positionIn = (run: TestRun, prNumber: number): { index: number; deps: number[] } => {
+  const stack = stackOf(run);
+  const index = stack.indexOf(prNumber);
+  return { index, deps: stack.slice(0, Math.max(index, 0)) };
+};
+
+/** How many of `deps`, from the bottom of the stack, have merged. */
+export const mergedPrefix = (s: QueueState, deps: number[]): number => {
+  let m = 0;
+  while (m < deps.length && s.entries.get(deps[m] as number)?.state === 'merged') m++;
+  return m;
+};
+
+export const mayMerge = (s: QueueState): boolean => s.runState !== 'paused';
+
+/**
+ * Whether new runs may start: not while paused. While switching modes only the entries already in
+ * flight when the switch was asked for go on (and bisections), so the switch completes.
+ */
+export const mayStart = (s: QueueState, e?: Entry): boolean => {
+  if (s.runState === 'paused') return false;
+  if (s.runState === 'switching_modes') return e !== undefined && e.flightSeq !== undefined;
+  return true;
+};

@@ -1,0 +1,129 @@
+import { targetsFor, type Entry, type QueueState } from '../state';
+import type { TargetOverlaps } from './overlaps';
+
+/**
+ * Who depends on whom, over the plan order. In single mode every entry depends on every entry ahead
+ * of it. In parallel mode an entry depends on the entries ahead whose impacted targets overlap its
+ * own (reference trunk §5.1): `ALL` (or no known list) overlaps everything ahead and behind, `[]`
+ * overlaps nothing. The dependencies form a DAG over queue order: edges only point ahead.
+ */
+export interface DepGraph {
+  readonly parallel: boolean;
+  /**
+   * The entries ahead of `e` that it depends on, directly or through others, in plan order. The walk
+   * only enters and reports entries `through` accepts: a dependency reached only through a refused
+   * entry is not reported.
+   */
+  closureAhead(e: Entry, through: (x: Entry) => boolean): Entry[];
+  /** Whether `e` directly depends on an entry of `set` (PR numbers) that is ahead of it. */
+  dependsOnAny(e: Entry, set: ReadonlySet<number>): boolean;
+  /** Whether anything still in the queue ahead of `e` is something it depends on. */
+  hasAhead(e: Entry): boolean;
+}
+
+type Kind = { kind: 'all' } | { kind: 'none' } | { kind: 'some'; digest: string };
+
+const byPosition = (pos: ReadonlyMap<number, number>) => (a: Entry, b: Entry) => (pos.get(a.prNumber) ?? 0) - (pos.get(b.prNumber) ?? 0);
+
+export const singleGraph = (order: readonly Entry[], pos: ReadonlyMap<number, number>): DepGraph => ({
+  parallel: false,
+  closureAhead: (e, through) => order.slice(0, pos.get(e.prNumber) ?? 0).filter(through),
+  dependsOnAny: (e, set) => {
+    const mine = pos.get(e.prNumber) ?? 0;
+    for (const n of set) if ((pos.get(n) ?? Infinity) < mine) return true;
+    return false;
+  },
+  hasAhead: (e) => (pos.get(e.prNumber) ?? 0) > 0,
+});
+
+/**
+ * The parallel graph of one planning round. Neighbour lists are built lazily, only for the entries
+ * the round asks about (the runs in flight and the next ones to start), from the engine's overlap
+ * index: no pairwise comparison of target lists, and no work for the thousands of entries waiting
+ * further back.
+ */
+export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: ReadonlyMap<number, number>, overlaps: TargetOverlaps | undefined): DepGraph => {
+  const kinds = new Map<number, Kind>();
+  const byDigest = new Map<string, Entry[]>();
+  const everywhere: Entry[] = [];
+  for (const e of order) {
+    const ref = targetsFor(s, e.prNumber, e.headSha);
+    let k: Kind;
+    if (!ref || ref.all || !overlaps || (ref.count > 0 && overlaps.neighbours(ref.digest) === undefined)) k = { kind: 'all' };
+    else if (ref.count === 0) k = { kind: 'none' };
+    else k = { kind: 'some', digest: ref.digest };
+    kinds.set(e.prNumber, k);
+    if (k.kind === 'all') everywhere.push(e);
+    if (k.kind === 'some') {
+      const list = byDigest.get(k.digest);
+      if (list) list.push(e);
+      else byDigest.set(k.digest, [e]);
+    }
+  }
+  const kindOf = (e: Entry): Kind => kinds.get(e.prNumber) ?? { kind: 'all' };
+  const posOf = (e: Entry): number => pos.get(e.prNumber) ?? Infinity;
+
+  const memo = new Map<number, Entry[]>();
+  /** Every entry sharing a target with `e` (ahead or behind), `ALL` entries included; not for `ALL` entries themselves. */
+  const neighbours = (e: Entry): Entry[] => {
+    const known = memo.get(e.prNumber);
+    if (known) return known;
+    const k = kindOf(e);
+    const out = [...everywhere];
+    if (k.kind === 'some') {
+      for (const x of byDigest.get(k.digest) ?? []) if (x.prNumber !== e.prNumber) out.push(x);
+      for (const d of overlaps?.neighbours(k.digest) ?? []) for (const x of byDigest.get(d) ?? []) out.push(x);
+    }
+    const list = out.filter((x) => x.prNumber !== e.prNumber);
+    memo.set(e.prNumber, list);
+    return list;
+  };
+  const ahead = (e: Entry): Entry[] => {
+    const mine = posOf(e);
+    if (kindOf(e).kind === 'all') return order.slice(0, mine);
+    return neighbours(e).filter((x) => posOf(x) < mine);
+  };
+  const overlap = (a: Entry, b: Entry): boolean => {
+    const ka = kindOf(a);
+    const kb = kindOf(b);
+    if (ka.kind === 'all' || kb.kind === 'all') return true;
+    if (ka.kind === 'none' || kb.kind === 'none') return false;
+    return ka.digest === kb.digest || (overlaps?.neighbours(ka.digest)?.has(kb.digest) ?? true);
+  };
+
+  return {
+    parallel: true,
+    closureAhead: (e, through) => {
+      const seen = new Set<number>([e.prNumber]);
+      const found: Entry[] = [];
+      const todo = [e];
+      for (let next = todo.pop(); next; next = todo.pop()) {
+        for (const x of ahead(next)) {
+          if (seen.has(x.prNumber) || !through(x)) continue;
+          seen.add(x.prNumber);
+          found.push(x);
+          todo.push(x);
+        }
+      }
+      return found.sort(byPosition(pos));
+    },
+    dependsOnAny: (e, set) => {
+      if (set.size === 0) return false;
+      const mine = posOf(e);
+      if (kindOf(e).kind !== 'all' && set.size < neighbours(e).length) {
+        for (const n of set) {
+          const x = s.entries.get(n);
+          if (x && posOf(x) < mine && overlap(e, x)) return true;
+        }
+        return false;
+      }
+      for (const x of kindOf(e).kind === 'all' ? order.slice(0, mine) : neighbours(e)) if (posOf(x) < mine && set.has(x.prNumber)) return true;
+      return false;
+    },
+    hasAhead: (e) => {
+      const mine = posOf(e);
+      if (kindOf(e).kind === 'all') return mine > 0;
+      return neighbours(e).some((x) => posOf(x) < mine);
+    },
+  };
+};

@@ -1,0 +1,111 @@
+import type { Entry, TestRun } from '../../state';
+import type { Action } from '../actions';
+import { isSuspect, mergedPrefix, record, testingRuns, type Ctx, type Phase } from '../context';
+import { currentRun, isRunNeeded } from '../runs';
+import { successorsStillTesting } from './successors';
+import { busyRuns, stackFor, startRunAction } from './stacks';
+
+const skipping = (c: Ctx): boolean => c.s.settings.optimizationMode === 'bisection_skip_redundant_tests';
+
+/**
+ * With bisection_skip_redundant_tests: whether the rest (`mine`) of the failed run `parent` must hold
+ * its culprit, because every other PR it tested was cleared by a passing half or has merged since;
+ * `proof` names a passing half when one is still known. Undefined when nothing can be concluded (a
+ * half still running or failed, or a PR that left without a verdict).
+ */
+export const redundancy = (c: Ctx, parent: string, parentPrs: readonly number[], mine: ReadonlySet<number>): { proof?: string } | undefined => {
+  if (!skipping(c)) return undefined;
+  const cleared = new Set<number>();
+  let proof: string | undefined;
+  for (const r of c.s.runs.values()) {
+    if (r.bisectionOf !== parent || r.status !== 'succeeded') continue;
+    proof ??= r.testRunId;
+    for (const n of r.prNumbers) cleared.add(n);
+  }
+  const others = parentPrs.filter((n) => !mine.has(n));
+  if (others.length === 0 || !others.every((n) => cleared.has(n) || c.s.entries.get(n)?.state === 'merged')) return undefined;
+  return proof === undefined ? {} : { proof };
+};
+
+/**
+ * bisection_skip_redundant_tests: the halves of a failed run test at once; once the others passed,
+ * the culprit must be in the last one, so its run is not needed any more (reference trunk §4.2:
+ * ABCDEF fails, ABC passes, so DEF holds the culprit). It is cancelled and its PRs are pending
+ * failure as if it had failed: split further, or blamed when alone.
+ */
+export const skipRedundant: Phase = (c) => {
+  if (!skipping(c)) return [];
+  const out: Action[] = [];
+  for (const run of testingRuns(c.s)) {
+    if (run.bisectionOf === undefined || !isRunNeeded(c.s, run)) continue;
+    const proof = redundancy(c, run.bisectionOf, run.bisectedPrs ?? [], new Set(run.prNumbers))?.proof;
+    if (proof !== undefined) out.push(record({ type: 'FailByOptimization', testRunId: run.testRunId, provenBy: proof }));
+  }
+  return out;
+};
+
+/** The PRs pending failure on each failed run that tested several of them, in plan order. */
+const failedGroups = (c: Ctx): { run: TestRun; members: Entry[] }[] => {
+  const groups = new Map<string, { run: TestRun; members: Entry[] }>();
+  for (const e of c.chain) {
+    if (e.state !== 'pending_failure') continue;
+    const run = currentRun(c.s, e);
+    if (!run || run.prNumbers.length < 2) continue;
+    const g = groups.get(run.testRunId);
+    if (g) g.members.push(e);
+    else groups.set(run.testRunId, { run, members: [e] });
+  }
+  return [...groups.values()];
+};
+
+/**
+ * A failed group is split once nothing stacked under it is itself a suspect (then its failure would
+ * likely be that one's, and the restart rule retests it without it) and the anti-flake successors
+ * it waits for have finished.
+ */
+const mayBisect = (c: Ctx, run: TestRun, members: readonly Entry[]): boolean => {
+  const unmerged = run.dependentPrs.slice(mergedPrefix(c.s, run.dependentPrs));
+  if (unmerged.some((d) => {
+    const de = c.s.entries.get(d);
+    return de !== undefined && isSuspect(c.s, de);
+  }))
+    return false;
+  return !successorsStillTesting(c, members);
+};
+
+/**
+ * Two halves in queue order (a single PR is retested alone). When the budget was short and only a
+ * first half started, the rest is split again when its turn comes: every part is a half of the same
+ * failed run, and the skip rule reasons over all of them.
+ */
+const halvesOf = (members: Entry[]): Entry[][] => {
+  if (members.length === 1) return [members];
+  const mid = Math.ceil(members.length / 2);
+  return [members.slice(0, mid), members.slice(mid)];
+};
+
+/**
+ * Bisection (reference trunk §4.2): a failed batch is split in two halves, tested at once on the
+ * same base under `bisectionConcurrency`, a budget apart from `concurrency`. Starting a half moves
+ * its PRs back to pending (BISECTION_REQUIRED) and into the new run in one step (decideEngine's
+ * StartTestRun). A half that fails is split again until the culprits are alone; a half that passes
+ * clears its PRs (see CompleteTestRun).
+ */
+export const bisections: Phase = (c) => {
+  if (!c.facts.target || c.s.runState === 'paused') return [];
+  let budget = c.s.settings.bisectionConcurrency - busyRuns(c, true);
+  const out: Action[] = [];
+  for (const { run, members } of failedGroups(c)) {
+    if (budget <= 0) break;
+    if (!mayBisect(c, run, members)) continue;
+    // A lone PR proven failing is blamed without a run (restartsAndBlame).
+    if (members.length === 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([members[0]?.prNumber ?? 0])) !== undefined) continue;
+    const base = stackFor(c, members);
+    for (const half of halvesOf(members)) {
+      if (budget <= 0) break;
+      out.push(startRunAction(c, half, base, true));
+      budget--;
+    }
+  }
+  return out;
+};

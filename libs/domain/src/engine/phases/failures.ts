@@ -1,0 +1,84 @@
+import type { Entry, TestRun } from '../../state';
+import type { Action } from '../actions';
+import { isSuspect, mergedPrefix, positionIn, record, type Phase } from '../context';
+import { currentRun } from '../runs';
+import { staleness } from '../staleness';
+import { redundancy } from './bisection';
+import { successorsStillTesting } from './successors';
+
+/**
+ * canOptimisticallyMerge: a run that passed with PRs stacked under it proves them. A suspect (pending
+ * failure, or being bisected) is cleared this way only when the queue waits for successors
+ * (pendingFailureDepth > 0): that is the anti-flake protection of reference trunk §4.4.
+ */
+export const optimisticPasses: Phase = (c) => {
+  if (!c.s.settings.canOptimisticallyMerge) return [];
+  const out: Action[] = [];
+  const proven = new Set<number>();
+  const antiFlake = c.s.settings.pendingFailureDepth > 0;
+  for (const e of c.chain) {
+    const run = currentRun(c.s, e);
+    if (e.state !== 'tests_passed' || !run || run.status !== 'succeeded' || !run.prNumbers.includes(e.prNumber)) continue;
+    if (staleness(c, e, run) !== undefined) continue;
+    for (const d of run.dependentPrs) {
+      const de = c.s.entries.get(d);
+      if (!de || proven.has(d)) continue;
+      const suspect = isSuspect(c.s, de);
+      if ((de.state === 'testing' && !suspect) || (suspect && antiFlake)) {
+        proven.add(d);
+        out.push(record({ type: 'PassBySuccessor', prNumber: d, testRunId: run.testRunId }));
+      }
+    }
+  }
+  return out;
+};
+
+const failureDetail = (run: TestRun): string => {
+  const parts = run.failedContexts.map((ctx) => {
+    const url = run.statuses[ctx]?.url;
+    return url ? `${ctx} (${url})` : ctx;
+  });
+  return `required status check(s) failed: ${parts.join(', ') || 'unknown'}`;
+};
+
+/** What the failure of a PR found alone is blamed on: its own run failing, or bisection's inference. */
+const blame = (e: Entry, run: TestRun, inferred: boolean): Action =>
+  inferred
+    ? record({
+        type: 'FailPr',
+        prNumber: e.prNumber,
+        reason: 'TEST_RUN_FAILED_BY_OPTIMIZATION',
+        detail: 'a batch holding this PR failed and the other half of its bisection passed, so this PR broke it; its own run was skipped',
+        testRunId: run.testRunId,
+      })
+    : record({ type: 'FailPr', prNumber: e.prNumber, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: failureDetail(run), testRunId: run.testRunId });
+
+/**
+ * Runs that no longer predict their merge restart. A PR pending failure on a run of its own is
+ * blamed once everything stacked under it merged (so the failure is its own) and the
+ * `pendingFailureDepth` successors that stacked it have finished; when a PR under it failed
+ * instead, the staleness rule restarts it without that PR. Failed batches are bisected, not blamed.
+ */
+export const restartsAndBlame: Phase = (c) => {
+  const restarts: Action[] = [];
+  for (const e of c.chain) {
+    const run = currentRun(c.s, e);
+    if (!run) continue;
+    const reason = staleness(c, e, run);
+    if (reason) restarts.push(record({ type: 'RestartTests', prNumber: e.prNumber, reason }));
+  }
+  if (restarts.length > 0) return restarts;
+
+  const blamed: Action[] = [];
+  for (const e of c.chain) {
+    const run = currentRun(c.s, e);
+    if (e.state !== 'pending_failure' || !run) continue;
+    // Alone on its run, or the last of a failed batch whose other PRs bisection cleared.
+    const provenAlone = run.prNumbers.length > 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([e.prNumber])) !== undefined;
+    if (run.prNumbers.length !== 1 && !provenAlone) continue;
+    const { deps } = positionIn(run, e.prNumber);
+    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e])) continue;
+    blamed.push(blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
+  }
+  return blamed;
+};

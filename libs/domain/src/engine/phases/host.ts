@@ -1,0 +1,68 @@
+import { readinessOf, sameReadiness } from '../../readiness';
+import { activeEntries, targetsFor } from '../../state';
+import type { Action } from '../actions';
+import { record, testingRuns, type Phase } from '../context';
+import { mergeable } from './merges';
+
+const TERMINAL_STATUS = new Set(['success', 'failure', 'error']);
+
+/**
+ * A crash between moving the target and recording the merge leaves the target holding the PR:
+ * record it. Recognised by tree, so it covers fast-forwards and copies; a parallel-mode merge that
+ * was replayed onto other lanes' merges is not recognisable this way and heals by a retest instead
+ * (docs/engine.md, crash safety).
+ */
+export const recogniseMerges: Phase = (c) => {
+  const target = c.facts.target;
+  if (!target) return [];
+  for (const m of mergeable(c)) {
+    if (m.after.tree !== m.before.tree && target.tree === m.after.tree)
+      return [{ kind: 'completeMerge', prNumber: m.e.prNumber, mergeSha: target.sha, testRunId: m.run.testRunId, reason: 'MERGE_GRAPH_MERGE' }];
+  }
+  const dm = c.facts.directMerge;
+  const first = c.order[0];
+  if (c.chain.length === 0 && dm && first?.prNumber === dm.prNumber && first.headSha === dm.headSha && c.s.settings.directMergeMode === 'always' && target.tree === dm.headTree)
+    return [{ kind: 'completeMerge', prNumber: first.prNumber, mergeSha: target.sha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }];
+  return [];
+};
+
+/** Pushes, closes and retargets cancel; a waiting PR the host now calls mergeable is admitted. */
+export const hostChanges: Phase = (c) => {
+  const out: Action[] = [];
+  for (const e of activeEntries(c.s)) {
+    const pr = c.facts.pulls.get(e.prNumber);
+    if (!pr || pr.state === 'merged') continue;
+    if (pr.state === 'closed') out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: 'PR_CLOSED' }));
+    else if (pr.headSha !== e.headSha) out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: 'PR_PUSHED_TO' }));
+    else if (pr.baseBranch !== c.s.branch && e.readiness.doesBaseBranchMatch)
+      out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: 'PR_BASE_BRANCH_CHANGED' }));
+    else if (pr.mergeability !== undefined && (e.state === 'not_ready' || (e.state === 'pending' && e.flightSeq === undefined))) {
+      const readiness = readinessOf({
+        mode: c.s.settings.mode,
+        queueBranch: c.s.branch,
+        baseBranch: pr.baseBranch,
+        mergeability: pr.mergeability,
+        hasImpactedTargets: targetsFor(c.s, e.prNumber, e.headSha) !== undefined,
+      });
+      if (!sameReadiness(readiness, e.readiness))
+        out.push(record({ type: 'RefreshReadiness', prNumber: e.prNumber, headSha: pr.headSha, baseBranch: pr.baseBranch, mergeability: pr.mergeability }));
+    }
+  }
+  return out;
+};
+
+export const statusReports: Phase = (c) =>
+  testingRuns(c.s).flatMap((run) =>
+    (c.facts.statuses.get(run.testBranchSha) ?? [])
+      .filter((st) => {
+        const seen = run.statuses[st.context];
+        if (!seen) return true;
+        if (TERMINAL_STATUS.has(seen.state) && st.state === 'pending') return false;
+        return seen.state !== st.state || seen.url !== st.url;
+      })
+      .map((st) => record({ type: 'ReportTestStatus', testRunId: run.testRunId, context: st.context, state: st.state, ...(st.url !== undefined ? { url: st.url } : {}) })),
+  );
+
+/** Test branches of runs the state no longer holds (ended and unneeded, or never recorded after a crash). */
+export const sweepBranches: Phase = (c) =>
+  c.facts.testBranches.filter((b) => !c.s.runs.has(b.testRunId)).map((b): Action => ({ kind: 'deleteBranch', branch: b.branch }));

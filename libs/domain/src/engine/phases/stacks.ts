@@ -1,0 +1,40 @@
+import type { Entry } from '../../state';
+import type { Action } from '../actions';
+import { isStackable, testingRuns, type Ctx } from '../context';
+import { isRunNeeded } from '../runs';
+
+/**
+ * What a run testing `members` stacks under them: every entry ahead they depend on (transitively)
+ * that is testing or passed and not a suspect, in plan order: the target as it will be when their
+ * turn comes (Zuul's speculative parent, peers §2.5). In parallel mode these are only the PRs they
+ * share targets with, directly or through others: the run's `dependentPrs`. `startingNow` holds PRs
+ * this round starts, which count as testing.
+ */
+export const stackFor = (c: Ctx, members: readonly Entry[], startingNow: ReadonlySet<number> = new Set()): Entry[] => {
+  const mine = new Set(members.map((m) => m.prNumber));
+  const through = (x: Entry): boolean => x.flightSeq !== undefined || startingNow.has(x.prNumber) || mine.has(x.prNumber);
+  const deps = new Map<number, Entry>();
+  for (const m of members)
+    for (const x of c.graph.closureAhead(m, through))
+      if (!mine.has(x.prNumber) && (startingNow.has(x.prNumber) || isStackable(c.s, x))) deps.set(x.prNumber, x);
+  return [...deps.values()].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
+};
+
+export const startRunAction = (c: Ctx, members: readonly Entry[], deps: readonly Entry[], bisection = false): Action => {
+  const target = c.facts.target as { sha: string; tree: string };
+  const first = members[0] as Entry;
+  return {
+    kind: 'startRun',
+    prNumber: first.prNumber,
+    prNumbers: members.map((m) => m.prNumber),
+    stack: [...deps, ...members].map((x) => ({ number: x.prNumber, headSha: x.headSha, title: x.title })),
+    dependentPrs: deps.map((x) => x.prNumber),
+    baseSha: target.sha,
+    baseTree: target.tree,
+    ...(bisection ? { bisection: true } : {}),
+  };
+};
+
+/** Runs in flight that count against `concurrency` (normal) or `bisectionConcurrency` (bisection). */
+export const busyRuns = (c: Ctx, bisection: boolean): number =>
+  testingRuns(c.s).filter((r) => r.bisection === bisection && isRunNeeded(c.s, r)).length;

@@ -1,0 +1,80 @@
+import type { Entry } from '../../state';
+import type { Action } from '../actions';
+import { mayStart, type Ctx, type Phase } from '../context';
+import { busyRuns, stackFor, startRunAction } from './stacks';
+
+/** A PR that never shares a run: `noBatch`, urgent (it must not wait for others, nor fail with them), or cleared by a bisection. */
+const testsAlone = (c: Ctx, e: Entry): boolean => !c.s.settings.batch || e.noBatch || e.priorityValue === 0 || e.retestAlone === true;
+
+/**
+ * A batch smaller than `batchingMinSize` starts once one of its PRs was in flight before (a restart
+ * must not wait again), or once its oldest PR has waited `batchingMaxWaitTimeMinutes` since it was
+ * submitted (reference trunk §4.1).
+ */
+const batchMayStart = (c: Ctx, batch: readonly Entry[]): boolean => {
+  if (batch.length >= c.s.settings.batchingMinSize || batch.some((e) => e.flightSeq !== undefined)) return true;
+  const oldest = Math.min(...batch.map((e) => Date.parse(e.submittedAt)));
+  return c.nowMs - oldest >= c.s.settings.batchingMaxWaitTimeMinutes * 60_000;
+};
+
+/**
+ * Starts runs in plan order while slots (`concurrency` minus the normal runs in flight) are free.
+ * Each run stacks what its PRs depend on (`stackFor`). With batching, consecutive PRs that may share
+ * a run form batches of up to `batchingMinSize`; a PR that tests alone keeps its place, so in single
+ * mode it closes the batch ahead of it. Single mode stops at the first PR that cannot start, so no PR
+ * overtakes one ahead of it; parallel mode skips such a PR and everything depending on it, so other
+ * lanes go on.
+ */
+export const starts: Phase = (c) => {
+  if (!c.facts.target || c.s.runState === 'paused') return [];
+  let slots = c.s.settings.concurrency - busyRuns(c, false);
+  if (slots <= 0) return [];
+  const parallel = c.graph.parallel;
+  const out: Action[] = [];
+  const waiting = new Set<number>();
+  const starting = new Set<number>();
+  const batch: Entry[] = [];
+  const inBatch = new Set<number>();
+  let stopped = false;
+
+  const start = (members: readonly Entry[]): void => {
+    out.push(startRunAction(c, members, stackFor(c, members, starting)));
+    for (const m of members) starting.add(m.prNumber);
+    slots--;
+  };
+  const hold = (e: Entry): void => {
+    waiting.add(e.prNumber);
+    if (!parallel) stopped = true;
+  };
+  const closeBatch = (ready: boolean): void => {
+    if (batch.length === 0) return;
+    if (ready && slots > 0) start(batch);
+    else for (const m of batch) hold(m);
+    batch.length = 0;
+    inBatch.clear();
+  };
+
+  for (const e of c.order) {
+    if (stopped || slots <= 0) break;
+    if (e.state !== 'pending') continue;
+    if (!mayStart(c.s, e) || c.graph.dependsOnAny(e, waiting)) {
+      hold(e);
+      continue;
+    }
+    if (testsAlone(c, e)) {
+      if (!parallel) closeBatch(true);
+      else if (c.graph.dependsOnAny(e, inBatch)) {
+        hold(e);
+        continue;
+      }
+      if (stopped || slots <= 0) break;
+      start([e]);
+      continue;
+    }
+    batch.push(e);
+    inBatch.add(e.prNumber);
+    if (batch.length >= c.s.settings.batchingMinSize) closeBatch(true);
+  }
+  if (!stopped) closeBatch(batch.length > 0 && batchMayStart(c, batch));
+  return out;
+};

@@ -1,0 +1,35 @@
+import type { QueueSettings } from '../../config';
+import type { QueueEvent } from '../../events';
+import { prSubmitted, queueCreated } from '../../testing/fixtures';
+import type { Action } from '../actions';
+import type { EngineCommand } from '../commands';
+import { BASE_SHA, BASE_TREE } from './engine-fixtures';
+
+/** A queue with `settings` and PRs submitted in that order (PR n at minute n). */
+export const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [queueCreated({ settings }), ...prs.map((n) => prSubmitted(n))];
+
+export const rec = (command: EngineCommand): Action => ({ kind: 'record', command });
+
+const stacked = (numbers: number[]) => numbers.map((n) => ({ number: n, headSha: `sha-${n}`, title: `PR ${n}` }));
+
+/** The start the planner asks for: `tested` on top of `deps`, on the target at `baseSha`. */
+export const startOf = (
+  tested: number | number[],
+  deps: number[] = [],
+  o: { bisection?: boolean; baseSha?: string; baseTree?: string } = {},
+): Action => {
+  const prNumbers = Array.isArray(tested) ? tested : [tested];
+  return {
+    kind: 'startRun',
+    prNumber: prNumbers[0] as number,
+    prNumbers,
+    stack: stacked([...deps, ...prNumbers]),
+    dependentPrs: deps,
+    baseSha: o.baseSha ?? BASE_SHA,
+    baseTree: o.baseTree ?? BASE_TREE,
+    ...(o.bisection ? { bisection: true } : {}),
+  };
+};
+
+/** `m` minutes after the runs of the fixtures started. */
+export const minutesAfter = (m: number, from = '2025-06-01T09:45:00.000Z'): string => new Date(Date.parse(from) + m * 60_000).toISOString();
