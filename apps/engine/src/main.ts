@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
+import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
 import { LocalGitAdmin, LocalGitWriter } from '@railyard/githost';
 import { createLogger, errorFields } from '@railyard/observability';
 import { loadConfig, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
 import Redis from 'ioredis';
-import { LocalCi } from './ci/local-ci';
 import { engineTickMs } from './embedded';
 import { startEngine } from './engine';
 import { QueueLeases } from './queue-leases';
@@ -29,7 +28,12 @@ const main = async (): Promise<void> => {
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const gitHost = openGitHost(config);
-  const ci = new LocalCi({ gitRoot: config.gitRoot, workDir: path.join(config.dataDir, 'ci'), logger });
+  // The same CI and commit-status store as the API processes: statuses posted to any API replica (or
+  // with `railyard status set`) reach this engine through the shared store under the git root.
+  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
+  if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
+  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
   const engine = startEngine({
     eventStore,
     gitRoot: config.gitRoot,
