@@ -1,8 +1,9 @@
 import { parseQueueId, type RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { encodePosition } from '../redis/keys';
-import { APPLY_BATCH, DELETE_IF_EQUALS } from '../redis/scripts';
+import { RedisCheckpoint, RESETTING } from '../redis/checkpointed';
+import { APPLY_BATCH } from '../redis/scripts';
 import { foldMetricsBatch, metricsQueuesOf } from './batch';
 import type { QueueMetricsDoc } from './model';
 import { sameRepo, type MetricsStore } from './port';
@@ -15,9 +16,7 @@ export interface RedisMetricsStoreOptions {
   pollMs?: number;
 }
 
-const RESETTING = 'resetting';
 const MAX_APPLY_ATTEMPTS = 10;
-const SCAN_COUNT = 1000;
 const MGET_CHUNK = 500;
 
 /**
@@ -27,32 +26,24 @@ const MGET_CHUNK = 500;
  */
 export class RedisMetricsStore implements MetricsStore {
   readonly keys: MetricsRedisKeys;
-  private readonly redis: Redis;
-  private readonly ownsClient: boolean;
-  private readonly pollMs: number;
-  private closed = false;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly base: RedisCheckpoint;
 
   constructor(options: RedisMetricsStoreOptions) {
     this.keys = metricsRedisKeys(options.namespace);
-    this.ownsClient = typeof options.redis === 'string';
-    this.redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: null }) : options.redis;
-    this.pollMs = options.pollMs ?? 5;
+    this.base = new RedisCheckpoint({ redis: options.redis, checkpointKey: this.keys.checkpoint, modelPatterns: [this.keys.modelPattern], extraKeys: [this.keys.index], pollMs: options.pollMs });
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
-    const run = this.tail.then(() => this.applyNow(events));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.base.serialise(() => this.applyNow(events));
   }
 
   private async applyNow(events: RecordedEvent[]): Promise<void> {
     if (events.length === 0) return;
     const ids = [...metricsQueuesOf(events)];
     for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const [stored = null, ...values] = await this.redis.mget(this.keys.checkpoint, ...ids.map((id) => this.keys.queue(id)));
+      const [stored = null, ...values] = await this.base.redis.mget(this.keys.checkpoint, ...ids.map((id) => this.keys.queue(id)));
       if (stored === RESETTING) {
-        await this.finishReset();
+        await this.base.finishReset();
         continue;
       }
       const checkpoint = stored === null ? null : BigInt(stored);
@@ -71,33 +62,26 @@ export class RedisMetricsStore implements MetricsStore {
         if (doc) args.push('S', ref, JSON.stringify(doc), 'Z', '2', '0', id);
         else args.push('D', ref, 'R', '2', id);
       }
-      if ((await APPLY_BATCH.run(this.redis, keys, args)) === 1) return;
+      if ((await APPLY_BATCH.run(this.base.redis, keys, args)) === 1) return;
     }
     throw new Error('metrics read model: the checkpoint kept moving while applying a batch; is a second projector writing?');
   }
 
-  async checkpoint(): Promise<bigint | null> {
-    const stored = await this.redis.get(this.keys.checkpoint);
-    return stored === null || stored === RESETTING ? null : BigInt(stored);
+  checkpoint(): Promise<bigint | null> {
+    return this.base.checkpoint();
   }
 
-  async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await this.checkpoint();
-      if (current !== null && current >= position) return true;
-      if (this.closed || Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(this.pollMs, Math.max(0, deadline - Date.now()))));
-    }
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.base.waitFor(position, timeoutMs);
   }
 
   async queues(repo?: RepoRef): Promise<QueueMetricsDoc[]> {
-    const all = await this.redis.zrange(this.keys.index, 0, '-1');
+    const all = await this.base.redis.zrange(this.keys.index, 0, '-1');
     const ids = repo ? all.filter((id) => sameRepo(parseQueueId(id).repo, repo)) : all;
     const docs: QueueMetricsDoc[] = [];
     for (let i = 0; i < ids.length; i += MGET_CHUNK) {
       const chunk = ids.slice(i, i + MGET_CHUNK);
-      for (const json of await this.redis.mget(...chunk.map((id) => this.keys.queue(id)))) {
+      for (const json of await this.base.redis.mget(...chunk.map((id) => this.keys.queue(id)))) {
         // A queue deleted between the two reads has no document any more: it is simply left out.
         const doc = parse(json);
         if (doc) docs.push(doc);
@@ -107,31 +91,11 @@ export class RedisMetricsStore implements MetricsStore {
   }
 
   reset(): Promise<void> {
-    const run = this.tail.then(async () => {
-      await this.redis.set(this.keys.checkpoint, RESETTING);
-      await this.finishReset();
-    });
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.base.reset();
   }
 
-  // Also run by the next writer when a reset was cut short, so stale documents never outlive it.
-  private async finishReset(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', this.keys.modelPattern, 'COUNT', SCAN_COUNT);
-      cursor = next;
-      if (found.length > 0) await this.redis.unlink(...found);
-    } while (cursor !== '0');
-    await this.redis.unlink(this.keys.index);
-    await DELETE_IF_EQUALS.run(this.redis, [this.keys.checkpoint], [RESETTING]);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.tail;
-    if (this.ownsClient) await this.redis.quit();
+  close(): Promise<void> {
+    return this.base.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
@@ -9,7 +9,8 @@ import { foldTestRuns, testRunRefsOf } from '../testruns/project';
 import { appendTestRunWrites, testRunReads } from '../testruns/redis';
 import { batchWrite } from './batch-write';
 import { encodePosition, redisKeys, type RedisKeys } from './keys';
-import { APPLY_BATCH, DELETE_IF_EQUALS } from './scripts';
+import { RedisCheckpoint, RESETTING } from './checkpointed';
+import { APPLY_BATCH } from './scripts';
 
 export interface RedisReadModelStoreOptions {
   /** A client to share (the caller closes it) or a URL (the store opens and closes its own). */
@@ -20,11 +21,7 @@ export interface RedisReadModelStoreOptions {
   pollMs?: number;
 }
 
-// Written into the checkpoint while reset() deletes keys: a reset cut short is finished by the next
-// writer instead of leaving old documents (with positions that would swallow new events) behind.
-const RESETTING = 'resetting';
 const MAX_APPLY_ATTEMPTS = 10;
-const SCAN_COUNT = 1000;
 
 /**
  * Read models in Redis. A batch costs two round trips whatever its size: one MGET for the
@@ -33,24 +30,15 @@ const SCAN_COUNT = 1000;
  */
 export class RedisReadModelStore implements ReadModelStore {
   readonly keys: RedisKeys;
-  private readonly redis: Redis;
-  private readonly ownsClient: boolean;
-  private readonly pollMs: number;
-  private closed = false;
-  /** Batches of one store go one after another; concurrent ones would only fight over the checkpoint. */
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly base: RedisCheckpoint;
 
   constructor(options: RedisReadModelStoreOptions) {
     this.keys = redisKeys(options.namespace);
-    this.ownsClient = typeof options.redis === 'string';
-    this.redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: null }) : options.redis;
-    this.pollMs = options.pollMs ?? 5;
+    this.base = new RedisCheckpoint({ redis: options.redis, checkpointKey: this.keys.checkpoint, modelPatterns: this.keys.modelPatterns, pollMs: options.pollMs });
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
-    const run = this.tail.then(() => this.applyNow(events));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.base.serialise(() => this.applyNow(events));
   }
 
   private async applyNow(events: RecordedEvent[]): Promise<void> {
@@ -64,10 +52,10 @@ export class RedisReadModelStore implements ReadModelStore {
     readKeys.push(...runReads.keys);
 
     for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const values = await this.redis.mget(...readKeys);
+      const values = await this.base.redis.mget(...readKeys);
       const stored = values[0] ?? null;
       if (stored === RESETTING) {
-        await this.finishReset();
+        await this.base.finishReset();
         continue;
       }
       const checkpoint = stored === null ? null : BigInt(stored);
@@ -82,34 +70,27 @@ export class RedisReadModelStore implements ReadModelStore {
       const changes = foldBatch(docs, fresh);
       const call = batchWrite(this.keys, docs, changes, stored ?? '', encodePosition(last.position));
       appendTestRunWrites(call, this.keys, runDocs, foldTestRuns(runDocs, fresh));
-      if ((await APPLY_BATCH.run(this.redis, call.keys, call.args)) === 1) return;
+      if ((await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1) return;
     }
     throw new Error(`read models ${this.keys.namespace}: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`);
   }
 
-  async checkpoint(): Promise<bigint | null> {
-    const stored = await this.redis.get(this.keys.checkpoint);
-    return stored === null || stored === RESETTING ? null : BigInt(stored);
+  checkpoint(): Promise<bigint | null> {
+    return this.base.checkpoint();
   }
 
-  async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await this.checkpoint();
-      if (current !== null && current >= position) return true;
-      if (this.closed || Date.now() >= deadline) return false;
-      await sleep(Math.min(this.pollMs, Math.max(0, deadline - Date.now())));
-    }
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.base.waitFor(position, timeoutMs);
   }
 
   async getQueue(queueId: string): Promise<QueueView | null> {
-    return parse<QueueDoc>(await this.redis.get(this.keys.queue(queueId)))?.view ?? null;
+    return parse<QueueDoc>(await this.base.redis.get(this.keys.queue(queueId)))?.view ?? null;
   }
 
   async listActivePrs(queueId: string): Promise<PrView[]> {
-    const members = await this.redis.zrange(this.keys.active(queueId), 0, '-1');
+    const members = await this.base.redis.zrange(this.keys.active(queueId), 0, '-1');
     if (members.length === 0) return [];
-    const [queueJson, ...prJson] = await this.redis.mget(this.keys.queue(queueId), ...members.map((m) => this.keys.pr(queueId, Number(m))));
+    const [queueJson, ...prJson] = await this.base.redis.mget(this.keys.queue(queueId), ...members.map((m) => this.keys.pr(queueId, Number(m))));
     const queue = parse<QueueDoc>(queueJson);
     // The set and the documents are read in two steps; a batch landing in between is filtered out here.
     return prJson
@@ -120,44 +101,23 @@ export class RedisReadModelStore implements ReadModelStore {
   }
 
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
-    const [queueJson, prJson] = await this.redis.mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber));
+    const [queueJson, prJson] = await this.base.redis.mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber));
     const pr = parse<PrDoc>(prJson);
     return isCurrent(parse<QueueDoc>(queueJson), pr) ? pr.view : null;
   }
 
   async getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null> {
-    return parse<{ view: TestRunView }>(await this.redis.get(this.keys.testRun(queueId, testRunId)))?.view ?? null;
+    return parse<{ view: TestRunView }>(await this.base.redis.get(this.keys.testRun(queueId, testRunId)))?.view ?? null;
   }
 
   reset(): Promise<void> {
-    const run = this.tail.then(async () => {
-      await this.redis.set(this.keys.checkpoint, RESETTING);
-      await this.finishReset();
-    });
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.base.reset();
   }
 
-  private async finishReset(): Promise<void> {
-    for (const pattern of this.keys.modelPatterns) {
-      let cursor = '0';
-      do {
-        const [next, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
-        cursor = next;
-        if (found.length > 0) await this.redis.unlink(...found);
-      } while (cursor !== '0');
-    }
-    await DELETE_IF_EQUALS.run(this.redis, [this.keys.checkpoint], [RESETTING]);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.tail;
-    if (this.ownsClient) await this.redis.quit();
+  close(): Promise<void> {
+    return this.base.close();
   }
 }
 
 const parse = <T>(json: string | null | undefined): T | null => (json ? (JSON.parse(json) as T) : null);
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

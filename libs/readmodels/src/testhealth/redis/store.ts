@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import { casesOf, isTestHealthEvent, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
-import Redis from 'ioredis';
-import { DELETE_IF_EQUALS } from '../../redis/scripts';
+import type Redis from 'ioredis';
+import { RedisCheckpoint, RESETTING } from '../../redis/checkpointed';
 import { decodeRun, encodeRun, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from '../docs';
 import type { TestHealthStoreOptions } from '../memory/store';
 import type { ListedPage, TestHealthReadModels, TestHistory } from '../port';
@@ -21,9 +21,7 @@ export interface RedisTestHealthStoreOptions extends TestHealthStoreOptions {
   chunkTests?: number;
 }
 
-const RESETTING = 'resetting';
 const MAX_APPLY_ATTEMPTS = 10;
-const SCAN_COUNT = 1000;
 const MGET_CHUNK = 1000;
 const DAY_MS = 86_400_000;
 
@@ -81,37 +79,29 @@ const parseStored = (value: string | null | undefined): StoredTest | null =>
  */
 export class RedisTestHealthStore implements TestHealthReadModels {
   readonly keys: TestHealthKeys;
-  private readonly redis: Redis;
-  private readonly ownsClient: boolean;
-  private readonly pollMs: number;
+  private readonly base: RedisCheckpoint;
   private readonly maxRuns: number;
   private readonly retentionMs: number;
   private readonly chunkTests: number;
-  private closed = false;
-  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: RedisTestHealthStoreOptions) {
     this.keys = testHealthKeys(options.namespace);
-    this.ownsClient = typeof options.redis === 'string';
-    this.redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: null }) : options.redis;
-    this.pollMs = options.pollMs ?? 5;
+    this.base = new RedisCheckpoint({ redis: options.redis, checkpointKey: this.keys.checkpoint, modelPatterns: this.keys.modelPatterns, pollMs: options.pollMs });
     this.maxRuns = options.maxRunsPerTest ?? DEFAULT_MAX_RUNS_PER_TEST;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
     this.chunkTests = options.chunkTests ?? 1000;
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
-    const run = this.tail.then(() => this.applyNow(events));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.base.serialise(() => this.applyNow(events));
   }
 
   private async applyNow(events: RecordedEvent[]): Promise<void> {
     if (events.length === 0) return;
     for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const stored = await this.redis.get(this.keys.checkpoint);
+      const stored = await this.base.redis.get(this.keys.checkpoint);
       if (stored === RESETTING) {
-        await this.finishReset();
+        await this.base.finishReset();
         continue;
       }
       const checkpoint = stored === null ? null : BigInt(stored);
@@ -135,7 +125,7 @@ export class RedisTestHealthStore implements TestHealthReadModels {
     const flush = async (final: boolean): Promise<void> => {
       if (batch.empty && !final) return;
       if (final) batch.args[1] = next;
-      if ((await APPLY_TEST_HEALTH.run(this.redis, batch.keys, batch.args)) !== 1) throw new CheckpointMoved();
+      if ((await APPLY_TEST_HEALTH.run(this.base.redis, batch.keys, batch.args)) !== 1) throw new CheckpointMoved();
       batch.reset();
     };
 
@@ -189,28 +179,21 @@ export class RedisTestHealthStore implements TestHealthReadModels {
   private async load(repoId: string, ids: readonly string[], into: Map<string, StoredTest | null>): Promise<void> {
     for (let i = 0; i < ids.length; i += MGET_CHUNK) {
       const chunk = ids.slice(i, i + MGET_CHUNK);
-      const values = await this.redis.mget(...chunk.map((id) => this.keys.test(repoId, id)));
+      const values = await this.base.redis.mget(...chunk.map((id) => this.keys.test(repoId, id)));
       chunk.forEach((id, j) => into.set(`${repoId}\u0000${id}`, parseStored(values[j])));
     }
   }
 
-  async checkpoint(): Promise<bigint | null> {
-    const stored = await this.redis.get(this.keys.checkpoint);
-    return stored === null || stored === RESETTING ? null : BigInt(stored);
+  checkpoint(): Promise<bigint | null> {
+    return this.base.checkpoint();
   }
 
-  async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await this.checkpoint();
-      if (current !== null && current >= position) return true;
-      if (this.closed || Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(this.pollMs, Math.max(0, deadline - Date.now()))));
-    }
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    return this.base.waitFor(position, timeoutMs);
   }
 
   async getTest(repoId: string, testId: string): Promise<TestDoc | null> {
-    return parseStored(await this.redis.get(this.keys.test(repoId, testId)))?.doc ?? null;
+    return parseStored(await this.base.redis.get(this.keys.test(repoId, testId)))?.doc ?? null;
   }
 
   async getTests(repoId: string, testIds: readonly string[]): Promise<(TestDoc | null)[]> {
@@ -218,7 +201,7 @@ export class RedisTestHealthStore implements TestHealthReadModels {
     for (let i = 0; i < testIds.length; i += MGET_CHUNK) {
       const chunk = testIds.slice(i, i + MGET_CHUNK);
       if (chunk.length === 0) continue;
-      const values = await this.redis.mget(...chunk.map((id) => this.keys.test(repoId, id)));
+      const values = await this.base.redis.mget(...chunk.map((id) => this.keys.test(repoId, id)));
       out.push(...values.map((v) => parseStored(v)?.doc ?? null));
     }
     return out;
@@ -226,7 +209,7 @@ export class RedisTestHealthStore implements TestHealthReadModels {
 
   async getHistories(repoId: string, testIds: readonly string[]): Promise<TestHistory[]> {
     if (testIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
+    const pipeline = this.base.redis.pipeline();
     for (const id of testIds) pipeline.lrange(this.keys.runs(repoId, id), '0', '-1');
     const results = (await pipeline.exec()) ?? [];
     const runsPerTest: RunEntry[][] = results.map(([err, value]) => {
@@ -237,7 +220,7 @@ export class RedisTestHealthStore implements TestHealthReadModels {
     const uploads = new Map<number, UploadMeta>();
     for (let i = 0; i < revisions.length; i += MGET_CHUNK) {
       const chunk = revisions.slice(i, i + MGET_CHUNK);
-      const metas = await this.redis.hmget(this.keys.uploads(repoId), ...chunk.map(String));
+      const metas = await this.base.redis.hmget(this.keys.uploads(repoId), ...chunk.map(String));
       chunk.forEach((revision, j) => {
         const json = metas[j];
         if (json) uploads.set(revision, JSON.parse(json) as UploadMeta);
@@ -254,22 +237,22 @@ export class RedisTestHealthStore implements TestHealthReadModels {
     let start: number;
     // One MULTI per page: the count and the rows come from the same instant.
     if (cursor?.kind === 'after' && member !== null) {
-      const [card, below, rows] = await this.exec(this.redis.multi().zcard(key).zlexcount(key, '-', `[${member}`).zrangebylex(key, `(${member}`, '+', 'LIMIT', '0', String(size)));
+      const [card, below, rows] = await this.exec(this.base.redis.multi().zcard(key).zlexcount(key, '-', `[${member}`).zrangebylex(key, `(${member}`, '+', 'LIMIT', '0', String(size)));
       [total, start, members] = [card as number, below as number, rows as string[]];
     } else if (cursor?.kind === 'before' && member !== null) {
       const [card, below, rows, first] = await this.exec(
-        this.redis.multi().zcard(key).zlexcount(key, '-', `(${member}`).zrevrangebylex(key, `(${member}`, '-', 'LIMIT', '0', String(size)).zrange(key, '0', String(size - 1)),
+        this.base.redis.multi().zcard(key).zlexcount(key, '-', `(${member}`).zrevrangebylex(key, `(${member}`, '-', 'LIMIT', '0', String(size)).zrange(key, '0', String(size - 1)),
       );
       total = card as number;
       const preceding = below as number;
       if (preceding < size) [start, members] = [0, first as string[]];
       else [start, members] = [preceding - size, (rows as string[]).reverse()];
     } else if (cursor?.kind === 'last') {
-      total = await this.redis.zcard(key);
+      total = await this.base.redis.zcard(key);
       start = total === 0 ? 0 : total - (total % size || size);
-      members = await this.redis.zrange(key, String(start), String(start + size - 1));
+      members = await this.base.redis.zrange(key, String(start), String(start + size - 1));
     } else {
-      const [card, rows] = await this.exec(this.redis.multi().zcard(key).zrange(key, '0', String(size - 1)));
+      const [card, rows] = await this.exec(this.base.redis.multi().zcard(key).zrange(key, '0', String(size - 1)));
       [total, start, members] = [card as number, 0, rows as string[]];
     }
     const docs = await this.getTests(repoId, members.map(idOfMember));
@@ -286,7 +269,7 @@ export class RedisTestHealthStore implements TestHealthReadModels {
 
   async watchList(repoId: string, failedSince: string): Promise<string[]> {
     const [failing, flaky, broken] = await this.exec(
-      this.redis
+      this.base.redis
         .multi()
         .zrangebyscore(this.keys.failures(repoId), String(Date.parse(failedSince)), '+inf')
         .zrange(this.keys.index(repoId, 'flaky'), '0', '-1')
@@ -296,34 +279,14 @@ export class RedisTestHealthStore implements TestHealthReadModels {
   }
 
   async repoIds(): Promise<string[]> {
-    return this.redis.smembers(this.keys.repos);
+    return this.base.redis.smembers(this.keys.repos);
   }
 
   reset(): Promise<void> {
-    const run = this.tail.then(async () => {
-      await this.redis.set(this.keys.checkpoint, RESETTING);
-      await this.finishReset();
-    });
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.base.reset();
   }
 
-  private async finishReset(): Promise<void> {
-    for (const pattern of this.keys.modelPatterns) {
-      let cursor = '0';
-      do {
-        const [nextCursor, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
-        cursor = nextCursor;
-        if (found.length > 0) await this.redis.unlink(...found);
-      } while (cursor !== '0');
-    }
-    await DELETE_IF_EQUALS.run(this.redis, [this.keys.checkpoint], [RESETTING]);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.tail;
-    if (this.ownsClient) await this.redis.quit();
+  close(): Promise<void> {
+    return this.base.close();
   }
 }

@@ -1,0 +1,86 @@
+import Redis from 'ioredis';
+import { DELETE_IF_EQUALS } from './scripts';
+
+// Written into the checkpoint while reset() deletes keys: a reset cut short is finished by the next
+// writer instead of leaving old documents (with positions that would swallow new events) behind.
+export const RESETTING = 'resetting';
+const SCAN_COUNT = 1000;
+
+export interface RedisCheckpointOptions {
+  /** A client to share (the caller closes it) or a URL (the store opens and closes its own). */
+  redis: Redis | string;
+  checkpointKey: string;
+  /** SCAN patterns of every model key reset() must remove. */
+  modelPatterns: readonly string[];
+  /** Single keys reset() removes as well (indexes outside the patterns). */
+  extraKeys?: readonly string[];
+  /** How often waitFor re-reads the checkpoint. */
+  pollMs?: number;
+}
+
+/**
+ * What every Redis read model shares: the client it owns or borrows, one-batch-at-a-time ordering,
+ * the checkpoint with its reset marker, waitFor, and close. The stores keep only their own folding.
+ */
+export class RedisCheckpoint {
+  readonly redis: Redis;
+  private readonly ownsClient: boolean;
+  private closed = false;
+  /** Batches of one store go one after another; concurrent ones would only fight over the checkpoint. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: RedisCheckpointOptions) {
+    this.ownsClient = typeof options.redis === 'string';
+    this.redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: null }) : options.redis;
+  }
+
+  serialise<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async checkpoint(): Promise<bigint | null> {
+    const stored = await this.redis.get(this.options.checkpointKey);
+    return stored === null || stored === RESETTING ? null : BigInt(stored);
+  }
+
+  async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    const pollMs = this.options.pollMs ?? 5;
+    for (;;) {
+      const current = await this.checkpoint();
+      if (current !== null && current >= position) return true;
+      if (this.closed || Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(0, deadline - Date.now()))));
+    }
+  }
+
+  reset(): Promise<void> {
+    return this.serialise(async () => {
+      await this.redis.set(this.options.checkpointKey, RESETTING);
+      await this.finishReset();
+    });
+  }
+
+  /** Also run by the next writer that finds the marker, so stale documents never outlive a reset. */
+  async finishReset(): Promise<void> {
+    for (const pattern of this.options.modelPatterns) {
+      let cursor = '0';
+      do {
+        const [next, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+        cursor = next;
+        if (found.length > 0) await this.redis.unlink(...found);
+      } while (cursor !== '0');
+    }
+    if (this.options.extraKeys?.length) await this.redis.unlink(...this.options.extraKeys);
+    await DELETE_IF_EQUALS.run(this.redis, [this.options.checkpointKey], [RESETTING]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.tail;
+    if (this.ownsClient) await this.redis.quit();
+  }
+}
