@@ -11,3 +11,4 @@ export * from './routes/test-health';
 export * from './auth/rate-limit';
 export { ciRouters, withCiPages } from './ci/routes';
 export type { CiHttpDeps } from './ci/deps';
+export * from './compose';

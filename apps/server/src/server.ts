@@ -1,9 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { buildApp, historyRoutes, metricsRoutes, QueueCommands, rateLimit } from '@railyard/api';
-import { createTestHealth, openTestHealthStore, testHealthConfigFromEnv } from '@railyard/api';
-import { ciRouters, withCiPages } from '@railyard/api';
-import { ciSettingsFromEnv, CommitChecker, createLocalCi } from '@railyard/ci';
+import { composeApi, openTestHealthStore, testHealthConfigFromEnv, type ComposedApi } from '@railyard/api';
+import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
@@ -43,41 +41,32 @@ export const startServer = async (
   if (head !== null && !(await metrics.waitFor(head, 10 * 60_000))) throw new Error('the metrics read model did not catch up with the event store');
   if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000))) throw new Error('the test-health read models did not catch up with the event store');
   let selfUrl = '';
-  const testHealth = createTestHealth({
-    eventStore,
-    blobs,
-    store: testHealthStore,
-    tokens,
+  // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
+  // Reports the checks write go to test health, which the API composition below creates.
+  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const api: { composed?: ComposedApi } = {};
+  const ci = await createLocalCi({
+    settings: ciSettings,
+    publicUrl: () => selfUrl,
     logger,
-    gitRoot: config.gitRoot,
-    config: testHealthConfig,
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-    serverUrl: () => selfUrl,
+    uploadReports: (input) => (api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet'))),
+  });
+  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
+  const composed = composeApi({
+    eventStore, blobs, readModels, metrics, testHealthStore, testHealthConfig, gitHost, statuses: ci.statusStore, tokens, logger,
+    gitRoot: config.gitRoot, dataDir: config.dataDir, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, rateLimitPerSecond: config.rateLimitPerSecond,
+    ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
-  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
-  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => selfUrl, logger, uploadReports: testHealth.uploadReports });
-  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
-  const commands = new QueueCommands(eventStore, readModels, logger, {
-    clock: options.clock ?? { now: () => new Date() },
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-  });
-  const deps = { commands, readModels, gitHost, blobs, tokens, logger, limiter: rateLimit(config.rateLimitPerSecond) };
-  const extraRouters = [
-    metricsRoutes(deps, { metrics, eventStore, projections: { readmodels: readModels, metrics }, ...(options.clock ? { clock: options.clock } : {}) }),
-    historyRoutes(deps, { eventStore }),
-    testHealth.router,
-  ];
-  const ciHttp = { statuses: ci.statusStore, commits: new CommitChecker(config.gitRoot), dataDir: config.dataDir, ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}) };
-  extraRouters.push(...ciRouters(deps, ciHttp));
-  const app = withCiPages(buildApp(deps, extraRouters), deps, ciHttp);
+  api.composed = composed;
+  const { app, testHealth } = composed;
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
   selfUrl = `http://${config.host}:${port}`;
+  composed.setSelfUrl(selfUrl);
   logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
   return {
     url: `http://${config.host}:${port}`,

@@ -1,0 +1,76 @@
+import type { Express } from 'express';
+import { CommitChecker } from '@railyard/ci';
+import type { BlobStore, EventStore } from '@railyard/eventstore';
+import type { CommitStatusStore, GitHost } from '@railyard/githost';
+import type { Logger } from '@railyard/observability';
+import type { MetricsStore, ReadModelStore, TestHealthReadModels } from '@railyard/readmodels';
+import { buildApp } from './app';
+import { rateLimit } from './auth/rate-limit';
+import type { TokenRegistry } from './auth/tokens';
+import { ciRouters, withCiPages } from './ci/routes';
+import { QueueCommands } from './queue-commands';
+import { historyRoutes } from './routes/history';
+import { metricsRoutes } from './routes/metrics';
+import { createTestHealth, type TestHealth } from './routes/test-health';
+import type { TestHealthConfig } from './routes/test-health/config';
+
+/** The opened adapters and settings an API process is made of; the embedded and distributed shapes differ only in these. */
+export interface ApiParts {
+  eventStore: EventStore;
+  blobs: BlobStore;
+  readModels: ReadModelStore;
+  metrics: MetricsStore;
+  testHealthStore: TestHealthReadModels;
+  testHealthConfig: TestHealthConfig;
+  gitHost: GitHost;
+  statuses: CommitStatusStore;
+  tokens: TokenRegistry;
+  logger: Logger;
+  gitRoot: string;
+  dataDir: string;
+  readYourWritesTimeoutMs: number;
+  rateLimitPerSecond: number;
+  publicUrl?: string;
+  clock?: { now: () => Date };
+}
+
+export interface ComposedApi {
+  app: Express;
+  testHealth: TestHealth;
+  /** The address the process ended up listening on (port 0 in tests), for links it hands out. */
+  setSelfUrl(url: string): void;
+}
+
+/** Every route of /v1 and the CI pages over the given parts: the one place the API is assembled. */
+export const composeApi = (p: ApiParts): ComposedApi => {
+  let selfUrl = '';
+  const clock = p.clock ? { clock: p.clock } : {};
+  const commands = new QueueCommands(p.eventStore, p.readModels, p.logger, { clock: p.clock ?? { now: () => new Date() }, readYourWritesTimeoutMs: p.readYourWritesTimeoutMs });
+  const deps = { commands, readModels: p.readModels, gitHost: p.gitHost, blobs: p.blobs, tokens: p.tokens, logger: p.logger, limiter: rateLimit(p.rateLimitPerSecond) };
+  const testHealth = createTestHealth({
+    eventStore: p.eventStore,
+    blobs: p.blobs,
+    store: p.testHealthStore,
+    tokens: p.tokens,
+    logger: p.logger,
+    gitRoot: p.gitRoot,
+    config: p.testHealthConfig,
+    readYourWritesTimeoutMs: p.readYourWritesTimeoutMs,
+    serverUrl: () => selfUrl,
+    ...clock,
+  });
+  const ciHttp = { statuses: p.statuses, commits: new CommitChecker(p.gitRoot), dataDir: p.dataDir, ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}) };
+  const routers = [
+    metricsRoutes(deps, { metrics: p.metrics, eventStore: p.eventStore, projections: { readmodels: p.readModels, metrics: p.metrics }, ...clock }),
+    historyRoutes(deps, { eventStore: p.eventStore }),
+    testHealth.router,
+    ...ciRouters(deps, ciHttp),
+  ];
+  return {
+    app: withCiPages(buildApp(deps, routers), deps, ciHttp),
+    testHealth,
+    setSelfUrl: (url) => {
+      selfUrl = url;
+    },
+  };
+};
