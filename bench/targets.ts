@@ -33,7 +33,7 @@ const startServer = async (dataDir: string, token: string): Promise<{ proc: Chil
   // node --import tsx, not the tsx CLI: one OS process, whose /proc entry is the server's.
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/server/src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: `bench:${token}:admin`, RAILYARD_ENGINE: 'off', RAILYARD_LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: '0', RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: `bench:${token}:admin`, RAILYARD_ENGINE: 'off', RAILYARD_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

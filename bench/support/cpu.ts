@@ -11,14 +11,17 @@ const readOr = (file: string, fallback: string): string => {
   }
 };
 
-/** User + system CPU seconds one process has used so far (0 once it is gone). */
+/**
+ * User + system CPU seconds one process has used so far, its exited children included (the git runs
+ * of the local host are short-lived children; their CPU is part of what a request costs). 0 once gone.
+ */
 const ownCpuSeconds = (pid: number): number => {
   const stat = readOr(`/proc/${pid}/stat`, '');
-  // The command name (field 2) may hold spaces and parentheses; the fields after its last ')' are fixed.
+  // The command name (field 2) may hold spaces and parentheses; the fields after its last ')' are fixed:
+  // utime, stime, cutime, cstime are fields 14 to 17.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11] ?? 0);
-  const stime = Number(fields[12] ?? 0);
-  return (utime + stime) / TICKS_PER_SECOND;
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+  return ticks / TICKS_PER_SECOND;
 };
 
 const childrenOf = (pid: number): number[] => {

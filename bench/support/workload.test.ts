@@ -34,16 +34,16 @@ describe('rebuild workload', () => {
   it('when the log is folded by the domain and projected by the read models, then both agree on every PR', async () => {
     const store = new MemoryEventStore();
     const states = new Map<string, QueueState>();
-    for (const a of workload({ events: 20_000, seed: 5, queues: 4 })) {
+    for (const a of workload({ events: 10_000, seed: 5, queues: 4 })) {
       await store.append(a.streamId, a.events, a.expected);
       let state = states.get(a.streamId) ?? initialQueueState();
       for (const e of a.events) state = evolve(state, { type: e.type, data: e.data } as QueueEvent);
       states.set(a.streamId, state);
     }
     const readModels = new MemoryReadModelStore();
-    await readModels.apply(await store.readAll(null, 20_000));
+    await readModels.apply(await store.readAll(null, 10_000));
 
-    const kinds = new Set((await store.readAll(null, 20_000)).map((e) => e.type));
+    const kinds = new Set((await store.readAll(null, 10_000)).map((e) => e.type));
     expect(kinds).toEqual(
       new Set([
         'QueueCreated', 'PrSubmitted', 'PrPriorityChanged', 'PrReadinessChanged', 'PrCancelled', 'TestRunStarted', 'PrTestingStarted',

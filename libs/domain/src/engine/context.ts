@@ -27,7 +27,8 @@ export const record = (command: EngineCommand): Action => ({ kind: 'record', com
 
 export const contextOf = (s: QueueState, now: string, facts: HostFacts): Ctx => {
   const order = planOrder(s);
-  const pos = new Map(order.map((e, i) => [e.prNumber, i]));
+  const pos = new Map<number, number>();
+  for (let i = 0; i < order.length; i++) pos.set((order[i] as Entry).prNumber, i);
   const graph = s.settings.mode === 'parallel' ? parallelGraph(s, order, pos, facts.overlaps) : singleGraph(order, pos);
   let heads: Set<string> | undefined;
   return {

@@ -1,4 +1,4 @@
-import { targetsFor, type Entry, type QueueState } from '../state';
+import type { Entry, QueueState } from '../state';
 import type { TargetOverlaps } from './overlaps';
 
 /**
@@ -21,7 +21,9 @@ export interface DepGraph {
   hasAhead(e: Entry): boolean;
 }
 
-type Kind = { kind: 'all' } | { kind: 'none' } | { kind: 'some'; digest: string };
+/** How an entry's targets relate to the others: a digest of a known list, or one of these two. */
+const ALL = '\u0000all';
+const NONE = '\u0000none';
 
 const byPosition = (pos: ReadonlyMap<number, number>) => (a: Entry, b: Entry) => (pos.get(a.prNumber) ?? 0) - (pos.get(b.prNumber) ?? 0);
 
@@ -43,25 +45,35 @@ export const singleGraph = (order: readonly Entry[], pos: ReadonlyMap<number, nu
  * further back.
  */
 export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: ReadonlyMap<number, number>, overlaps: TargetOverlaps | undefined): DepGraph => {
-  const kinds = new Map<number, Kind>();
-  const byDigest = new Map<string, Entry[]>();
+  // One pass over the queue on every planning round: a few look-ups per entry and nothing allocated for most.
+  const kinds: string[] = new Array<string>(order.length);
+  const byDigest = new Map<string, Entry | Entry[]>();
   const everywhere: Entry[] = [];
-  for (const e of order) {
-    const ref = targetsFor(s, e.prNumber, e.headSha);
-    let k: Kind;
-    if (!ref || ref.all || !overlaps || (ref.count > 0 && overlaps.neighbours(ref.digest) === undefined)) k = { kind: 'all' };
-    else if (ref.count === 0) k = { kind: 'none' };
-    else k = { kind: 'some', digest: ref.digest };
-    kinds.set(e.prNumber, k);
-    if (k.kind === 'all') everywhere.push(e);
-    if (k.kind === 'some') {
-      const list = byDigest.get(k.digest);
-      if (list) list.push(e);
-      else byDigest.set(k.digest, [e]);
+  for (let i = 0; i < order.length; i++) {
+    const e = order[i] as Entry;
+    const ref = s.targets.get(e.prNumber)?.get(e.headSha);
+    let k: string;
+    if (!ref || ref.all || !overlaps) k = ALL;
+    else if (ref.count === 0) k = NONE;
+    else k = overlaps.neighbours(ref.digest) === undefined ? ALL : ref.digest;
+    kinds[i] = k;
+    if (k === ALL) everywhere.push(e);
+    else if (k !== NONE) {
+      const held = byDigest.get(k);
+      if (held === undefined) byDigest.set(k, e);
+      else if (Array.isArray(held)) held.push(e);
+      else byDigest.set(k, [held, e]);
     }
   }
-  const kindOf = (e: Entry): Kind => kinds.get(e.prNumber) ?? { kind: 'all' };
+  const kindOf = (e: Entry): string => {
+    const at = pos.get(e.prNumber);
+    return at === undefined ? ALL : (kinds[at] as string);
+  };
   const posOf = (e: Entry): number => pos.get(e.prNumber) ?? Infinity;
+  const holdersOf = (digest: string): readonly Entry[] => {
+    const held = byDigest.get(digest);
+    return held === undefined ? [] : Array.isArray(held) ? held : [held];
+  };
 
   const memo = new Map<number, Entry[]>();
   /** Every entry sharing a target with `e` (ahead or behind), `ALL` entries included; not for `ALL` entries themselves. */
@@ -69,26 +81,25 @@ export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: Reado
     const known = memo.get(e.prNumber);
     if (known) return known;
     const k = kindOf(e);
-    const out = [...everywhere];
-    if (k.kind === 'some') {
-      for (const x of byDigest.get(k.digest) ?? []) if (x.prNumber !== e.prNumber) out.push(x);
-      for (const d of overlaps?.neighbours(k.digest) ?? []) for (const x of byDigest.get(d) ?? []) out.push(x);
+    const out = everywhere.filter((x) => x.prNumber !== e.prNumber);
+    if (k !== ALL && k !== NONE) {
+      for (const x of holdersOf(k)) if (x.prNumber !== e.prNumber) out.push(x);
+      for (const d of overlaps?.neighbours(k) ?? []) for (const x of holdersOf(d)) out.push(x);
     }
-    const list = out.filter((x) => x.prNumber !== e.prNumber);
-    memo.set(e.prNumber, list);
-    return list;
+    memo.set(e.prNumber, out);
+    return out;
   };
   const ahead = (e: Entry): Entry[] => {
     const mine = posOf(e);
-    if (kindOf(e).kind === 'all') return order.slice(0, mine);
+    if (kindOf(e) === ALL) return order.slice(0, mine);
     return neighbours(e).filter((x) => posOf(x) < mine);
   };
   const overlap = (a: Entry, b: Entry): boolean => {
     const ka = kindOf(a);
     const kb = kindOf(b);
-    if (ka.kind === 'all' || kb.kind === 'all') return true;
-    if (ka.kind === 'none' || kb.kind === 'none') return false;
-    return ka.digest === kb.digest || (overlaps?.neighbours(ka.digest)?.has(kb.digest) ?? true);
+    if (ka === ALL || kb === ALL) return true;
+    if (ka === NONE || kb === NONE) return false;
+    return ka === kb || (overlaps?.neighbours(ka)?.has(kb) ?? true);
   };
 
   return {
@@ -110,19 +121,19 @@ export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: Reado
     dependsOnAny: (e, set) => {
       if (set.size === 0) return false;
       const mine = posOf(e);
-      if (kindOf(e).kind !== 'all' && set.size < neighbours(e).length) {
+      if (kindOf(e) !== ALL && set.size < neighbours(e).length) {
         for (const n of set) {
           const x = s.entries.get(n);
           if (x && posOf(x) < mine && overlap(e, x)) return true;
         }
         return false;
       }
-      for (const x of kindOf(e).kind === 'all' ? order.slice(0, mine) : neighbours(e)) if (posOf(x) < mine && set.has(x.prNumber)) return true;
+      for (const x of kindOf(e) === ALL ? order.slice(0, mine) : neighbours(e)) if (posOf(x) < mine && set.has(x.prNumber)) return true;
       return false;
     },
     hasAhead: (e) => {
       const mine = posOf(e);
-      if (kindOf(e).kind === 'all') return mine > 0;
+      if (kindOf(e) === ALL) return mine > 0;
       return neighbours(e).some((x) => posOf(x) < mine);
     },
   };

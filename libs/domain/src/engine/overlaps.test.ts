@@ -62,4 +62,30 @@ describe('OverlapIndex', () => {
       }),
     );
   });
+
+  it('when thousands of names come and go, then the table grows and shrinks without losing a holder', () => {
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const index = new OverlapIndex();
+    const live = new Map<string, Set<string>>();
+    for (let round = 0; round < 600; round++) {
+      const d = `d${rand(150)}`;
+      if (live.has(d) && rand(2) === 0) {
+        live.delete(d);
+        index.remove(d);
+        continue;
+      }
+      const names = Array.from({ length: 40 }, () => `n${rand(3000)}`);
+      if (!live.has(d)) live.set(d, new Set(names));
+      index.add(d, names);
+    }
+    for (const [d, mine] of live) {
+      const expected = [...live].filter(([o, theirs]) => o !== d && [...theirs].some((t) => mine.has(t))).map(([o]) => o);
+      expect(sorted(index.neighbours(d))).toEqual(expected.sort());
+    }
+  });
 });
+
