@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { treeCpuSeconds } from './cpu';
+import { processTree, treeCpuSeconds } from './process-tree';
 
 export const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -51,6 +51,17 @@ export const startChild = async (opts: ChildOptions): Promise<Child> => {
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
+  // tsx passes SIGTERM on to the node process it starts, but a SIGKILL of tsx would leave that one
+  // running; so a kill goes to every process of the tree.
+  const killAll = () => {
+    for (const pid of proc.pid === undefined ? [] : processTree(proc.pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  };
   const port = await new Promise<number>((resolve, reject) => {
     const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
     const onExit = (code: number | null) => {
@@ -65,7 +76,7 @@ export const startChild = async (opts: ChildOptions): Promise<Child> => {
         if (Date.now() < deadline) return;
         clearInterval(timer);
         proc.off('exit', onExit);
-        proc.kill('SIGKILL');
+        killAll();
         reject(new Error(`${opts.script} was not ready in time:\n${tail(opts.logFile)}`));
         return;
       }
@@ -89,7 +100,7 @@ export const startChild = async (opts: ChildOptions): Promise<Child> => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const done = exited(proc);
       proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      const timer = setTimeout(killAll, graceMs);
       await done;
       clearTimeout(timer);
     },

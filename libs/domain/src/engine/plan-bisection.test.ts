@@ -1,7 +1,7 @@
 import type { QueueSettings } from '../config';
 import type { QueueEvent } from '../events';
 import { at } from '../testing/fixtures';
-import { batchFailed, batchPassed, batchStarted, facts, failed, merged, runFailed, runPassed, runStarted, statusReported, treeWith } from './testing/engine-fixtures';
+import { batchFailed, batchPassed, batchStarted, facts, failed, merged, overlapsOf, runFailed, runPassed, runStarted, statusReported, treeWith } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 import { queueWith, rec, startOf } from './testing/plan-helpers';
 
@@ -40,14 +40,22 @@ describe('plan: bisection (reference trunk §4.2)', () => {
     expect(givenQueue(history).planned(facts())).toEqual([startOf([3], [], { bisection: true }), startOf([4], [], { bisection: true })]);
   });
 
-  it('when bisection runs are in flight, then they do not take the slots of concurrency', () => {
-    const history = [...halvesStarted({ concurrency: 1, batchingMaxWaitTimeMinutes: 1 }), { type: 'PrSubmitted', data: { ...(queueWith({}, [5])[1] as Extract<QueueEvent, { type: 'PrSubmitted' }>).data } } as QueueEvent];
-    expect(givenQueue(history).planned(facts())).toEqual([startOf([5])]);
+  it('when PRs ahead are being bisected, then nothing starts behind them: their good PRs will merge first', () => {
+    const history = [...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1 }), [1, 2, 3, 4]), ...batchStarted('b1', [1, 2]), ...batchFailed('b1', [1, 2]), ...batchStarted('h1', [1], [], { bisectionOf: 'b1' }), ...batchStarted('h2', [2], [], { bisectionOf: 'b1' })];
+    expect(givenQueue(history).planned(facts())).toEqual([]);
+    const waitingToSplit = [...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, bisectionConcurrency: 1 }), [1, 2, 3, 4]), ...batchStarted('b1', [1, 2]), ...batchFailed('b1', [1, 2]), ...batchStarted('h1', [1], [], { bisectionOf: 'b1' })];
+    expect(givenQueue(waitingToSplit).planned(facts())).toEqual([]);
   });
 
-  it('when PRs ahead are being bisected, then a new run leaves them out of its stack', () => {
-    const history = [...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1 }), [1, 2, 3, 4]), ...batchStarted('b1', [1, 2]), ...batchFailed('b1', [1, 2]), ...batchStarted('h1', [1], [], { bisectionOf: 'b1' }), ...batchStarted('h2', [2], [], { bisectionOf: 'b1' })];
-    expect(givenQueue(history).planned(facts())).toEqual([startOf([3, 4])]);
+  it('when bisection runs are in flight, then they do not take the slots of concurrency: another lane starts', () => {
+    const lane = (n: number, digest: string): QueueEvent => ({ type: 'ImpactedTargetsSet', data: { prNumber: n, headSha: `sha-${n}`, digest, count: 1, all: false, at: at(0) } });
+    const history = [
+      ...halvesStarted({ mode: 'parallel', concurrency: 1, batchingMaxWaitTimeMinutes: 1 }),
+      ...[1, 2, 3, 4].map((n) => lane(n, 'a')),
+      lane(5, 'b'),
+      queueWith({}, [5])[1] as QueueEvent,
+    ];
+    expect(givenQueue(history).planned(facts({ overlaps: overlapsOf({ a: ['//a'], b: ['//b'] }) }))).toEqual([startOf([5])]);
   });
 
   it('when a half of two fails, then it is split again until the PRs are alone', () => {
@@ -76,12 +84,12 @@ describe('plan: bisection (reference trunk §4.2)', () => {
     ]);
   });
 
-  it('when the culprit is blamed, then the PRs cleared go back to the queue and test alone', () => {
+  it('when a half passed, then its PRs go back to the queue in their place and test alone', () => {
     const history = [
       ...halvesStarted({ batchingMaxWaitTimeMinutes: 1 }),
-      ...batchPassed('h2', [3, 4]).map((e) => (e.type === 'PrTestsPassed' ? ({ type: 'TestsRestarted', data: { prNumber: e.data.prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at: e.data.at } } as QueueEvent) : e)),
+      ...batchPassed('h1', [1, 2]).map((e) => (e.type === 'PrTestsPassed' ? ({ type: 'TestsRestarted', data: { prNumber: e.data.prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at: e.data.at } } as QueueEvent) : e)),
     ];
-    expect(givenQueue(history).planned(facts())).toEqual([startOf([3])]);
+    expect(givenQueue(history).planned(facts())).toEqual([startOf([1])]);
   });
 
   it('when the budget is free but a dependency of the group is still a suspect, then the group waits', () => {

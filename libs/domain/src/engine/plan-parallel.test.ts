@@ -92,6 +92,23 @@ describe('plan: parallel mode failures and merges', () => {
     ]);
   });
 
+  it('when a PR spanning two lanes is stacked on both, then the lane that merges first does not make its run stale', () => {
+    const history = [
+      ...parallelQueue([[1, 'fe'], [2, 'be'], [3, 'both']]),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2),
+      ...runStarted('r3', 3, [1, 2]),
+      ...runPassed('r2', 2),
+      merged(2, 'r2', at(48), BASE_SHA),
+      ...runPassed('r3', 3),
+    ];
+    expect(givenQueue(history).planned(withOverlaps({ sha: 'merge-2', tree: treeWith([2]) }))).toEqual([]);
+    const oneMerged = [...history, ...runPassed('r1', 1), merged(1, 'r1', at(50), 'merge-2')];
+    expect(givenQueue(oneMerged).planned(withOverlaps({ sha: 'merge-1', tree: treeWith([2, 1]) }))).toEqual([
+      { kind: 'merge', prNumber: 3, testRunId: 'r3', index: 2, before: { sha: 'r3-c1', tree: treeWith([1, 2]) }, after: { sha: 'r3-c2', tree: treeWith([1, 2, 3]) }, onto: 'merge-1' },
+    ]);
+  });
+
   it('when someone else pushed to the target, then every run restarts with MANUAL_PUSH_TO_TARGET_BRANCH', () => {
     const history = [...lanes(), ...runPassed('r2', 2), merged(2, 'r2', at(48), BASE_SHA)];
     expect(givenQueue(history).planned(withOverlaps({ sha: 'pushed', tree: 'T+2+hotfix' }))).toEqual(

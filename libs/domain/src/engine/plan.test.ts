@@ -232,6 +232,18 @@ describe('plan: failures, blame and restarts', () => {
       ]);
     });
 
+    it('when depth is 1 and the successor failed too while its own successor still tests, then both wait: it stacks both and may prove them', () => {
+      const three = [...queueWith({ concurrency: 3, pendingFailureDepth: 1, canOptimisticallyMerge: true }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runStarted('r3', 3, [1, 2]), ...runFailed('r1', 1), ...runFailed('r2', 2)];
+      expect(givenQueue(three).planned(facts())).toEqual([]);
+      expect(givenQueue([...three, ...runPassed('r3', 3)]).planned(facts())).toEqual([
+        rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r3' }),
+        rec({ type: 'PassBySuccessor', prNumber: 2, testRunId: 'r3' }),
+      ]);
+      expect(givenQueue([...three, ...runFailed('r3', 3)]).planned(facts())).toEqual([
+        rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),
+      ]);
+    });
+
     it('when depth is 0, then a passing successor does not clear the failure', () => {
       expect(givenQueue([...base({ pendingFailureDepth: 0, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts())).toEqual([
         rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),

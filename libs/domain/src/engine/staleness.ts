@@ -12,7 +12,11 @@ const brokenDependency = (c: Ctx, e: Entry, unmerged: number[]): RestartReason |
     const de = c.s.entries.get(d);
     if (!de || de.state === 'cancelled' || de.state === 'not_ready') return 'PREREQUISITE_MERGE_ITEM_CANCELLED';
     if (de.state === 'failed') return 'PREREQUISITE_MERGE_ITEM_FAILED';
-    if (de.state === 'merged') return 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED';
+    // In parallel mode PRs of other lanes under it merge in their own order; the merge replays onto them.
+    if (de.state === 'merged') {
+      if (c.graph.parallel) continue;
+      return 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED';
+    }
     // An urgent PR displaced it: it now queues behind this one and can no longer merge first.
     if ((c.pos.get(d) ?? Infinity) > mine) return 'SKIP_THE_LINE_INTERRUPTED';
   }

@@ -1,10 +1,23 @@
 import type { Entry } from '../../state';
 import type { Action } from '../actions';
 import { mayStart, type Ctx, type Phase } from '../context';
+import { currentRun } from '../runs';
 import { busyRuns, stackFor, startRunAction } from './stacks';
 
 /** A PR that never shares a run: `noBatch`, urgent (it must not wait for others, nor fail with them), or cleared by a bisection. */
 const testsAlone = (c: Ctx, e: Entry): boolean => !c.s.settings.batch || e.noBatch || e.priorityValue === 0 || e.retestAlone === true;
+
+/**
+ * A PR of a failed batch not settled yet: pending failure on a run of several PRs, or testing in a
+ * bisection run. A run started behind it would leave it out, and its good PRs, cleared later, merge
+ * ahead and make that run stale: every such run is a wasted run. So nothing that depends on it starts
+ * until the bisection is done (a pending failure of a PR alone is settled quickly and stays skipped).
+ */
+const inFailedBatch = (c: Ctx, e: Entry): boolean => {
+  if (e.state !== 'pending_failure' && e.state !== 'testing') return false;
+  const run = currentRun(c.s, e);
+  return run !== undefined && (run.bisection || (e.state === 'pending_failure' && run.prNumbers.length > 1));
+};
 
 /**
  * A batch smaller than `batchingMinSize` starts once one of its PRs was in flight before (a restart
@@ -56,6 +69,10 @@ export const starts: Phase = (c) => {
 
   for (const e of c.order) {
     if (stopped || slots <= 0) break;
+    if (inFailedBatch(c, e)) {
+      hold(e);
+      continue;
+    }
     if (e.state !== 'pending') continue;
     if (!mayStart(c.s, e) || c.graph.dependsOnAny(e, waiting)) {
       hold(e);

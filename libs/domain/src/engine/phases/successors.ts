@@ -2,23 +2,39 @@ import type { Entry, TestRun } from '../../state';
 import type { Ctx } from '../context';
 import { currentRun } from '../runs';
 
-/**
- * The first `pendingFailureDepth` runs behind a failed group that stacked one of its PRs are still
- * testing: a passing one would prove the failure a flake (anti-flake), so blame and bisection wait.
- */
-export const successorsStillTesting = (c: Ctx, members: readonly Entry[]): boolean => {
-  const depth = c.s.settings.pendingFailureDepth;
-  if (depth === 0) return false;
+/** The first `depth` runs behind `members` (in plan order) that stacked one of them. */
+const successorRuns = (c: Ctx, members: readonly Entry[], depth: number): TestRun[] => {
   const mine = new Set(members.map((m) => m.prNumber));
   const first = Math.min(...members.map((m) => c.pos.get(m.prNumber) ?? Infinity));
   const seen = new Set<string>();
   const successors: TestRun[] = [];
   for (const b of c.chain) {
+    if (successors.length >= depth) break;
     if ((c.pos.get(b.prNumber) ?? 0) <= first || mine.has(b.prNumber)) continue;
     const r = currentRun(c.s, b);
     if (!r || seen.has(r.testRunId) || !r.dependentPrs.some((d) => mine.has(d))) continue;
     seen.add(r.testRunId);
     successors.push(r);
   }
-  return successors.slice(0, depth).some((r) => r.status === 'testing');
+  return successors;
+};
+
+/**
+ * Whether the anti-flake window of a failed group is still open: one of its first
+ * `pendingFailureDepth` successors that stacked it is still testing, so a pass could still prove the
+ * failure a flake (reference trunk §4.4). With optimistic merging, a successor that failed too is no
+ * evidence yet (it may have failed for its own PR): its own successors, which stack both, are waited
+ * for in turn, and a pass among them proves both. Blame and bisection wait while the window is open.
+ */
+export const successorsStillTesting = (c: Ctx, members: readonly Entry[], visited: Set<string> = new Set()): boolean => {
+  const depth = c.s.settings.pendingFailureDepth;
+  if (depth === 0) return false;
+  for (const r of successorRuns(c, members, depth)) {
+    if (r.status === 'testing') return true;
+    if (!c.s.settings.canOptimisticallyMerge || r.status !== 'failed' || visited.has(r.testRunId)) continue;
+    visited.add(r.testRunId);
+    const failed = r.prNumbers.map((n) => c.s.entries.get(n)).filter((e): e is Entry => e?.state === 'pending_failure' && e.testRunId === r.testRunId);
+    if (failed.length > 0 && successorsStillTesting(c, failed, visited)) return true;
+  }
+  return false;
 };

@@ -39,17 +39,20 @@ const childrenOf = (pid: number): number[] => {
   );
 };
 
+/** The process and every descendant it has now, parents first. */
+export const processTree = (pid: number): number[] => {
+  const tree: number[] = [];
+  const pending = [pid];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    tree.push(next);
+    pending.push(...childrenOf(next));
+  }
+  return tree;
+};
+
 /**
  * CPU seconds used by a process and all its descendants (tsx starts the real node process as a
  * child). CPU per request is what a shared, busy machine distorts least: throughput depends on who
  * else runs, the work each request costs hardly does. Linux only; elsewhere it reads 0.
  */
-export const treeCpuSeconds = (pid: number): number => {
-  let total = 0;
-  const pending = [pid];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    total += ownCpuSeconds(next);
-    pending.push(...childrenOf(next));
-  }
-  return total;
-};
+export const treeCpuSeconds = (pid: number): number => processTree(pid).reduce((sum, p) => sum + ownCpuSeconds(p), 0);
