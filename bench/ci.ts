@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { buildApp, ciRouters, parseTokenList, QueueCommands, TokenRegistry, withCiPages } from '@railyard/api';
+import { buildApp, ciPageRouters, ciRouters, parseTokenList, QueueCommands, TokenRegistry } from '@railyard/api';
 import { CommitChecker, LocalCiRunner } from '@railyard/ci';
 import { queueIdOf } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
@@ -133,7 +133,7 @@ const detailsLatency = async (dir: string, gitRoot: string, statuses: LocalCommi
     logger,
   };
   const ci = { statuses, commits: new CommitChecker(gitRoot), dataDir: dir };
-  const server = withCiPages(buildApp(deps, ciRouters(deps, ci)), deps, ci).listen(0, '127.0.0.1');
+  const server = buildApp(deps, ciRouters(deps, ci), ciPageRouters(deps, ci)).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/getMergeQueueTestingDetails`;
   const body = JSON.stringify({ repo: REPO, targetBranch: 'main', testRunId: runId });

@@ -43,7 +43,8 @@ export const V1_POST_PATHS = [
 ];
 
 /** The express app without listen(): tests drive it with supertest, servers wrap it. */
-export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = []): Express => {
+/** `extraRouters` are mounted under /v1; `pageRouters` at the root (pages that /v1 answers link to). */
+export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pageRouters: express.Router[] = []): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -60,6 +61,7 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = []): Ex
   for (const path of V1_POST_PATHS)
     v1.all(path, (req, _res, next) => next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })));
   app.use('/v1', v1);
+  if (pageRouters.length) app.use(...pageRouters);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

@@ -7,7 +7,7 @@ import type { MetricsStore, ReadModelStore, TestHealthReadModels } from '@railya
 import { buildApp } from './app';
 import { rateLimit } from './auth/rate-limit';
 import type { TokenRegistry } from './auth/tokens';
-import { ciRouters, withCiPages } from './ci/routes';
+import { ciPageRouters, ciRouters } from './ci/routes';
 import { QueueCommands } from './queue-commands';
 import { historyRoutes } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
@@ -67,7 +67,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     ...ciRouters(deps, ciHttp),
   ];
   return {
-    app: withCiPages(buildApp(deps, routers), deps, ciHttp),
+    app: buildApp(deps, routers, ciPageRouters(deps, ciHttp)),
     testHealth,
     setSelfUrl: (url) => {
       selfUrl = url;

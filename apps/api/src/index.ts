@@ -9,6 +9,6 @@ export * from './routes/history';
 export * from './routes/metrics';
 export * from './routes/test-health';
 export * from './auth/rate-limit';
-export { ciRouters, withCiPages } from './ci/routes';
+export { ciPageRouters, ciRouters } from './ci/routes';
 export type { CiHttpDeps } from './ci/deps';
 export * from './compose';

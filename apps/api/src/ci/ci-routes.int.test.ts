@@ -14,7 +14,7 @@ import { parseTokenList, TokenRegistry } from '../auth/tokens';
 import { QueueCommands } from '../queue-commands';
 import { storeTargets } from '../routes/impacted-targets';
 import type { CiHttpDeps } from './deps';
-import { ciRouters, withCiPages } from './routes';
+import { ciPageRouters, ciRouters } from './routes';
 
 const { RecordedEventFactory, prSubmitted, queueCreated } = readModelTesting;
 const { testRunStarted, statusReported, runCancelled, runTimedOut, targetsSet } = testRunTesting;
@@ -56,7 +56,7 @@ beforeEach(async () => {
     logger,
   };
   const ci: CiHttpDeps = { statuses, commits: new CommitChecker(gitRoot), dataDir: dir, publicUrl: PUBLIC };
-  app = withCiPages(buildApp(deps, ciRouters(deps, ci)), deps, ci);
+  app = buildApp(deps, ciRouters(deps, ci), ciPageRouters(deps, ci));
   factory = new RecordedEventFactory();
   await readModels.apply(factory.record(Q, queueCreated(Q, T(0))));
 });

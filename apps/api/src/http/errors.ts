@@ -46,6 +46,9 @@ const toApiError = (err: unknown): ApiError | undefined => {
     const [status, code, message] = BODY_ERRORS[type];
     return new ApiError(status, code, message);
   }
+  // Client errors raised inside express itself: a malformed %-escape in a path with parameters.
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError(400, 'BAD_PATH', 'the request path is not valid');
   return undefined;
 };
 

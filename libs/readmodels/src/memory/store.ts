@@ -7,6 +7,19 @@ import { MemoryTestRuns } from '../testruns/memory';
 import type { TestRunView } from '../testruns/docs';
 import { CheckpointWaiters } from '../waiters';
 
+/**
+ * Stored documents are frozen once, when written, so readers can be handed them as they are: no copy
+ * per read (the embedded API's hottest path), and a caller that tried to change one would throw
+ * instead of corrupting the model. The projection never mutates documents; it builds new ones.
+ */
+const frozen = <T>(value: T): T => {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) frozen(child);
+    Object.freeze(value);
+  }
+  return value;
+};
+
 /** Read models in process memory: the embedded mode (rebuilt from the event store at start) and unit tests. */
 export class MemoryReadModelStore implements ReadModelStore {
   private queues = new Map<string, QueueDoc>();
@@ -32,13 +45,13 @@ export class MemoryReadModelStore implements ReadModelStore {
 
     for (const id of changes.queueIds) {
       const doc = docs.queues.get(id);
-      if (doc) this.queues.set(id, doc);
+      if (doc) this.queues.set(id, frozen(doc));
     }
     for (const id of changes.regenerated) this.active.delete(id);
     for (const key of changes.prKeys) {
       const doc = docs.prs.get(key);
       if (!doc) continue;
-      this.prs.set(key, doc);
+      this.prs.set(key, frozen(doc));
       const queueId = doc.view.queueId;
       const set = this.active.get(queueId) ?? new Set<string>();
       if (isActive(this.queues.get(queueId) ?? null, doc)) set.add(key);
@@ -60,7 +73,7 @@ export class MemoryReadModelStore implements ReadModelStore {
 
   async getQueue(queueId: string): Promise<QueueView | null> {
     const view = this.queues.get(queueId)?.view;
-    return view ? structuredClone(view) : null;
+    return view ?? null;
   }
 
   async listActivePrs(queueId: string): Promise<PrView[]> {
@@ -68,14 +81,14 @@ export class MemoryReadModelStore implements ReadModelStore {
     const views: PrView[] = [];
     for (const key of this.active.get(queueId) ?? []) {
       const doc = this.prs.get(key) ?? null;
-      if (isActive(queue, doc)) views.push(structuredClone(doc.view));
+      if (isActive(queue, doc)) views.push(doc.view);
     }
     return views.sort(byQueueOrder);
   }
 
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
     const doc = this.prs.get(prKeyOf(queueId, prNumber)) ?? null;
-    return isCurrent(this.queues.get(queueId) ?? null, doc) ? structuredClone(doc.view) : null;
+    return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc.view : null;
   }
 
   async getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null> {
