@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { httpRequestMetrics } from '@railyard/observability';
 import { openApiDocument } from '@railyard/api-schema';
 import type { ApiDeps } from './deps';
+import { dispatchByPath } from './http/dispatch';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors';
 import { impactedTargetRoutes } from './routes/impacted-targets';
 import { pullRequestRoutes } from './routes/pull-requests';
@@ -57,7 +58,7 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pag
     res.json(openApi);
   });
   const v1 = express.Router();
-  v1.use(queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters);
+  v1.use(dispatchByPath([queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters]));
   for (const path of V1_POST_PATHS)
     v1.all(path, (req, _res, next) => next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })));
   app.use('/v1', v1);
