@@ -40,6 +40,9 @@ describe('metrics and history of a queue the real engine drove', () => {
     expect(s.value('railyard_test_runs_total', main)).toBe(2);
     expect(s.histogram('railyard_ci_runs_per_merged_pr', main)).toMatchObject({ count: 1, sum: 1 });
     expect(s.value('railyard_innocent_ejections_total', main)).toBe(0);
+    // The embedded engine times what it does: at least the runs it started and the merge.
+    expect(s.histogram('railyard_engine_action_duration_seconds', { action: 'startRun', outcome: 'ok' }).count).toBeGreaterThanOrEqual(2);
+    expect(s.histogram('railyard_engine_action_duration_seconds', { action: 'merge', outcome: 'ok' }).count).toBeGreaterThanOrEqual(1);
   });
 
   it('when the history is read, then the engine appears as the actor of the test runs, the merge and the failure, with reasons', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, plan, queueStreamOf, type Action, type EngineCommand, type QueueEvent, type QueueState } from '@railyard/domain';
 import { GitHostError, isGitHostError, repoDirOf, type LocalGitAdmin, type LocalGitWriter } from '@railyard/githost';
-import { errorFields, type Logger } from '@railyard/observability';
+import { errorFields, type Logger, timeEngineAction } from '@railyard/observability';
 import type { CiPort } from './ci/port';
 import type { EngineCommands } from './engine-commands';
 import type { FactsReader } from './facts';
@@ -110,7 +110,8 @@ export class QueueDriver {
       for (const action of actions) {
         if (this.stopped) return;
         this.stats.actions++;
-        const outcome = await this.act(state, action);
+        // Observed per kind of action (railyard_engine_action_duration_seconds), so a slow git host or CI shows.
+        const outcome = await timeEngineAction(action.kind, () => this.act(state, action));
         if (outcome !== 'nothing') progressed = true;
         if (outcome === 'replan') break;
       }
