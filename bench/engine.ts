@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { QUEUE_EVENT_SCHEMA_VERSION, decide, evolve, initialQueueState, queueIdOf, queueStreamOf, type DecideContext, type QueueCommand, type QueueEvent, type QueueState, type RepoRef, type ReportedStatus } from '@railyard/domain';
-import { LocalCi, startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
+import { createLocalCi } from '@railyard/ci';
+import { startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
 import { LocalGitAdmin, LocalGitHost, LocalGitWriter, RefReader, repoDirOf } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
@@ -171,7 +172,11 @@ const bigQueue = async (count: number, concurrency: number): Promise<object> => 
   const numbers = Array.from({ length: count }, (_, i) => i + 1);
   progress(`opening ${count} PRs`);
   await openAndSubmit(b, numbers);
-  const ci = new LocalCi({ gitRoot: b.gitRoot, workDir: path.join(b.dir, 'ci'), logger: createLogger('bench-ci', 'error'), maxParallel: concurrency });
+  const ci = await createLocalCi({
+    settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency, killGraceMs: 5000 },
+    publicUrl: () => 'http://127.0.0.1:0',
+    logger: createLogger('bench-ci', 'error'),
+  });
   const engine = engineOn(b, ci);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -1,8 +1,6 @@
-import path from 'node:path';
 import type { BlobStore, EventStore } from '@railyard/eventstore';
 import { LocalGitAdmin, LocalGitWriter, type GitHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
-import { LocalCi } from './ci/local-ci';
 import type { CiPort } from './ci/port';
 import { startEngine, type EngineHandle } from './engine';
 
@@ -16,8 +14,8 @@ export interface EmbeddedEngineInput {
   logger: Logger;
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
-  /** Defaults to the local CI runner working under `<dataDir>/ci`. */
-  ci?: CiPort;
+  /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server). */
+  ci: CiPort;
 }
 
 /** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
@@ -32,7 +30,7 @@ export const engineTickMs = (env: NodeJS.ProcessEnv): number => {
 export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle & { ci: CiPort }) | null => {
   const env = input.env ?? process.env;
   if (!engineEnabled(env)) return null;
-  const ci = input.ci ?? new LocalCi({ gitRoot: input.gitRoot, workDir: path.join(input.dataDir, 'ci'), logger: input.logger });
+  const { ci } = input;
   const engine = startEngine({
     eventStore: input.eventStore,
     gitRoot: input.gitRoot,
@@ -48,9 +46,6 @@ export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle &
   return {
     ...engine,
     ci,
-    stop: async () => {
-      await engine.stop();
-      if (!input.ci) await ci.close();
-    },
+    stop: () => engine.stop(),
   };
 };

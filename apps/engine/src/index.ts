@@ -1,5 +1,4 @@
 export * from './ci/port';
-export * from './ci/local-ci';
 export * from './ci/repo-config';
 export * from './engine';
 export * from './engine-commands';

@@ -16,7 +16,7 @@ export type RequiredStatusesAnswer =
 /**
  * What the engine needs from CI: start checks on a test branch, stop them, read the commit statuses
  * they post, hear when they change, and find out which statuses a run needs. libs/ci provides the
- * real runner and status store; `LocalCi` in this folder is the engine's own minimal stand-in.
+ * real runner and status store (createLocalCi).
  */
 export interface CiPort {
   trigger(req: CiTrigger): Promise<void>;
