@@ -9,7 +9,6 @@ export interface EmbeddedEngineInput {
   /** Impacted-target lists, for parallel mode. */
   blobs?: BlobStore;
   gitRoot: string;
-  dataDir: string;
   gitHost: GitHost;
   logger: Logger;
   env?: NodeJS.ProcessEnv;

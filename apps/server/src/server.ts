@@ -51,7 +51,7 @@ export const startServer = async (
     logger,
     uploadReports: (input) => (api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet'))),
   });
-  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, dataDir: config.dataDir, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
+  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
   const composed = composeApi({
     eventStore, blobs, readModels, metrics, testHealthStore, testHealthConfig, gitHost, statuses: ci.statusStore, tokens, logger,
     gitRoot: config.gitRoot, dataDir: config.dataDir, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, rateLimitPerSecond: config.rateLimitPerSecond,

@@ -4,7 +4,8 @@ import { EMPTY_TREE, treeId, withPr, type TreeHash } from './tree-hash';
 
 export type BuildResult =
   | { ok: true; sha: string; steps: TestRunStep[]; baseVersion: number }
-  | { ok: false; number: number; with: number | 'base' };
+  | { ok: false; number: number; with: number | 'base' }
+  | { ok: false; unknownBase: string };
 
 /**
  * The modelled git host: the target branch as the ordered log of PRs merged into it, and the test
@@ -13,8 +14,11 @@ export type BuildResult =
  */
 export class GitModel {
   private readonly log: number[] = [];
-  private readonly held = new Set<number>();
+  /** Where each merged PR sits in the log. */
+  private readonly held = new Map<number, number>();
   private hash: TreeHash = EMPTY_TREE;
+  /** Every head the target has had, with the log length and tree it stood at: a run may be built on any of them. */
+  private readonly heads = new Map<string, { version: number; hash: TreeHash }>([['main-0', { version: 0, hash: EMPTY_TREE }]]);
   private sha = 'main-0';
   private shas = 0;
   readonly testBranches = new Map<string, string>();
@@ -34,33 +38,46 @@ export class GitModel {
     return this.held.has(prNumber);
   }
 
-  /** Where a PR stops applying while `stack` is stacked on the target, in stack order. */
-  private conflictIn(stack: readonly number[]): { number: number; with: number | 'base' } | undefined {
+  private heldAt(prNumber: number, version: number): boolean {
+    const at = this.held.get(prNumber);
+    return at !== undefined && at < version;
+  }
+
+  /** Where a PR stops applying while `stack` is stacked on the head at `version`, in stack order. */
+  private conflictIn(stack: readonly number[], version: number): { number: number; with: number | 'base' } | undefined {
     const below = new Set<number>();
     for (const n of stack) {
       const partner = this.prs.get(n)?.conflictsWith;
       if (partner === 'base') return { number: n, with: 'base' };
-      if (partner !== undefined && (this.held.has(partner) || below.has(partner))) return { number: n, with: partner };
+      if (partner !== undefined && (this.heldAt(partner, version) || below.has(partner))) return { number: n, with: partner };
       below.add(n);
     }
     return undefined;
+  }
+
+  /** PRs of `stack` already on the target at `baseSha`: stacking one would apply it twice. */
+  alreadyOn(baseSha: string, stack: readonly number[]): number[] {
+    const version = this.heads.get(baseSha)?.version ?? this.log.length;
+    return stack.filter((n) => this.heldAt(n, version));
   }
 
   /**
    * `railyard-merge/pr-<n>/<id>`: the target's head with `stack` applied one PR after the other. A
    * PR already on the target would apply as nothing; stacking one is a planner error the caller reports.
    */
-  buildTestBranch(testRunId: string, prNumber: number, stack: readonly number[]): BuildResult {
-    const conflict = this.conflictIn(stack);
+  buildTestBranch(testRunId: string, prNumber: number, baseSha: string, stack: readonly number[]): BuildResult {
+    const base = this.heads.get(baseSha);
+    if (!base) return { ok: false, unknownBase: baseSha };
+    const conflict = this.conflictIn(stack, base.version);
     if (conflict) return { ok: false, ...conflict };
-    let tree = this.hash;
+    let tree = base.hash;
     const steps = stack.map((n, i): TestRunStep => {
       tree = withPr(tree, n);
       return { prNumber: n, sha: `${testRunId}-c${i}`, tree: treeId(tree) };
     });
-    const sha = steps.at(-1)?.sha ?? this.sha;
+    const sha = steps.at(-1)?.sha ?? baseSha;
     this.testBranches.set(`railyard-merge/pr-${prNumber}/${testRunId}`, testRunId);
-    return { ok: true, sha, steps, baseVersion: this.log.length };
+    return { ok: true, sha, steps, baseVersion: base.version };
   }
 
   /** The PR on the target a PR's commits no longer apply onto, if any (a replay across lanes). */
@@ -82,10 +99,11 @@ export class GitModel {
   merge(prNumber: number, newSha: string, expectedSha: string): boolean {
     if (this.sha !== expectedSha) return false;
     if (this.held.has(prNumber)) throw new Error(`PR #${prNumber} is already on the target branch`);
+    this.held.set(prNumber, this.log.length);
     this.log.push(prNumber);
-    this.held.add(prNumber);
     this.hash = withPr(this.hash, prNumber);
     this.sha = newSha;
+    this.heads.set(newSha, { version: this.log.length, hash: this.hash });
     return true;
   }
 

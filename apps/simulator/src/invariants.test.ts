@@ -116,6 +116,14 @@ describe('invariants, planted through a broken planner', () => {
     expectViolation('STALLED', () => simulate(smallWorkload(), { planner: () => [] }));
   });
 
+  it('when a planner builds a run on a commit the target never was, then UNKNOWN_BASE', () => {
+    const planner = tampered((_s, actions) => {
+      const start = actions.find((a) => a.kind === 'startRun');
+      return start ? [{ ...start, baseSha: 'somewhere-else' }] : undefined;
+    });
+    expectViolation('UNKNOWN_BASE', () => simulate(smallWorkload(), { planner }));
+  });
+
   it('when a planner stacks a PR already on the target, then STACKED_MERGED_PR', () => {
     const merged: number[] = [];
     const planner: Planner = (s, now, facts) => {

@@ -15,6 +15,7 @@ export type InvariantCode =
   | 'PR_LOST'
   | 'RUN_LEFT_RUNNING'
   | 'STACKED_MERGED_PR'
+  | 'UNKNOWN_BASE'
   | 'LIVELOCK'
   | 'STALLED';
 

@@ -74,12 +74,14 @@ export class SimExecutor {
   private startRun(a: Extract<Action, { kind: 'startRun' }>): Outcome {
     const w = this.world;
     const stack = a.stack.map((p) => p.number);
-    const onTarget = stack.filter((n) => w.git.holds(n));
+    const onTarget = w.git.alreadyOn(a.baseSha, stack);
     if (onTarget.length > 0)
-      throw new InvariantViolation('STACKED_MERGED_PR', `run for PR #${a.prNumber} stacks PR(s) ${onTarget.join(', ')} already on the target`, w.now / 60_000);
+      throw new InvariantViolation('STACKED_MERGED_PR', `run for PR #${a.prNumber} stacks PR(s) ${onTarget.join(', ')} already on its base`, w.now / 60_000);
     const tested = [...a.prNumbers];
     const testRunId = w.newId('run');
-    const built = w.git.buildTestBranch(testRunId, a.prNumber, stack);
+    const built = w.git.buildTestBranch(testRunId, a.prNumber, a.baseSha, stack);
+    if (!built.ok && 'unknownBase' in built)
+      throw new InvariantViolation('UNKNOWN_BASE', `run for PR #${a.prNumber} is to be built on ${built.unknownBase}, which the target branch never was`, w.now / 60_000);
     if (!built.ok) {
       // As the driver: in a batch the PR that does not apply fails; one stacked under the run fails the first tested PR.
       const what = built.with === 'base' ? `the target branch ${w.state.branch}` : `PR #${built.with} ahead of it in the queue`;
