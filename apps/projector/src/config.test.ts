@@ -4,7 +4,7 @@ import { projectorConfigFromEnv } from './config';
 describe('projectorConfigFromEnv', () => {
   it('when nothing is set, then it uses SQLite under ./data, local Redis and namespace rm1', () => {
     expect(projectorConfigFromEnv({})).toEqual({
-      eventStore: { kind: 'sqlite', file: path.join('./data', 'events.sqlite') },
+      eventStore: { kind: 'sqlite', file: path.resolve('./data', 'events.sqlite'), synchronous: 'full' },
       redisUrl: 'redis://127.0.0.1:6379',
       namespace: 'rm1',
       batchSize: 500,
@@ -29,5 +29,16 @@ describe('projectorConfigFromEnv', () => {
   it('when the event store kind or the batch size is unusable, then it says which', () => {
     expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'postgres' })).toThrow(/RAILYARD_EVENTSTORE/);
     expect(() => projectorConfigFromEnv({ RAILYARD_PROJECTOR_BATCH_SIZE: '0' })).toThrow(/RAILYARD_PROJECTOR_BATCH_SIZE/);
+  });
+});
+
+describe('projectorConfigFromEnv and the other processes', () => {
+  it('when RAILYARD_SQLITE_FILE and RAILYARD_SQLITE_SYNC are set, then the projector reads the same store the API writes', () => {
+    const config = projectorConfigFromEnv({ RAILYARD_SQLITE_FILE: '/srv/railyard/events.sqlite', RAILYARD_SQLITE_SYNC: 'normal' });
+    expect(config.eventStore).toEqual({ kind: 'sqlite', file: '/srv/railyard/events.sqlite', synchronous: 'normal' });
+  });
+
+  it('when RAILYARD_KURRENTDB_URL is set, then KurrentDB is used, as everywhere else', () => {
+    expect(projectorConfigFromEnv({ RAILYARD_KURRENTDB_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }).eventStore).toEqual({ kind: 'kurrent', url: 'kurrentdb://127.0.0.1:2113?tls=false' });
   });
 });

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import type { EventStoreConfig } from '@railyard/eventstore';
+import { loadConfig } from '@railyard/runtime';
 
 export interface ProjectorConfig {
   eventStore: EventStoreConfig;
@@ -11,22 +11,16 @@ export interface ProjectorConfig {
 
 type Env = Record<string, string | undefined>;
 
-/** Reads the distributed-mode settings; throws on a value it cannot use rather than guessing. */
+/**
+ * The distributed projector's settings: where events and Redis are come from the same loadConfig the
+ * API and engine use (so they always agree on the store), plus the projector's own two knobs.
+ */
 export const projectorConfigFromEnv = (env: Env): ProjectorConfig => {
-  const dataDir = env.RAILYARD_DATA_DIR || './data';
-  const kind = env.RAILYARD_EVENTSTORE || 'sqlite';
-  let eventStore: EventStoreConfig;
-  if (kind === 'sqlite') eventStore = { kind, file: path.join(dataDir, 'events.sqlite') };
-  else if (kind === 'kurrent' || kind === 'kurrentdb') {
-    const url = env.RAILYARD_KURRENTDB_URL;
-    if (!url) throw new Error('RAILYARD_EVENTSTORE=kurrent needs RAILYARD_KURRENTDB_URL (kurrentdb://…)');
-    eventStore = { kind: 'kurrent', url };
-  } else throw new Error(`RAILYARD_EVENTSTORE must be sqlite or kurrent, not ${kind}`);
-
+  const config = loadConfig(env);
   return {
-    eventStore,
-    redisUrl: env.RAILYARD_REDIS_URL || 'redis://127.0.0.1:6379',
-    namespace: env.RAILYARD_REDIS_NAMESPACE || 'rm1',
+    eventStore: config.eventStore,
+    redisUrl: config.redisUrl ?? 'redis://127.0.0.1:6379',
+    namespace: config.redisNamespace,
     batchSize: positiveInt(env, 'RAILYARD_PROJECTOR_BATCH_SIZE', 500),
     leaseTtlMs: positiveInt(env, 'RAILYARD_PROJECTOR_LEASE_TTL_MS', 15_000),
   };
