@@ -9,7 +9,7 @@ export const requireToken =
     const header = req.headers['x-api-token'];
     const secret = Array.isArray(header) ? header[0] : header;
     if (!secret) return next(new ApiError(401, 'AUTHENTICATION_REQUIRED', 'the x-api-token header is missing'));
-    const token = registry.identify(secret);
+    const token = registry.identifyOn(req.socket, secret);
     if (!token) return next(new ApiError(401, 'INVALID_TOKEN', 'the x-api-token is not a known token'));
     if (!scopeAllows(token.scope, needed))
       return next(new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `token "${token.name}" has scope ${token.scope}; this endpoint needs ${needed}`));
