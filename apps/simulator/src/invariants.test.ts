@@ -124,6 +124,16 @@ describe('invariants, planted through a broken planner', () => {
     expectViolation('UNKNOWN_BASE', () => simulate(smallWorkload(), { planner }));
   });
 
+  it('when a planner keeps restarting PRs that passed, so that none ever leaves, then STALLED', () => {
+    const planner = tampered((s) => {
+      const passed = entriesIn(s, 'tests_passed');
+      return passed.length > 0 ? passed.map((e) => ({ kind: 'record', command: { type: 'RestartTests', prNumber: e.prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST' } })) : undefined;
+    });
+    const err = violation(() => simulate(smallWorkload(), { planner }));
+    expect(err.code).toBe('STALLED');
+    expect(err.message).toContain('none merged or failed');
+  });
+
   it('when a planner stacks a PR already on the target, then STACKED_MERGED_PR', () => {
     const merged: number[] = [];
     const planner: Planner = (s, now, facts) => {

@@ -36,6 +36,7 @@ export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimRes
   w.createQueue();
   let generated = 0;
   let lastSubmission = 0;
+  let firstSubmission: number | undefined;
   const held: SimPr[] = [];
   agenda.push(arrivals.exponential(meanGapMs), { kind: 'arrival' });
   agenda.push(tickMs, { kind: 'tick' });
@@ -45,6 +46,7 @@ export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimRes
     while (held.length > 0 && w.waiting() < maxWaiting) {
       w.submit(held.shift() as SimPr);
       lastSubmission = w.now;
+      firstSubmission ??= w.now;
       released = true;
     }
     return released;
@@ -84,6 +86,10 @@ export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimRes
     if (ticked) {
       if (w.active.size > 0 && w.now - w.lastEventAt > stallMs)
         throw new InvariantViolation('STALLED', `${w.active.size} PR(s) queued and nothing recorded for ${((w.now - w.lastEventAt) / 60_000).toFixed(0)} minutes`, w.now / 60_000);
+      // Runs started and dropped over and over record events, yet no PR ever leaves: that is stuck too.
+      const sinceExit = w.now - Math.max(w.lastExitAt, firstSubmission ?? w.now);
+      if (w.active.size > 0 && sinceExit > stallMs)
+        throw new InvariantViolation('STALLED', `${w.active.size} PR(s) queued and none merged or failed for ${(sinceExit / 60_000).toFixed(0)} minutes`, w.now / 60_000);
       agenda.push(w.now + tickMs, { kind: 'tick' });
     }
   }

@@ -64,6 +64,8 @@ export class World implements WorldView {
   readonly active = new Set<number>();
   mergedCount = 0;
   lastEventAt = 0;
+  /** When a PR last left the queue (merged, failed or cancelled). */
+  lastExitAt = 0;
   private ids = 0;
 
   constructor(readonly workload: Workload) {
@@ -133,6 +135,7 @@ export class World implements WorldView {
 
   private leave(prNumber: number): void {
     this.active.delete(prNumber);
+    this.lastExitAt = this.now;
     const digest = this.digestOf.get(prNumber);
     if (digest === undefined) return;
     this.digestOf.delete(prNumber);
