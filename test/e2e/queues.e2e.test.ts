@@ -165,3 +165,25 @@ describe('authentication and transport', () => {
     expect(JSON.stringify(unknown.body)).not.toMatch(/at .*\.ts/);
   });
 });
+
+describe('access log', () => {
+  const httpLines = () =>
+    server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"message":"http"'))
+      .map((l) => JSON.parse(l) as { path: string; status: number; actor?: string; level: string });
+
+  it('when requests are served at log level info, then writes and failures get a line each with their full path, successful reads none, and no token appears', async () => {
+    await admin.createQueue({}, 'logged');
+    await admin.getQueue('logged');
+    await admin.getQueue('not-there');
+    // Lines reach the pipe just after the answers: wait for the last one.
+    for (let i = 0; i < 100 && !httpLines().some((l) => l.path === '/v1/getQueue' && l.status === 404); i++) await new Promise((r) => setTimeout(r, 20));
+    const lines = httpLines();
+    expect(lines.some((l) => l.path === '/v1/createQueue' && l.status === 200 && l.actor === 'ops')).toBe(true);
+    expect(lines.some((l) => l.path === '/v1/getQueue' && l.status === 404)).toBe(true);
+    expect(lines.some((l) => l.path === '/v1/getQueue' && l.status === 200)).toBe(false);
+    expect(server.output()).not.toContain(TOKENS.admin);
+  });
+});

@@ -19,14 +19,22 @@ const requestId: RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * One JSON line per request. Successful reads (read-scope endpoints CI jobs poll) are logged at debug,
+ * so polling does not drown the log or cost every read a log line; writes and failures stay at info
+ * (5xx at error). The request histogram still counts every request.
+ */
 const accessLog =
   (deps: ApiDeps): RequestHandler =>
   (req, res, next) => {
     const started = process.hrtime.bigint();
+    // Read now: by the time the answer is sent, a mounted router has stripped its prefix (/v1) from req.path.
+    const path = req.path;
     res.on('finish', () => {
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode < 400 && res.locals.scope === 'read' ? 'debug' : 'info';
+      if (!deps.logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = res.statusCode >= 500 ? 'error' : 'info';
-      deps.logger.log(level, 'http', { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, requestId: res.locals.requestId, actor: res.locals.actor });
+      deps.logger.log(level, 'http', { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, requestId: res.locals.requestId, actor: res.locals.actor });
     });
     next();
   };

@@ -14,5 +14,6 @@ export const requireToken =
     if (!scopeAllows(token.scope, needed))
       return next(new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `token "${token.name}" has scope ${token.scope}; this endpoint needs ${needed}`));
     res.locals.actor = token.name;
+    res.locals.scope = needed;
     next();
   };
