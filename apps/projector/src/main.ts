@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { createEventStore, RedisBlobStore } from '@railyard/eventstore';
+import { createEventStore } from '@railyard/eventstore';
 import { createLogger, errorFields } from '@railyard/observability';
-import { RedisLease, RedisMetricsStore, RedisReadModelStore, RedisTestHealthStore, redisKeys, testHealthLimitsFromEnv } from '@railyard/readmodels';
+import { RedisLease, redisKeys } from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { projectorConfigFromEnv } from './config';
+import { openRedisProjections } from './redis-projections';
 import { runLeasedProjector } from './leased';
 import { runProjector } from './run-projector';
 
@@ -15,17 +16,9 @@ const main = async (): Promise<void> => {
   const eventStore = await createEventStore(config.eventStore);
   // The projector waits out Redis outages rather than failing commands, hence no retry limit.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const readModels = new RedisReadModelStore({ redis, namespace: config.namespace });
-  const metrics = new RedisMetricsStore({ redis, namespace: config.namespace });
-  // Upload case lists live in the API's blob store (Redis, same namespace): the projection reads them by digest.
-  const testHealth = new RedisTestHealthStore({
-    redis,
-    namespace: config.namespace,
-    blobs: new RedisBlobStore({ client: redis, prefix: `ry:{${config.namespace}}:blob:` }),
-    ...testHealthLimitsFromEnv(process.env),
-  });
+  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, process.env);
   // Every projection this process keeps, each with its own checkpoint and subscription, all under the one lease.
-  const projections = [readModels, metrics, testHealth];
+  const projections = Object.values(all);
   const lease = new RedisLease({
     redis,
     key: redisKeys(config.namespace).lease('projector'),

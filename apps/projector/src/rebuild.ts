@@ -1,9 +1,15 @@
 import type { EventStore } from '@railyard/eventstore';
-import type { ReadModelStore } from '@railyard/readmodels';
+import type { RecordedEvent } from '@railyard/eventstore';
+
+/** What a rebuild needs of a projection: forget everything, then fold events in. */
+export interface RebuildTarget {
+  reset(): Promise<void>;
+  apply(events: RecordedEvent[]): Promise<void>;
+}
 
 export interface RebuildOptions {
   eventStore: EventStore;
-  readModels: ReadModelStore;
+  readModels: RebuildTarget;
   batchSize?: number;
 }
 

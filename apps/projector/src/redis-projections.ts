@@ -1,0 +1,20 @@
+import { RedisBlobStore } from '@railyard/eventstore';
+import { RedisMetricsStore, RedisReadModelStore, RedisTestHealthStore, testHealthLimitsFromEnv } from '@railyard/readmodels';
+import type Redis from 'ioredis';
+
+/**
+ * Every Redis projection of one namespace: the queue and PR views, metrics, test health. The live
+ * projector keeps them all under its lease, and `railyard projections rebuild` rebuilds them all.
+ */
+export const openRedisProjections = (redis: Redis, namespace: string, env: NodeJS.ProcessEnv) => {
+  const readModels = new RedisReadModelStore({ redis, namespace });
+  const metrics = new RedisMetricsStore({ redis, namespace });
+  // Upload case lists live in the API's blob store (Redis, same namespace): the projection reads them by digest.
+  const testHealth = new RedisTestHealthStore({
+    redis,
+    namespace,
+    blobs: new RedisBlobStore({ client: redis, prefix: `ry:{${namespace}}:blob:` }),
+    ...testHealthLimitsFromEnv(env),
+  });
+  return { readModels, metrics, testHealth, all: { readmodels: readModels, metrics, testhealth: testHealth } };
+};
