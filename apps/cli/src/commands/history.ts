@@ -1,3 +1,4 @@
+import { UsageError } from '../args';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { historyEntryOf, type HistoryEntry, type HistoryPage } from '@railyard/api';
@@ -10,7 +11,7 @@ export interface CommandIo {
   stderr: { write(text: string): unknown };
 }
 
-export class UsageError extends Error {}
+export { UsageError } from '../args';
 /** The queue or the store is not there: exit 1 with the message, no usage text. */
 export class NotFoundError extends Error {}
 

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseSubcommand, UsageError } from '../args';
 import type { RepoRef } from '@railyard/domain';
 import { GitHostError, gitRootFromEnv, LocalGitAdmin, LocalGitHost, parseRepoSpec } from '@railyard/githost';
 
@@ -33,8 +33,6 @@ const ALLOWED: Record<string, readonly OptionName[]> = {
   show: ['repo', 'number'],
 };
 
-class UsageError extends Error {}
-
 interface Parsed {
   sub: string;
   repo: RepoRef;
@@ -43,21 +41,10 @@ interface Parsed {
 }
 
 const parse = (argv: string[]): Parsed | 'help' => {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
-  const [sub, ...extra] = positionals;
-  if (values.help || sub === undefined || sub === 'help') return 'help';
-  const allowed = ALLOWED[sub];
-  if (allowed === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}`);
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-  for (const name of Object.keys(values) as Array<keyof typeof values>) {
-    if (name !== 'help' && !allowed.includes(name)) throw new UsageError(`--${name} is not an option of pr ${sub}`);
-  }
+  const parsed = parseSubcommand('pr', argv, OPTIONS, ALLOWED);
+  if (parsed === 'help') return 'help';
+  const { sub } = parsed;
+  const values = parsed.values as Partial<Record<OptionName | 'help', string>>;
   const { help: _help, ...given } = values;
   if (given.repo === undefined) throw new UsageError('--repo is required');
   if (given.number === undefined) throw new UsageError('--number is required');

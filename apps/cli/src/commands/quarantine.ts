@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseSubcommand } from '../args';
 import { allPages, API_OPTIONS, API_USAGE, apiTargetOf, positiveInt, postJson, repoOption, runCommand, UsageError, type CommandIo } from './test-health-api';
 
 const USAGE = `usage: railyard quarantine <subcommand> …   (per-test quarantine, through the API)
@@ -33,24 +33,13 @@ const MODES = ['always', 'never', 'auto'];
 /** `railyard quarantine set|list …`. */
 export const quarantineCommand = (argv: string[], env: NodeJS.ProcessEnv, io: CommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> =>
   runCommand(io, 'railyard quarantine', USAGE, async () => {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const values = parsed.values as Values;
-    const [sub, ...extra] = parsed.positionals;
-    if (values.help || sub === undefined || sub === 'help') {
+    const parsed = parseSubcommand('quarantine', argv, OPTIONS, ALLOWED);
+    if (parsed === 'help') {
       io.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    const allowed = ALLOWED[sub];
-    if (!allowed) throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}`);
-    if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-    for (const name of Object.keys(values)) {
-      if (name !== 'help' && !allowed.includes(name)) throw new UsageError(`--${name} is not an option of quarantine ${sub}`);
-    }
+    const { sub } = parsed;
+    const values = parsed.values as Values;
     const repo = repoOption(values.repo);
     if (sub === 'set') {
       if (!values['test-id']) throw new UsageError('--test-id is required');

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseSubcommand, UsageError } from '../args';
 import { CommitChecker, getCommitStatusesRequest, setCommitStatusRequest } from '@railyard/ci';
 import { formatRepo, gitRootFromEnv, GitHostError, LocalCommitStatusStore, parseRepoSpec } from '@railyard/githost';
 import type { z } from 'zod';
@@ -30,7 +30,6 @@ const ALLOWED: Record<string, readonly OptionName[]> = {
   list: ['repo', 'sha', 'api', 'token'],
 };
 
-class UsageError extends Error {}
 class Refused extends Error {}
 
 type Parsed = { sub: 'set'; body: z.infer<typeof setCommitStatusRequest> } | { sub: 'list'; body: z.infer<typeof getCommitStatusesRequest> };
@@ -49,21 +48,10 @@ const validated = <T extends z.ZodType>(schema: T, input: unknown): z.infer<T> =
 };
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv): { parsed: Parsed; remote?: Remote } | 'help' => {
-  let args;
-  try {
-    args = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = args;
-  const [sub, ...extra] = positionals;
-  if (values.help || sub === undefined || sub === 'help') return 'help';
-  const allowed = ALLOWED[sub];
-  if (allowed === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}`);
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-  for (const name of Object.keys(values) as Array<keyof typeof values>) {
-    if (name !== 'help' && !allowed.includes(name)) throw new UsageError(`--${name} is not an option of status ${sub}`);
-  }
+  const args = parseSubcommand('status', argv, OPTIONS, ALLOWED);
+  if (args === 'help') return 'help';
+  const { sub } = args;
+  const values = args.values as Partial<Record<OptionName | 'help', string>>;
   for (const name of sub === 'set' ? (['repo', 'sha', 'context', 'state'] as const) : (['repo', 'sha'] as const)) {
     if (values[name] === undefined) throw new UsageError(`--${name} is required`);
   }

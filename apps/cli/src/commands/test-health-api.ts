@@ -1,3 +1,4 @@
+import { UsageError } from '../args';
 import type { RepoRef } from '@railyard/domain';
 import { parseRepoSpec } from '@railyard/githost';
 
@@ -7,7 +8,7 @@ export interface CommandIo {
 }
 
 /** Bad arguments: exit 2 with the usage text. */
-export class UsageError extends Error {}
+export { UsageError } from '../args';
 
 /** The server refused (4xx) or could not be reached: exit 1 with its code and message. */
 export class ApiRefusal extends Error {

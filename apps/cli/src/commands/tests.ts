@@ -1,5 +1,5 @@
+import { parseSubcommand } from '../args';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { combineAttemptReports, JUnitParseError, parseJUnit, type ParsedJUnit } from '@railyard/testhealth';
 import {
@@ -160,23 +160,13 @@ const check = async (values: Values, files: string[], env: NodeJS.ProcessEnv, io
 /** `railyard tests upload|list|check …`. */
 export const testsCommand = (argv: string[], env: NodeJS.ProcessEnv, io: CommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> =>
   runCommand(io, 'railyard tests', USAGE, async () => {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const values = parsed.values as Values;
-    const [sub, ...rest] = parsed.positionals;
-    if (values.help || sub === undefined || sub === 'help') {
+    const parsed = parseSubcommand('tests', argv, OPTIONS, ALLOWED, { positionals: true });
+    if (parsed === 'help') {
       io.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    const allowed = ALLOWED[sub];
-    if (!allowed) throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}`);
-    for (const name of Object.keys(values) as (keyof Values)[]) {
-      if (name !== 'help' && !allowed.includes(name)) throw new UsageError(`--${name} is not an option of tests ${sub}`);
-    }
+    const { sub, rest } = parsed;
+    const values = parsed.values as Values;
     if (sub === 'list' && rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
     if (sub === 'upload') return upload(values, rest, env, io);
     if (sub === 'check') return check(values, rest, env, io);
