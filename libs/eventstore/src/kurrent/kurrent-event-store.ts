@@ -1,3 +1,4 @@
+import { SubscriptionSet } from '../shared/subscription-set';
 import {
   ANY,
   BACKWARDS,
@@ -40,7 +41,7 @@ export interface KurrentEventStoreOptions {
 export class KurrentEventStore implements EventStore {
   private readonly client: KurrentDBClient;
   private readonly backoff: BackoffPolicy;
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions = new SubscriptionSet();
   private closed = false;
 
   constructor(options: KurrentEventStoreOptions) {
@@ -106,19 +107,12 @@ export class KurrentEventStore implements EventStore {
   subscribe(options: SubscribeOptions): Subscription {
     this.assertOpen();
     const subscription = new KurrentSubscription(this.client, (after, max) => this.readAll(after, max), options, this.backoff);
-    this.subscriptions.add(subscription);
-    return {
-      close: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.close();
-      },
-    };
+    return this.subscriptions.track(subscription);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await Promise.all([...this.subscriptions].map((s) => s.close()));
-    this.subscriptions.clear();
+    await this.subscriptions.closeAll();
     this.closed = true;
     await this.client.dispose();
   }

@@ -1,3 +1,4 @@
+import { SubscriptionSet } from '../shared/subscription-set';
 import type {
   AppendResult,
   EventMetadata,
@@ -37,7 +38,7 @@ export class MemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly byId = new Map<string, StoredEventRef>();
   private readonly signal = new AppendSignal();
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions = new SubscriptionSet();
   private readonly now: () => Date;
   private closed = false;
 
@@ -100,19 +101,12 @@ export class MemoryEventStore implements EventStore {
     const source = { readAfter: (after: bigint | null, max: number) => this.readAll(after, max), signal: this.signal };
     // Every append wakes the loop, so the interval is only a safety net.
     const subscription = new PollingSubscription(source, options, 1_000, defaultBackoff);
-    this.subscriptions.add(subscription);
-    return {
-      close: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.close();
-      },
-    };
+    return this.subscriptions.track(subscription);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await Promise.all([...this.subscriptions].map((s) => s.close()));
-    this.subscriptions.clear();
+    await this.subscriptions.closeAll();
     this.closed = true;
   }
 

@@ -1,3 +1,4 @@
+import { SubscriptionSet } from '../shared/subscription-set';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -76,7 +77,7 @@ const COLUMNS = 'global_position, stream_id, revision, event_id, type, data, met
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly signal: AppendSignal;
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions = new SubscriptionSet();
   private readonly now: () => Date;
   private readonly pollIntervalMs: number;
   private readonly statements;
@@ -175,19 +176,12 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     const source = { readAfter: (after: bigint | null, max: number) => this.readAfter(after, max), signal: this.signal };
     const subscription = new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff);
-    this.subscriptions.add(subscription);
-    return {
-      close: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.close();
-      },
-    };
+    return this.subscriptions.track(subscription);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await Promise.all([...this.subscriptions].map((s) => s.close()));
-    this.subscriptions.clear();
+    await this.subscriptions.closeAll();
     this.closed = true;
     // Appends accepted before close are committed, not dropped.
     this.flush();
