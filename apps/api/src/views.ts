@@ -2,27 +2,7 @@ import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPul
 import type { PrView, QueueView } from '@railyard/readmodels';
 import { isTerminal, type Entry, type QueueState } from '@railyard/domain';
 
-export const queueResponse = (q: QueueView): QueueResponse => ({
-  state: q.state,
-  branch: q.branch,
-  mode: q.settings.mode,
-  concurrency: q.settings.concurrency,
-  bisectionConcurrency: q.settings.bisectionConcurrency,
-  testingTimeoutMinutes: q.settings.testingTimeoutMinutes,
-  pendingFailureDepth: q.settings.pendingFailureDepth,
-  canOptimisticallyMerge: q.settings.canOptimisticallyMerge,
-  batch: q.settings.batch,
-  batchingMaxWaitTimeMinutes: q.settings.batchingMaxWaitTimeMinutes,
-  batchingMinSize: q.settings.batchingMinSize,
-  commentsEnabled: q.settings.commentsEnabled,
-  commandsEnabled: q.settings.commandsEnabled,
-  createPrsForTestingBranches: q.settings.createPrsForTestingBranches,
-  statusCheckEnabled: q.settings.statusCheckEnabled,
-  requiredStatuses: q.requiredStatuses,
-  directMergeMode: q.settings.directMergeMode,
-  optimizationMode: q.settings.optimizationMode,
-  mergeMethod: q.settings.mergeMethod,
-});
+export const queueResponse = (q: QueueView): QueueResponse => ({ state: q.state, branch: q.branch, ...q.settings, requiredStatuses: q.requiredStatuses });
 
 /**
  * Trunk's own Terraform client reads `{queue: {...}}` and the older spellings, while the spec reads a

@@ -1,27 +1,14 @@
-import type { PrState, PriorityName, QueueRunState } from '@railyard/domain';
+import type { PrState, PriorityName, QueueRunState, QueueSettings } from '@railyard/domain';
 
-/** The Queue object of the spec: every field, numbers typed number, enums lower snake case. */
-export interface QueueResponse {
+/**
+ * The Queue object of the spec: every field, numbers typed number, enums lower snake case. The
+ * settings are exactly the domain's QueueSettings; the spec adds the run state, branch and list.
+ */
+export type QueueResponse = QueueSettings & {
   state: QueueRunState;
   branch: string;
-  mode: 'single' | 'parallel';
-  concurrency: number;
-  bisectionConcurrency: number;
-  testingTimeoutMinutes: number;
-  pendingFailureDepth: number;
-  canOptimisticallyMerge: boolean;
-  batch: boolean;
-  batchingMaxWaitTimeMinutes: number;
-  batchingMinSize: number;
-  commentsEnabled: boolean;
-  commandsEnabled: boolean;
-  createPrsForTestingBranches: boolean;
-  statusCheckEnabled: boolean;
   requiredStatuses: string[];
-  directMergeMode: 'off' | 'always';
-  optimizationMode: 'off' | 'bisection_skip_redundant_tests';
-  mergeMethod: 'merge_commit' | 'squash' | 'rebase';
-}
+};
 
 export interface EnqueuedPullRequest {
   number: number;
