@@ -86,26 +86,36 @@ describe('the merge engine over a real repository and processes', () => {
   // The check fails on PR 1 alone and passes once PR 2 is stacked on it: a failure the successor disproves.
   const FLAKE_ON_ONE_ALONE = 'sleep 0.5; if [ -f f1.txt ] && [ ! -f f2.txt ]; then exit 1; fi';
 
-  it('when pendingFailureDepth is 1 and merging is optimistic, then a passing successor clears the failure and both merge', async () => {
-    const s = await setup({ concurrency: 2, pendingFailureDepth: 1, canOptimisticallyMerge: true, state: 'paused' }, { tests: FLAKE_ON_ONE_ALONE });
+  /** PRs 1 and 2 submitted while paused under FLAKE_ON_ONE_ALONE: the states they end in and the queue's events. */
+  const twoOverAFlake = async (queue: object) => {
+    const s = await setup({ ...queue, state: 'paused' }, { tests: FLAKE_ON_ONE_ALONE });
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await submitAllThenResume(s, [1, 2]);
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
-    expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('merged');
-    const events = await queueEvents(s.world);
+    const states = [(await prReaches(s.server.url, 1, TERMINAL)).state, (await prReaches(s.server.url, 2, TERMINAL)).state];
+    return { s, states, events: await queueEvents(s.world) };
+  };
+
+  it('when pendingFailureDepth is 1 and merging is optimistic, then a passing successor clears the failure and both merge', async () => {
+    const { states, events } = await twoOverAFlake({ concurrency: 2, pendingFailureDepth: 1, canOptimisticallyMerge: true });
+    expect(states).toEqual(['merged', 'merged']);
     expect(events.filter((e) => e.type === 'PrPendingFailure').map((e) => e.data.prNumber)).toEqual([1]);
     expect(reasonsOf(events, 'PrTestsPassed', 1)).toEqual(['SUCCESSOR_TEST_RUN_PASSED']);
   });
 
+  it('when anti-flake protection is on and the PR failed while it tested alone, then the next PR tests with it stacked and clears it', async () => {
+    const { s, states, events } = await twoOverAFlake({ concurrency: 1, pendingFailureDepth: 1, canOptimisticallyMerge: true });
+    expect(states).toEqual(['merged', 'merged']);
+    checkMergeInvariants(events, s.world);
+    expect(events.filter((e) => e.type === 'TestRunStarted').map((e) => e.data.dependentPrs)).toEqual([[], [1]]);
+    expect(reasonsOf(events, 'PrTestsPassed', 1)).toEqual(['SUCCESSOR_TEST_RUN_PASSED']);
+    expect(mainLog(s.world).slice(0, 2)).toEqual(['PR 2 (#2)', 'PR 1 (#1)']);
+  });
+
   it('when pendingFailureDepth is 0, then the same failure ejects the head and the successor restarts without it', async () => {
-    const s = await setup({ concurrency: 2, state: 'paused' }, { tests: FLAKE_ON_ONE_ALONE });
-    await openPrWithFile(s.world, 1, '1\n');
-    await openPrWithFile(s.world, 2, '2\n');
-    await submitAllThenResume(s, [1, 2]);
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('failed');
-    expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('merged');
-    expect(reasonsOf(await queueEvents(s.world), 'TestsRestarted', 2)).toEqual(['PREREQUISITE_MERGE_ITEM_FAILED']);
+    const { states, events } = await twoOverAFlake({ concurrency: 2 });
+    expect(states).toEqual(['failed', 'merged']);
+    expect(reasonsOf(events, 'TestsRestarted', 2)).toEqual(['PREREQUISITE_MERGE_ITEM_FAILED']);
   });
 
   it('when tests are restarted on a testing PR, then its run is replaced and it still merges', async () => {

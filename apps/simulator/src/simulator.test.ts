@@ -40,6 +40,17 @@ describe('simulate', () => {
     expect(r.culpritEjections).toBe(0);
   });
 
+  it('when anti-flake protection is on and one PR tests at a time, then a flake is cleared by the next run stacking it instead of ejecting the PR', () => {
+    const flaky = { prs: 200, arrivalsPerHour: 30, failureRate: 0.05, flakeRate: 0.1 };
+    const off = simulate(smallWorkload({ ...flaky, queue: { concurrency: 1 } }));
+    const on = simulate(smallWorkload({ ...flaky, queue: { concurrency: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1 } }));
+    expect(off.innocentEjections).toBeGreaterThan(10);
+    expect(on.flakes).toBeGreaterThan(10);
+    expect(on.innocentEjections).toBeLessThanOrEqual(4);
+    expect(on.culpritEjections).toBe(off.culpritEjections);
+    expect(on.badMerges).toBe(0);
+  });
+
   it('when tests can miss a breakage, then bad PRs merge and are counted', () => {
     const r = simulate(smallWorkload({ prs: 200, failureRate: 0.3, missRate: 0.5, queue: { concurrency: 2 } }));
     expect(r.badMerges).toBeGreaterThan(0);

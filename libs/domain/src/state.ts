@@ -31,6 +31,12 @@ export interface Entry {
   flightSeq?: number;
   /** Cleared by a bisection and back in the queue: its next run tests it alone, so a failure between halves cannot rebuild the same batch forever. */
   retestAlone?: boolean;
+  /**
+   * How many runs started with this entry stacked under them since its own run started: its
+   * successors, the anti-flake witnesses of a failure. Counted here because a successor's run leaves
+   * the state once its own PR moves to another run, and the evidence must not be asked for again.
+   */
+  stackedBy?: number;
 }
 
 export type TestRunStatus = 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -174,6 +180,10 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         ...(d.bisectionOf !== undefined ? { bisectionOf: d.bisectionOf, bisectedPrs: [...(s.runs.get(d.bisectionOf)?.prNumbers ?? [])] } : {}),
         createdAt: d.at,
       });
+      for (const n of d.dependentPrs) {
+        const e = s.entries.get(n);
+        if (e?.state === 'testing' || e?.state === 'pending_failure') s.entries.set(n, { ...e, stackedBy: (e.stackedBy ?? 0) + 1 });
+      }
       return s;
     }
     case 'TestRunStatusReported': {
@@ -192,7 +202,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const e = s.entries.get(event.data.prNumber);
       if (!e) return s;
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
-      const { retestAlone: _done, ...rest } = e;
+      const { retestAlone: _done, stackedBy: _old, ...rest } = e;
       s.entries.set(e.prNumber, { ...rest, testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;

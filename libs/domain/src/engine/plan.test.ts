@@ -244,6 +244,38 @@ describe('plan: failures, blame and restarts', () => {
       ]);
     });
 
+    describe('a PR that failed with no successor stacking it (anti-flake witness)', () => {
+      const antiFlake = { concurrency: 2, pendingFailureDepth: 1, canOptimisticallyMerge: true };
+      const blamed = rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' });
+      const lone = (settings: Partial<QueueSettings> = antiFlake, prs = [1, 2, 3, 4]) => [...queueWith(settings, prs), ...runStarted('r1', 1), ...runFailed('r1', 1)];
+
+      it('when anti-flake protection is on and PRs wait behind it, then it is not blamed yet: the next run stacks it as its witness', () => {
+        expect(givenQueue(lone()).planned(facts())).toEqual([startOf(2, [1]), startOf(3, [2])]);
+      });
+
+      it('when its witness passes, then the failure was a flake: it passes by the witness', () => {
+        expect(givenQueue([...lone(), ...runStarted('r2', 2, [1]), ...runPassed('r2', 2)]).planned(facts())).toEqual([
+          rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' }),
+        ]);
+      });
+
+      it('when its witness fails and the witness PR is then proven by a run without it, then it is blamed and no second witness is asked for', () => {
+        const history = [...lone(), ...runStarted('r2', 2, [1]), ...runStarted('r3', 3, [2]), ...runFailed('r2', 2), ...runPassed('r3', 3), passedBy(2, 'r3')];
+        expect(givenQueue(history).planned(facts())).toEqual([blamed]);
+      });
+
+      it('when nothing waits behind it, then it is blamed at once', () => {
+        expect(givenQueue(lone(antiFlake, [1])).planned(facts())).toEqual([blamed]);
+      });
+
+      it.each([
+        ['merging is not optimistic', { canOptimisticallyMerge: false }],
+        ['the depth is 0', { pendingFailureDepth: 0 }],
+      ])('when %s, then no witness is stacked and it is blamed at once', (_, off) => {
+        expect(givenQueue(lone({ ...antiFlake, ...off })).planned(facts())).toEqual([blamed]);
+      });
+    });
+
     it('when depth is 0, then a passing successor does not clear the failure', () => {
       expect(givenQueue([...base({ pendingFailureDepth: 0, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts())).toEqual([
         rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),

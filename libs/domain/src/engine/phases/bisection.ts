@@ -1,6 +1,6 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { isSuspect, mergedPrefix, record, testingRuns, type Ctx, type Phase } from '../context';
+import { isStackable, mergedPrefix, record, testingRuns, type Ctx, type Phase } from '../context';
 import { currentRun, isRunNeeded } from '../runs';
 import { successorsStillTesting } from './successors';
 import { busyRuns, stackFor, startRunAction } from './stacks';
@@ -59,18 +59,34 @@ const failedGroups = (c: Ctx): { run: TestRun; members: Entry[] }[] => {
 };
 
 /**
- * A failed group is split once nothing stacked under it is itself a suspect (then its failure would
- * likely be that one's, and the restart rule retests it without it) and the anti-flake successors
- * it waits for have finished.
+ * A failed group is split once everything stacked under it that has not merged is in flight again
+ * and no suspect (a suspect's failure would likely be the group's too, and the restart rule retests
+ * it without it; a PR that restarted would be missing under the halves, whose verdicts then prove
+ * nothing about the failed run) and the anti-flake successors it waits for have finished.
  */
 const mayBisect = (c: Ctx, run: TestRun, members: readonly Entry[]): boolean => {
   const unmerged = run.dependentPrs.slice(mergedPrefix(c.s, run.dependentPrs));
   if (unmerged.some((d) => {
     const de = c.s.entries.get(d);
-    return de !== undefined && isSuspect(c.s, de);
+    return de !== undefined && !isStackable(c.s, de);
   }))
     return false;
   return !successorsStillTesting(c, members);
+};
+
+/**
+ * What the halves stand on: what the failed run stood on and has not merged (mayBisect waited until
+ * all of it is in flight), plus what the group depends on now. In parallel mode a group may stack PRs
+ * that only some of its members depend on; a half without them would answer another question, and
+ * the skip rule would convict the other half for a failure of the base.
+ */
+const sameBase = (c: Ctx, run: TestRun, members: readonly Entry[]): Entry[] => {
+  const base = new Map(stackFor(c, members).map((x) => [x.prNumber, x]));
+  for (const n of run.dependentPrs) {
+    const x = c.s.entries.get(n);
+    if (x && x.state !== 'merged') base.set(n, x);
+  }
+  return [...base.values()].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
 };
 
 /**
@@ -100,7 +116,7 @@ export const bisections: Phase = (c) => {
     if (!mayBisect(c, run, members)) continue;
     // A lone PR proven failing is blamed without a run (restartsAndBlame).
     if (members.length === 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([members[0]?.prNumber ?? 0])) !== undefined) continue;
-    const base = stackFor(c, members);
+    const base = sameBase(c, run, members);
     for (const half of halvesOf(members)) {
       if (budget <= 0) break;
       out.push(startRunAction(c, half, base, true));

@@ -1,9 +1,10 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { isSuspect, mergedPrefix, positionIn, record, type Phase } from '../context';
+import { isSuspect, mergedPrefix, record, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { staleness } from '../staleness';
 import { redundancy } from './bisection';
+import { witnessComing } from './starts';
 import { successorsStillTesting } from './successors';
 
 /**
@@ -22,7 +23,8 @@ export const optimisticPasses: Phase = (c) => {
     if (staleness(c, e, run) !== undefined) continue;
     for (const d of run.dependentPrs) {
       const de = c.s.entries.get(d);
-      if (!de || proven.has(d)) continue;
+      // The run must still predict d's own merge: something d depends on may have come back since.
+      if (!de || proven.has(d) || staleness(c, de, run) !== undefined) continue;
       const suspect = isSuspect(c.s, de);
       if ((de.state === 'testing' && !suspect) || (suspect && antiFlake)) {
         proven.add(d);
@@ -76,8 +78,9 @@ export const restartsAndBlame: Phase = (c) => {
     // Alone on its run, or the last of a failed batch whose other PRs bisection cleared.
     const provenAlone = run.prNumbers.length > 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([e.prNumber])) !== undefined;
     if (run.prNumbers.length !== 1 && !provenAlone) continue;
-    const { deps } = positionIn(run, e.prNumber);
-    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e])) continue;
+    // What the run stacked under its tested PRs must have merged; batch-mates cleared by bisection need not.
+    const deps = run.dependentPrs;
+    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e]) || witnessComing(c, e)) continue;
     blamed.push(blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;

@@ -2,21 +2,34 @@ import type { Entry } from '../../state';
 import type { Action } from '../actions';
 import { isStackable, testingRuns, type Ctx } from '../context';
 import { isRunNeeded } from '../runs';
+import { wantsWitness } from './successors';
 
 /**
  * What a run testing `members` stacks under them: every entry ahead they depend on (transitively)
  * that is testing or passed and not a suspect, in plan order: the target as it will be when their
  * turn comes (Zuul's speculative parent, peers §2.5). In parallel mode these are only the PRs they
  * share targets with, directly or through others: the run's `dependentPrs`. `startingNow` holds PRs
- * this round starts, which count as testing.
+ * this round starts, which count as testing. Given `witnessing` (the suspects that got a witness
+ * this round), a PR that failed alone and still wants a witness is stacked too.
  */
-export const stackFor = (c: Ctx, members: readonly Entry[], startingNow: ReadonlySet<number> = new Set()): Entry[] => {
+export const stackFor = (
+  c: Ctx,
+  members: readonly Entry[],
+  startingNow: ReadonlySet<number> = new Set(),
+  witnessing?: Set<number>,
+): Entry[] => {
   const mine = new Set(members.map((m) => m.prNumber));
   const through = (x: Entry): boolean => x.flightSeq !== undefined || startingNow.has(x.prNumber) || mine.has(x.prNumber);
+  const witnesses = (x: Entry): boolean => {
+    if (!witnessing || witnessing.has(x.prNumber) || !wantsWitness(c, x)) return false;
+    witnessing.add(x.prNumber);
+    return true;
+  };
   const deps = new Map<number, Entry>();
   for (const m of members)
     for (const x of c.graph.closureAhead(m, through))
-      if (!mine.has(x.prNumber) && (startingNow.has(x.prNumber) || isStackable(c.s, x))) deps.set(x.prNumber, x);
+      if (!mine.has(x.prNumber) && !deps.has(x.prNumber) && (startingNow.has(x.prNumber) || isStackable(c.s, x) || witnesses(x)))
+        deps.set(x.prNumber, x);
   return [...deps.values()].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
 };
 

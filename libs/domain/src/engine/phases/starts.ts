@@ -3,6 +3,7 @@ import type { Action } from '../actions';
 import { mayStart, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { busyRuns, stackFor, startRunAction } from './stacks';
+import { wantsWitness } from './successors';
 
 /** A PR that never shares a run: `noBatch`, urgent (it must not wait for others, nor fail with them), or cleared by a bisection. */
 const testsAlone = (c: Ctx, e: Entry): boolean => !c.s.settings.batch || e.noBatch || e.priorityValue === 0 || e.retestAlone === true;
@@ -48,24 +49,28 @@ export const starts: Phase = (c) => {
   const starting = new Set<number>();
   const batch: Entry[] = [];
   const inBatch = new Set<number>();
+  const witnessing = new Set<number>();
   let stopped = false;
 
   const start = (members: readonly Entry[]): void => {
-    out.push(startRunAction(c, members, stackFor(c, members, starting)));
+    out.push(startRunAction(c, members, stackFor(c, members, starting, witnessing)));
     for (const m of members) starting.add(m.prNumber);
     slots--;
   };
-  const hold = (e: Entry): void => {
-    waiting.add(e.prNumber);
-    if (!parallel) stopped = true;
-  };
   const closeBatch = (ready: boolean): void => {
     if (batch.length === 0) return;
-    if (ready && slots > 0) start(batch);
-    else for (const m of batch) hold(m);
-    batch.length = 0;
+    const members = batch.splice(0);
     inBatch.clear();
+    if (ready && slots > 0) start(members);
+    else for (const m of members) hold(m);
   };
+  // In single mode nothing behind a held entry starts, but the batch gathered ahead of it may.
+  function hold(e: Entry): void {
+    waiting.add(e.prNumber);
+    if (parallel) return;
+    closeBatch(batch.length > 0 && batchMayStart(c, batch));
+    stopped = true;
+  }
 
   for (const e of c.order) {
     if (stopped || slots <= 0) break;
@@ -94,4 +99,24 @@ export const starts: Phase = (c) => {
   }
   if (!stopped) closeBatch(batch.length > 0 && batchMayStart(c, batch));
   return out;
+};
+
+/**
+ * Whether a witness for the suspect `e` can still come: it wants one, and a PR behind it that
+ * depends on it is waiting and is not held back by what `starts` holds back (a failed batch not
+ * settled, a queue that may not start, or a PR it depends on that is held). Blame waits for it then;
+ * a witness that cannot come (nothing behind, or the runs behind wait for this very PR to be settled)
+ * would hold the queue forever, so the failure is blamed at once instead.
+ */
+export const witnessComing = (c: Ctx, e: Entry): boolean => {
+  if (!wantsWitness(c, e)) return false;
+  const candidates = new Set(c.graph.dependentsBehind(e).map((x) => x.prNumber));
+  const held = new Set<number>();
+  for (const x of c.order) {
+    if (inFailedBatch(c, x)) held.add(x.prNumber);
+    if (x.state !== 'pending') continue;
+    if (!mayStart(c.s, x) || c.graph.dependsOnAny(x, held)) held.add(x.prNumber);
+    else if (candidates.has(x.prNumber)) return true;
+  }
+  return false;
 };

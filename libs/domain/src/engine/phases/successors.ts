@@ -38,3 +38,20 @@ export const successorsStillTesting = (c: Ctx, members: readonly Entry[], visite
   }
   return false;
 };
+
+/**
+ * Whether a PR that failed alone still wants a witness: no run has stacked it since its own run
+ * started. A suspect is normally left out of new runs, so a PR that failed while it was the last one
+ * in flight would have no successor and be blamed at once: with anti-flake protection on, that was
+ * most of the innocent ejections of a flaky queue (docs/engine.md, decisions). So the next run
+ * started behind it stacks it, and its verdict settles it like any successor's. One witness, whatever
+ * the depth: a second would be asked for only after the first failed, and by then the runs behind may
+ * be waiting for this very PR to be settled (a failed batch is not bisected while a suspect is under
+ * it). Failed batches are bisected instead.
+ */
+export const wantsWitness = (c: Ctx, e: Entry): boolean => {
+  const { canOptimisticallyMerge, pendingFailureDepth: depth } = c.s.settings;
+  if (!canOptimisticallyMerge || depth === 0 || e.state !== 'pending_failure' || (e.stackedBy ?? 0) > 0) return false;
+  const run = currentRun(c.s, e);
+  return run !== undefined && run.prNumbers.length === 1 && !run.bisection;
+};
