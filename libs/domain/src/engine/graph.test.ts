@@ -60,8 +60,6 @@ describe('the parallel dependency graph', () => {
           expect(graph.hasAhead(e)).toBe(bruteClosure(uploads, i).length > 0);
           const all = new Set(order.map((x) => x.prNumber));
           expect(graph.dependsOnAny(e, all)).toBe(bruteClosure(uploads, i).length > 0);
-          const behind = uploads.flatMap((u, j) => (j > i && dependsDirectly(u, uploads[i] as Upload) ? [j + 1] : []));
-          expect(graph.dependentsBehind(e).map((x) => x.prNumber).sort((x, y) => x - y)).toEqual(behind);
         });
       }),
     );

@@ -19,8 +19,6 @@ export interface DepGraph {
   dependsOnAny(e: Entry, set: ReadonlySet<number>): boolean;
   /** Whether anything still in the queue ahead of `e` is something it depends on. */
   hasAhead(e: Entry): boolean;
-  /** The entries behind `e` that directly depend on it, in no particular order. */
-  dependentsBehind(e: Entry): Entry[];
 }
 
 /** How an entry's targets relate to the others: a digest of a known list, or one of these two. */
@@ -38,7 +36,6 @@ export const singleGraph = (order: readonly Entry[], pos: ReadonlyMap<number, nu
     return false;
   },
   hasAhead: (e) => (pos.get(e.prNumber) ?? 0) > 0,
-  dependentsBehind: (e) => order.slice((pos.get(e.prNumber) ?? order.length) + 1),
 });
 
 /**
@@ -138,11 +135,6 @@ export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: Reado
       const mine = posOf(e);
       if (kindOf(e) === ALL) return mine > 0;
       return neighbours(e).some((x) => posOf(x) < mine);
-    },
-    dependentsBehind: (e) => {
-      const mine = posOf(e);
-      if (kindOf(e) === ALL) return order.slice(mine + 1);
-      return neighbours(e).filter((x) => posOf(x) > mine);
     },
   };
 };

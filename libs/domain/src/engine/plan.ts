@@ -3,7 +3,7 @@ import type { Action } from './actions';
 import { contextOf, type Phase } from './context';
 import type { HostFacts } from './facts';
 import { bisections, skipRedundant } from './phases/bisection';
-import { optimisticPasses, restartsAndBlame } from './phases/failures';
+import { optimisticPasses, restartsAndBlame, unwitnessedBlame } from './phases/failures';
 import { hostChanges, recogniseMerges, statusReports, sweepBranches } from './phases/host';
 import { directMerge, merges } from './phases/merges';
 import { completeModeSwitch } from './phases/mode-switch';
@@ -27,6 +27,7 @@ const PHASES: Phase[] = [
   bisections,
   preemption,
   starts,
+  unwitnessedBlame,
   sweepBranches,
 ];
 

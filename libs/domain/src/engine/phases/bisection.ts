@@ -1,6 +1,6 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { isStackable, mergedPrefix, record, testingRuns, type Ctx, type Phase } from '../context';
+import { inPlanOrder, isStackable, mergedPrefix, record, testingRuns, type Ctx, type Phase } from '../context';
 import { currentRun, isRunNeeded } from '../runs';
 import { successorsStillTesting } from './successors';
 import { busyRuns, stackFor, startRunAction } from './stacks';
@@ -86,7 +86,7 @@ const sameBase = (c: Ctx, run: TestRun, members: readonly Entry[]): Entry[] => {
     const x = c.s.entries.get(n);
     if (x && x.state !== 'merged') base.set(n, x);
   }
-  return [...base.values()].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
+  return inPlanOrder(c, base.values());
 };
 
 /**

@@ -1,11 +1,10 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { isSuspect, mergedPrefix, record, type Phase } from '../context';
+import { isSuspect, mergedPrefix, record, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { staleness } from '../staleness';
 import { redundancy } from './bisection';
-import { witnessComing } from './starts';
-import { successorsStillTesting } from './successors';
+import { successorsStillTesting, wantsWitness } from './successors';
 
 /**
  * canOptimisticallyMerge: a run that passed with PRs stacked under it proves them. A suspect (pending
@@ -70,7 +69,12 @@ export const restartsAndBlame: Phase = (c) => {
     if (reason) restarts.push(record({ type: 'RestartTests', prNumber: e.prNumber, reason }));
   }
   if (restarts.length > 0) return restarts;
+  // A PR that still wants a witness is left to unwitnessedBlame, after the starts phase.
+  return blameSettled(c, (e) => !wantsWitness(c, e));
+};
 
+/** PRs pending failure whose failure is their own and whose anti-flake window is closed, if `ready` says so. */
+const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
   const blamed: Action[] = [];
   for (const e of c.chain) {
     const run = currentRun(c.s, e);
@@ -80,8 +84,16 @@ export const restartsAndBlame: Phase = (c) => {
     if (run.prNumbers.length !== 1 && !provenAlone) continue;
     // What the run stacked under its tested PRs must have merged; batch-mates cleared by bisection need not.
     const deps = run.dependentPrs;
-    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e]) || witnessComing(c, e)) continue;
+    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e]) || !ready(e)) continue;
     blamed.push(blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;
 };
+
+/**
+ * A PR that failed alone and still wants a witness (wantsWitness) is blamed here, after the starts
+ * phase: plan reaches this phase only in a round where no earlier one acted, so no run that could
+ * stack it is starting. Waiting for a start that cannot come (nothing behind it, a paused queue, runs
+ * behind held for this very PR) would stall the queue; this way it never waits past a quiet round.
+ */
+export const unwitnessedBlame: Phase = (c) => blameSettled(c, (e) => wantsWitness(c, e));

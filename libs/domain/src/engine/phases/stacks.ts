@@ -1,6 +1,6 @@
 import type { Entry } from '../../state';
 import type { Action } from '../actions';
-import { isStackable, testingRuns, type Ctx } from '../context';
+import { inPlanOrder, isStackable, testingRuns, type Ctx } from '../context';
 import { isRunNeeded } from '../runs';
 import { wantsWitness } from './successors';
 
@@ -30,7 +30,7 @@ export const stackFor = (
     for (const x of c.graph.closureAhead(m, through))
       if (!mine.has(x.prNumber) && !deps.has(x.prNumber) && (startingNow.has(x.prNumber) || isStackable(c.s, x) || witnesses(x)))
         deps.set(x.prNumber, x);
-  return [...deps.values()].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
+  return inPlanOrder(c, deps.values());
 };
 
 export const startRunAction = (c: Ctx, members: readonly Entry[], deps: readonly Entry[], bisection = false): Action => {

@@ -3,7 +3,6 @@ import type { Action } from '../actions';
 import { mayStart, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { busyRuns, stackFor, startRunAction } from './stacks';
-import { wantsWitness } from './successors';
 
 /** A PR that never shares a run: `noBatch`, urgent (it must not wait for others, nor fail with them), or cleared by a bisection. */
 const testsAlone = (c: Ctx, e: Entry): boolean => !c.s.settings.batch || e.noBatch || e.priorityValue === 0 || e.retestAlone === true;
@@ -99,24 +98,4 @@ export const starts: Phase = (c) => {
   }
   if (!stopped) closeBatch(batch.length > 0 && batchMayStart(c, batch));
   return out;
-};
-
-/**
- * Whether a witness for the suspect `e` can still come: it wants one, and a PR behind it that
- * depends on it is waiting and is not held back by what `starts` holds back (a failed batch not
- * settled, a queue that may not start, or a PR it depends on that is held). Blame waits for it then;
- * a witness that cannot come (nothing behind, or the runs behind wait for this very PR to be settled)
- * would hold the queue forever, so the failure is blamed at once instead.
- */
-export const witnessComing = (c: Ctx, e: Entry): boolean => {
-  if (!wantsWitness(c, e)) return false;
-  const candidates = new Set(c.graph.dependentsBehind(e).map((x) => x.prNumber));
-  const held = new Set<number>();
-  for (const x of c.order) {
-    if (inFailedBatch(c, x)) held.add(x.prNumber);
-    if (x.state !== 'pending') continue;
-    if (!mayStart(c.s, x) || c.graph.dependsOnAny(x, held)) held.add(x.prNumber);
-    else if (candidates.has(x.prNumber)) return true;
-  }
-  return false;
 };
