@@ -129,13 +129,14 @@ describe('evolve', () => {
       expect(s.entries.get(1)).toMatchObject({ state: 'pending', stateChangedAt: at(45) });
     });
 
-    it('when runs start with a PR stacked under them while it tests or is pending failure, then each counts until its own next run starts', () => {
+    it('when runs start with a PR stacked under them while it tests or is pending failure, then it has a successor until its own next run starts', () => {
       const history = [queueCreated(), prSubmitted(1), prSubmitted(2), prSubmitted(3), ...runStarted('r1', 1), ...runStarted('r2', 2, [1])];
-      expect(foldQueue(history).entries.get(1)?.stackedBy).toBe(1);
+      expect(foldQueue(history).entries.get(1)?.hasSuccessor).toBe(true);
+      expect(foldQueue(history).entries.get(2)?.hasSuccessor).toBeUndefined();
       const failed = [...history, ...runFailed('r1', 1), ...runStarted('r3', 3, [1, 2])];
-      expect(foldQueue(failed).entries.get(1)?.stackedBy).toBe(2);
-      expect(foldQueue(failed).entries.get(2)?.stackedBy).toBe(1);
-      expect(foldQueue([...failed, restarted(1, at(50)), ...runStarted('r4', 1)]).entries.get(1)?.stackedBy).toBeUndefined();
+      expect(foldQueue(failed).entries.get(1)?.hasSuccessor).toBe(true);
+      expect(foldQueue(failed).entries.get(2)?.hasSuccessor).toBe(true);
+      expect(foldQueue([...failed, restarted(1, at(50)), ...runStarted('r4', 1)]).entries.get(1)?.hasSuccessor).toBeUndefined();
     });
 
     it('when the priority changes, then the entry keeps its id, sequence number, state and stateChangedAt', () => {

@@ -32,11 +32,11 @@ export interface Entry {
   /** Cleared by a bisection and back in the queue: its next run tests it alone, so a failure between halves cannot rebuild the same batch forever. */
   retestAlone?: boolean;
   /**
-   * How many runs started with this entry stacked under them since its own run started: its
-   * successors, the anti-flake witnesses of a failure. Counted here because a successor's run leaves
-   * the state once its own PR moves to another run, and the evidence must not be asked for again.
+   * A run started with this entry stacked under it since its own run started: it has a successor, an
+   * anti-flake witness of a failure. Kept here because a successor's run leaves the state once its own
+   * PR moves to another run, and the evidence must not be asked for again.
    */
-  stackedBy?: number;
+  hasSuccessor?: true;
 }
 
 export type TestRunStatus = 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -182,7 +182,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       });
       for (const n of d.dependentPrs) {
         const e = s.entries.get(n);
-        if (e?.state === 'testing' || e?.state === 'pending_failure') s.entries.set(n, { ...e, stackedBy: (e.stackedBy ?? 0) + 1 });
+        if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e.hasSuccessor) s.entries.set(n, { ...e, hasSuccessor: true });
       }
       return s;
     }
@@ -202,7 +202,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const e = s.entries.get(event.data.prNumber);
       if (!e) return s;
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
-      const { retestAlone: _done, stackedBy: _old, ...rest } = e;
+      const { retestAlone: _done, hasSuccessor: _old, ...rest } = e;
       s.entries.set(e.prNumber, { ...rest, testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;

@@ -51,7 +51,7 @@ export const successorsStillTesting = (c: Ctx, members: readonly Entry[], visite
  */
 export const wantsWitness = (c: Ctx, e: Entry): boolean => {
   const { canOptimisticallyMerge, pendingFailureDepth: depth } = c.s.settings;
-  if (!canOptimisticallyMerge || depth === 0 || e.state !== 'pending_failure' || (e.stackedBy ?? 0) > 0) return false;
+  if (!canOptimisticallyMerge || depth === 0 || e.state !== 'pending_failure' || e.hasSuccessor === true) return false;
   const run = currentRun(c.s, e);
   return run !== undefined && run.prNumbers.length === 1 && !run.bisection;
 };
