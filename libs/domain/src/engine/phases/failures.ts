@@ -78,13 +78,13 @@ const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
   const blamed: Action[] = [];
   for (const e of c.chain) {
     const run = currentRun(c.s, e);
-    if (e.state !== 'pending_failure' || !run) continue;
+    if (e.state !== 'pending_failure' || !run || !ready(e)) continue;
     // Alone on its run, or the last of a failed batch whose other PRs bisection cleared.
     const provenAlone = run.prNumbers.length > 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([e.prNumber])) !== undefined;
     if (run.prNumbers.length !== 1 && !provenAlone) continue;
     // What the run stacked under its tested PRs must have merged; batch-mates cleared by bisection need not.
     const deps = run.dependentPrs;
-    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e]) || !ready(e)) continue;
+    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e])) continue;
     blamed.push(blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;
