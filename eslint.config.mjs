@@ -1,8 +1,9 @@
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'dist/**', '**/dist/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,4 +12,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Formatting is prettier's (`npm run lint` runs `prettier --check`); eslint keeps to correctness.
+  prettier,
 );

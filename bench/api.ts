@@ -58,7 +58,8 @@ const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Pr
         }
       : undefined,
   });
-  if (!d.alive()) throw new Error(`${c.name}: a Railyard process exited during the run (its log is in the work directory; BENCH_KEEP=1 keeps it)`);
+  if (!d.alive())
+    throw new Error(`${c.name}: a Railyard process exited during the run (its log is in the work directory; BENCH_KEEP=1 keeps it)`);
   let events = {};
   if (c.countsEvents) {
     await settle();
@@ -97,7 +98,10 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
   const allNames = groupsOf(s, layoutOf(s, false)).flatMap((g) => g.cases.map((c) => c.name));
   const names = allNames.filter(wanted);
   if (names.length === 0) throw new Error(`no api case matches ${args.join(' ')}; the cases are: ${allNames.join(', ')}`);
-  const layout = layoutOf(s, names.some((n) => n.includes('/fresh/')));
+  const layout = layoutOf(
+    s,
+    names.some((n) => n.includes('/fresh/')),
+  );
   const groups = groupsOf(s, layout)
     .map((g) => ({ ...g, cases: g.cases.filter((c) => wanted(c.name)) }))
     .filter((g) => g.cases.length > 0);

@@ -35,7 +35,15 @@ const summary = (name: string, samples: number[], extra: object = {}): object =>
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const total = samples.reduce((a, b) => a + b, 0);
-  return { name, n: samples.length, p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), maxMs: round(at(1)), perSecond: round((samples.length / total) * 1000, 0), ...extra };
+  return {
+    name,
+    n: samples.length,
+    p50Ms: round(at(0.5)),
+    p99Ms: round(at(0.99)),
+    maxMs: round(at(1)),
+    perSecond: round((samples.length / total) * 1000, 0),
+    ...extra,
+  };
 };
 
 const shaOf = (i: number): string => i.toString(16).padStart(40, '0');
@@ -119,7 +127,9 @@ const detailsLatency = async (dir: string, gitRoot: string, statuses: LocalCommi
       queueCreated(queueId, new Date().toISOString()),
       ...[1, 2, 3, 4].map((n) => prSubmitted(n, new Date().toISOString())),
       testRunStarted(runId, new Date().toISOString(), { prNumbers: [4], dependentPrs: [1, 2, 3] }),
-      ...['unit', 'lint', 'e2e'].map((c) => statusReported(runId, new Date().toISOString(), c, 'success', `http://railyard.test/ci/logs/${runId}/${c}`)),
+      ...['unit', 'lint', 'e2e'].map((c) =>
+        statusReported(runId, new Date().toISOString(), c, 'success', `http://railyard.test/ci/logs/${runId}/${c}`),
+      ),
     ),
   );
   const logger = createLogger('bench', 'error');

@@ -1,6 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { QUEUE_EVENT_SCHEMA_VERSION, decide, evolve, initialQueueState, queueIdOf, queueStreamOf, type DecideContext, type QueueCommand, type QueueEvent, type QueueState, type RepoRef, type ReportedStatus } from '@railyard/domain';
+import {
+  QUEUE_EVENT_SCHEMA_VERSION,
+  decide,
+  evolve,
+  initialQueueState,
+  queueIdOf,
+  queueStreamOf,
+  type DecideContext,
+  type QueueCommand,
+  type QueueEvent,
+  type QueueState,
+  type RepoRef,
+  type ReportedStatus,
+} from '@railyard/domain';
 import { createLocalCi } from '@railyard/ci';
 import { startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
@@ -17,7 +30,8 @@ import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempD
 
 const REPO: RepoRef = { host: 'bench.local', owner: 'acme', name: 'rail' };
 const progress = (line: string): void => void process.stderr.write(`[bench engine] ${line}\n`);
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 const summary = (name: string, samples: number[], extra: object = {}): object => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -120,7 +134,11 @@ const engineOn = (b: Bed, ci: CiPort, tickMs = 50): EngineHandle =>
 const statusToMerge = async (count: number): Promise<object> => {
   const b = await bed();
   const ci = new ManualCi();
-  await b.api.execute(b.stream, { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency: 1 } }, meta);
+  await b.api.execute(
+    b.stream,
+    { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency: 1 } },
+    meta,
+  );
   const engine = engineOn(b, ci, 1000);
   const refs = new RefReader(1);
   const gitDir = repoDirOf(b.gitRoot, REPO) as string;
@@ -145,11 +163,14 @@ const statusToMerge = async (count: number): Promise<object> => {
 const build20Ahead = async (repeats: number): Promise<object> => {
   const b = await bed();
   const numbers = Array.from({ length: 21 }, (_, i) => i + 1);
-  for (const n of numbers) await commitOnBranch(b.gitRoot, REPO, { branch: `pr-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `PR ${n}` });
+  for (const n of numbers)
+    await commitOnBranch(b.gitRoot, REPO, { branch: `pr-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `PR ${n}` });
   const gitDir = repoDirOf(b.gitRoot, REPO) as string;
   const refs = new RefReader(1);
   const base = (await refs.read(gitDir, 'refs/heads/main')) as string;
-  const stack = await Promise.all(numbers.map(async (n) => ({ number: n, headSha: (await refs.read(gitDir, `refs/heads/pr-${n}`)) as string, title: `PR ${n}` })));
+  const stack = await Promise.all(
+    numbers.map(async (n) => ({ number: n, headSha: (await refs.read(gitDir, `refs/heads/pr-${n}`)) as string, title: `PR ${n}` })),
+  );
   const writer = new LocalGitWriter({ root: b.gitRoot });
   const samples: number[] = [];
   try {
@@ -168,7 +189,11 @@ const build20Ahead = async (repeats: number): Promise<object> => {
 const bigQueue = async (count: number, concurrency: number): Promise<object> => {
   const config = 'ci:\n  tests: "true"\nmerge:\n  required_statuses:\n    - tests\n';
   const b = await bed({ '.railyard.yml': config });
-  await b.api.execute(b.stream, { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency }, state: 'paused' }, meta);
+  await b.api.execute(
+    b.stream,
+    { type: 'CreateQueue', queueId: queueIdOf(REPO, 'main'), repo: REPO, branch: 'main', settings: { concurrency }, state: 'paused' },
+    meta,
+  );
   const numbers = Array.from({ length: count }, (_, i) => i + 1);
   progress(`opening ${count} PRs`);
   await openAndSubmit(b, numbers);
@@ -199,7 +224,15 @@ const bigQueue = async (count: number, concurrency: number): Promise<object> => 
   const cpu = process.cpuUsage(cpu0);
   await b.close();
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  return { name: 'engine-200-prs', prs: count, concurrency, merged, seconds: round(seconds, 1), mergesPerMinute: round((merged / seconds) * 60, 1), engineCpuSecondsPerMerge: round(cpuSeconds / Math.max(merged, 1), 3) };
+  return {
+    name: 'engine-200-prs',
+    prs: count,
+    concurrency,
+    merged,
+    seconds: round(seconds, 1),
+    mergesPerMinute: round((merged / seconds) * 60, 1),
+    engineCpuSecondsPerMerge: round(cpuSeconds / Math.max(merged, 1), 3),
+  };
 };
 
 export async function* run(args: string[]): AsyncIterable<object> {

@@ -1,6 +1,13 @@
 import { queueIdOf } from '@railyard/domain';
 import { renderFamilies } from '@railyard/observability';
-import { MemoryMetricsStore, metricsTesting, queueMetricFamilies, readModelTesting, RedisMetricsStore, type MetricsStore } from '@railyard/readmodels';
+import {
+  MemoryMetricsStore,
+  metricsTesting,
+  queueMetricFamilies,
+  readModelTesting,
+  RedisMetricsStore,
+  type MetricsStore,
+} from '@railyard/readmodels';
 import { dropNamespace } from './support/redis-namespace';
 import { positiveIntFromEnv, redisUrlFromEnv, uniqueNamespace } from './support/settings';
 
@@ -15,7 +22,8 @@ const progress = (line: string): void => {
   process.stderr.write(`[bench metrics] ${line}\n`);
 };
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 const timed = async (store: MetricsStore, name: string, queues: number, scrapes: number): Promise<object[]> => {
   const { RecordedEventFactory } = readModelTesting;
@@ -44,8 +52,22 @@ const timed = async (store: MetricsStore, name: string, queues: number, scrapes:
   }
   samples.sort((a, b) => a - b);
   return [
-    { name: `metrics/${name}/project`, queues, events: events.length, seconds: round3(projectSeconds), eventsPerSec: Math.round(events.length / projectSeconds) },
-    { name: `metrics/${name}/scrape`, queues, scrapes, p50Ms: round3(percentile(samples, 50)), p99Ms: round3(percentile(samples, 99)), bytes, lines },
+    {
+      name: `metrics/${name}/project`,
+      queues,
+      events: events.length,
+      seconds: round3(projectSeconds),
+      eventsPerSec: Math.round(events.length / projectSeconds),
+    },
+    {
+      name: `metrics/${name}/scrape`,
+      queues,
+      scrapes,
+      p50Ms: round3(percentile(samples, 50)),
+      p99Ms: round3(percentile(samples, 99)),
+      bytes,
+      lines,
+    },
   ];
 };
 

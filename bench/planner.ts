@@ -33,7 +33,8 @@ import { positiveIntFromEnv } from './support/settings';
 
 const EPOCH = Date.UTC(2025, 0, 6);
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const progress = (line: string): void => void process.stderr.write(`[bench planner] ${line}\n`);
 
 /** A small deterministic PRNG (mulberry32), so every run plans the same queue. */
@@ -99,7 +100,15 @@ export const buildQueue = (shape: Shape, mode: QueueMode, settings: Record<strin
     }
     run({
       type: 'SubmitPullRequest',
-      pr: { number: n, title: `PR ${n}`, author: 'bench', headSha: `head-${n}`, baseBranch: 'main', state: 'open', mergeability: 'mergeable' },
+      pr: {
+        number: n,
+        title: `PR ${n}`,
+        author: 'bench',
+        headSha: `head-${n}`,
+        baseBranch: 'main',
+        state: 'open',
+        mergeability: 'mergeable',
+      },
     });
   }
   return { state, ...(overlaps ? { overlaps } : {}), indexMs };
@@ -128,7 +137,13 @@ class Driver {
   }
 
   private facts(): HostFacts {
-    return { target: this.target, pulls: new Map(), statuses: this.statuses, testBranches: [], ...(this.overlaps ? { overlaps: this.overlaps } : {}) };
+    return {
+      target: this.target,
+      pulls: new Map(),
+      statuses: this.statuses,
+      testBranches: [],
+      ...(this.overlaps ? { overlaps: this.overlaps } : {}),
+    };
   }
 
   private record(c: EngineCommand): boolean {
@@ -166,9 +181,20 @@ class Driver {
       case 'completeMerge': {
         const mergeSha = `merge-${++this.merges}`;
         const onto = this.target.sha;
-        const done = this.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha, ontoSha: onto, testRunId: a.testRunId, reason: 'MERGE_GRAPH_MERGE' });
+        const done = this.record({
+          type: 'MarkMerged',
+          prNumber: a.prNumber,
+          mergeSha,
+          ontoSha: onto,
+          testRunId: a.testRunId,
+          reason: 'MERGE_GRAPH_MERGE',
+        });
         // A merge of a run's step lands that step's tree; in parallel mode other lanes' merges make a new one.
-        if (done) this.target = { sha: mergeSha, tree: a.kind === 'merge' ? (this.overlaps ? `tree-${mergeSha}` : a.after.tree) : this.target.tree };
+        if (done)
+          this.target = {
+            sha: mergeSha,
+            tree: a.kind === 'merge' ? (this.overlaps ? `tree-${mergeSha}` : a.after.tree) : this.target.tree,
+          };
         return done;
       }
       case 'directMerge':
@@ -220,7 +246,10 @@ const bigList = (): object => {
   const names = Array.from({ length: 500_000 }, (_, i) => `//svc${i % 997}/pkg${(i * 7919) % 10_007}:t_${i}`);
   const text = names.join('\n');
   const index = new OverlapIndex();
-  index.add('other', names.filter((_, i) => i % 1000 === 0));
+  index.add(
+    'other',
+    names.filter((_, i) => i % 1000 === 0),
+  );
   const t0 = performance.now();
   index.add('big', text.split('\n'));
   const ms = performance.now() - t0;
@@ -238,6 +267,7 @@ export const run = async function* (args: string[]): AsyncIterable<object> {
   const only = (name: string): boolean => args.length === 0 || args.some((a) => name.includes(a));
   if (only('planner-parallel')) yield measure('planner-parallel', shape, 'parallel', { concurrency: 100, bisectionConcurrency: 10 }, steps);
   if (only('planner-single')) yield measure('planner-single', shape, 'single', { concurrency: 16 }, steps);
-  if (only('planner-batching')) yield measure('planner-batching', shape, 'single', { concurrency: 8, batch: true, batchingMinSize: 4, bisectionConcurrency: 4 }, steps);
+  if (only('planner-batching'))
+    yield measure('planner-batching', shape, 'single', { concurrency: 8, batch: true, batchingMinSize: 4, bisectionConcurrency: 4 }, steps);
   if (only('overlap-index')) yield bigList();
 };

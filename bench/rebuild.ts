@@ -35,7 +35,13 @@ const redisCpuSeconds = async (redisUrl: string): Promise<number> => {
   }
 };
 
-const timeRebuild = async (name: string, eventStore: SqliteEventStore, readModels: ReadModelStore, head: bigint | null, batchSize?: number): Promise<Record<string, unknown>> => {
+const timeRebuild = async (
+  name: string,
+  eventStore: SqliteEventStore,
+  readModels: ReadModelStore,
+  head: bigint | null,
+  batchSize?: number,
+): Promise<Record<string, unknown>> => {
   progress(`${name}: rebuilding`);
   const cpuBefore = process.cpuUsage();
   const { events, seconds } = await rebuildProjections({ eventStore, readModels, ...(batchSize ? { batchSize } : {}) });

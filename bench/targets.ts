@@ -33,7 +33,14 @@ const startServer = async (dataDir: string, token: string): Promise<{ proc: Chil
   // node --import tsx, not the tsx CLI: one OS process, whose /proc entry is the server's.
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/server/src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: `bench:${token}:admin`, RAILYARD_ENGINE: 'off', RAILYARD_LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      RAILYARD_DATA_DIR: dataDir,
+      RAILYARD_API_TOKENS: `bench:${token}:admin`,
+      RAILYARD_ENGINE: 'off',
+      RAILYARD_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -62,7 +69,12 @@ export const run = async function* (): AsyncIterable<object> {
   try {
     await postOk(server.url, '/createQueue', token, { repo: REPO, targetBranch: 'main', mode: 'parallel' });
     for (let u = 1; u <= uploads; u++) {
-      const body = JSON.stringify({ repo: REPO, targetBranch: 'main', pr: { number: u, sha: 'a'.repeat(39) + String(u % 10) }, impactedTargets: targetNames(count, u) });
+      const body = JSON.stringify({
+        repo: REPO,
+        targetBranch: 'main',
+        pr: { number: u, sha: 'a'.repeat(39) + String(u % 10) },
+        impactedTargets: targetNames(count, u),
+      });
       if (body.length > BODY_LIMIT) throw new Error(`body of ${body.length} bytes is over the 20 MiB limit`);
       const pid = server.proc.pid as number;
       const hwmBefore = procKb(pid, 'VmHWM');

@@ -49,7 +49,11 @@ export const generateJUnit = (cases: number, failEvery = 100): string => {
     parts.push(`  <testsuite name="${suite}" tests="${perSuite}" timestamp="2026-03-01T10:00:00">\n`);
     for (let j = i; j < Math.min(cases, i + perSuite); j += 1) {
       const attrs = `name="${suite} handles case ${j} &amp; its edge" classname="${suite}" file="src/module-${Math.floor(i / perSuite)}/case.test.ts" time="0.0${j % 10}"`;
-      parts.push(j % failEvery === 0 ? `    <testcase ${attrs}><failure message="expected ${j} to equal ${j + 1}">at check (src/case.ts:${j % 300}:7)</failure></testcase>\n` : `    <testcase ${attrs}/>\n`);
+      parts.push(
+        j % failEvery === 0
+          ? `    <testcase ${attrs}><failure message="expected ${j} to equal ${j + 1}">at check (src/case.ts:${j % 300}:7)</failure></testcase>\n`
+          : `    <testcase ${attrs}/>\n`,
+      );
     }
     parts.push('  </testsuite>\n');
   }
@@ -57,15 +61,24 @@ export const generateJUnit = (cases: number, failEvery = 100): string => {
   return parts.join('');
 };
 
-const postXml = async (url: string, body: Buffer, contentType: string, sha: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+const postXml = async (
+  url: string,
+  body: Buffer,
+  contentType: string,
+  sha: string,
+): Promise<{ status: number; body: Record<string, unknown> }> => {
   const query = new URLSearchParams({ repo: `${REPO.host}/${REPO.owner}/${REPO.name}`, sha, branch: 'main', job: 'bench' });
-  const res = await fetch(`${url}/v1/uploadTestResults?${query}`, { method: 'POST', headers: { 'content-type': contentType, 'x-api-token': TOKEN }, body });
+  const res = await fetch(`${url}/v1/uploadTestResults?${query}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType, 'x-api-token': TOKEN },
+    body,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
 async function* ingest(work: string, cases: number, redisUrl: string, wanted: (t: string) => boolean): AsyncIterable<object> {
   const gitRoot = path.join(work, 'git');
-  const { sha } = await createRepoWithCommits(gitRoot, REPO, { files: { 'CODEOWNERS': 'src/ @acme/everyone\n' } });
+  const { sha } = await createRepoWithCommits(gitRoot, REPO, { files: { CODEOWNERS: 'src/ @acme/everyone\n' } });
   const xml = Buffer.from(generateJUnit(cases));
   writeFileSync(path.join(work, 'junit.xml'), xml);
   progress(`generated ${cases} cases, ${round(xml.length / 1024 / 1024)} MiB`);
@@ -74,7 +87,13 @@ async function* ingest(work: string, cases: number, redisUrl: string, wanted: (t
     process.env.RAILYARD_TEST_HEALTH_SWEEP_MINUTES = '0';
     process.env.RAILYARD_ENGINE = 'off';
     const server = await startServer(
-      { port: 0, dataDir: work, gitRoot, apiTokens: `bench:${TOKEN}:admin`, eventStore: { kind: 'sqlite', file: path.join(work, 'events.sqlite'), synchronous: 'normal' } },
+      {
+        port: 0,
+        dataDir: work,
+        gitRoot,
+        apiTokens: `bench:${TOKEN}:admin`,
+        eventStore: { kind: 'sqlite', file: path.join(work, 'events.sqlite'), synchronous: 'normal' },
+      },
       { logger },
     );
     try {
@@ -117,7 +136,15 @@ async function* ingest(work: string, cases: number, redisUrl: string, wanted: (t
       const started = process.hrtime.bigint();
       await store.apply(events.record([upload]));
       const s = seconds(started);
-      yield { name: 'testhealth/ingest/project-redis', shape: 'one upload event folded into the Redis models (blob read, MGET, scripted writes)', cases, seconds: round(s, 3), testCasesPerSec: Math.round(cases / s), filesPerSec: round(1 / s, 2), peakRssMb: peakRssMb() };
+      yield {
+        name: 'testhealth/ingest/project-redis',
+        shape: 'one upload event folded into the Redis models (blob read, MGET, scripted writes)',
+        cases,
+        seconds: round(s, 3),
+        testCasesPerSec: Math.round(cases / s),
+        filesPerSec: round(1 / s, 2),
+        peakRssMb: peakRssMb(),
+      };
     } finally {
       await store.close();
       await dropNamespace(redisUrl, namespace);
@@ -130,15 +157,39 @@ const syntheticCases = (count: number, offset: number): CaseRecord[] =>
   Array.from({ length: count }, (_, i) => {
     const n = offset + i;
     const hex = n.toString(16).padStart(12, '0');
-    return { id: `00000000-0000-5000-8000-${hex}`, name: `module ${n % 500} handles case ${n}`, classname: `module ${n % 500}`, file: `src/module-${n % 500}/case.test.ts`, parent: `module ${n % 500}`, variant: '', outcome: 'flaky', durationMs: 3 };
+    return {
+      id: `00000000-0000-5000-8000-${hex}`,
+      name: `module ${n % 500} handles case ${n}`,
+      classname: `module ${n % 500}`,
+      file: `src/module-${n % 500}/case.test.ts`,
+      parent: `module ${n % 500}`,
+      variant: '',
+      outcome: 'flaky',
+      durationMs: 3,
+    };
   });
 
 const uploadEvent = async (blobs: MemoryBlobStore, records: CaseRecord[], at: string): Promise<TestHealthEvent> => {
   const encoded = encodeCases(records);
-  const cases = encoded.blob ? { digest: await blobs.put(encoded.blob), count: records.length, encoding: 'json+gzip' as const } : { inline: records };
+  const cases = encoded.blob
+    ? { digest: await blobs.put(encoded.blob), count: records.length, encoding: 'json+gzip' as const }
+    : { inline: records };
   return {
     type: 'TestResultsUploaded',
-    data: { uploadId: `u-${at}`, repo: REPO, orgSlug: ORG, branch: 'main', commitSha: 'a'.repeat(40), files: [{ name: 'junit.xml', bytes: 0 }], stats: { testCount: records.length, failedCount: 0 }, caseCount: records.length, warnings: [], suiteFailures: [], cases, at },
+    data: {
+      uploadId: `u-${at}`,
+      repo: REPO,
+      orgSlug: ORG,
+      branch: 'main',
+      commitSha: 'a'.repeat(40),
+      files: [{ name: 'junit.xml', bytes: 0 }],
+      stats: { testCount: records.length, failedCount: 0 },
+      caseCount: records.length,
+      warnings: [],
+      suiteFailures: [],
+      cases,
+      at,
+    },
   };
 };
 
@@ -151,7 +202,16 @@ class EventLog {
     return events.map((e) => {
       this.position += 1n;
       this.revision += 1;
-      return { streamId: testsStreamOf(REPO), revision: this.revision, position: this.position, eventId: `e${this.position}`, type: e.type, data: e.data, metadata: { schemaVersion: TEST_HEALTH_EVENT_SCHEMA_VERSION, actor: 'bench', correlationId: 'bench', at: e.data.at }, recordedAt: e.data.at };
+      return {
+        streamId: testsStreamOf(REPO),
+        revision: this.revision,
+        position: this.position,
+        eventId: `e${this.position}`,
+        type: e.type,
+        data: e.data,
+        metadata: { schemaVersion: TEST_HEALTH_EVENT_SCHEMA_VERSION, actor: 'bench', correlationId: 'bench', at: e.data.at },
+        recordedAt: e.data.at,
+      };
     });
   }
 }
@@ -166,7 +226,18 @@ const populate = async (store: TestHealthReadModels, blobs: MemoryBlobStore, tes
     await store.apply(log.record([await uploadEvent(blobs, records, at)]));
     const changes: TestHealthEvent[] = records.map((r, i) => ({
       type: 'TestStatusChanged',
-      data: { repo: REPO, testId: r.id, previous: { status: 'HEALTHY', reason: 'healthy: no monitor active', since: at }, status: 'FLAKY', reason: 'pass_on_retry: bench', since: at, monitors: [], pullRequestsImpactedLast7d: (offset + i) % 50, basis: { revision: 0 }, at },
+      data: {
+        repo: REPO,
+        testId: r.id,
+        previous: { status: 'HEALTHY', reason: 'healthy: no monitor active', since: at },
+        status: 'FLAKY',
+        reason: 'pass_on_retry: bench',
+        since: at,
+        monitors: [],
+        pullRequestsImpactedLast7d: (offset + i) % 50,
+        basis: { revision: 0 },
+        at,
+      },
     }));
     for (let i = 0; i < changes.length; i += 5_000) await store.apply(log.record(changes.slice(i, i + 5_000)));
     progress(`populated ${Math.min(tests, offset + CHUNK)} tests`);
@@ -176,9 +247,30 @@ const populate = async (store: TestHealthReadModels, blobs: MemoryBlobStore, tes
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /** The real test-health routes on a bare express app, over a given store: what list-unhealthy-tests costs, nothing else. */
-const serveRoutes = async (store: TestHealthReadModels, blobs: MemoryBlobStore, gitRoot: string): Promise<{ url: string; testHealth: TestHealth; close: () => Promise<void> }> => {
-  const config: TestHealthConfig = { orgSlug: ORG, pageTokenSecret: 'bench-page-token-secret', parseWorkers: 0, maxQueuedParses: 0, sweepMinutes: 0, maxRunsPerTest: 300, retentionDays: 60 };
-  const testHealth = createTestHealth({ eventStore: new MemoryEventStore(), blobs, store, tokens: new TokenRegistry(parseTokenList(`bench:${TOKEN}:admin`)), logger, gitRoot, config, serverUrl: () => 'http://bench' });
+const serveRoutes = async (
+  store: TestHealthReadModels,
+  blobs: MemoryBlobStore,
+  gitRoot: string,
+): Promise<{ url: string; testHealth: TestHealth; close: () => Promise<void> }> => {
+  const config: TestHealthConfig = {
+    orgSlug: ORG,
+    pageTokenSecret: 'bench-page-token-secret',
+    parseWorkers: 0,
+    maxQueuedParses: 0,
+    sweepMinutes: 0,
+    maxRunsPerTest: 300,
+    retentionDays: 60,
+  };
+  const testHealth = createTestHealth({
+    eventStore: new MemoryEventStore(),
+    blobs,
+    store,
+    tokens: new TokenRegistry(parseTokenList(`bench:${TOKEN}:admin`)),
+    logger,
+    gitRoot,
+    config,
+    serverUrl: () => 'http://bench',
+  });
   const app = express();
   app.use('/v1', testHealth.router);
   app.use(errorHandler(logger));
@@ -195,7 +287,10 @@ const serveRoutes = async (store: TestHealthReadModels, blobs: MemoryBlobStore, 
   };
 };
 
-const listOnce = async (url: string, pageQuery: object): Promise<{ page: { next_page_token: string; prev_page_token: string; last_page_token: string }; tests: unknown[] }> => {
+const listOnce = async (
+  url: string,
+  pageQuery: object,
+): Promise<{ page: { next_page_token: string; prev_page_token: string; last_page_token: string }; tests: unknown[] }> => {
   const res = await fetch(`${url}/v1/flaky-tests/list-unhealthy-tests`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': TOKEN },
@@ -205,14 +300,21 @@ const listOnce = async (url: string, pageQuery: object): Promise<{ page: { next_
   return (await res.json()) as { page: { next_page_token: string; prev_page_token: string; last_page_token: string }; tests: unknown[] };
 };
 
-async function* list(work: string, tests: number, requests: number, redisUrl: string, wanted: (t: string) => boolean): AsyncIterable<object> {
+async function* list(
+  work: string,
+  tests: number,
+  requests: number,
+  redisUrl: string,
+  wanted: (t: string) => boolean,
+): AsyncIterable<object> {
   const gitRoot = path.join(work, 'git-list');
   await createRepoWithCommits(gitRoot, REPO, { files: { CODEOWNERS: 'src/module-1*/ @acme/ones\nsrc/ @acme/everyone\n' } });
   const kinds = (['memory', 'redis'] as const).filter(wanted);
   for (const kind of kinds) {
     const blobs = new MemoryBlobStore();
     const namespace = uniqueNamespace('th-list');
-    const store: TestHealthReadModels = kind === 'memory' ? new MemoryTestHealthStore({ blobs }) : new RedisTestHealthStore({ redis: new Redis(redisUrl), namespace, blobs });
+    const store: TestHealthReadModels =
+      kind === 'memory' ? new MemoryTestHealthStore({ blobs }) : new RedisTestHealthStore({ redis: new Redis(redisUrl), namespace, blobs });
     const served = await serveRoutes(store, blobs, gitRoot);
     try {
       progress(`${kind}: populating ${tests} flaky tests`);

@@ -93,8 +93,11 @@ const SUBMIT_RATE: Target = { text: 'reqPerSec >= 1000 and p99Ms < 20', met: (r)
 
 /** Creates the queue of every branch the PRs target and submits the PRs, through the API itself. */
 const createQueuesAndSubmit = async (d: Deployment, pulls: PullSpec[], queue: object = {}): Promise<void> => {
-  for (const branch of new Set(pulls.map((p) => p.base))) await postOk(d.url, '/createQueue', d.token, { repo: BENCH_REPO, targetBranch: branch, ...queue });
-  await inParallel(pulls, 8, (p) => postOk(d.url, '/submitPullRequest', d.token, { repo: BENCH_REPO, targetBranch: p.base, pr: { number: p.number } }));
+  for (const branch of new Set(pulls.map((p) => p.base)))
+    await postOk(d.url, '/createQueue', d.token, { repo: BENCH_REPO, targetBranch: branch, ...queue });
+  await inParallel(pulls, 8, (p) =>
+    postOk(d.url, '/submitPullRequest', d.token, { repo: BENCH_REPO, targetBranch: p.base, pr: { number: p.number } }),
+  );
 };
 
 const readCases = (label: string, layout: PullLayout): Case[] => [
@@ -139,7 +142,10 @@ export const groupsOf = (s: Settings, layout: PullLayout): Group[] => {
   const namespace = uniqueNamespace('api');
   const submitGroup = (sync: 'full' | 'normal'): Group => ({
     label: `sqlite-${sync}`,
-    cases: [resubmitCase(`submitPullRequest/resubmit/sqlite-${sync}`, layout, SUBMIT_RATE), freshCase(`submitPullRequest/fresh/sqlite-${sync}`, layout)],
+    cases: [
+      resubmitCase(`submitPullRequest/resubmit/sqlite-${sync}`, layout, SUBMIT_RATE),
+      freshCase(`submitPullRequest/fresh/sqlite-${sync}`, layout),
+    ],
     start: (opts) => startEmbedded({ ...opts, sync, engine: false }),
     prepare: (d) => createQueuesAndSubmit(d, layout.resubmit),
   });

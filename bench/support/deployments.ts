@@ -54,7 +54,14 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
     ready: /"message":"railyard listening"/,
     nodeFlags: opts.nodeFlags,
   });
-  return { url: server.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => server.running(), cpuSeconds: () => server.cpuSeconds(), stop: () => server.stop() };
+  return {
+    url: server.url,
+    token,
+    eventsFile: path.join(opts.dataDir, 'events.sqlite'),
+    alive: () => server.running(),
+    cpuSeconds: () => server.cpuSeconds(),
+    stop: () => server.stop(),
+  };
 };
 
 /**
@@ -63,7 +70,12 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
  */
 export const startDistributed = async (opts: DeploymentOptions & { redisUrl: string; namespace: string }): Promise<Deployment> => {
   const { token, env } = tokenEnv();
-  const shared = { ...commonEnv(opts, env), RAILYARD_REDIS_URL: opts.redisUrl, RAILYARD_REDIS_NAMESPACE: opts.namespace, RAILYARD_EVENTSTORE: 'sqlite' };
+  const shared = {
+    ...commonEnv(opts, env),
+    RAILYARD_REDIS_URL: opts.redisUrl,
+    RAILYARD_REDIS_NAMESPACE: opts.namespace,
+    RAILYARD_EVENTSTORE: 'sqlite',
+  };
   const children: Child[] = [];
   const stop = async () => {
     for (const child of children.reverse()) await child.stop();
@@ -86,7 +98,11 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
       nodeFlags: opts.nodeFlags,
     });
     children.push(api);
-    return { url: api.url, token, eventsFile: path.join(opts.dataDir, 'events.sqlite'), alive: () => children.every((c) => c.running()),
+    return {
+      url: api.url,
+      token,
+      eventsFile: path.join(opts.dataDir, 'events.sqlite'),
+      alive: () => children.every((c) => c.running()),
       cpuSeconds: () => children.reduce((sum, c) => sum + c.cpuSeconds(), 0),
       stop,
     };

@@ -64,7 +64,16 @@ export const prepareRepository = async (
   mkdirSync(pullsDirOf(gitDir), { recursive: true });
   const at = new Date(COMMIT_TIME * 1000).toISOString();
   for (const { number, base } of pulls) {
-    writePullFile(gitDir, { version: PULL_FILE_VERSION, number, title: `Feature ${number}`, author: 'bench', baseBranch: base, state: 'open', createdAt: at, updatedAt: at });
+    writePullFile(gitDir, {
+      version: PULL_FILE_VERSION,
+      number,
+      title: `Feature ${number}`,
+      author: 'bench',
+      baseBranch: base,
+      state: 'open',
+      createdAt: at,
+      updatedAt: at,
+    });
   }
   return { gitDir, mainSha };
 };

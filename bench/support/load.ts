@@ -50,7 +50,8 @@ const runRound = async (target: LoadTarget, connections: number, seconds: number
   return { latencies, seconds: r.duration, cpuSeconds: target.cpuSeconds() - cpuBefore, errors: r.errors, non2xx: r.non2xx, ok: r['2xx'] };
 };
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 export const summarise = (rounds: readonly Round[]): LoadResult => {
   const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);

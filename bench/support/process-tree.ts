@@ -31,12 +31,7 @@ const childrenOf = (pid: number): number[] => {
   } catch {
     return [];
   }
-  return tasks.flatMap((tid) =>
-    readOr(`/proc/${pid}/task/${tid}/children`, '')
-      .split(' ')
-      .filter(Boolean)
-      .map(Number),
-  );
+  return tasks.flatMap((tid) => readOr(`/proc/${pid}/task/${tid}/children`, '').split(' ').filter(Boolean).map(Number));
 };
 
 /** The process and every descendant it has now, parents first. */

@@ -46,9 +46,24 @@ describe('rebuild workload', () => {
     const kinds = new Set((await store.readAll(null, 10_000)).map((e) => e.type));
     expect(kinds).toEqual(
       new Set([
-        'QueueCreated', 'PrSubmitted', 'PrPriorityChanged', 'PrReadinessChanged', 'PrCancelled', 'TestRunStarted', 'PrTestingStarted',
-        'TestRunStatusReported', 'TestRunSucceeded', 'PrTestsPassed', 'PrMerged', 'TestRunFailed', 'PrFailed', 'TestRunTimedOut',
-        'TestRunCancelled', 'TestsRestarted', 'QueueStateChanged', 'QueueConfigUpdated',
+        'QueueCreated',
+        'PrSubmitted',
+        'PrPriorityChanged',
+        'PrReadinessChanged',
+        'PrCancelled',
+        'TestRunStarted',
+        'PrTestingStarted',
+        'TestRunStatusReported',
+        'TestRunSucceeded',
+        'PrTestsPassed',
+        'PrMerged',
+        'TestRunFailed',
+        'PrFailed',
+        'TestRunTimedOut',
+        'TestRunCancelled',
+        'TestsRestarted',
+        'QueueStateChanged',
+        'QueueConfigUpdated',
       ]),
     );
     for (const [streamId, state] of states) {
@@ -57,7 +72,11 @@ describe('rebuild workload', () => {
       expect((await readModels.getQueue(queueId))?.state).toBe(state.runState);
       for (const entry of state.entries.values()) {
         const view = await readModels.getPr(queueId, entry.prNumber);
-        expect({ pr: entry.prNumber, state: view?.state, priority: view?.priorityValue }).toEqual({ pr: entry.prNumber, state: entry.state, priority: entry.priorityValue });
+        expect({ pr: entry.prNumber, state: view?.state, priority: view?.priorityValue }).toEqual({
+          pr: entry.prNumber,
+          state: entry.state,
+          priority: entry.priorityValue,
+        });
       }
     }
   });

@@ -66,10 +66,26 @@ interface QueueScript {
   inFlight: PrScript[];
 }
 
-const READY: Readiness = { requiresImpactedTargets: false, doesBaseBranchMatch: true, hasImpactedTargets: false, mergeability: 'mergeable' };
+const READY: Readiness = {
+  requiresImpactedTargets: false,
+  doesBaseBranchMatch: true,
+  hasImpactedTargets: false,
+  mergeability: 'mergeable',
+};
 const CONFLICTED: Readiness = { ...READY, mergeability: 'not_mergeable' };
 const CONTEXTS = ['ci/build', 'ci/test'];
-const ENGINE_EVENTS = new Set(['TestRunStarted', 'TestRunStatusReported', 'TestRunSucceeded', 'TestRunFailed', 'TestRunTimedOut', 'TestRunCancelled', 'PrTestingStarted', 'PrTestsPassed', 'PrMerged', 'PrFailed']);
+const ENGINE_EVENTS = new Set([
+  'TestRunStarted',
+  'TestRunStatusReported',
+  'TestRunSucceeded',
+  'TestRunFailed',
+  'TestRunTimedOut',
+  'TestRunCancelled',
+  'PrTestingStarted',
+  'PrTestsPassed',
+  'PrMerged',
+  'PrFailed',
+]);
 
 export function* workload(opts: WorkloadOptions): Generator<WorkloadAppend> {
   const random = prng(opts.seed ?? 1);
@@ -89,7 +105,17 @@ export function* workload(opts: WorkloadOptions): Generator<WorkloadAppend> {
     const repo = { host: 'git.bench', owner: `org${i % 5}`, name: `repo${i}` };
     const branch = i % 3 === 0 ? 'release/2025' : 'main';
     const queueId = queueIdOf(repo, branch);
-    return { queueId, repo, branch, streamId: queueStreamOf(queueId), revision: 'no_stream', created: false, paused: false, nextPr: 1, inFlight: [] };
+    return {
+      queueId,
+      repo,
+      branch,
+      streamId: queueStreamOf(queueId),
+      revision: 'no_stream',
+      created: false,
+      paused: false,
+      nextPr: 1,
+      inFlight: [],
+    };
   });
   const inFlightPerQueue = opts.inFlightPerQueue ?? 8;
 
@@ -117,10 +143,14 @@ export function* workload(opts: WorkloadOptions): Generator<WorkloadAppend> {
     ]);
     if (chance(0.3)) {
       const priorityValue = pick([0, 10, 50, 200]);
-      groups.push([{ type: 'PrPriorityChanged', data: { prNumber, priorityValue, priorityName: priorityNameOf(priorityValue), noBatch: false } }]);
+      groups.push([
+        { type: 'PrPriorityChanged', data: { prNumber, priorityValue, priorityName: priorityNameOf(priorityValue), noBatch: false } },
+      ]);
     }
     if (chance(0.15)) {
-      groups.push([{ type: 'PrReadinessChanged', data: { prNumber, readiness: CONFLICTED, state: 'not_ready', reason: 'MERGE_ITEM_NO_LONGER_READY' } }]);
+      groups.push([
+        { type: 'PrReadinessChanged', data: { prNumber, readiness: CONFLICTED, state: 'not_ready', reason: 'MERGE_ITEM_NO_LONGER_READY' } },
+      ]);
       groups.push([{ type: 'PrReadinessChanged', data: { prNumber, readiness: READY, state: 'pending', reason: 'MERGE_ITEM_NOW_READY' } }]);
     }
     if (chance(0.1)) {
@@ -146,7 +176,13 @@ export function* workload(opts: WorkloadOptions): Generator<WorkloadAppend> {
         },
         { type: 'PrTestingStarted', data: { prNumber, testRunId } },
       ]);
-      for (const context of CONTEXTS) groups.push([{ type: 'TestRunStatusReported', data: { testRunId, context, state: 'pending', url: `https://ci.bench/${testRunId}/${context}` } }]);
+      for (const context of CONTEXTS)
+        groups.push([
+          {
+            type: 'TestRunStatusReported',
+            data: { testRunId, context, state: 'pending', url: `https://ci.bench/${testRunId}/${context}` },
+          },
+        ]);
       return testRunId;
     };
     let testRunId = testRun();
@@ -175,7 +211,10 @@ export function* workload(opts: WorkloadOptions): Generator<WorkloadAppend> {
     } else {
       groups.push([
         { type: 'TestRunTimedOut', data: { testRunId } },
-        { type: 'PrFailed', data: { prNumber, reason: 'TEST_RUN_TIMEOUT', detail: 'no required status after the testing timeout', testRunId } },
+        {
+          type: 'PrFailed',
+          data: { prNumber, reason: 'TEST_RUN_TIMEOUT', detail: 'no required status after the testing timeout', testRunId },
+        },
       ]);
     }
     return { groups };

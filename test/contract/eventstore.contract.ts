@@ -45,8 +45,7 @@ export const newEvent = (type: string, data: unknown = { n: 0 }, meta: EventMeta
   metadata: meta,
 });
 
-const numbered = (count: number, type = 'Numbered'): NewEvent[] =>
-  Array.from({ length: count }, (_, n) => newEvent(type, { n }));
+const numbered = (count: number, type = 'Numbered'): NewEvent[] => Array.from({ length: count }, (_, n) => newEvent(type, { n }));
 
 /** Catches a rejection so its fields can be asserted on. */
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -103,11 +102,7 @@ function expectStrictlyIncreasing(positions: readonly bigint[]): void {
   });
 }
 
-export function eventStoreContract(
-  name: string,
-  makeStore: () => Promise<StoreUnderTest>,
-  options: ContractOptions = {},
-): void {
+export function eventStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
   const uniqueIds = options.eventIdsUniqueAcrossStore ?? true;
   const startsEmpty = options.startsEmpty ?? true;
   const omitted = (): void => undefined;
@@ -252,9 +247,7 @@ export function eventStoreContract(
 
       it('when new streams are created concurrently with no_stream, then exactly one creation per stream wins', async () => {
         const stream = uniqueStream('create-race');
-        const outcomes = await Promise.allSettled(
-          Array.from({ length: 5 }, () => store.append(stream, numbered(1), 'no_stream')),
-        );
+        const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => store.append(stream, numbered(1), 'no_stream')));
 
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
         expect(await store.readStream(stream)).toHaveLength(1);
@@ -303,17 +296,20 @@ export function eventStoreContract(
         expect(await store.readStream(stream)).toHaveLength(3);
       });
 
-      whenUniqueIds('when event ids already recorded in another stream are appended, then EventIdConflictError is raised and nothing is written', async () => {
-        const home = uniqueStream('home');
-        const other = uniqueStream('other');
-        const events = numbered(1);
-        await store.append(home, events, 'no_stream');
+      whenUniqueIds(
+        'when event ids already recorded in another stream are appended, then EventIdConflictError is raised and nothing is written',
+        async () => {
+          const home = uniqueStream('home');
+          const other = uniqueStream('other');
+          const events = numbered(1);
+          await store.append(home, events, 'no_stream');
 
-        const err = await failureOf(store.append(other, events, 'no_stream'));
-        expect(err).toBeInstanceOf(EventIdConflictError);
-        expect(err).toMatchObject({ streamId: other, conflictingIds: ids(events) });
-        expect(await store.readStream(other)).toEqual([]);
-      });
+          const err = await failureOf(store.append(other, events, 'no_stream'));
+          expect(err).toBeInstanceOf(EventIdConflictError);
+          expect(err).toMatchObject({ streamId: other, conflictingIds: ids(events) });
+          expect(await store.readStream(other)).toEqual([]);
+        },
+      );
 
       whenUniqueIds('when known ids are re-appended at other revisions of their stream, then EventIdConflictError is raised', async () => {
         const stream = uniqueStream('shifted');

@@ -52,7 +52,13 @@ async function main(): Promise<void> {
       try {
         const result = await store.append(stream, events, expected.get(stream) ?? 'no_stream');
         expected.set(stream, result.nextRevision);
-        const ack: Ack = { stream, appendNo, eventIds: events.map((e) => e.eventId), nextRevision: result.nextRevision, position: String(result.position) };
+        const ack: Ack = {
+          stream,
+          appendNo,
+          eventIds: events.map((e) => e.eventId),
+          nextRevision: result.nextRevision,
+          position: String(result.position),
+        };
         say(`ack ${JSON.stringify(ack)}`);
         break;
       } catch (err) {

@@ -26,7 +26,10 @@ const history = (): { factory: InstanceType<typeof RecordedEventFactory>; events
   const events = [
     ...factory.record(Q, queueCreated(Q, T(0))),
     ...factory.record(OTHER, queueCreated(OTHER, T(0), 'paused')),
-    ...factory.record(Q, { type: 'QueueConfigUpdated', data: { changes: { concurrency: 2, batch: true }, requiredStatuses: ['ci/build', 'lint'], at: T(1) } }),
+    ...factory.record(Q, {
+      type: 'QueueConfigUpdated',
+      data: { changes: { concurrency: 2, batch: true }, requiredStatuses: ['ci/build', 'lint'], at: T(1) },
+    }),
     ...factory.record(Q, prSubmitted(1, T(2), { defaulted: true })),
     ...factory.record(Q, prSubmitted(2, T(3), { priorityValue: 10, priorityName: 'high' })),
     ...factory.record(OTHER, prSubmitted(1, T(3), { sha: 'other-sha' })),
@@ -167,7 +170,14 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
       });
 
       it('when the PR that became ready is read, then its readiness and state moved at the readiness change', async () => {
-        expect(await store.getPr(Q, 3)).toMatchObject({ state: 'pending', stateChangedAt: T(6), readiness: READY, priorityValue: 200, priorityName: 'low', seq: 2 });
+        expect(await store.getPr(Q, 3)).toMatchObject({
+          state: 'pending',
+          stateChangedAt: T(6),
+          readiness: READY,
+          priorityValue: 200,
+          priorityName: 'low',
+          seq: 2,
+        });
       });
 
       it('when PRs of two queues share a number, then each queue sees its own', async () => {
@@ -240,7 +250,14 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
       });
 
       it('when everything happens in one batch, then the result equals applying it event by event', async () => {
-        const tail = factory.record(Q, prCancelled(1, T(10)), prCancelled(3, T(11)), queueDeleted(T(12)), queueCreated(Q, T(13)), prSubmitted(3, T(14)));
+        const tail = factory.record(
+          Q,
+          prCancelled(1, T(10)),
+          prCancelled(3, T(11)),
+          queueDeleted(T(12)),
+          queueCreated(Q, T(13)),
+          prSubmitted(3, T(14)),
+        );
         await store.apply(tail);
         const batched = await snapshot(store);
 
@@ -275,7 +292,9 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
         await store.apply(factory.record(Q, queueCreated(Q, T(0)), ...submissions));
         expect((await store.listActivePrs(Q)).map((p) => p.prNumber)).toEqual([11, 14, 13, 10, 12]);
 
-        await store.apply(factory.record(Q, prPriorityChanged(12, T(6), 0, 'urgent'), prPriorityChanged(11, T(7), 200, 'low'), prCancelled(13, T(8))));
+        await store.apply(
+          factory.record(Q, prPriorityChanged(12, T(6), 0, 'urgent'), prPriorityChanged(11, T(7), 200, 'low'), prCancelled(13, T(8))),
+        );
         expect((await store.listActivePrs(Q)).map((p) => p.prNumber)).toEqual([12, 14, 10, 11]);
       });
 
@@ -284,7 +303,9 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
         const events = factory.record(Q, queueCreated(Q, T(0)));
         for (let n = 1; n <= 300; n++) {
           const priorityValue = [0, 10, 100, 200][n % 4] ?? 100;
-          events.push(...factory.record(Q, prSubmitted(n, T(1), { priorityValue, priorityName: priorityValue === 0 ? 'urgent' : 'medium' })));
+          events.push(
+            ...factory.record(Q, prSubmitted(n, T(1), { priorityValue, priorityName: priorityValue === 0 ? 'urgent' : 'medium' })),
+          );
           if (n % 3 === 0) events.push(...factory.record(Q, prCancelled(n, T(2))));
           if (n % 5 === 0) events.push(...factory.record(Q, prPriorityChanged(n, T(3), 10, 'high')));
         }

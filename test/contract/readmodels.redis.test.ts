@@ -63,10 +63,12 @@ describe('RedisReadModelStore specifics', () => {
   it('when two stores write the same namespace at once, then the result equals one store applying each event once', async () => {
     const factory = new RecordedEventFactory();
     const events = factory.record(Q, queueCreated(Q, AT));
-    for (let n = 1; n <= 60; n++) events.push(...factory.record(Q, prSubmitted(n, AT, { priorityValue: n % 2 === 0 ? 10 : 100, priorityName: 'medium' })));
+    for (let n = 1; n <= 60; n++)
+      events.push(...factory.record(Q, prSubmitted(n, AT, { priorityValue: n % 2 === 0 ? 10 : 100, priorityName: 'medium' })));
     const second = new RedisReadModelStore({ redis: url, namespace });
     try {
-      const batches = (size: number) => Array.from({ length: Math.ceil(events.length / size) }, (_, i) => events.slice(i * size, (i + 1) * size));
+      const batches = (size: number) =>
+        Array.from({ length: Math.ceil(events.length / size) }, (_, i) => events.slice(i * size, (i + 1) * size));
       await Promise.all([
         (async () => {
           for (const b of batches(5)) await store.apply(b);
@@ -80,7 +82,10 @@ describe('RedisReadModelStore specifics', () => {
     }
     const active = await store.listActivePrs(Q);
     expect(active.map((p) => p.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
-    expect(active.map((p) => p.prNumber)).toEqual([...Array.from({ length: 30 }, (_, i) => 2 * (i + 1)), ...Array.from({ length: 30 }, (_, i) => 2 * i + 1)]);
+    expect(active.map((p) => p.prNumber)).toEqual([
+      ...Array.from({ length: 30 }, (_, i) => 2 * (i + 1)),
+      ...Array.from({ length: 30 }, (_, i) => 2 * i + 1),
+    ]);
     expect(await store.checkpoint()).toBe(61n);
   });
 });

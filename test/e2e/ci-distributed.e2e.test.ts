@@ -28,7 +28,12 @@ const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 20
 
 beforeAll(async () => {
   world = await makeWorld();
-  const env = { ...world.env, RAILYARD_REDIS_URL: REDIS_URL, RAILYARD_REDIS_NAMESPACE: namespace, RAILYARD_SQLITE_FILE: path.join(world.dataDir, 'events.sqlite') };
+  const env = {
+    ...world.env,
+    RAILYARD_REDIS_URL: REDIS_URL,
+    RAILYARD_REDIS_NAMESPACE: namespace,
+    RAILYARD_SQLITE_FILE: path.join(world.dataDir, 'events.sqlite'),
+  };
   running.push(await startProcess('apps/projector/src/main.ts', env, { listens: false, ready: /"message":"projector subscribing"/ }));
   api = await startProcess('apps/api/src/main.ts', { ...env, RAILYARD_PUBLIC_URL: 'https://railyard.example.test/' });
   running.push(api);
@@ -49,7 +54,9 @@ describe('CI endpoints of the distributed API', () => {
       const heard: string[] = [];
       engineSide.onChange((_repo, changed) => heard.push(changed));
       await new Promise((r) => setTimeout(r, 300));
-      expect((await client(api.url, TOKENS.write).post('/setCommitStatus', { repo: REPO, sha, context: 'jenkins', state: 'success' })).status).toBe(200);
+      expect(
+        (await client(api.url, TOKENS.write).post('/setCommitStatus', { repo: REPO, sha, context: 'jenkins', state: 'success' })).status,
+      ).toBe(200);
       await eventually(async () => (heard.includes(sha) ? true : undefined), 5000);
       expect((await engineSide.list(REPO, sha)).map((s) => s.state)).toEqual(['success']);
     } finally {
@@ -79,13 +86,25 @@ describe('CI endpoints of the distributed API', () => {
         },
       },
       { type: 'PrTestingStarted', data: { prNumber: 5, testRunId, at } },
-      { type: 'TestRunStatusReported', data: { testRunId, context: 'unit', state: 'pending', url: `https://railyard.example.test/ci/logs/${testRunId}/unit`, at } },
+      {
+        type: 'TestRunStatusReported',
+        data: { testRunId, context: 'unit', state: 'pending', url: `https://railyard.example.test/ci/logs/${testRunId}/unit`, at },
+      },
     ];
     const store = new SqliteEventStore({ file: path.join(world.dataDir, 'events.sqlite') });
     try {
       const stream = queueStreamOf(queueIdOf(REPO, 'main'));
       const revision = (await store.readStream(stream)).length - 1;
-      await store.append(stream, events.map((e) => ({ eventId: randomUUID(), type: e.type, data: e.data, metadata: { schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, actor: 'engine', correlationId: randomUUID(), at } })), revision);
+      await store.append(
+        stream,
+        events.map((e) => ({
+          eventId: randomUUID(),
+          type: e.type,
+          data: e.data,
+          metadata: { schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, actor: 'engine', correlationId: randomUUID(), at },
+        })),
+        revision,
+      );
     } finally {
       await store.close();
     }
@@ -95,7 +114,9 @@ describe('CI endpoints of the distributed API', () => {
     });
     expect(details).toMatchObject({
       status: 'in_progress',
-      testedPullRequests: [{ prNumber: 5, prUrl: 'https://railyard.example.test/repos/git.local/acme/widgets/pulls/5', title: 'Distributed' }],
+      testedPullRequests: [
+        { prNumber: 5, prUrl: 'https://railyard.example.test/repos/git.local/acme/widgets/pulls/5', title: 'Distributed' },
+      ],
       checkSuites: [{ name: 'railyard-ci', checkRuns: [{ name: 'unit', status: 'IN_PROGRESS' }] }],
     });
   });

@@ -20,9 +20,14 @@ let runIds: string;
 
 const railyard = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...world.env } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
+    execFile(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      ['apps/cli/src/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ...world.env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+      },
+    );
   });
 
 const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
@@ -36,12 +41,17 @@ const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 60
 };
 
 const stateOf = async (n: number): Promise<string> => (await ci.getPr(n)).body.state as string;
-const settled = (n: number) => eventually(async () => ((s) => (['merged', 'failed', 'cancelled'].includes(s) ? s : undefined))(await stateOf(n)));
+const settled = (n: number) =>
+  eventually(async () => ((s) => (['merged', 'failed', 'cancelled'].includes(s) ? s : undefined))(await stateOf(n)));
 
 /** The test branch the engine built for PR n, once it exists. */
 const testBranchOf = (n: number) =>
   eventually(async () => {
-    const { stdout } = await runGit(gitDirOf(world.gitRoot, REPO), ['for-each-ref', '--format=%(refname:strip=2) %(objectname)', `refs/heads/railyard-merge/pr-${n}/`]);
+    const { stdout } = await runGit(gitDirOf(world.gitRoot, REPO), [
+      'for-each-ref',
+      '--format=%(refname:strip=2) %(objectname)',
+      `refs/heads/railyard-merge/pr-${n}/`,
+    ]);
     const [branch, sha] = stdout.trim().split('\n')[0]?.split(' ') ?? [];
     return branch && sha ? { branch, sha, testRunId: branch.split('/').pop() as string } : undefined;
   });
@@ -52,7 +62,9 @@ beforeAll(async () => {
   // The checks the local CI runs for every run on main: one passes, one is advisory (not required).
   await commitOnBranch(world.gitRoot, REPO, {
     branch: 'main',
-    files: { '.railyard.yml': `ci:\n  unit: "echo $RAILYARD_TEST_RUN_ID >> ${runIds}; echo unit ok"\n  advisory: "exit 1"\nmerge:\n  required_statuses: [unit]\n` },
+    files: {
+      '.railyard.yml': `ci:\n  unit: "echo $RAILYARD_TEST_RUN_ID >> ${runIds}; echo unit ok"\n  advisory: "exit 1"\nmerge:\n  required_statuses: [unit]\n`,
+    },
     message: 'Add the CI config',
   });
   server = await startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE: 'on', RAILYARD_ENGINE_TICK_MS: '200' });
@@ -81,12 +93,18 @@ describe('the local CI driven by the engine', () => {
       testedPullRequests: [{ prNumber: 1, title: 'First feature', prUrl: `${server.url}/repos/git.local/acme/widgets/pulls/1` }],
       dependentPrs: [],
     });
-    const unit = (details.body.checkSuites[0]?.checkRuns as { name: string; url: string; conclusion?: string }[]).find((r) => r.name === 'unit');
+    const unit = (details.body.checkSuites[0]?.checkRuns as { name: string; url: string; conclusion?: string }[]).find(
+      (r) => r.name === 'unit',
+    );
     expect(unit).toMatchObject({ url: `${server.url}/ci/logs/${testRunId}/unit`, status: 'COMPLETED', conclusion: 'SUCCESS' });
-    const log = await request(unit?.url as string).get('').set('x-api-token', TOKENS.read);
+    const log = await request(unit?.url as string)
+      .get('')
+      .set('x-api-token', TOKENS.read);
     expect(log.text).toContain('unit ok');
     // The merged tree is the tested one.
-    expect(await treeOf(world.gitRoot, REPO, (await branchSha(world.gitRoot, REPO, 'main')) as string)).toBe(await treeOf(world.gitRoot, REPO, details.body.testBranchSha));
+    expect(await treeOf(world.gitRoot, REPO, (await branchSha(world.gitRoot, REPO, 'main')) as string)).toBe(
+      await treeOf(world.gitRoot, REPO, details.body.testBranchSha),
+    );
   });
 });
 
@@ -99,11 +117,28 @@ describe('statuses from an outside CI gating the queue', () => {
     await world.openFeaturePr(2);
     await ci.submit(2);
     const run = await testBranchOf(2);
-    const set = await railyard(['status', 'set', '--repo', REPO_SPEC, '--sha', run.sha, '--context', 'external/ci', '--state', 'success', '--url', 'https://jenkins.test/2']);
+    const set = await railyard([
+      'status',
+      'set',
+      '--repo',
+      REPO_SPEC,
+      '--sha',
+      run.sha,
+      '--context',
+      'external/ci',
+      '--state',
+      'success',
+      '--url',
+      'https://jenkins.test/2',
+    ]);
     expect(set.code).toBe(0);
     expect(await settled(2)).toBe('merged');
     const details = await ci.post('/getMergeQueueTestingDetails', { repo: REPO, targetBranch: 'main', testRunId: run.testRunId });
-    expect(details.body).toMatchObject({ requiredStatuses: ['external/ci'], requiredStatusesSource: 'merge_instance', status: 'succeeded' });
+    expect(details.body).toMatchObject({
+      requiredStatuses: ['external/ci'],
+      requiredStatusesSource: 'merge_instance',
+      status: 'succeeded',
+    });
     expect(details.body.statusChecks).toContainEqual({ context: 'external/ci', url: 'https://jenkins.test/2', state: 'SUCCESS' });
   });
 

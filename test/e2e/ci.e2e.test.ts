@@ -23,12 +23,21 @@ let reader: ReturnType<typeof client>;
 /** The real CLI (tsx running apps/cli) against the world's data dir. */
 const railyard = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...world.env } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
+    execFile(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      ['apps/cli/src/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ...world.env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+      },
+    );
   });
 
-const statusesOf = async (sha: string) => (await reader.post('/getCommitStatuses', { repo: REPO, sha })).body as { state: string; statuses: { context: string; state: string; targetUrl?: string }[] };
+const statusesOf = async (sha: string) =>
+  (await reader.post('/getCommitStatuses', { repo: REPO, sha })).body as {
+    state: string;
+    statuses: { context: string; state: string; targetUrl?: string }[];
+  };
 
 const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
@@ -57,7 +66,9 @@ afterAll(async () => {
 describe('commit statuses from outside CI', () => {
   it('when a CI posts statuses over HTTP, then they are stored per context and read back with the combined state', async () => {
     const sha = await commitOnBranch(world.gitRoot, REPO, { branch: 'status-http', files: { 'a.txt': 'a\n' } });
-    expect((await ci.post('/setCommitStatus', { repo: REPO, sha, context: 'jenkins', state: 'pending', url: 'https://jenkins.test/1' })).status).toBe(200);
+    expect(
+      (await ci.post('/setCommitStatus', { repo: REPO, sha, context: 'jenkins', state: 'pending', url: 'https://jenkins.test/1' })).status,
+    ).toBe(200);
     expect((await ci.post('/setCommitStatus', { repo: REPO, sha, context: 'buildkite', state: 'SUCCESS' })).status).toBe(200);
     expect((await statusesOf(sha)).state).toBe('pending');
     await ci.post('/setCommitStatus', { repo: REPO, sha, context: 'jenkins', state: 'error', description: 'agent lost' });
@@ -89,11 +100,41 @@ describe('commit statuses from outside CI', () => {
     const sha = await commitOnBranch(world.gitRoot, REPO, { branch: 'status-cli', files: { 'c.txt': 'c\n' } });
     const direct = await railyard(['status', 'set', '--repo', REPO_SPEC, '--sha', sha, '--context', 'direct', '--state', 'success']);
     expect(direct).toMatchObject({ code: 0, stderr: '' });
-    const viaApi = await railyard(['status', 'set', '--repo', REPO_SPEC, '--sha', sha, '--context', 'via-api', '--state', 'failure', '--api', server.url, '--token', TOKENS.write]);
+    const viaApi = await railyard([
+      'status',
+      'set',
+      '--repo',
+      REPO_SPEC,
+      '--sha',
+      sha,
+      '--context',
+      'via-api',
+      '--state',
+      'failure',
+      '--api',
+      server.url,
+      '--token',
+      TOKENS.write,
+    ]);
     expect(viaApi).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(viaApi.stdout).status).toMatchObject({ context: 'via-api', state: 'failure' });
     expect((await statusesOf(sha)).statuses.map((s) => s.context)).toEqual(['direct', 'via-api']);
-    const refused = await railyard(['status', 'set', '--repo', REPO_SPEC, '--sha', 'e'.repeat(40), '--context', 'x', '--state', 'success', '--api', server.url, '--token', TOKENS.write]);
+    const refused = await railyard([
+      'status',
+      'set',
+      '--repo',
+      REPO_SPEC,
+      '--sha',
+      'e'.repeat(40),
+      '--context',
+      'x',
+      '--state',
+      'success',
+      '--api',
+      server.url,
+      '--token',
+      TOKENS.write,
+    ]);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/404 COMMIT_NOT_FOUND/) });
   });
 });
@@ -169,7 +210,12 @@ describe('getMergeQueueTestingDetails', () => {
     const store = new SqliteEventStore({ file: path.join(world.dataDir, 'events.sqlite') });
     try {
       const revision = (await store.readStream(stream)).length - 1;
-      const newEvents = events.map((e) => ({ eventId: randomUUID(), type: e.type, data: e.data, metadata: { schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, actor: 'engine', correlationId: randomUUID(), at } }));
+      const newEvents = events.map((e) => ({
+        eventId: randomUUID(),
+        type: e.type,
+        data: e.data,
+        metadata: { schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, actor: 'engine', correlationId: randomUUID(), at },
+      }));
       await store.append(stream, newEvents, revision);
     } finally {
       await store.close();

@@ -84,11 +84,18 @@ describe('the distributed shape: API and projector as separate processes', () =>
   it('when the read models are rebuilt from position 0 with the CLI, then they answer as before', async () => {
     const a = client(api1.url, TOKENS.read);
     const before = (await a.getQueue()).body;
-    const scrape = async () => (await request(api1.url).get('/v1/getMergeQueueMetrics').set('x-api-token', TOKENS.read)).text.split('\n').filter((l) => l.startsWith('mq_')).join('\n');
+    const scrape = async () =>
+      (await request(api1.url).get('/v1/getMergeQueueMetrics').set('x-api-token', TOKENS.read)).text
+        .split('\n')
+        .filter((l) => l.startsWith('mq_'))
+        .join('\n');
     const metricsBefore = await scrape();
     expect(metricsBefore).toContain('mq_depth_current');
     await proj.stop();
-    const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', 'projections', 'rebuild'], { cwd: ROOT, env: { ...process.env, ...env } });
+    const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', 'projections', 'rebuild'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
     expect(result).toMatchObject({ rebuilt: true, namespace });
     expect(Object.keys(result.projections).sort()).toEqual(['metrics', 'readmodels', 'testhealth']);

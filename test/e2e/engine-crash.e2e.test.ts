@@ -50,7 +50,7 @@ describe('crash safety of the merge engine', () => {
 
     // A fixed seed keeps a failure reproducible: the kill moments are the same every run.
     let seed = 20250601;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let kills = 0;
     for (;;) {
       const done = await terminalStates();

@@ -190,14 +190,21 @@ describe('the merge engine over a real repository and processes', () => {
   it('when two PRs edit the same lines, then the second fails with a merge conflict naming the first', async () => {
     const s = await setup({ concurrency: 2, state: 'paused' }, { tests: `sleep 0.5; ${NO_FAIL_CHECK}` });
     for (const n of [1, 2]) {
-      await commitOnBranch(s.world.gitRoot, REPO, { branch: `edit-${n}`, files: { 'shared.txt': `edited by ${n}\n` }, message: `Edit ${n}` });
+      await commitOnBranch(s.world.gitRoot, REPO, {
+        branch: `edit-${n}`,
+        files: { 'shared.txt': `edited by ${n}\n` },
+        message: `Edit ${n}`,
+      });
       await openPr(s.world.gitRoot, { repo: REPO, number: n, head: `edit-${n}` });
     }
     await submitAllThenResume(s, [1, 2]);
     expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('failed');
     expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
     const failure = (await queueEvents(s.world)).find((e) => e.type === 'PrFailed' && e.data.prNumber === 2);
-    expect(failure?.data).toMatchObject({ reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: expect.stringContaining('conflicts with PR #1') });
+    expect(failure?.data).toMatchObject({
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: expect.stringContaining('conflicts with PR #1'),
+    });
     expect(failure?.data.detail).toContain('shared.txt');
   });
 
@@ -210,7 +217,10 @@ describe('the merge engine over a real repository and processes', () => {
     await s.admin.updateQueue({ state: 'running' });
     expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('failed');
     const failure = (await queueEvents(s.world)).find((e) => e.type === 'PrFailed');
-    expect(failure?.data).toMatchObject({ reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: expect.stringContaining('conflicts with the target branch main') });
+    expect(failure?.data).toMatchObject({
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: expect.stringContaining('conflicts with the target branch main'),
+    });
   });
 
   it('when a queued PR is pushed to or closed on the host, then it is cancelled with that reason', async () => {
@@ -230,6 +240,8 @@ describe('the merge engine over a real repository and processes', () => {
     const events = await queueEvents(s.world);
     expect(reasonsOf(events, 'PrCancelled', 1)).toEqual(['PR_PUSHED_TO']);
     expect(reasonsOf(events, 'PrCancelled', 2)).toEqual(['PR_CLOSED']);
-    await eventually('the cancelled run to end', async () => ((await queueEvents(s.world)).some((e) => e.type === 'TestRunCancelled') ? true : undefined));
+    await eventually('the cancelled run to end', async () =>
+      (await queueEvents(s.world)).some((e) => e.type === 'TestRunCancelled') ? true : undefined,
+    );
   });
 });

@@ -24,7 +24,13 @@ const processes: RunningProcess[] = [];
 const startEngineProcess = (): Promise<RunningProcess> =>
   startProcess(
     'apps/engine/src/main.ts',
-    { ...world.env, RAILYARD_REDIS_URL: REDIS_URL, RAILYARD_REDIS_NAMESPACE: namespace, RAILYARD_ENGINE_TICK_MS: '200', RAILYARD_ENGINE_LEASE_TTL_MS: '2000' },
+    {
+      ...world.env,
+      RAILYARD_REDIS_URL: REDIS_URL,
+      RAILYARD_REDIS_NAMESPACE: namespace,
+      RAILYARD_ENGINE_TICK_MS: '200',
+      RAILYARD_ENGINE_LEASE_TTL_MS: '2000',
+    },
     { listens: false, ready: /"message":"engine started"/ },
   );
 

@@ -41,7 +41,8 @@ afterEach(async () => {
 
 const TERMINAL = ['merged', 'failed', 'cancelled'];
 type Ev = { type: string; data: Record<string, unknown> };
-const reasonsOf = (events: Ev[], type: string, pr: number): unknown[] => events.filter((e) => e.type === type && e.data.prNumber === pr).map((e) => e.data.reason);
+const reasonsOf = (events: Ev[], type: string, pr: number): unknown[] =>
+  events.filter((e) => e.type === type && e.data.prNumber === pr).map((e) => e.data.reason);
 const runsStarted = (events: Ev[]): Ev[] => events.filter((e) => e.type === 'TestRunStarted');
 
 /** Opens PRs 1..n (a FAIL in `bad` ones), submits them while the queue is paused, then runs it: all are pending when the engine first looks. */
@@ -67,7 +68,10 @@ describe('batching and bisection over real repositories and processes (reference
   });
 
   it('when one PR of a batch of 4 is bad, then bisection isolates it: only it fails and the other three merge', async () => {
-    const s = await setup({ batch: true, batchingMinSize: 4, concurrency: 2, bisectionConcurrency: 2 }, { tests: `sleep 0.3; ${NO_FAIL_CHECK}` });
+    const s = await setup(
+      { batch: true, batchingMinSize: 4, concurrency: 2, bisectionConcurrency: 2 },
+      { tests: `sleep 0.3; ${NO_FAIL_CHECK}` },
+    );
     await queueUp(s, 4, [3]);
     expect(await finalStates(s, 4)).toEqual(['merged', 'merged', 'failed', 'merged']);
     expect(filesOnMain(s.world)).toEqual(expect.arrayContaining(['f1.txt', 'f2.txt', 'f4.txt']));
@@ -84,7 +88,10 @@ describe('batching and bisection over real repositories and processes (reference
   it('when redundant tests are skipped, then a passing half convicts the other without its run, down to the culprit', async () => {
     // Runs holding PR 4 are slow, so the halves without it always answer first.
     const check = `if [ -f f4.txt ]; then sleep 6; fi; sleep 0.3; ${NO_FAIL_CHECK}`;
-    const s = await setup({ batch: true, batchingMinSize: 4, bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests' }, { tests: check });
+    const s = await setup(
+      { batch: true, batchingMinSize: 4, bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests' },
+      { tests: check },
+    );
     await queueUp(s, 4, [4]);
     expect(await finalStates(s, 4)).toEqual(['merged', 'merged', 'merged', 'failed']);
     const events = await queueEvents(s.world);
@@ -107,7 +114,10 @@ describe('batching and bisection over real repositories and processes (reference
     expect(runsStarted(events).map((e) => [e.data.prNumbers, e.data.dependentPrs])).toEqual([
       [[1, 2], []],
       [[3], [1, 2]],
-      [[4, 5], [1, 2, 3]],
+      [
+        [4, 5],
+        [1, 2, 3],
+      ],
     ]);
     checkMergeInvariants(events, s.world);
   });

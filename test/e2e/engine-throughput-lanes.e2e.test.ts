@@ -44,11 +44,13 @@ afterEach(async () => {
 
 const TERMINAL = ['merged', 'failed', 'cancelled'];
 type Ev = { type: string; data: Record<string, unknown> };
-const reasonsOf = (events: Ev[], type: string, pr: number): unknown[] => events.filter((e) => e.type === type && e.data.prNumber === pr).map((e) => e.data.reason);
+const reasonsOf = (events: Ev[], type: string, pr: number): unknown[] =>
+  events.filter((e) => e.type === type && e.data.prNumber === pr).map((e) => e.data.reason);
 /** The first run each PR was tested in: what it was stacked on. */
 const firstStacks = (events: Ev[]): Record<number, unknown> => {
   const out: Record<number, unknown> = {};
-  for (const e of events.filter((x) => x.type === 'TestRunStarted')) for (const n of e.data.prNumbers as number[]) out[n] ??= e.data.dependentPrs;
+  for (const e of events.filter((x) => x.type === 'TestRunStarted'))
+    for (const n of e.data.prNumbers as number[]) out[n] ??= e.data.dependentPrs;
   return out;
 };
 const indexOf = (events: Ev[], type: string, pr: number): number => events.findIndex((e) => e.type === type && e.data.prNumber === pr);
@@ -60,7 +62,8 @@ const openAreaPr = async (world: World, n: number, area: string, content = `${n}
 };
 
 const treeOf = (world: World, sha: string): string => git(world, ['rev-parse', `${sha}^{tree}`]).trim();
-const git = (world: World, args: string[]): string => execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, ...args], { encoding: 'utf8' });
+const git = (world: World, args: string[]): string =>
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, ...args], { encoding: 'utf8' });
 
 /**
  * Parallel mode's merge invariant: every merge names a run that passed, and the commit it added to
@@ -108,7 +111,9 @@ describe('parallel mode over real repositories and processes (reference trunk §
     const one = events.find((e) => e.type === 'PrMerged' && e.data.prNumber === 1);
     const oneRun = events.find((e) => e.type === 'TestRunStarted' && e.data.testRunId === one?.data.testRunId);
     expect(treeOf(s.world, one?.data.mergeSha as string)).not.toBe((oneRun?.data.steps as { tree: string }[])[0]?.tree);
-    expect(git(s.world, ['ls-tree', '-r', '--name-only', 'main']).split('\n')).toEqual(expect.arrayContaining(['a/f1.txt', 'a/f5.txt', 'b/f2.txt', 'b/f4.txt']));
+    expect(git(s.world, ['ls-tree', '-r', '--name-only', 'main']).split('\n')).toEqual(
+      expect.arrayContaining(['a/f1.txt', 'a/f5.txt', 'b/f2.txt', 'b/f4.txt']),
+    );
     expect(git(s.world, ['ls-tree', '-r', '--name-only', 'main'])).not.toContain('a/f3.txt');
     checkParallelMerges(events, s.world);
   });
@@ -182,11 +187,16 @@ describe('urgent pre-emption and mode switching (reference trunk §3, §5.5)', (
     });
     expect(switched.mode).toBe('parallel');
     // PR 2 never started, and parallel mode needs its impacted targets before it is ready.
-    expect((await prReaches(s.server.url, 2, ['not_ready'])).readiness).toMatchObject({ requiresImpactedTargets: true, hasImpactedTargets: false });
+    expect((await prReaches(s.server.url, 2, ['not_ready'])).readiness).toMatchObject({
+      requiresImpactedTargets: true,
+      hasImpactedTargets: false,
+    });
     expect((await s.ci.setTargets(2, ['//two:all'])).status).toBe(200);
     expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('merged');
     const events = await queueEvents(s.world);
-    const modeChange = events.findIndex((e) => e.type === 'QueueConfigUpdated' && (e.data.changes as { mode?: string }).mode === 'parallel');
+    const modeChange = events.findIndex(
+      (e) => e.type === 'QueueConfigUpdated' && (e.data.changes as { mode?: string }).mode === 'parallel',
+    );
     expect(modeChange).toBeGreaterThan(indexOf(events, 'PrMerged', 1));
     expect(events.filter((e) => e.type === 'TestRunStarted').map((e) => e.data.prNumbers)).toEqual([[1], [2]]);
   });

@@ -1,4 +1,15 @@
-import { TOKENS, client, configureCi, makeWorld, openPrWithFile, prReaches, queueEvents, startEmbedded, type RunningProcess, type World } from './support/engine-world';
+import {
+  TOKENS,
+  client,
+  configureCi,
+  makeWorld,
+  openPrWithFile,
+  prReaches,
+  queueEvents,
+  startEmbedded,
+  type RunningProcess,
+  type World,
+} from './support/engine-world';
 
 // testingTimeoutMinutes is whole minutes (at least 1), so this suite waits a real minute.
 jest.setTimeout(180_000);

@@ -22,7 +22,11 @@ let world: World;
 let server: RunningProcess;
 
 const testBranches = (): string[] =>
-  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/railyard-merge/'], { encoding: 'utf8' })
+  execFileSync(
+    'git',
+    [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/railyard-merge/'],
+    { encoding: 'utf8' },
+  )
     .split('\n')
     .filter(Boolean);
 
@@ -46,9 +50,13 @@ describe('the merge engine, single PRs', () => {
     const details = merged as { state: string };
     expect(details.state).toBe('merged');
     const head = await mainSha(world);
-    const tested = execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'show', '-s', '--format=%s', head], { encoding: 'utf8' }).trim();
+    const tested = execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'show', '-s', '--format=%s', head], {
+      encoding: 'utf8',
+    }).trim();
     expect(tested).toBe('PR 1 (#1)');
-    expect(execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'cat-file', 'blob', `${head}:f1.txt`], { encoding: 'utf8' })).toBe('one\n');
+    expect(
+      execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'cat-file', 'blob', `${head}:f1.txt`], { encoding: 'utf8' }),
+    ).toBe('one\n');
     expect(await mainTree(world)).toMatch(/^[0-9a-f]{40}$/);
     await expectEventually(() => testBranches().length === 0);
   });

@@ -24,7 +24,11 @@ afterAll(async () => {
 /** Bodies near the valid shape are the ones that reach deep code; pure noise only tests the parser. */
 const nearValid = fc.record(
   {
-    repo: fc.oneof(fc.constant(REPO), fc.record({ host: fc.anything(), owner: fc.string(), name: fc.string({ unit: 'binary' }) }), fc.anything()),
+    repo: fc.oneof(
+      fc.constant(REPO),
+      fc.record({ host: fc.anything(), owner: fc.string(), name: fc.string({ unit: 'binary' }) }),
+      fc.anything(),
+    ),
     targetBranch: fc.oneof(fc.constant('main'), fc.string({ unit: 'binary' }), fc.anything()),
     pr: fc.oneof(fc.record({ number: fc.oneof(fc.integer(), fc.string(), fc.double(), fc.constant('1')) }), fc.anything()),
     priority: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.constantFrom('urgent', 'HIGH', 'x', ''), fc.anything()),
@@ -47,7 +51,8 @@ describe('malformed input never breaks the server', () => {
           .set('content-type', 'application/json')
           .send(JSON.stringify(body));
         expect(res.status).toBeLessThan(500);
-        if (res.status >= 400) expect(res.body.error).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String) }));
+        if (res.status >= 400)
+          expect(res.body.error).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String) }));
       }),
       { numRuns: 400 },
     );

@@ -19,9 +19,14 @@ interface CliResult {
 /** `npm run railyard -- …` as a real process, reading the data dir the server writes. */
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
   new Promise((resolve) => {
-    execFile(TSX, [path.join(ROOT, 'apps/cli/src/main.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      [path.join(ROOT, 'apps/cli/src/main.ts'), ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,7 +47,8 @@ const record = async (step: string): Promise<void> => {
   await sleep(40);
 };
 
-const history = (body: object, token = TOKENS.read) => client(server.url, token).post('/getQueueHistory', { repo: REPO, targetBranch: BRANCH, ...body });
+const history = (body: object, token = TOKENS.read) =>
+  client(server.url, token).post('/getQueueHistory', { repo: REPO, targetBranch: BRANCH, ...body });
 
 beforeAll(async () => {
   world = await makeWorld();
@@ -57,7 +63,10 @@ beforeAll(async () => {
   await record('before the queue existed');
   expect((await admin.createQueue({ state: 'paused', concurrency: 2 }, BRANCH)).status).toBe(200);
   await record('created');
-  expect((await ci.post('/submitPullRequest', { repo: REPO, targetBranch: BRANCH, pr: { number: 1 } }).set('x-request-id', 'audit-submit-1')).status).toBe(200);
+  expect(
+    (await ci.post('/submitPullRequest', { repo: REPO, targetBranch: BRANCH, pr: { number: 1 } }).set('x-request-id', 'audit-submit-1'))
+      .status,
+  ).toBe(200);
   await record('PR 1 submitted');
   expect((await ci.submit(2, { priority: 'high' }, BRANCH)).status).toBe(200);
   await record('PR 2 submitted high');
@@ -98,7 +107,12 @@ describe('POST /v1/getQueueHistory', () => {
     const created = events.find((e: { type: string }) => e.type === 'QueueCreated');
     expect(created).toMatchObject({ actor: 'ops', reason: null });
     const first = events.find((e: { type: string; prNumber?: number }) => e.type === 'PrSubmitted' && e.prNumber === 1);
-    expect(first).toMatchObject({ actor: 'ci', reason: 'API_REQUESTED', correlationId: 'audit-submit-1', data: { prNumber: 1, state: 'pending' } });
+    expect(first).toMatchObject({
+      actor: 'ci',
+      reason: 'API_REQUESTED',
+      correlationId: 'audit-submit-1',
+      data: { prNumber: 1, state: 'pending' },
+    });
     const cancelled = events.find((e: { type: string; prNumber?: number }) => e.type === 'PrCancelled' && e.prNumber === 2);
     expect(cancelled).toMatchObject({ actor: 'ci', reason: 'API_REQUESTED' });
     for (const e of events) {
@@ -165,7 +179,12 @@ describe('railyard history', () => {
     const api = (await history({ page_query: { page_size: 1000 } })).body.events;
     const out = await cli(['history', '--repo', REPO_SPEC, '--branch', BRANCH, '--json'], { RAILYARD_DATA_DIR: world.dataDir });
     expect(out.code).toBe(0);
-    expect(out.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(api);
+    expect(
+      out.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(api);
   });
 
   it('when run through the API, then it pages through and prints one readable line per event', async () => {
@@ -203,7 +222,9 @@ describe('railyard replay', () => {
 
   it('when replayed through the API, then the answer is the same as from the data dir', async () => {
     const r = recorded.find((x) => x.step === 'PR 2 back, PR 3 low');
-    const out = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r?.at ?? '', '--api', server.url], { RAILYARD_API_TOKEN: TOKENS.read });
+    const out = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r?.at ?? '', '--api', server.url], {
+      RAILYARD_API_TOKEN: TOKENS.read,
+    });
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual(r?.body);
     expect((r?.body as { enqueuedPullRequests: { number: number }[] }).enqueuedPullRequests.map((p) => p.number)).toEqual([1, 6, 2, 3]);

@@ -1,6 +1,18 @@
 import { parseScrape } from '@railyard/testkit';
 import request from 'supertest';
-import { NO_FAIL_CHECK, REPO, TOKENS, client, configureCi, makeWorld, openPrWithFile, prReaches, startEmbedded, type RunningProcess, type World } from './support/engine-world';
+import {
+  NO_FAIL_CHECK,
+  REPO,
+  TOKENS,
+  client,
+  configureCi,
+  makeWorld,
+  openPrWithFile,
+  prReaches,
+  startEmbedded,
+  type RunningProcess,
+  type World,
+} from './support/engine-world';
 
 jest.setTimeout(120_000);
 
@@ -46,11 +58,19 @@ describe('metrics and history of a queue the real engine drove', () => {
   });
 
   it('when the history is read, then the engine appears as the actor of the test runs, the merge and the failure, with reasons', async () => {
-    const res = await client(server.url, TOKENS.read).post('/getQueueHistory', { repo: REPO, targetBranch: 'main', page_query: { page_size: 1000 } });
+    const res = await client(server.url, TOKENS.read).post('/getQueueHistory', {
+      repo: REPO,
+      targetBranch: 'main',
+      page_query: { page_size: 1000 },
+    });
     expect(res.status).toBe(200);
     const events = res.body.events as { type: string; actor: string; reason: string | null; prNumber?: number }[];
     expect(events.filter((e) => e.type === 'TestRunStarted').every((e) => e.actor === 'engine')).toBe(true);
     expect(events.find((e) => e.type === 'PrMerged')).toMatchObject({ actor: 'engine', prNumber: 1, reason: 'MERGE_GRAPH_MERGE' });
-    expect(events.find((e) => e.type === 'PrFailed')).toMatchObject({ actor: 'engine', prNumber: 2, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    expect(events.find((e) => e.type === 'PrFailed')).toMatchObject({
+      actor: 'engine',
+      prNumber: 2,
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+    });
   });
 });

@@ -15,7 +15,8 @@ jest.setTimeout(120_000);
 const { asNewEvents, EXPECTED_SCRAPE: X, SCRAPE_MINUTE, scriptedQueueHistory } = metricsTesting;
 const SLUG = `${REPO.owner}/${REPO.name}`;
 
-const scrape = (url: string, query = '', token = TOKENS.read) => request(url).get(`/v1/getMergeQueueMetrics${query}`).set('x-api-token', token);
+const scrape = (url: string, query = '', token = TOKENS.read) =>
+  request(url).get(`/v1/getMergeQueueMetrics${query}`).set('x-api-token', token);
 const parsed = async (url: string, query = ''): Promise<Scrape> => {
   const res = await scrape(url, query);
   expect(res.status).toBe(200);
@@ -79,8 +80,12 @@ describe('the embedded server', () => {
 
   it('when requests were served, then the HTTP histogram has them by route template and status', async () => {
     const s = await parsed(server.url);
-    expect(s.histogram('railyard_http_request_duration_seconds', { method: 'POST', route: '/v1/submitPullRequest', status: '200' }).count).toBeGreaterThanOrEqual(4);
-    expect(s.histogram('railyard_http_request_duration_seconds', { method: 'POST', route: '/v1/createQueue', status: '200' }).count).toBe(2);
+    expect(
+      s.histogram('railyard_http_request_duration_seconds', { method: 'POST', route: '/v1/submitPullRequest', status: '200' }).count,
+    ).toBeGreaterThanOrEqual(4);
+    expect(s.histogram('railyard_http_request_duration_seconds', { method: 'POST', route: '/v1/createQueue', status: '200' }).count).toBe(
+      2,
+    );
   });
 
   it('when the projections are caught up, then their lag is zero', async () => {
@@ -91,7 +96,12 @@ describe('the embedded server', () => {
 
   it('when narrowed to the repository, then both queues are there; to another repository, none', async () => {
     const mine = await parsed(server.url, `?repo=${SLUG}&repoHost=${REPO.host}`);
-    expect(mine.samples('mq_depth_current').map((x) => x.labels.branch).sort()).toEqual(['main', 'release']);
+    expect(
+      mine
+        .samples('mq_depth_current')
+        .map((x) => x.labels.branch)
+        .sort(),
+    ).toEqual(['main', 'release']);
     const other = await parsed(server.url, `?repo=acme/other&repoHost=${REPO.host}`);
     expect(other.samples('mq_depth_current')).toEqual([]);
   });
@@ -120,7 +130,13 @@ describe('the distributed shape: a projector and two API replicas over Redis', (
   beforeAll(async () => {
     world = await makeWorld();
     const file = path.join(world.dataDir, 'events.sqlite');
-    env = { ...world.env, RAILYARD_REDIS_URL: REDIS_URL, RAILYARD_REDIS_NAMESPACE: namespace, RAILYARD_SQLITE_FILE: file, RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS: '1000' };
+    env = {
+      ...world.env,
+      RAILYARD_REDIS_URL: REDIS_URL,
+      RAILYARD_REDIS_NAMESPACE: namespace,
+      RAILYARD_SQLITE_FILE: file,
+      RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS: '1000',
+    };
     // The engine's events, scripted: the history ends now, so its 1h window holds minutes 30 to 90.
     const end = Date.now();
     const t = (minute: number) => new Date(end - (SCRAPE_MINUTE - minute) * 60_000).toISOString();
@@ -142,7 +158,11 @@ describe('the distributed shape: a projector and two API replicas over Redis', (
 
   it('when both replicas are scraped, then they serve the same projected numbers, and they match the scripted history', async () => {
     const [, a, b] = running as [RunningProcess, RunningProcess, RunningProcess];
-    await eventually(() => parsed(a.url), (s) => s.samples('mq_depth_current').length === 1, 'the metrics projection');
+    await eventually(
+      () => parsed(a.url),
+      (s) => s.samples('mq_depth_current').length === 1,
+      'the metrics projection',
+    );
     const [textA, textB] = await Promise.all([scrape(a.url), scrape(b.url)]);
     expect(projectedLines(textA.text)).toBe(projectedLines(textB.text));
 
@@ -152,11 +172,18 @@ describe('the distributed shape: a projector and two API replicas over Redis', (
     expect(s.value('mq_depth_current', main)).toBe(X.depth);
     expect(s.value('mq_awaiting_mergeability', main)).toBe(X.awaiting);
     expect(s.value('mq_testing_slots_active', bisection)).toBe(X.testing.bisection);
-    for (const c of ['merged', 'failed', 'cancelled'] as const) expect(s.value('mq_pr_conclusions_1h_total', { ...main, conclusion: c })).toBe(X.conclusions[c]);
+    for (const c of ['merged', 'failed', 'cancelled'] as const)
+      expect(s.value('mq_pr_conclusions_1h_total', { ...main, conclusion: c })).toBe(X.conclusions[c]);
     expect(s.value('mq_pr_restarts_1h_total', main)).toBe(X.restarts.main);
     expect(s.histogram('mq_pr_wait_duration_1h_seconds', main)).toMatchObject({ count: X.wait.main.count, sum: X.wait.main.sum });
-    expect(s.histogram('mq_pr_test_duration_1h_seconds', bisection)).toMatchObject({ count: X.test.bisection.count, sum: X.test.bisection.sum });
-    expect(s.histogram('mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: 'merged' })).toMatchObject({ count: X.timeInQueue.merged.count, sum: X.timeInQueue.merged.sum });
+    expect(s.histogram('mq_pr_test_duration_1h_seconds', bisection)).toMatchObject({
+      count: X.test.bisection.count,
+      sum: X.test.bisection.sum,
+    });
+    expect(s.histogram('mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: 'merged' })).toMatchObject({
+      count: X.timeInQueue.merged.count,
+      sum: X.timeInQueue.merged.sum,
+    });
     expect(s.value('railyard_innocent_ejections_total', main)).toBe(X.innocentEjections);
     expect(s.value('railyard_bisections_total', main)).toBe(X.bisections);
     expect(s.value('railyard_projection_lag_events', { projection: 'metrics' })).toBe(0);
@@ -172,8 +199,17 @@ describe('the distributed shape: a projector and two API replicas over Redis', (
     expect(lagging.samples('mq_depth_current').map((x) => x.labels.branch)).toEqual(['main']);
 
     running[0] = await startProcess('apps/projector/src/main.ts', env, { listens: false, ready: /"message":"projector subscribing"/ });
-    const caughtUp = await eventually(() => parsed(a.url), (s) => s.samples('mq_depth_current').length === 2, 'catching up');
-    expect(caughtUp.samples('mq_depth_current').map((x) => x.labels.branch).sort()).toEqual(['lagging', 'main']);
+    const caughtUp = await eventually(
+      () => parsed(a.url),
+      (s) => s.samples('mq_depth_current').length === 2,
+      'catching up',
+    );
+    expect(
+      caughtUp
+        .samples('mq_depth_current')
+        .map((x) => x.labels.branch)
+        .sort(),
+    ).toEqual(['lagging', 'main']);
     expect((await parsed(a.url)).value('railyard_projection_lag_events', { projection: 'metrics' })).toBe(0);
   });
 });

@@ -71,7 +71,11 @@ describe('submitting and reading pull requests', () => {
 
   it('when priorities are given by name or number, then value, name and skipTheLine follow', async () => {
     for (const n of [5, 6, 7]) await world.openFeaturePr(n);
-    expect((await ci.submit(5, { priority: 'URGENT' })).body).toMatchObject({ priorityValue: 0, priorityName: 'urgent', skipTheLine: true });
+    expect((await ci.submit(5, { priority: 'URGENT' })).body).toMatchObject({
+      priorityValue: 0,
+      priorityName: 'urgent',
+      skipTheLine: true,
+    });
     expect((await ci.submit(6, { priority: 50 })).body).toMatchObject({ priorityValue: 50, priorityName: 'medium', skipTheLine: false });
     const low = await ci.submit(7, { priority: 'low' });
     expect(low.body).toMatchObject({ priorityValue: 200, priorityName: 'low' });
@@ -100,8 +104,14 @@ describe('submitting and reading pull requests', () => {
     const numbers = (res.body.enqueuedPullRequests as { number: number }[]).map((p) => p.number);
     expect(numbers).toEqual([5, 1, 6, 2, 3, 4, 7]);
     expect(res.body.enqueuedPullRequests[0]).toEqual({
-      number: 5, title: 'Feature 5', sha: expect.stringMatching(/^[0-9a-f]{40}$/), author: 'Test Author', state: 'pending',
-      priority: 0, priorityName: 'urgent', stateChangedAt: expect.any(String),
+      number: 5,
+      title: 'Feature 5',
+      sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      author: 'Test Author',
+      state: 'pending',
+      priority: 0,
+      priorityName: 'urgent',
+      stateChangedAt: expect.any(String),
     });
   });
 

@@ -19,9 +19,25 @@ afterAll(async () => {
 });
 
 const QUEUE_FIELDS = [
-  'state', 'branch', 'concurrency', 'testingTimeoutMinutes', 'mode', 'canOptimisticallyMerge', 'pendingFailureDepth', 'batch',
-  'batchingMaxWaitTimeMinutes', 'batchingMinSize', 'createPrsForTestingBranches', 'commentsEnabled', 'commandsEnabled',
-  'statusCheckEnabled', 'bisectionConcurrency', 'requiredStatuses', 'directMergeMode', 'optimizationMode', 'mergeMethod',
+  'state',
+  'branch',
+  'concurrency',
+  'testingTimeoutMinutes',
+  'mode',
+  'canOptimisticallyMerge',
+  'pendingFailureDepth',
+  'batch',
+  'batchingMaxWaitTimeMinutes',
+  'batchingMinSize',
+  'createPrsForTestingBranches',
+  'commentsEnabled',
+  'commandsEnabled',
+  'statusCheckEnabled',
+  'bisectionConcurrency',
+  'requiredStatuses',
+  'directMergeMode',
+  'optimizationMode',
+  'mergeMethod',
 ];
 
 describe('queue administration over HTTP', () => {
@@ -30,10 +46,25 @@ describe('queue administration over HTTP', () => {
     expect(res.status).toBe(200);
     for (const f of QUEUE_FIELDS) expect(res.body).toHaveProperty(f);
     expect(res.body).toMatchObject({
-      state: 'running', branch: 'defaults', mode: 'single', concurrency: 1, bisectionConcurrency: 1, testingTimeoutMinutes: 300,
-      pendingFailureDepth: 0, canOptimisticallyMerge: false, batch: false, batchingMaxWaitTimeMinutes: 5, batchingMinSize: 4,
-      commentsEnabled: true, commandsEnabled: true, createPrsForTestingBranches: true, statusCheckEnabled: true, requiredStatuses: [],
-      directMergeMode: 'off', optimizationMode: 'off', mergeMethod: 'squash',
+      state: 'running',
+      branch: 'defaults',
+      mode: 'single',
+      concurrency: 1,
+      bisectionConcurrency: 1,
+      testingTimeoutMinutes: 300,
+      pendingFailureDepth: 0,
+      canOptimisticallyMerge: false,
+      batch: false,
+      batchingMaxWaitTimeMinutes: 5,
+      batchingMinSize: 4,
+      commentsEnabled: true,
+      commandsEnabled: true,
+      createPrsForTestingBranches: true,
+      statusCheckEnabled: true,
+      requiredStatuses: [],
+      directMergeMode: 'off',
+      optimizationMode: 'off',
+      mergeMethod: 'squash',
     });
     expect(res.body.queue).toMatchObject({ branch: 'defaults', mergeMethod: 'squash' });
   });
@@ -46,9 +77,18 @@ describe('queue administration over HTTP', () => {
   });
 
   it('when settings come at creation in any case, then they are stored lower case', async () => {
-    const res = await admin.createQueue({ mode: 'PARALLEL', mergeMethod: 'Merge_Commit', concurrency: 3, state: 'PAUSED' }, 'release/2.0@rc');
+    const res = await admin.createQueue(
+      { mode: 'PARALLEL', mergeMethod: 'Merge_Commit', concurrency: 3, state: 'PAUSED' },
+      'release/2.0@rc',
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ mode: 'parallel', mergeMethod: 'merge_commit', concurrency: 3, state: 'paused', branch: 'release/2.0@rc' });
+    expect(res.body).toMatchObject({
+      mode: 'parallel',
+      mergeMethod: 'merge_commit',
+      concurrency: 3,
+      state: 'paused',
+      branch: 'release/2.0@rc',
+    });
     const got = await admin.getQueue('release/2.0@rc');
     expect(got.body).toMatchObject({ mode: 'parallel', state: 'paused', enqueuedPullRequests: [] });
   });
@@ -56,15 +96,36 @@ describe('queue administration over HTTP', () => {
   it('when every field is updated, then updateQueue answers with the full queue, numbers typed number', async () => {
     await admin.createQueue({}, 'update-all');
     const update = {
-      state: 'draining', concurrency: 8, bisectionConcurrency: 16, testingTimeoutMinutes: 4294967295, pendingFailureDepth: 2,
-      canOptimisticallyMerge: true, batch: true, batchingMaxWaitTimeMinutes: 10, batchingMinSize: 6, mode: 'parallel',
-      commentsEnabled: false, commandsEnabled: false, createPrsForTestingBranches: false, directMergeMode: 'ALWAYS',
-      optimizationMode: 'bisection_skip_redundant_tests', mergeMethod: 'rebase', statusCheckEnabled: false, requiredStatuses: ['build', 'test'],
+      state: 'draining',
+      concurrency: 8,
+      bisectionConcurrency: 16,
+      testingTimeoutMinutes: 4294967295,
+      pendingFailureDepth: 2,
+      canOptimisticallyMerge: true,
+      batch: true,
+      batchingMaxWaitTimeMinutes: 10,
+      batchingMinSize: 6,
+      mode: 'parallel',
+      commentsEnabled: false,
+      commandsEnabled: false,
+      createPrsForTestingBranches: false,
+      directMergeMode: 'ALWAYS',
+      optimizationMode: 'bisection_skip_redundant_tests',
+      mergeMethod: 'rebase',
+      statusCheckEnabled: false,
+      requiredStatuses: ['build', 'test'],
     };
     const res = await admin.updateQueue(update, 'update-all');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ...update, directMergeMode: 'always', branch: 'update-all' });
-    for (const f of ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'pendingFailureDepth', 'batchingMaxWaitTimeMinutes', 'batchingMinSize'])
+    for (const f of [
+      'concurrency',
+      'bisectionConcurrency',
+      'testingTimeoutMinutes',
+      'pendingFailureDepth',
+      'batchingMaxWaitTimeMinutes',
+      'batchingMinSize',
+    ])
       expect(typeof res.body[f]).toBe('number');
     expect((await admin.getQueue('update-all')).body).toMatchObject({ ...update, directMergeMode: 'always' });
   });
@@ -73,7 +134,15 @@ describe('queue administration over HTTP', () => {
     await admin.createQueue({ concurrency: 2 }, 'invalid');
     const before = (await admin.getQueue('invalid')).body;
     const res = await admin.updateQueue(
-      { concurrency: 0, bisectionConcurrency: 4294967296, testingTimeoutMinutes: 1.5, mode: 'serial', state: 'switching_modes', batch: 'yes', concurency: 3 },
+      {
+        concurrency: 0,
+        bisectionConcurrency: 4294967296,
+        testingTimeoutMinutes: 1.5,
+        mode: 'serial',
+        state: 'switching_modes',
+        batch: 'yes',
+        concurency: 3,
+      },
       'invalid',
     );
     expect(res.status).toBe(400);
@@ -85,7 +154,10 @@ describe('queue administration over HTTP', () => {
 
   it('when requiredStatuses is set, an empty list sent, then deleteRequiredStatuses, then the manual list follows the spec', async () => {
     await admin.createQueue({}, 'statuses');
-    expect((await admin.updateQueue({ requiredStatuses: ['ci/build', 'lint'] }, 'statuses')).body.requiredStatuses).toEqual(['ci/build', 'lint']);
+    expect((await admin.updateQueue({ requiredStatuses: ['ci/build', 'lint'] }, 'statuses')).body.requiredStatuses).toEqual([
+      'ci/build',
+      'lint',
+    ]);
     expect((await admin.updateQueue({ requiredStatuses: [] }, 'statuses')).body.requiredStatuses).toEqual(['ci/build', 'lint']);
     expect((await admin.updateQueue({ deleteRequiredStatuses: true }, 'statuses')).body.requiredStatuses).toEqual([]);
     const both = await admin.updateQueue({ deleteRequiredStatuses: true, requiredStatuses: ['x'] }, 'statuses');
@@ -107,7 +179,11 @@ describe('queue administration over HTTP', () => {
   });
 
   it('when the queue does not exist, then get, update and delete answer 404 QUEUE_NOT_FOUND', async () => {
-    for (const res of [await admin.getQueue('nope'), await admin.updateQueue({ concurrency: 2 }, 'nope'), await admin.deleteQueue('nope')]) {
+    for (const res of [
+      await admin.getQueue('nope'),
+      await admin.updateQueue({ concurrency: 2 }, 'nope'),
+      await admin.deleteQueue('nope'),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('QUEUE_NOT_FOUND');
     }
@@ -179,7 +255,8 @@ describe('access log', () => {
     await admin.getQueue('logged');
     await admin.getQueue('not-there');
     // Lines reach the pipe just after the answers: wait for the last one.
-    for (let i = 0; i < 100 && !httpLines().some((l) => l.path === '/v1/getQueue' && l.status === 404); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !httpLines().some((l) => l.path === '/v1/getQueue' && l.status === 404); i++)
+      await new Promise((r) => setTimeout(r, 20));
     const lines = httpLines();
     expect(lines.some((l) => l.path === '/v1/createQueue' && l.status === 200 && l.actor === 'ops')).toBe(true);
     expect(lines.some((l) => l.path === '/v1/getQueue' && l.status === 404)).toBe(true);

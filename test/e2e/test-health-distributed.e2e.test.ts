@@ -34,14 +34,25 @@ afterAll(async () => {
 describe('test health in the distributed shape: API replicas and a projector process over Redis', () => {
   it('when one replica records a large upload, then the projector folds its blob and the other replica lists the result with the same page tokens', async () => {
     // given 600 cases: their record is far over the inline limit, so it travels as a blob in Redis
-    const [a, b] = [testHealthClient(running[1]?.url as string, TOKENS.admin, ORG), testHealthClient(running[2]?.url as string, TOKENS.read, ORG)];
+    const [a, b] = [
+      testHealthClient(running[1]?.url as string, TOKENS.admin, ORG),
+      testHealthClient(running[2]?.url as string, TOKENS.read, ORG),
+    ];
     const names = Array.from({ length: 600 }, (_, i) => `case ${String(i).padStart(3, '0')}`);
     const sha = shaOf('dist');
     const failing = new Set(names.slice(0, 30));
 
     // when the same commit is tested twice, the 30 failures passing the second time
-    const first = await a.uploadCases(names.map((name) => ({ name, outcome: failing.has(name) ? ('fail' as const) : ('pass' as const) })), { sha, job: 'one' }, 'big');
-    const second = await a.uploadCases(names.map((name) => ({ name, outcome: 'pass' as const })), { sha, job: 'two' }, 'big');
+    const first = await a.uploadCases(
+      names.map((name) => ({ name, outcome: failing.has(name) ? ('fail' as const) : ('pass' as const) })),
+      { sha, job: 'one' },
+      'big',
+    );
+    const second = await a.uploadCases(
+      names.map((name) => ({ name, outcome: 'pass' as const })),
+      { sha, job: 'two' },
+      'big',
+    );
 
     // then
     expect(first.status).toBe(200);
@@ -57,11 +68,21 @@ describe('test health in the distributed shape: API replicas and a projector pro
   });
 
   it('when an override is set through one replica, then the CI check on the other sees it at once', async () => {
-    const [a, b] = [testHealthClient(running[1]?.url as string, TOKENS.admin, ORG), testHealthClient(running[2]?.url as string, TOKENS.read, ORG)];
+    const [a, b] = [
+      testHealthClient(running[1]?.url as string, TOKENS.admin, ORG),
+      testHealthClient(running[2]?.url as string, TOKENS.read, ORG),
+    ];
     const test = (await b.unhealthy('FLAKY', { page_size: 5 })).body.tests.find((t: { name: string }) => t.name !== 'case 001');
 
     expect((await a.setQuarantine(test.id, 'never')).body).toMatchObject({ quarantined: false });
     expect((await b.check([{ testId: test.id }])).body).toMatchObject({ allQuarantined: false, notQuarantined: [{ testId: test.id }] });
-    expect((await b.post('/flaky-tests/check-failures', { repo: REPO, failures: [{ name: 'case 001', classname: 'big', parent: 'big', file: 'src/big.test.ts' }] })).body.allQuarantined).toBe(true);
+    expect(
+      (
+        await b.post('/flaky-tests/check-failures', {
+          repo: REPO,
+          failures: [{ name: 'case 001', classname: 'big', parent: 'big', file: 'src/big.test.ts' }],
+        })
+      ).body.allQuarantined,
+    ).toBe(true);
   });
 });

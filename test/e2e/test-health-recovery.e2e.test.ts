@@ -21,7 +21,8 @@ const api = () => testHealthClient(server.url, TOKENS.admin, ORG);
 const at = (ms: number) => new Date(ms).toISOString();
 const reclassify = () => api().post('/flaky-tests/reclassify', { repo: REPO });
 const find = async (status: string, name: string) =>
-  (await api().unhealthy(status, { page_size: 100 })).body.tests.find((t: { name: string }) => t.name === name) as { id: string; status: { reason: string; timestamp: string }; pull_requests_impacted_last_7d: number } | undefined;
+  (await api().unhealthy(status, { page_size: 100 })).body.tests.find((t: { name: string }) => t.name === name) as
+    { id: string; status: { reason: string; timestamp: string }; pull_requests_impacted_last_7d: number } | undefined;
 
 beforeAll(async () => {
   world = await makeWorld();
@@ -30,7 +31,13 @@ beforeAll(async () => {
   process.env.RAILYARD_TEST_HEALTH_SWEEP_MINUTES = '0';
   process.env.RAILYARD_JUNIT_PARSE_WORKERS = '0';
   server = await startServer(
-    { port: 0, dataDir: world.dataDir, gitRoot: world.gitRoot, apiTokens: TOKEN_ENV, eventStore: { kind: 'sqlite', file: path.join(world.dataDir, 'events.sqlite'), synchronous: 'normal' } },
+    {
+      port: 0,
+      dataDir: world.dataDir,
+      gitRoot: world.gitRoot,
+      apiTokens: TOKEN_ENV,
+      eventStore: { kind: 'sqlite', file: path.join(world.dataDir, 'events.sqlite'), synchronous: 'normal' },
+    },
     { logger: createLogger('test', 'error'), clock: { now: () => new Date(now) } },
   );
 });
@@ -47,14 +54,19 @@ describe('time-based recovery and impact, computed by the sweep from the history
   it('when a test flaked, then it stays FLAKY and quarantined until 7 days pass with 10 passes since, then recovers without a new upload, and its PR impact ages out', async () => {
     // given a pass and a fail on one commit at T0, and a failure on pull request 9
     const sha = shaOf('recover');
-    await api().uploadCases([flaky('fail'), { name: 'on a pr', outcome: 'fail', file: 'src/pr.test.ts' }], { sha: shaOf('pr-9'), branch: 'feature/nine', pr: 9, job: 'unit' }, 'clock');
+    await api().uploadCases(
+      [flaky('fail'), { name: 'on a pr', outcome: 'fail', file: 'src/pr.test.ts' }],
+      { sha: shaOf('pr-9'), branch: 'feature/nine', pr: 9, job: 'unit' },
+      'clock',
+    );
     await api().uploadCases([flaky('fail')], { sha, job: 'unit' }, 'clock');
     now += 5 * 60_000;
     await api().uploadCases([flaky('pass')], { sha, job: 'unit-retry' }, 'clock');
     const detectedAt = at(now);
     const flagged = await find('FLAKY', 'sometimes');
     expect(flagged).toMatchObject({ status: { timestamp: detectedAt }, pull_requests_impacted_last_7d: 1 });
-    const onPr = (await api().check([{ name: 'on a pr', classname: 'clock', parent: 'clock', file: 'src/pr.test.ts' }])).body.notQuarantined[0].testId as string;
+    const onPr = (await api().check([{ name: 'on a pr', classname: 'clock', parent: 'clock', file: 'src/pr.test.ts' }])).body
+      .notQuarantined[0].testId as string;
     expect((await api().details(onPr)).body.test.pull_requests_impacted_last_7d).toBe(1);
 
     // and ten clean runs on main over the next hours
@@ -78,7 +90,11 @@ describe('time-based recovery and impact, computed by the sweep from the history
     expect(swept.body.changed).toBeGreaterThanOrEqual(1);
     expect(await find('FLAKY', 'sometimes')).toBeUndefined();
     const details = (await api().details(flagged?.id as string)).body.test;
-    expect(details).toMatchObject({ status: { value: 'healthy', reason: 'healthy: pass_on_retry resolved', timestamp: at(Date.parse(detectedAt) + 7 * DAY) }, quarantined: false, quarantined_at: null });
+    expect(details).toMatchObject({
+      status: { value: 'healthy', reason: 'healthy: pass_on_retry resolved', timestamp: at(Date.parse(detectedAt) + 7 * DAY) },
+      quarantined: false,
+      quarantined_at: null,
+    });
     expect((await api().check([{ testId: flagged?.id }])).body.allQuarantined).toBe(false);
     // and the failure on pull request 9 has left the 7-day window
     expect((await api().details(onPr)).body.test.pull_requests_impacted_last_7d).toBe(0);

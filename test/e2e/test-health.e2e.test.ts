@@ -52,7 +52,11 @@ const cli = async (args: string[]) => {
 
 beforeAll(async () => {
   world = await makeWorld();
-  await commitOnBranch(world.gitRoot, REPO, { branch: 'main', files: { '.github/CODEOWNERS': '* @acme/everyone\nsrc/cart/ @acme/cart\n' }, message: 'Add owners' });
+  await commitOnBranch(world.gitRoot, REPO, {
+    branch: 'main',
+    files: { '.github/CODEOWNERS': '* @acme/everyone\nsrc/cart/ @acme/cart\n' },
+    message: 'Add owners',
+  });
   env = { ...world.env, RAILYARD_ORG_SLUG: ORG };
   await start();
 });
@@ -83,7 +87,11 @@ describe('test results in: every JUnit shape, both body forms', () => {
   });
 
   it('when a report is posted gzip-compressed, then it is read like the plain one', async () => {
-    const res = await api().uploadXml(gzipSync(fixture('jest-junit.xml')), { sha: shaOf('gzip'), job: 'gzip', branch: 'ci/shapes' }, 'application/gzip');
+    const res = await api().uploadXml(
+      gzipSync(fixture('jest-junit.xml')),
+      { sha: shaOf('gzip'), job: 'gzip', branch: 'ci/shapes' },
+      'application/gzip',
+    );
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ caseCount: 4, failedCount: 1 });
@@ -130,19 +138,47 @@ describe('bad uploads are refused and nothing is stored', () => {
     ['a body over 20 MiB', () => api().uploadXml(Buffer.alloc(21 * 1024 * 1024, 0x20), { sha }), 413, 'PAYLOAD_TOO_LARGE'],
     [
       'a gzip that inflates past 20 MiB',
-      () => api().uploadXml(gzipSync(Buffer.concat([Buffer.from('<testsuite name="bomb">'), Buffer.alloc(25 * 1024 * 1024, 0x20), Buffer.from('</testsuite>')])), { sha }, 'application/gzip'),
+      () =>
+        api().uploadXml(
+          gzipSync(
+            Buffer.concat([Buffer.from('<testsuite name="bomb">'), Buffer.alloc(25 * 1024 * 1024, 0x20), Buffer.from('</testsuite>')]),
+          ),
+          { sha },
+          'application/gzip',
+        ),
       413,
       'TOO_LARGE',
     ],
     ['a wrong content type', () => api().uploadXml(fixture('jest-junit.xml'), { sha }, 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a short sha', () => api().uploadXml(fixture('jest-junit.xml'), { sha: 'abc123' }), 400, 'VALIDATION_FAILED'],
     ['an invalid branch', () => api().uploadXml(fixture('jest-junit.xml'), { sha, branch: 'a..b' }), 400, 'VALIDATION_FAILED'],
-    ['missing metadata', () => api().raw('/uploadTestResults').set('content-type', 'application/xml').send(fixture('jest-junit.xml')), 400, 'VALIDATION_FAILED'],
-    ['bad base64', () => api().post('/uploadTestResults', { repo: REPO, sha, branch: 'main', files: [{ name: 'x.xml', contentBase64: '@@@' }] }), 400, 'VALIDATION_FAILED'],
-    ['an unknown field', () => api().post('/uploadTestResults', { repo: REPO, sha, branch: 'main', files: [], extra: 1 }), 400, 'VALIDATION_FAILED'],
+    [
+      'missing metadata',
+      () => api().raw('/uploadTestResults').set('content-type', 'application/xml').send(fixture('jest-junit.xml')),
+      400,
+      'VALIDATION_FAILED',
+    ],
+    [
+      'bad base64',
+      () => api().post('/uploadTestResults', { repo: REPO, sha, branch: 'main', files: [{ name: 'x.xml', contentBase64: '@@@' }] }),
+      400,
+      'VALIDATION_FAILED',
+    ],
+    [
+      'an unknown field',
+      () => api().post('/uploadTestResults', { repo: REPO, sha, branch: 'main', files: [], extra: 1 }),
+      400,
+      'VALIDATION_FAILED',
+    ],
     [
       'an unknown repository',
-      () => api().post('/uploadTestResults', { repo: { ...REPO, name: 'nope' }, sha, branch: 'main', files: [{ name: 'x.xml', contentBase64: fixture('jest-junit.xml').toString('base64') }] }),
+      () =>
+        api().post('/uploadTestResults', {
+          repo: { ...REPO, name: 'nope' },
+          sha,
+          branch: 'main',
+          files: [{ name: 'x.xml', contentBase64: fixture('jest-junit.xml').toString('base64') }],
+        }),
       404,
       'REPO_NOT_FOUND',
     ],
@@ -166,7 +202,12 @@ describe('bad uploads are refused and nothing is stored', () => {
 });
 
 describe('a scripted history: flaky and broken tests, quarantine, the CI check', () => {
-  const cart = (name: string, outcome: CaseSpec['outcome']): CaseSpec => ({ name, outcome, file: 'src/cart/totals.test.ts', classname: 'cart' });
+  const cart = (name: string, outcome: CaseSpec['outcome']): CaseSpec => ({
+    name,
+    outcome,
+    file: 'src/cart/totals.test.ts',
+    classname: 'cart',
+  });
   let flakyId: string;
   let brokenId: string;
   let healthyId: string;
@@ -174,10 +215,22 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
   it('when a test fails and passes on the same commit, then it is listed FLAKY, owned per CODEOWNERS, and auto-quarantined', async () => {
     // given one commit tested twice, in two jobs
     const sha = shaOf('flake');
-    expect((await api().uploadCases([cart('rounds totals', 'fail'), cart('adds items', 'pass')], { sha, job: 'unit-1', pr: 7, branch: 'feature/cart' }, 'cart')).status).toBe(200);
+    expect(
+      (
+        await api().uploadCases(
+          [cart('rounds totals', 'fail'), cart('adds items', 'pass')],
+          { sha, job: 'unit-1', pr: 7, branch: 'feature/cart' },
+          'cart',
+        )
+      ).status,
+    ).toBe(200);
 
     // when the retry passes
-    const res = await api().uploadCases([cart('rounds totals', 'pass'), cart('adds items', 'pass')], { sha, job: 'unit-2', pr: 7, branch: 'feature/cart' }, 'cart');
+    const res = await api().uploadCases(
+      [cart('rounds totals', 'pass'), cart('adds items', 'pass')],
+      { sha, job: 'unit-2', pr: 7, branch: 'feature/cart' },
+      'cart',
+    );
     expect(res.body.statusChanges).toBeGreaterThanOrEqual(1);
 
     // then
@@ -218,7 +271,14 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
 
   it('when a test fails on three commits of main in a row, then it is listed BROKEN and not quarantined', async () => {
     for (const n of [1, 2, 3]) {
-      const res = await api().uploadCases([{ name: 'charges card', outcome: 'fail', file: 'src/pay/card.test.ts' }, { name: 'refunds', outcome: 'pass', file: 'src/pay/card.test.ts' }], { sha: shaOf(`main-${n}`), job: 'unit' }, 'pay');
+      const res = await api().uploadCases(
+        [
+          { name: 'charges card', outcome: 'fail', file: 'src/pay/card.test.ts' },
+          { name: 'refunds', outcome: 'pass', file: 'src/pay/card.test.ts' },
+        ],
+        { sha: shaOf(`main-${n}`), job: 'unit' },
+        'pay',
+      );
       expect(res.status).toBe(200);
     }
 
@@ -227,10 +287,19 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
     expect(list.body.tests).toHaveLength(1);
     const [test] = list.body.tests;
     brokenId = test.id;
-    expect(test).toMatchObject({ name: 'charges card', status: { value: 'broken' }, quarantined: false, codeowners: ['@acme/everyone'], pull_requests_impacted_last_7d: 0 });
+    expect(test).toMatchObject({
+      name: 'charges card',
+      status: { value: 'broken' },
+      quarantined: false,
+      codeowners: ['@acme/everyone'],
+      pull_requests_impacted_last_7d: 0,
+    });
     expect(test.status.reason).toMatch(/^(consecutive_failures|broken_rate): /);
-    expect((await api().quarantined({ page_size: 100 })).body.quarantined_tests.map((t: { test_case_id: string }) => t.test_case_id)).not.toContain(brokenId);
-    healthyId = (await api().check([{ name: 'refunds', classname: 'pay', parent: 'pay', file: 'src/pay/card.test.ts' }])).body.notQuarantined[0].testId;
+    expect(
+      (await api().quarantined({ page_size: 100 })).body.quarantined_tests.map((t: { test_case_id: string }) => t.test_case_id),
+    ).not.toContain(brokenId);
+    healthyId = (await api().check([{ name: 'refunds', classname: 'pay', parent: 'pay', file: 'src/pay/card.test.ts' }])).body
+      .notQuarantined[0].testId;
   });
 
   it('when CI asks about its failures, then it learns whether every one is quarantined', async () => {
@@ -242,8 +311,16 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
     const none = await api(TOKENS.read).check([]);
 
     expect(onlyFlaky.status).toBe(200);
-    expect(onlyFlaky.body).toMatchObject({ allQuarantined: true, quarantined: [{ testId: flakyId, name: 'rounds totals', quarantine_setting: 'AUTO_QUARANTINE' }], notQuarantined: [] });
-    expect(mixed.body).toMatchObject({ allQuarantined: false, quarantined: [{ testId: flakyId }], notQuarantined: [{ testId: brokenId, status: 'BROKEN' }] });
+    expect(onlyFlaky.body).toMatchObject({
+      allQuarantined: true,
+      quarantined: [{ testId: flakyId, name: 'rounds totals', quarantine_setting: 'AUTO_QUARANTINE' }],
+      notQuarantined: [],
+    });
+    expect(mixed.body).toMatchObject({
+      allQuarantined: false,
+      quarantined: [{ testId: flakyId }],
+      notQuarantined: [{ testId: brokenId, status: 'BROKEN' }],
+    });
     expect(unknown.body).toMatchObject({ allQuarantined: false, quarantined: [], notQuarantined: [{ known: false }] });
     expect(none.body).toEqual({ allQuarantined: false, quarantined: [], notQuarantined: [] });
   });
@@ -256,18 +333,36 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
     expect((await api().check([{ testId: flakyId }])).body.allQuarantined).toBe(false);
 
     // always on a healthy test, through the CLI
-    const always = await cli(['quarantine', 'set', '--repo', 'git.local/acme/widgets', '--test-id', healthyId, '--mode', 'always', '--reason', 'noisy on CI']);
+    const always = await cli([
+      'quarantine',
+      'set',
+      '--repo',
+      'git.local/acme/widgets',
+      '--test-id',
+      healthyId,
+      '--mode',
+      'always',
+      '--reason',
+      'noisy on CI',
+    ]);
     expect(always.code).toBe(0);
     expect(JSON.parse(always.stdout)).toMatchObject({ testId: healthyId, quarantine: 'always', quarantined: true, status: 'HEALTHY' });
     const listed = await api().quarantined({ page_size: 100 });
-    const settings = listed.body.quarantined_tests.map((t: { test_case_id: string; quarantine_setting: string }) => [t.test_case_id, t.quarantine_setting]);
+    const settings = listed.body.quarantined_tests.map((t: { test_case_id: string; quarantine_setting: string }) => [
+      t.test_case_id,
+      t.quarantine_setting,
+    ]);
     expect(settings).toContainEqual([healthyId, 'ALWAYS_QUARANTINE']);
     expect(settings.map(([id]: string[]) => id)).not.toContain(flakyId);
 
     // auto for both
     expect((await api().setQuarantine(flakyId, 'auto')).body).toMatchObject({ quarantine: 'auto', quarantined: true });
     expect((await api().setQuarantine(healthyId, 'auto')).body).toMatchObject({ quarantine: 'auto', quarantined: false });
-    expect((await api().check([{ testId: flakyId }, { testId: healthyId }])).body).toMatchObject({ allQuarantined: false, quarantined: [{ testId: flakyId }], notQuarantined: [{ testId: healthyId }] });
+    expect((await api().check([{ testId: flakyId }, { testId: healthyId }])).body).toMatchObject({
+      allQuarantined: false,
+      quarantined: [{ testId: flakyId }],
+      notQuarantined: [{ testId: healthyId }],
+    });
   });
 
   it('when the same override is set twice, then the second records nothing', async () => {
@@ -285,7 +380,10 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
 
     expect((await api(TOKENS.write).setQuarantine(flakyId, 'always')).status).toBe(403);
     expect((await api().setQuarantine('6ba7b811-9dad-51d1-80b4-00c04fd430c8', 'always')).body.error.code).toBe('TEST_NOT_FOUND');
-    expect((await api().setQuarantine('not-a-uuid', 'always')).body.error).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'testId' }] });
+    expect((await api().setQuarantine('not-a-uuid', 'always')).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fields: [{ field: 'testId' }],
+    });
     expect((await api().setQuarantine(flakyId, 'sometimes')).status).toBe(400);
 
     expect(testHealthEventCount()).toBe(before);
@@ -311,9 +409,31 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
     const file = path.join(world.dataDir, 'cli-report.xml');
     writeFileSync(file, junitXml([{ name: 'from the cli', outcome: 'pass' }], 'cli'));
 
-    const up = await cli(['tests', 'upload', '--repo', 'git.local/acme/widgets', '--sha', shaOf('cli'), '--branch', 'main', '--job', 'cli', file]);
+    const up = await cli([
+      'tests',
+      'upload',
+      '--repo',
+      'git.local/acme/widgets',
+      '--sha',
+      shaOf('cli'),
+      '--branch',
+      'main',
+      '--job',
+      'cli',
+      file,
+    ]);
     const listed = await cli(['tests', 'list', '--repo', 'git.local/acme/widgets', '--status', 'flaky']);
-    const bad = await cli(['tests', 'upload', '--repo', 'git.local/acme/widgets', '--sha', shaOf('cli'), '--branch', 'main', path.join(FIXTURES, 'billion-laughs.xml')]);
+    const bad = await cli([
+      'tests',
+      'upload',
+      '--repo',
+      'git.local/acme/widgets',
+      '--sha',
+      shaOf('cli'),
+      '--branch',
+      'main',
+      path.join(FIXTURES, 'billion-laughs.xml'),
+    ]);
 
     expect(up.code).toBe(0);
     expect(JSON.parse(up.stdout)).toMatchObject({ caseCount: 1, files: 1 });
@@ -325,7 +445,10 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
 
   it('when the server restarts, then the test-health models are rebuilt from the events alone', async () => {
     // The restarted server listens on another port, so its links differ; everything else must not.
-    const withoutLinks = (body: { tests: object[] }) => ({ ...body, tests: body.tests.map((t) => ({ ...t, html_url: undefined, repository: undefined })) });
+    const withoutLinks = (body: { tests: object[] }) => ({
+      ...body,
+      tests: body.tests.map((t) => ({ ...t, html_url: undefined, repository: undefined })),
+    });
     const before = withoutLinks((await api().unhealthy('FLAKY', { page_size: 100 })).body);
     const quarantinedBefore = (await api().quarantined({ page_size: 100 })).body;
 
@@ -345,7 +468,11 @@ describe('paging', () => {
     // Stable tests ride along: an upload where nearly everything failed reads as an outage and proves nothing.
     const stable = Array.from({ length: 10 }, (_, i) => ({ name: `stable ${i}`, outcome: 'pass' as const }));
     await api().uploadCases([...names.map((n) => ({ name: n, outcome: 'fail' as const })), ...stable], { sha, job: 'a' }, 'paging');
-    await api().uploadCases(names.map((n) => ({ name: n, outcome: 'pass' as const })), { sha, job: 'b' }, 'paging');
+    await api().uploadCases(
+      names.map((n) => ({ name: n, outcome: 'pass' as const })),
+      { sha, job: 'b' },
+      'paging',
+    );
     const original = (await api().unhealthy('FLAKY', { page_size: 100 })).body.tests.map((t: { id: string }) => t.id);
     expect(original.length).toBeGreaterThanOrEqual(24);
 
@@ -353,14 +480,27 @@ describe('paging', () => {
     const seen: string[] = [];
     let page = (await api().unhealthy('FLAKY', { page_size: 7, page_token: '' })).body;
     seen.push(...page.tests.map((t: { id: string }) => t.id));
-    expect(page.page).toMatchObject({ total_rows: original.length, total_pages: Math.ceil(original.length / 7), page_index: 1, prev_page_token: '' });
+    expect(page.page).toMatchObject({
+      total_rows: original.length,
+      total_pages: Math.ceil(original.length / 7),
+      page_index: 1,
+      prev_page_token: '',
+    });
     let round = 0;
     while (page.page.next_page_token !== '') {
       round += 1;
       const fresh = [`inserted ${round}a`, `inserted ${round}b`];
       const freshSha = shaOf(`insert-${round}`);
-      await api().uploadCases(fresh.map((n) => ({ name: n, outcome: 'fail' as const })), { sha: freshSha, job: 'a' }, 'paging');
-      await api().uploadCases(fresh.map((n) => ({ name: n, outcome: 'pass' as const })), { sha: freshSha, job: 'b' }, 'paging');
+      await api().uploadCases(
+        fresh.map((n) => ({ name: n, outcome: 'fail' as const })),
+        { sha: freshSha, job: 'a' },
+        'paging',
+      );
+      await api().uploadCases(
+        fresh.map((n) => ({ name: n, outcome: 'pass' as const })),
+        { sha: freshSha, job: 'b' },
+        'paging',
+      );
       const res = await api().unhealthy('FLAKY', { page_size: 7, page_token: page.page.next_page_token });
       expect(res.status).toBe(200);
       page = res.body;
@@ -418,9 +558,21 @@ describe('paging', () => {
 
   it('when a list names another organisation, an unknown repository or a bad status, then 4xx', async () => {
     expect((await testHealthClient(server.url, TOKENS.read, 'other-org').unhealthy('FLAKY')).body.error.code).toBe('ORG_NOT_FOUND');
-    expect((await api().post('/flaky-tests/list-quarantined-tests', { repo: { ...REPO, name: 'nope' }, org_url_slug: ORG, page_query: {} })).body.error.code).toBe('REPO_NOT_FOUND');
+    expect(
+      (await api().post('/flaky-tests/list-quarantined-tests', { repo: { ...REPO, name: 'nope' }, org_url_slug: ORG, page_query: {} })).body
+        .error.code,
+    ).toBe('REPO_NOT_FOUND');
     expect((await api().unhealthy('HEALTHY')).body.error.code).toBe('VALIDATION_FAILED');
-    expect((await api().post('/flaky-tests/list-unhealthy-tests', { repo: REPO, org_url_slug: ORG, status: 'FLAKY' })).body.error).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'page_query' }] });
-    expect((await testHealthClient(server.url, TOKENS.read, ORG).raw('/flaky-tests/list-unhealthy-tests').set('content-type', 'text/plain').send('status=FLAKY')).status).toBe(415);
+    expect(
+      (await api().post('/flaky-tests/list-unhealthy-tests', { repo: REPO, org_url_slug: ORG, status: 'FLAKY' })).body.error,
+    ).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'page_query' }] });
+    expect(
+      (
+        await testHealthClient(server.url, TOKENS.read, ORG)
+          .raw('/flaky-tests/list-unhealthy-tests')
+          .set('content-type', 'text/plain')
+          .send('status=FLAKY')
+      ).status,
+    ).toBe(415);
   });
 });

@@ -21,7 +21,10 @@ describe('first start without configured tokens', () => {
     const file = path.join(world.dataDir, 'api-token');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect((await client(first.url, secret!).createQueue()).status).toBe(200);
-    const jsonLines = first.output().split('\n').filter((l) => l.startsWith('{'));
+    const jsonLines = first
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     expect(jsonLines.join('\n')).not.toContain(secret);
     await first.stop();
 
@@ -32,16 +35,24 @@ describe('first start without configured tokens', () => {
   });
 
   it('when RAILYARD_API_TOKENS is malformed, then the server refuses to start', async () => {
-    await expect(startProcess('apps/server/src/main.ts', { RAILYARD_DATA_DIR: world.dataDir, RAILYARD_API_TOKENS: 'ci:short:write' }, { timeoutMs: 20_000 })).rejects.toThrow(
-      /exited with 1/,
-    );
+    await expect(
+      startProcess(
+        'apps/server/src/main.ts',
+        { RAILYARD_DATA_DIR: world.dataDir, RAILYARD_API_TOKENS: 'ci:short:write' },
+        { timeoutMs: 20_000 },
+      ),
+    ).rejects.toThrow(/exited with 1/);
   });
 });
 
 describe('rate limiting', () => {
   it('when RAILYARD_RATE_LIMIT_PER_SECOND is set, then a token over it gets 429 with Retry-After', async () => {
     const { TOKEN_ENV, TOKENS } = await import('./support/world');
-    const server = await startProcess('apps/server/src/main.ts', { RAILYARD_DATA_DIR: world.dataDir, RAILYARD_API_TOKENS: TOKEN_ENV, RAILYARD_RATE_LIMIT_PER_SECOND: '3' });
+    const server = await startProcess('apps/server/src/main.ts', {
+      RAILYARD_DATA_DIR: world.dataDir,
+      RAILYARD_API_TOKENS: TOKEN_ENV,
+      RAILYARD_RATE_LIMIT_PER_SECOND: '3',
+    });
     try {
       const admin = client(server.url, TOKENS.admin);
       const answers = await Promise.all(Array.from({ length: 10 }, () => admin.getQueue('none')));

@@ -8,7 +8,9 @@ export default async function globalSetup(): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    throw new Error(`integration tests need Redis at ${url} (start it: redis-server --daemonize yes --port 6379 --save "" --appendonly no): ${String(err)}`);
+    throw new Error(
+      `integration tests need Redis at ${url} (start it: redis-server --daemonize yes --port 6379 --save "" --appendonly no): ${String(err)}`,
+    );
   } finally {
     redis.disconnect();
   }

@@ -34,7 +34,14 @@ const accessLog =
       const level = res.statusCode >= 500 ? 'error' : res.statusCode < 400 && res.locals.scope === 'read' ? 'debug' : 'info';
       if (!deps.logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.logger.log(level, 'http', { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, requestId: res.locals.requestId, actor: res.locals.actor });
+      deps.logger.log(level, 'http', {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+        requestId: res.locals.requestId,
+        actor: res.locals.actor,
+      });
     });
     next();
   };
@@ -68,7 +75,9 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pag
   const v1 = express.Router();
   v1.use(dispatchByPath([queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters]));
   for (const path of V1_POST_PATHS)
-    v1.all(path, (req, _res, next) => next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })));
+    v1.all(path, (req, _res, next) =>
+      next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })),
+    );
   app.use('/v1', v1);
   if (pageRouters.length) app.use(...pageRouters);
   app.use(notFoundHandler);

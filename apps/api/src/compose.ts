@@ -45,8 +45,19 @@ export interface ComposedApi {
 export const composeApi = (p: ApiParts): ComposedApi => {
   let selfUrl = '';
   const clock = p.clock ? { clock: p.clock } : {};
-  const commands = new QueueCommands(p.eventStore, p.readModels, p.logger, { clock: p.clock ?? { now: () => new Date() }, readYourWritesTimeoutMs: p.readYourWritesTimeoutMs });
-  const deps = { commands, readModels: p.readModels, gitHost: p.gitHost, blobs: p.blobs, tokens: p.tokens, logger: p.logger, limiter: rateLimit(p.rateLimitPerSecond) };
+  const commands = new QueueCommands(p.eventStore, p.readModels, p.logger, {
+    clock: p.clock ?? { now: () => new Date() },
+    readYourWritesTimeoutMs: p.readYourWritesTimeoutMs,
+  });
+  const deps = {
+    commands,
+    readModels: p.readModels,
+    gitHost: p.gitHost,
+    blobs: p.blobs,
+    tokens: p.tokens,
+    logger: p.logger,
+    limiter: rateLimit(p.rateLimitPerSecond),
+  };
   const testHealth = createTestHealth({
     eventStore: p.eventStore,
     blobs: p.blobs,
@@ -59,9 +70,19 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     serverUrl: () => selfUrl,
     ...clock,
   });
-  const ciHttp = { statuses: p.statuses, commits: new CommitChecker(p.gitRoot), dataDir: p.dataDir, ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}) };
+  const ciHttp = {
+    statuses: p.statuses,
+    commits: new CommitChecker(p.gitRoot),
+    dataDir: p.dataDir,
+    ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}),
+  };
   const routers = [
-    metricsRoutes(deps, { metrics: p.metrics, eventStore: p.eventStore, projections: { readmodels: p.readModels, metrics: p.metrics }, ...clock }),
+    metricsRoutes(deps, {
+      metrics: p.metrics,
+      eventStore: p.eventStore,
+      projections: { readmodels: p.readModels, metrics: p.metrics },
+      ...clock,
+    }),
     historyRoutes(deps, { eventStore: p.eventStore }),
     testHealth.router,
     ...ciRouters(deps, ciHttp),

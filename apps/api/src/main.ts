@@ -24,13 +24,30 @@ const main = async (): Promise<void> => {
   const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
   const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
   // Also fed by the projector process; every replica parses uploads and sweeps (see docs/test-health.md).
-  const testHealthStore = openTestHealthStore('redis', { blobs, config: testHealthConfig, redisUrl: config.redisUrl, namespace: config.redisNamespace });
+  const testHealthStore = openTestHealthStore('redis', {
+    blobs,
+    config: testHealthConfig,
+    redisUrl: config.redisUrl,
+    namespace: config.redisNamespace,
+  });
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
   const { publicUrl } = ciSettingsFromEnv();
   const { app, testHealth, setSelfUrl } = composeApi({
-    eventStore, blobs, readModels, metrics, testHealthStore, testHealthConfig, gitHost, statuses, tokens, logger,
-    gitRoot: config.gitRoot, dataDir: config.dataDir, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, rateLimitPerSecond: config.rateLimitPerSecond,
+    eventStore,
+    blobs,
+    readModels,
+    metrics,
+    testHealthStore,
+    testHealthConfig,
+    gitHost,
+    statuses,
+    tokens,
+    logger,
+    gitRoot: config.gitRoot,
+    dataDir: config.dataDir,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    rateLimitPerSecond: config.rateLimitPerSecond,
     ...(publicUrl ? { publicUrl } : {}),
   });
   const server = app.listen(config.port, config.host, () => {
@@ -39,7 +56,16 @@ const main = async (): Promise<void> => {
   });
   const stop = () => {
     server.close(() => {
-      Promise.all([statuses.close(), testHealth.close(), eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]).finally(() => process.exit(0));
+      Promise.all([
+        statuses.close(),
+        testHealth.close(),
+        eventStore.close(),
+        blobs.close(),
+        readModels.close(),
+        metrics.close(),
+        testHealthStore.close(),
+        gitHost.close(),
+      ]).finally(() => process.exit(0));
     });
     server.closeAllConnections();
   };

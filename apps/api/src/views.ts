@@ -2,7 +2,12 @@ import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPul
 import type { PrView, QueueView } from '@railyard/readmodels';
 import { isTerminal, type Entry, type QueueState } from '@railyard/domain';
 
-export const queueResponse = (q: QueueView): QueueResponse => ({ state: q.state, branch: q.branch, ...q.settings, requiredStatuses: q.requiredStatuses });
+export const queueResponse = (q: QueueView): QueueResponse => ({
+  state: q.state,
+  branch: q.branch,
+  ...q.settings,
+  requiredStatuses: q.requiredStatuses,
+});
 
 /**
  * Trunk's own Terraform client reads `{queue: {...}}` and the older spellings, while the spec reads a
@@ -27,7 +32,10 @@ const enqueued = (p: PrView): EnqueuedPullRequest => ({
   stateChangedAt: p.stateChangedAt,
 });
 
-export const getQueueResponse = (q: QueueView, prs: PrView[]): Record<string, unknown> & Pick<GetQueueResponse, 'enqueuedPullRequests'> => ({
+export const getQueueResponse = (
+  q: QueueView,
+  prs: PrView[],
+): Record<string, unknown> & Pick<GetQueueResponse, 'enqueuedPullRequests'> => ({
   ...queueEnvelope(queueResponse(q)),
   enqueuedPullRequests: prs.map(enqueued),
 });

@@ -22,7 +22,12 @@ export class EngineCommands {
     this.handler = new CommandHandler(
       store,
       { initialState: initialQueueState, evolve, decide: decideEngine },
-      { context: (): DecideContext => ({ now: iso(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now: iso },
+      {
+        context: (): DecideContext => ({ now: iso(), newId: () => randomUUID() }),
+        newEventId: randomUUID,
+        schemaVersion: QUEUE_EVENT_SCHEMA_VERSION,
+        now: iso,
+      },
     );
   }
 

@@ -71,7 +71,9 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     fromPosition: null,
     onEvents: async (events) => {
       const touched = new Set<string>();
-      for (const e of events) if (e.streamId.startsWith(QUEUE_STREAM_PREFIX) && e.metadata.actor !== 'engine') touched.add(e.streamId.slice(QUEUE_STREAM_PREFIX.length));
+      for (const e of events)
+        if (e.streamId.startsWith(QUEUE_STREAM_PREFIX) && e.metadata.actor !== 'engine')
+          touched.add(e.streamId.slice(QUEUE_STREAM_PREFIX.length));
       for (const q of touched) driverOf(q).schedule();
     },
     onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),

@@ -36,7 +36,10 @@ export class FactsReader {
     const active = [...s.entries.values()].filter((e) => e.state !== 'merged' && e.state !== 'failed' && e.state !== 'cancelled');
     await Promise.all(
       active.map(async (e) => {
-        const [file, headSha] = await Promise.all([readPullFile(gitDir, e.prNumber).catch(() => null), this.refs.read(gitDir, pullHeadRefOf(e.prNumber))]);
+        const [file, headSha] = await Promise.all([
+          readPullFile(gitDir, e.prNumber).catch(() => null),
+          this.refs.read(gitDir, pullHeadRefOf(e.prNumber)),
+        ]);
         if (file === null || headSha === null) return;
         const facts: PullFacts = { headSha, baseBranch: file.baseBranch, state: file.state };
         if (e.state === 'not_ready' && file.state === 'open' && headSha === e.headSha) {
@@ -48,7 +51,8 @@ export class FactsReader {
     );
 
     const statuses = new Map<string, ReportedStatus[]>();
-    for (const run of s.runs.values()) if (run.status === 'testing') statuses.set(run.testBranchSha, await this.ci.statuses(s.repo, run.testBranchSha));
+    for (const run of s.runs.values())
+      if (run.status === 'testing') statuses.set(run.testBranchSha, await this.ci.statuses(s.repo, run.testBranchSha));
 
     const facts: HostFacts = { target, pulls, statuses, testBranches: opts.sweep ? await listTestBranches(gitDir) : [] };
     const overlaps = await this.overlaps?.forQueue(s);

@@ -125,7 +125,13 @@ export class QueueDriver {
   private async ensureCi(s: QueueState): Promise<void> {
     for (const run of s.runs.values()) {
       if (run.status !== 'testing' || this.deps.ci.isRunning(run.testRunId)) continue;
-      await this.deps.ci.trigger({ repo: s.repo, sha: run.testBranchSha, branch: run.testBranch, testRunId: run.testRunId, timeoutMinutes: s.settings.testingTimeoutMinutes });
+      await this.deps.ci.trigger({
+        repo: s.repo,
+        sha: run.testBranchSha,
+        branch: run.testBranch,
+        testRunId: run.testRunId,
+        timeoutMinutes: s.settings.testingTimeoutMinutes,
+      });
     }
   }
 
@@ -136,11 +142,17 @@ export class QueueDriver {
         if (e.type === 'TestRunCancelled' || e.type === 'TestRunTimedOut' || e.type === 'TestRunFailed' || e.type === 'TestRunSucceeded')
           await this.deps.ci.cancel(e.data.testRunId);
       }
-      if (events.length > 0) this.deps.logger.info('engine recorded', { queueId: this.queueId, command: command.type, events: events.map((e) => e.type) });
+      if (events.length > 0)
+        this.deps.logger.info('engine recorded', { queueId: this.queueId, command: command.type, events: events.map((e) => e.type) });
       return events;
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      this.deps.logger.warn('engine command no longer applies', { queueId: this.queueId, command: command.type, code: err.code, message: err.message });
+      this.deps.logger.warn('engine command no longer applies', {
+        queueId: this.queueId,
+        command: command.type,
+        code: err.code,
+        message: err.message,
+      });
       return null;
     }
   }
@@ -169,14 +181,23 @@ export class QueueDriver {
 
   private async startRun(s: QueueState, a: Extract<Action, { kind: 'startRun' }>): Promise<Outcome> {
     const testRunId = randomUUID();
-    const built = await this.deps.writer.buildTestBranch(s.repo, { baseSha: a.baseSha, stack: a.stack, method: s.settings.mergeMethod, testRunId, prNumber: a.prNumber });
+    const built = await this.deps.writer.buildTestBranch(s.repo, {
+      baseSha: a.baseSha,
+      stack: a.stack,
+      method: s.settings.mergeMethod,
+      testRunId,
+      prNumber: a.prNumber,
+    });
     if (!built.ok) {
       const { number, with: culprit, paths } = built.conflict;
       const files = paths.length > 0 ? `: ${paths.join(', ')}` : '';
-      const what = culprit === 'base' ? `the target branch ${s.branch} (at ${a.baseSha.slice(0, 12)})` : `PR #${culprit} ahead of it in the queue`;
+      const what =
+        culprit === 'base' ? `the target branch ${s.branch} (at ${a.baseSha.slice(0, 12)})` : `PR #${culprit} ahead of it in the queue`;
       // In a batch the PR that does not apply fails, not the batch; a PR stacked under the run fails the first tested one, as alone.
       const tested = a.prNumbers.includes(number);
-      const detail = tested ? `PR #${number} conflicts with ${what}${files}` : `PR #${number}, stacked under this run, no longer applies on ${what}${files}`;
+      const detail = tested
+        ? `PR #${number} conflicts with ${what}${files}`
+        : `PR #${number}, stacked under this run, no longer applies on ${what}${files}`;
       await this.record({ type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
@@ -203,7 +224,13 @@ export class QueueDriver {
       await this.deps.writer.deleteBranch(s.repo, built.branch, built.sha).catch(() => false);
       return 'replan';
     }
-    await this.deps.ci.trigger({ repo: s.repo, sha: built.sha, branch: built.branch, testRunId, timeoutMinutes: s.settings.testingTimeoutMinutes });
+    await this.deps.ci.trigger({
+      repo: s.repo,
+      sha: built.sha,
+      branch: built.branch,
+      testRunId,
+      timeoutMinutes: s.settings.testingTimeoutMinutes,
+    });
     return 'done';
   }
 
@@ -293,4 +320,3 @@ export class QueueDriver {
     return events === null ? 'replan' : 'done';
   }
 }
-

@@ -11,14 +11,17 @@ import type Redis from 'ioredis';
 export class QueueLeases {
   private readonly leases = new Map<string, RedisLease>();
 
-  constructor(
-    private readonly options: { redis: Redis; namespace: string; owner: string; ttlMs: number; logger: Logger },
-  ) {}
+  constructor(private readonly options: { redis: Redis; namespace: string; owner: string; ttlMs: number; logger: Logger }) {}
 
   owns = async (queueId: string): Promise<boolean> => {
     let lease = this.leases.get(queueId);
     if (!lease) {
-      lease = new RedisLease({ redis: this.options.redis, key: redisKeys(this.options.namespace).lease(`engine:${queueId}`), owner: this.options.owner, ttlMs: this.options.ttlMs });
+      lease = new RedisLease({
+        redis: this.options.redis,
+        key: redisKeys(this.options.namespace).lease(`engine:${queueId}`),
+        owner: this.options.owner,
+        ttlMs: this.options.ttlMs,
+      });
       lease.onLost(() => this.options.logger.warn('engine lost a queue lease', { queueId }));
       this.leases.set(queueId, lease);
     }
@@ -29,6 +32,9 @@ export class QueueLeases {
   };
 
   release = async (queueId: string): Promise<void> => {
-    await this.leases.get(queueId)?.release().catch(() => undefined);
+    await this.leases
+      .get(queueId)
+      ?.release()
+      .catch(() => undefined);
   };
 }

@@ -16,14 +16,26 @@ afterEach(async () => {
 });
 
 const AT = '2025-06-01T09:00:00.000Z';
-const store = async (names: string[]): Promise<TargetsRef> => ({ digest: await blobs.put(Buffer.from(names.join('\n'))), count: names.length, all: false });
+const store = async (names: string[]): Promise<TargetsRef> => ({
+  digest: await blobs.put(Buffer.from(names.join('\n'))),
+  count: names.length,
+  all: false,
+});
 
 /** A queue in `mode` whose PR n (head `h<n>`) uploaded `lists[n]`; PRs in `gone` were cancelled since. */
 const queue = (mode: 'single' | 'parallel', lists: Record<number, TargetsRef>, gone: number[] = []): QueueState => {
   const events: QueueEvent[] = [
     {
       type: 'QueueCreated',
-      data: { queueId: 'q', repo: { host: 'h', owner: 'o', name: 'n' }, branch: 'main', settings: { ...initialQueueState().settings, mode }, requiredStatuses: [], state: 'running', at: AT },
+      data: {
+        queueId: 'q',
+        repo: { host: 'h', owner: 'o', name: 'n' },
+        branch: 'main',
+        settings: { ...initialQueueState().settings, mode },
+        requiredStatuses: [],
+        state: 'running',
+        at: AT,
+      },
     },
   ];
   for (const [n, ref] of Object.entries(lists)) {

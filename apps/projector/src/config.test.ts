@@ -13,8 +13,16 @@ describe('projectorConfigFromEnv', () => {
   });
 
   it('when a data dir, Redis and namespace are given, then they are used', () => {
-    const config = projectorConfigFromEnv({ RAILYARD_DATA_DIR: '/var/lib/railyard', RAILYARD_REDIS_URL: 'redis://cache:6380', RAILYARD_REDIS_NAMESPACE: 'rm2' });
-    expect(config).toMatchObject({ eventStore: { kind: 'sqlite', file: '/var/lib/railyard/events.sqlite' }, redisUrl: 'redis://cache:6380', namespace: 'rm2' });
+    const config = projectorConfigFromEnv({
+      RAILYARD_DATA_DIR: '/var/lib/railyard',
+      RAILYARD_REDIS_URL: 'redis://cache:6380',
+      RAILYARD_REDIS_NAMESPACE: 'rm2',
+    });
+    expect(config).toMatchObject({
+      eventStore: { kind: 'sqlite', file: '/var/lib/railyard/events.sqlite' },
+      redisUrl: 'redis://cache:6380',
+      namespace: 'rm2',
+    });
   });
 
   it('when KurrentDB is chosen with its URL, then the kurrent store is configured', () => {
@@ -39,6 +47,9 @@ describe('projectorConfigFromEnv and the other processes', () => {
   });
 
   it('when RAILYARD_KURRENTDB_URL is set, then KurrentDB is used, as everywhere else', () => {
-    expect(projectorConfigFromEnv({ RAILYARD_KURRENTDB_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }).eventStore).toEqual({ kind: 'kurrent', url: 'kurrentdb://127.0.0.1:2113?tls=false' });
+    expect(projectorConfigFromEnv({ RAILYARD_KURRENTDB_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }).eventStore).toEqual({
+      kind: 'kurrent',
+      url: 'kurrentdb://127.0.0.1:2113?tls=false',
+    });
   });
 });

@@ -1,7 +1,14 @@
 import { QUEUE_EVENT_SCHEMA_VERSION, queueStreamOf, type QueueEvent } from '@railyard/domain';
 import { MemoryEventStore, type EventStore } from '@railyard/eventstore';
 import { createLogger } from '@railyard/observability';
-import { MemoryReadModelStore, readModelTesting, RedisLease, RedisReadModelStore, redisKeys, type ReadModelStore } from '@railyard/readmodels';
+import {
+  MemoryReadModelStore,
+  readModelTesting,
+  RedisLease,
+  RedisReadModelStore,
+  redisKeys,
+  type ReadModelStore,
+} from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { runLeasedProjector } from './leased';
 import { rebuildProjections } from './rebuild';
@@ -24,7 +31,12 @@ let ids = 0;
 const append = async (queueId: string, ...events: QueueEvent[]): Promise<bigint> => {
   const result = await eventStore.append(
     queueStreamOf(queueId),
-    events.map((e) => ({ eventId: `ev-${++ids}`, type: e.type, data: e.data, metadata: { schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, actor: 'test', correlationId: 'c', at: e.data.at } })),
+    events.map((e) => ({
+      eventId: `ev-${++ids}`,
+      type: e.type,
+      data: e.data,
+      metadata: { schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, actor: 'test', correlationId: 'c', at: e.data.at },
+    })),
     'any',
   );
   return result.position;
@@ -137,7 +149,18 @@ describe('rebuildProjections', () => {
   it('when the read models hold documents from another history, then the rebuild discards them', async () => {
     const other = new MemoryEventStore();
     try {
-      await other.append(queueStreamOf(Q), [{ eventId: 'x', type: 'QueueCreated', data: queueCreated(Q, '2020-01-01T00:00:00.000Z').data, metadata: { schemaVersion: 1, actor: 't', correlationId: 'c', at: AT } }], 'any');
+      await other.append(
+        queueStreamOf(Q),
+        [
+          {
+            eventId: 'x',
+            type: 'QueueCreated',
+            data: queueCreated(Q, '2020-01-01T00:00:00.000Z').data,
+            metadata: { schemaVersion: 1, actor: 't', correlationId: 'c', at: AT },
+          },
+        ],
+        'any',
+      );
       await readModels.apply(await other.readAll(null, 10));
     } finally {
       await other.close();
@@ -150,7 +173,8 @@ describe('rebuildProjections', () => {
 
 describe('runLeasedProjector', () => {
   it('when two projectors contend for one namespace, then one projects and the other takes over once the first stops', async () => {
-    const lease = (owner: string) => new RedisLease({ redis, key: redisKeys(namespace).lease('projector'), owner, ttlMs: 2_000, retryEveryMs: 10 });
+    const lease = (owner: string) =>
+      new RedisLease({ redis, key: redisKeys(namespace).lease('projector'), owner, ttlMs: 2_000, retryEveryMs: 10 });
     const projectingBy: string[] = [];
     const contender = (owner: string) =>
       runLeasedProjector({

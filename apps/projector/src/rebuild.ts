@@ -30,7 +30,11 @@ const REBUILD_BATCH_SIZE = 2000;
  * current one is applied, so the store and the read models work in parallel. Run it only where no
  * live projector writes the same read models (hold the projector lease).
  */
-export const rebuildProjections = async ({ eventStore, readModels, batchSize = REBUILD_BATCH_SIZE }: RebuildOptions): Promise<RebuildResult> => {
+export const rebuildProjections = async ({
+  eventStore,
+  readModels,
+  batchSize = REBUILD_BATCH_SIZE,
+}: RebuildOptions): Promise<RebuildResult> => {
   const started = process.hrtime.bigint();
   await readModels.reset();
   let events = 0;

@@ -38,8 +38,10 @@ export const startServer = async (
   const testHealthProjector = runProjector({ eventStore, readModels: testHealthStore, logger });
   // The port opens only once the models hold every event already stored: no reader sees a half-built model.
   if (head !== null && !(await readModels.waitFor(head, 10 * 60_000))) throw new Error('read models did not catch up with the event store');
-  if (head !== null && !(await metrics.waitFor(head, 10 * 60_000))) throw new Error('the metrics read model did not catch up with the event store');
-  if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000))) throw new Error('the test-health read models did not catch up with the event store');
+  if (head !== null && !(await metrics.waitFor(head, 10 * 60_000)))
+    throw new Error('the metrics read model did not catch up with the event store');
+  if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000)))
+    throw new Error('the test-health read models did not catch up with the event store');
   let selfUrl = '';
   // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
   // Reports the checks write go to test health, which the API composition below creates.
@@ -49,12 +51,33 @@ export const startServer = async (
     settings: ciSettings,
     publicUrl: () => selfUrl,
     logger,
-    uploadReports: (input) => (api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet'))),
+    uploadReports: (input) =>
+      api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet')),
   });
-  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, gitHost, logger, ci, ...(options.clock ? { now: options.clock.now } : {}) });
+  const engine = startEmbeddedEngine({
+    eventStore,
+    blobs,
+    gitRoot: config.gitRoot,
+    gitHost,
+    logger,
+    ci,
+    ...(options.clock ? { now: options.clock.now } : {}),
+  });
   const composed = composeApi({
-    eventStore, blobs, readModels, metrics, testHealthStore, testHealthConfig, gitHost, statuses: ci.statusStore, tokens, logger,
-    gitRoot: config.gitRoot, dataDir: config.dataDir, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, rateLimitPerSecond: config.rateLimitPerSecond,
+    eventStore,
+    blobs,
+    readModels,
+    metrics,
+    testHealthStore,
+    testHealthConfig,
+    gitHost,
+    statuses: ci.statusStore,
+    tokens,
+    logger,
+    gitRoot: config.gitRoot,
+    dataDir: config.dataDir,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    rateLimitPerSecond: config.rateLimitPerSecond,
     ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

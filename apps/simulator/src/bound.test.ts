@@ -12,7 +12,7 @@ describe('linearSpeculationBound', () => {
     // Merges per round = sum over j = 1..8 of 0.9^j = 0.9 (1 - 0.9^8) / 0.1 = 9 × 0.56953279 = 5.12579511.
     const b = linearSpeculationBound(0.1, 30, 8);
     expect(b.mergesPerRound).toBeCloseTo(5.12579511, 6);
-    expect(b.resolvedPerRound).toBeCloseTo(5.69532790, 6);
+    expect(b.resolvedPerRound).toBeCloseTo(5.6953279, 6);
     expect(b.mergesPerHour).toBeCloseTo(10.25159022, 6);
     expect(b.ciRunsPerMerge).toBeCloseTo(8 / 5.12579511, 6);
   });

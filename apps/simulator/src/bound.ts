@@ -62,4 +62,5 @@ export const batchedLinearBound = (p: number, ciMinutes: number, k: number, b: n
  * speculation round alike. Merge conflicts are left out on purpose: the engine finds them while
  * building the test branch, before any CI runs, so they cost no round.
  */
-export const effectiveFailureRate = (parts: { failureRate: number; flakeRate: number }): number => 1 - (1 - parts.failureRate) * (1 - parts.flakeRate);
+export const effectiveFailureRate = (parts: { failureRate: number; flakeRate: number }): number =>
+  1 - (1 - parts.failureRate) * (1 - parts.flakeRate);

@@ -59,7 +59,15 @@ export class CiModel {
     const endsAt = r.startedAt + this.duration();
     const missed = holdsBad && missDraw;
     const flaked = !holdsBad && flakeDraw;
-    const run: CiRun = { ...r, endsAt, outcome: (holdsBad && !missed) || flaked ? 'failure' : 'success', flaked, missed, reported: false, ended: false };
+    const run: CiRun = {
+      ...r,
+      endsAt,
+      outcome: (holdsBad && !missed) || flaked ? 'failure' : 'success',
+      flaked,
+      missed,
+      reported: false,
+      ended: false,
+    };
     this.runs.set(run.testRunId, run);
     this.bySha.set(run.testBranchSha, run);
     return run;

@@ -38,7 +38,17 @@ describe('invariants, planted through a broken planner', () => {
     const planner = tampered((s, _a, facts) => {
       const first = entriesIn(s, 'pending')[0];
       if (!first || !facts.target) return undefined;
-      return [{ kind: 'merge', prNumber: first.prNumber, testRunId: 'no-such-run', index: 0, before: facts.target, after: { sha: 'x', tree: 'y' }, onto: facts.target.sha }];
+      return [
+        {
+          kind: 'merge',
+          prNumber: first.prNumber,
+          testRunId: 'no-such-run',
+          index: 0,
+          before: facts.target,
+          after: { sha: 'x', tree: 'y' },
+          onto: facts.target.sha,
+        },
+      ];
     });
     expectViolation('MERGED_UNTESTED', () => simulate(smallWorkload(), { planner }));
   });
@@ -72,7 +82,17 @@ describe('invariants, planted through a broken planner', () => {
       const newest = waiting.at(-1);
       if (waiting.length < 2 || !newest) return [];
       const stack = [{ number: newest.prNumber, headSha: newest.headSha, title: newest.title }];
-      return [{ kind: 'startRun', prNumber: newest.prNumber, prNumbers: [newest.prNumber], stack, dependentPrs: [], baseSha: facts.target.sha, baseTree: facts.target.tree }];
+      return [
+        {
+          kind: 'startRun',
+          prNumber: newest.prNumber,
+          prNumbers: [newest.prNumber],
+          stack,
+          dependentPrs: [],
+          baseSha: facts.target.sha,
+          baseTree: facts.target.tree,
+        },
+      ];
     });
     expectViolation('ORDER_BROKEN', () => simulate(smallWorkload({ arrivalsPerHour: 600 }), { planner }));
   });
@@ -88,7 +108,9 @@ describe('invariants, planted through a broken planner', () => {
       const index = stackOf(run).indexOf(behind.prNumber);
       const after = afterStep(run, index);
       if (index < 1 || !after) return undefined;
-      return [{ kind: 'merge', prNumber: behind.prNumber, testRunId: run.testRunId, index, before: facts.target, after, onto: facts.target.sha }];
+      return [
+        { kind: 'merge', prNumber: behind.prNumber, testRunId: run.testRunId, index, before: facts.target, after, onto: facts.target.sha },
+      ];
     });
     expectViolation('TREE_NOT_TESTED', () => simulate(smallWorkload({ arrivalsPerHour: 600, queue: { concurrency: 4 } }), { planner }));
   });
@@ -97,7 +119,12 @@ describe('invariants, planted through a broken planner', () => {
     const planner = tampered((s) => {
       const passed = entriesIn(s, 'tests_passed')[0];
       return passed
-        ? [{ kind: 'record', command: { type: 'FailPr', prNumber: passed.prNumber, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'planted' } }]
+        ? [
+            {
+              kind: 'record',
+              command: { type: 'FailPr', prNumber: passed.prNumber, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'planted' },
+            },
+          ]
         : undefined;
     });
     expectViolation('INNOCENT_BLAMED', () => simulate(smallWorkload(), { planner }));
@@ -109,7 +136,9 @@ describe('invariants, planted through a broken planner', () => {
   });
 
   it('when a planner never stops acting at one instant, then LIVELOCK', () => {
-    expectViolation('LIVELOCK', () => simulate(smallWorkload(), { planner: () => [{ kind: 'deleteBranch', branch: 'railyard-merge/pr-1/x' }] }));
+    expectViolation('LIVELOCK', () =>
+      simulate(smallWorkload(), { planner: () => [{ kind: 'deleteBranch', branch: 'railyard-merge/pr-1/x' }] }),
+    );
   });
 
   it('when a planner does nothing while PRs wait, then STALLED', () => {
@@ -127,7 +156,12 @@ describe('invariants, planted through a broken planner', () => {
   it('when a planner keeps restarting PRs that passed, so that none ever leaves, then STALLED', () => {
     const planner = tampered((s) => {
       const passed = entriesIn(s, 'tests_passed');
-      return passed.length > 0 ? passed.map((e) => ({ kind: 'record', command: { type: 'RestartTests', prNumber: e.prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST' } })) : undefined;
+      return passed.length > 0
+        ? passed.map((e) => ({
+            kind: 'record',
+            command: { type: 'RestartTests', prNumber: e.prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST' },
+          }))
+        : undefined;
     });
     const err = violation(() => simulate(smallWorkload(), { planner }));
     expect(err.code).toBe('STALLED');
@@ -141,7 +175,9 @@ describe('invariants, planted through a broken planner', () => {
       const actions = plan(s, now, facts);
       const done = merged[0];
       return actions.map((a) =>
-        a.kind === 'startRun' && done !== undefined ? { ...a, stack: [{ number: done, headSha: `head-${done}`, title: '' }, ...a.stack], dependentPrs: [done, ...a.dependentPrs] } : a,
+        a.kind === 'startRun' && done !== undefined
+          ? { ...a, stack: [{ number: done, headSha: `head-${done}`, title: '' }, ...a.stack], dependentPrs: [done, ...a.dependentPrs] }
+          : a,
       );
     };
     expectViolation('STACKED_MERGED_PR', () => simulate(smallWorkload(), { planner }));
@@ -202,17 +238,24 @@ const passedRun = (stack: number[]): CiRun => ({
 const pr = (number: number, bad = false): SimPr => ({ number, headSha: `head-${number}`, bad, areas: [], arrivedAt: 0 });
 const checker = (o: { misses?: boolean; flakes?: boolean } = {}) =>
   new InvariantChecker({ missesPossible: o.misses ?? false, flakesPossible: o.flakes ?? false, directMergeAllowed: false });
-const mergedEvent = (prNumber: number): QueueEvent => ({ type: 'PrMerged', data: { prNumber, mergeSha: 'm', testRunId: 'r1', reason: 'MERGE_GRAPH_MERGE', at: at(40) } });
+const mergedEvent = (prNumber: number): QueueEvent => ({
+  type: 'PrMerged',
+  data: { prNumber, mergeSha: 'm', testRunId: 'r1', reason: 'MERGE_GRAPH_MERGE', at: at(40) },
+});
 
 describe('InvariantChecker, fed directly', () => {
   it('when a bad PR merges on a run that passed and no test misses breakages, then BAD_PR_MERGED', () => {
     const s = stateWith(submitted(1));
-    expectViolation('BAD_PR_MERGED', () => checker().onEvent(s, mergedEvent(1), view({ mergeLog: [1], runs: [passedRun([1])], prs: [pr(1, true)] })));
+    expectViolation('BAD_PR_MERGED', () =>
+      checker().onEvent(s, mergedEvent(1), view({ mergeLog: [1], runs: [passedRun([1])], prs: [pr(1, true)] })),
+    );
   });
 
   it('when misses are modelled, then a bad merge is counted, not refused', () => {
     const s = stateWith(submitted(1));
-    expect(() => checker({ misses: true }).onEvent(s, mergedEvent(1), view({ mergeLog: [1], runs: [passedRun([1])], prs: [pr(1, true)] }))).not.toThrow();
+    expect(() =>
+      checker({ misses: true }).onEvent(s, mergedEvent(1), view({ mergeLog: [1], runs: [passedRun([1])], prs: [pr(1, true)] })),
+    ).not.toThrow();
   });
 
   it('when a merged PR is moved again, then TERMINAL_STATE_CHANGED', () => {

@@ -77,7 +77,12 @@ export class InvariantChecker {
       fail('INNOCENT_BLAMED', `PR #${event.data.prNumber} is good and every verdict is exact, yet it failed with ${event.data.reason}`);
   }
 
-  private onMerge(s: QueueState, d: Extract<QueueEvent, { type: 'PrMerged' }>['data'], w: WorldView, fail: (c: InvariantCode, m: string) => never): void {
+  private onMerge(
+    s: QueueState,
+    d: Extract<QueueEvent, { type: 'PrMerged' }>['data'],
+    w: WorldView,
+    fail: (c: InvariantCode, m: string) => never,
+  ): void {
     const n = d.prNumber;
     if (!w.holds(n)) fail('MERGE_NOT_ON_TARGET', `PR #${n} is recorded merged but the target branch does not hold it`);
     if (d.reason === 'MERGE_GRAPH_DIRECT_MERGE') {
@@ -94,7 +99,10 @@ export class InvariantChecker {
       if (e.priorityValue !== me.priorityValue || e.seq > me.seq) continue;
       const other = w.pr(e.prNumber);
       if (w.mode === 'single' || (other && overlaps(pr, other)))
-        fail('ORDER_BROKEN', `PR #${n} merged while PR #${e.prNumber}, ahead of it at the same priority${w.mode === 'parallel' ? ' and overlapping it' : ''}, is still ${e.state}`);
+        fail(
+          'ORDER_BROKEN',
+          `PR #${n} merged while PR #${e.prNumber}, ahead of it at the same priority${w.mode === 'parallel' ? ' and overlapping it' : ''}, is still ${e.state}`,
+        );
     }
   }
 
@@ -116,15 +124,18 @@ export class InvariantChecker {
     const since = w.mergeLog.slice(run.baseVersion);
     const sinceSet = new Set(since);
     const missing = tested.filter((x) => !sinceSet.has(x));
-    if (missing.length > 0) fail('TREE_NOT_TESTED', `PR #${n} merged but PR(s) ${missing.join(', ')} it was tested on are not on the target`);
+    if (missing.length > 0)
+      fail('TREE_NOT_TESTED', `PR #${n} merged but PR(s) ${missing.join(', ')} it was tested on are not on the target`);
     const testedSet = new Set(tested);
     const extra = since.filter((x) => !testedSet.has(x));
     if (extra.length === 0) return;
-    if (w.mode === 'single') fail('TREE_NOT_TESTED', `PR #${n} merged onto PR(s) ${extra.join(', ')} that run ${run.testRunId} never tested with it`);
+    if (w.mode === 'single')
+      fail('TREE_NOT_TESTED', `PR #${n} merged onto PR(s) ${extra.join(', ')} that run ${run.testRunId} never tested with it`);
     const me = w.pr(n);
     for (const x of extra) {
       const px = w.pr(x);
-      if (!me || !px || overlaps(me, px)) fail('TREE_NOT_TESTED', `PR #${n} merged onto PR #${x}, which overlaps it but was not in run ${run.testRunId}`);
+      if (!me || !px || overlaps(me, px))
+        fail('TREE_NOT_TESTED', `PR #${n} merged onto PR #${x}, which overlaps it but was not in run ${run.testRunId}`);
     }
   }
 
@@ -132,7 +143,11 @@ export class InvariantChecker {
   atQuiescence(s: QueueState, w: WorldView, merged: number): void {
     const minute = w.now / 60_000;
     if (merged !== w.mergeLog.length)
-      throw new InvariantViolation('TARGET_OUT_OF_SYNC', `${merged} PR(s) recorded merged, ${w.mergeLog.length} on the target branch`, minute);
+      throw new InvariantViolation(
+        'TARGET_OUT_OF_SYNC',
+        `${merged} PR(s) recorded merged, ${w.mergeLog.length} on the target branch`,
+        minute,
+      );
     let main = 0;
     let bisection = 0;
     for (const run of s.runs.values()) {
@@ -140,9 +155,14 @@ export class InvariantChecker {
       if (run.bisection) bisection++;
       else main++;
     }
-    if (main > s.settings.concurrency) throw new InvariantViolation('BUDGET_EXCEEDED', `${main} runs in flight, concurrency is ${s.settings.concurrency}`, minute);
+    if (main > s.settings.concurrency)
+      throw new InvariantViolation('BUDGET_EXCEEDED', `${main} runs in flight, concurrency is ${s.settings.concurrency}`, minute);
     if (bisection > s.settings.bisectionConcurrency)
-      throw new InvariantViolation('BUDGET_EXCEEDED', `${bisection} bisection runs in flight, bisectionConcurrency is ${s.settings.bisectionConcurrency}`, minute);
+      throw new InvariantViolation(
+        'BUDGET_EXCEEDED',
+        `${bisection} bisection runs in flight, bisectionConcurrency is ${s.settings.bisectionConcurrency}`,
+        minute,
+      );
   }
 
   /** At the end: every PR was submitted and ended, unless the run was cut at its time limit. */
@@ -152,9 +172,15 @@ export class InvariantChecker {
     for (let n = 1; n <= generated; n++) {
       const e = s.entries.get(n);
       if (!e) throw new InvariantViolation('PR_LOST', `PR #${n} arrived but was never submitted`, minute);
-      if (!isTerminal(e.state)) throw new InvariantViolation('PR_LOST', `PR #${n} is still ${e.state} although the simulation ran until nothing was left to do`, minute);
+      if (!isTerminal(e.state))
+        throw new InvariantViolation(
+          'PR_LOST',
+          `PR #${n} is still ${e.state} although the simulation ran until nothing was left to do`,
+          minute,
+        );
     }
     for (const run of s.runs.values())
-      if (run.status === 'testing') throw new InvariantViolation('RUN_LEFT_RUNNING', `run ${run.testRunId} is still testing with no PR left`, minute);
+      if (run.status === 'testing')
+        throw new InvariantViolation('RUN_LEFT_RUNNING', `run ${run.testRunId} is still testing with no PR left`, minute);
   }
 }

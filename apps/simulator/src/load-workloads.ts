@@ -20,7 +20,9 @@ export const loadWorkload = async (file: string): Promise<Workload> => {
   try {
     raw = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    throw new WorkloadError(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new WorkloadError(
+      `${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return parseWorkload(raw, file);
 };

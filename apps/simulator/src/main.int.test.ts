@@ -8,10 +8,15 @@ const ROOT = path.resolve(__dirname, '../../..');
 /** `npm run simulate -- …` as an operator runs it: a real node process with tsx, from the repository root. */
 const simulateCli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'apps/simulator/src/main.ts', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'apps/simulator/src/main.ts', ...args],
+      { cwd: ROOT, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 
 const lines = (stdout: string): Record<string, unknown>[] =>
@@ -35,14 +40,25 @@ describe('npm run simulate', () => {
     expect(code).toBe(0);
     const [result, ...rest] = lines(stdout);
     expect(rest).toEqual([]);
-    expect(result).toMatchObject({ workload: 'single-p10-c08', prs: 300, boundMergesPerHour: 10.25, innocentEjections: 0, badMerges: 0, unfinished: 0 });
-    for (const field of ['mergesPerHour', 'ciRunsPerMerge', 'p50TimeInQueueMin', 'p95TimeInQueueMin']) expect(typeof result?.[field]).toBe('number');
+    expect(result).toMatchObject({
+      workload: 'single-p10-c08',
+      prs: 300,
+      boundMergesPerHour: 10.25,
+      innocentEjections: 0,
+      badMerges: 0,
+      unfinished: 0,
+    });
+    for (const field of ['mergesPerHour', 'ciRunsPerMerge', 'p50TimeInQueueMin', 'p95TimeInQueueMin'])
+      expect(typeof result?.[field]).toBe('number');
   });
 
   it('when given a folder, then every workload in it runs in name order', async () => {
     const base = { prs: 40, arrivalsPerHour: 30, warmupMinutes: 0, ci: { durationMinutes: 10 }, failureRate: 0.1 };
     await writeFile(path.join(dir, 'b.json'), JSON.stringify({ ...base, name: 'second' }));
-    await writeFile(path.join(dir, 'a.yaml'), `name: first\nprs: 40\narrivalsPerHour: 30\nwarmupMinutes: 0\nci:\n  durationMinutes: 10\nfailureRate: 0.1\n`);
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      `name: first\nprs: 40\narrivalsPerHour: 30\nwarmupMinutes: 0\nci:\n  durationMinutes: 10\nfailureRate: 0.1\n`,
+    );
     const { code, stdout } = await simulateCli([dir]);
     expect(code).toBe(0);
     expect(lines(stdout).map((r) => r.workload)).toEqual(['first', 'second']);

@@ -82,7 +82,8 @@ export class Metrics {
 
   /** The number of PRs waiting to start, sampled whenever the engine has settled. */
   sampleWaiting(now: number, waiting: number): void {
-    if (this.lastSample && now > this.lastSample.at) this.waitingSpans.push({ from: this.lastSample.at, to: now, waiting: this.lastSample.waiting });
+    if (this.lastSample && now > this.lastSample.at)
+      this.waitingSpans.push({ from: this.lastSample.at, to: now, waiting: this.lastSample.waiting });
     this.lastSample = { at: now, waiting };
   }
 

@@ -53,7 +53,15 @@ export const generatePr = (w: Workload, number: number, rng: Prng, arrivedAt: nu
   else if (conflictDraw < w.conflicts.withBase + w.conflicts.withEarlier && number > 1) conflictsWith = number - 1 - partnerDraw;
   const areas = pickAreas(w, rng);
   const priority = pickPriority(w, rng);
-  return { number, headSha: `head-${number}`, bad, ...(conflictsWith !== undefined ? { conflictsWith } : {}), areas, ...(priority ? { priority } : {}), arrivedAt };
+  return {
+    number,
+    headSha: `head-${number}`,
+    bad,
+    ...(conflictsWith !== undefined ? { conflictsWith } : {}),
+    areas,
+    ...(priority ? { priority } : {}),
+    arrivedAt,
+  };
 };
 
 /** Two PRs depend on each other iff their targets overlap: ALL overlaps everything, an empty list nothing. */

@@ -132,7 +132,9 @@ export const buildResult = (
   if (workload.areas) {
     const lanes = workload.areas.count;
     result.areas = lanes;
-    result.laneBoundMergesPerHour = round(lanes * linearSpeculationBound(p, T, Math.max(1, Math.floor(settings.concurrency / lanes))).mergesPerHour);
+    result.laneBoundMergesPerHour = round(
+      lanes * linearSpeculationBound(p, T, Math.max(1, Math.floor(settings.concurrency / lanes))).mergesPerHour,
+    );
   }
   return result;
 };

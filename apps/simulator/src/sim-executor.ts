@@ -59,11 +59,19 @@ export class SimExecutor {
       case 'directMerge': {
         const newSha = w.git.newSha();
         if (!w.git.merge(a.prNumber, newSha, a.baseSha)) return 'replan';
-        return this.recordOutcome(w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, ontoSha: a.baseSha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }));
+        return this.recordOutcome(
+          w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, ontoSha: a.baseSha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }),
+        );
       }
       case 'completeMerge':
         return this.recordOutcome(
-          w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: a.mergeSha, ...(a.testRunId !== undefined ? { testRunId: a.testRunId } : {}), reason: a.reason }),
+          w.record({
+            type: 'MarkMerged',
+            prNumber: a.prNumber,
+            mergeSha: a.mergeSha,
+            ...(a.testRunId !== undefined ? { testRunId: a.testRunId } : {}),
+            reason: a.reason,
+          }),
         );
       case 'deleteBranch':
         w.git.deleteBranch(a.branch);
@@ -76,17 +84,27 @@ export class SimExecutor {
     const stack = a.stack.map((p) => p.number);
     const onTarget = w.git.alreadyOn(a.baseSha, stack);
     if (onTarget.length > 0)
-      throw new InvariantViolation('STACKED_MERGED_PR', `run for PR #${a.prNumber} stacks PR(s) ${onTarget.join(', ')} already on its base`, w.now / 60_000);
+      throw new InvariantViolation(
+        'STACKED_MERGED_PR',
+        `run for PR #${a.prNumber} stacks PR(s) ${onTarget.join(', ')} already on its base`,
+        w.now / 60_000,
+      );
     const tested = [...a.prNumbers];
     const testRunId = w.newId('run');
     const built = w.git.buildTestBranch(testRunId, a.prNumber, a.baseSha, stack);
     if (!built.ok && 'unknownBase' in built)
-      throw new InvariantViolation('UNKNOWN_BASE', `run for PR #${a.prNumber} is to be built on ${built.unknownBase}, which the target branch never was`, w.now / 60_000);
+      throw new InvariantViolation(
+        'UNKNOWN_BASE',
+        `run for PR #${a.prNumber} is to be built on ${built.unknownBase}, which the target branch never was`,
+        w.now / 60_000,
+      );
     if (!built.ok) {
       // As the driver: in a batch the PR that does not apply fails; one stacked under the run fails the first tested PR.
       const what = built.with === 'base' ? `the target branch ${w.state.branch}` : `PR #${built.with} ahead of it in the queue`;
       const isTested = tested.includes(built.number);
-      const detail = isTested ? `PR #${built.number} conflicts with ${what}` : `PR #${built.number}, stacked under this run, no longer applies on ${what}`;
+      const detail = isTested
+        ? `PR #${built.number} conflicts with ${what}`
+        : `PR #${built.number}, stacked under this run, no longer applies on ${what}`;
       w.record({ type: 'FailPr', prNumber: isTested ? built.number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
@@ -109,7 +127,15 @@ export class SimExecutor {
       return 'replan';
     }
     const bisection = events.some((e) => e.type === 'TestRunStarted' && e.data.bisection);
-    const run = w.ci.trigger({ testRunId, testBranchSha: built.sha, stack, tested, bisection, baseVersion: built.baseVersion, startedAt: w.now });
+    const run = w.ci.trigger({
+      testRunId,
+      testBranchSha: built.sha,
+      stack,
+      tested,
+      bisection,
+      baseVersion: built.baseVersion,
+      startedAt: w.now,
+    });
     this.ciAnswersAt(run.testRunId, run.endsAt);
     return 'done';
   }
@@ -136,6 +162,15 @@ export class SimExecutor {
       newSha = w.git.newSha();
     } else return 'replan';
     if (!w.git.merge(a.prNumber, newSha, target.sha)) return 'replan';
-    return this.recordOutcome(w.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: newSha, ontoSha: target.sha, testRunId: a.testRunId, reason: 'MERGE_GRAPH_MERGE' }));
+    return this.recordOutcome(
+      w.record({
+        type: 'MarkMerged',
+        prNumber: a.prNumber,
+        mergeSha: newSha,
+        ontoSha: target.sha,
+        testRunId: a.testRunId,
+        reason: 'MERGE_GRAPH_MERGE',
+      }),
+    );
   }
 }

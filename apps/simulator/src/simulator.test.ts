@@ -6,7 +6,13 @@ import { targetsRefOf } from './world';
 
 describe('simulate', () => {
   it('when a workload runs twice with the same seed, then the results are identical', () => {
-    const w = smallWorkload({ prs: 120, failureRate: 0.1, flakeRate: 0.05, ci: { durationMinutes: 30, distribution: 'lognormal', sigma: 0.4 }, queue: { concurrency: 4 } });
+    const w = smallWorkload({
+      prs: 120,
+      failureRate: 0.1,
+      flakeRate: 0.05,
+      ci: { durationMinutes: 30, distribution: 'lognormal', sigma: 0.4 },
+      queue: { concurrency: 4 },
+    });
     expect(simulate(w)).toEqual(simulate(w));
   });
 
@@ -63,12 +69,22 @@ describe('simulate', () => {
   });
 
   it('when PRs carry priorities, then the queue still keeps order within each level', () => {
-    const r = simulate(smallWorkload({ prs: 150, arrivalsPerHour: 120, priorities: { urgent: 0.05, high: 0.2, low: 0.2 }, failureRate: 0.1, queue: { concurrency: 4 } }));
+    const r = simulate(
+      smallWorkload({
+        prs: 150,
+        arrivalsPerHour: 120,
+        priorities: { urgent: 0.05, high: 0.2, low: 0.2 },
+        failureRate: 0.1,
+        queue: { concurrency: 4 },
+      }),
+    );
     expect(r.unfinished).toBe(0);
   });
 
   it('when the queue is in parallel mode, then every PR uploads its targets first and is admitted', () => {
-    const r = simulate(smallWorkload({ prs: 100, failureRate: 0.1, areas: { count: 4, crossCutting: 0.1 }, queue: { mode: 'parallel', concurrency: 8 } }));
+    const r = simulate(
+      smallWorkload({ prs: 100, failureRate: 0.1, areas: { count: 4, crossCutting: 0.1 }, queue: { mode: 'parallel', concurrency: 8 } }),
+    );
     expect(r.mode).toBe('parallel');
     expect(r.merged + r.failed).toBe(100);
     expect(r.laneBoundMergesPerHour).toBeGreaterThan(r.boundMergesPerHour);

@@ -85,11 +85,19 @@ export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimRes
     if (generated === workload.prs && held.length === 0 && w.active.size === 0) break;
     if (ticked) {
       if (w.active.size > 0 && w.now - w.lastEventAt > stallMs)
-        throw new InvariantViolation('STALLED', `${w.active.size} PR(s) queued and nothing recorded for ${((w.now - w.lastEventAt) / 60_000).toFixed(0)} minutes`, w.now / 60_000);
+        throw new InvariantViolation(
+          'STALLED',
+          `${w.active.size} PR(s) queued and nothing recorded for ${((w.now - w.lastEventAt) / 60_000).toFixed(0)} minutes`,
+          w.now / 60_000,
+        );
       // Runs started and dropped over and over record events, yet no PR ever leaves: that is stuck too.
       const sinceExit = w.now - Math.max(w.lastExitAt, firstSubmission ?? w.now);
       if (w.active.size > 0 && sinceExit > stallMs)
-        throw new InvariantViolation('STALLED', `${w.active.size} PR(s) queued and none merged or failed for ${(sinceExit / 60_000).toFixed(0)} minutes`, w.now / 60_000);
+        throw new InvariantViolation(
+          'STALLED',
+          `${w.active.size} PR(s) queued and none merged or failed for ${(sinceExit / 60_000).toFixed(0)} minutes`,
+          w.now / 60_000,
+        );
       agenda.push(w.now + tickMs, { kind: 'tick' });
     }
   }

@@ -1,7 +1,8 @@
 import type { SimResult } from './result';
 import { evaluateTargets } from './targets';
 
-const result = (workload: string, o: Partial<SimResult>): SimResult => ({ workload, prs: 1000, mergesPerHour: 10, fractionOfBound: 1, ciRunsPerMerge: 1, innocentEjections: 0, ...o }) as SimResult;
+const result = (workload: string, o: Partial<SimResult>): SimResult =>
+  ({ workload, prs: 1000, mergesPerHour: 10, fractionOfBound: 1, ciRunsPerMerge: 1, innocentEjections: 0, ...o }) as SimResult;
 
 describe('evaluateTargets', () => {
   it('when every workload meets its target, then every check is met', () => {
@@ -17,7 +18,10 @@ describe('evaluateTargets', () => {
   });
 
   it('when a workload misses, then its check says so with the value measured', () => {
-    const checks = evaluateTargets([result('single-p10-c08', { fractionOfBound: 0.9 }), result('flaky-antiflake-on', { innocentEjections: 20, prs: 1000 })]);
+    const checks = evaluateTargets([
+      result('single-p10-c08', { fractionOfBound: 0.9 }),
+      result('flaky-antiflake-on', { innocentEjections: 20, prs: 1000 }),
+    ]);
     expect(checks[0]).toMatchObject({ met: false, value: 0.9 });
     expect(checks[4]).toMatchObject({ met: false, value: 0.02 });
   });

@@ -70,24 +70,28 @@ export const workloadSchema = z
       .strict()
       .optional(),
     /** Share of PRs submitted at each non-default priority; the rest are medium. */
-    priorities: z
-      .object({ urgent: probability, high: probability, low: probability })
-      .partial()
-      .strict()
-      .default({}),
+    priorities: z.object({ urgent: probability, high: probability, low: probability }).partial().strict().default({}),
     queue: queueSettings.default({}),
     /** How often the simulated engine looks at the queue without an event (timeouts, batch waits). */
     tickMinutes: z.number().positive().default(1),
     /** Hard stop of simulated time; PRs still queued then are reported as unfinished. */
-    maxHours: z.number().positive().default(24 * 365),
+    maxHours: z
+      .number()
+      .positive()
+      .default(24 * 365),
   })
   .strict()
   .superRefine((w, ctx) => {
     const shares = Object.values(w.priorities).reduce((a, b) => a + b, 0);
     if (shares > 1) ctx.addIssue({ code: 'custom', path: ['priorities'], message: 'priority shares add up to more than 1' });
-    if (w.queue.mode === 'parallel' && !w.areas) ctx.addIssue({ code: 'custom', path: ['areas'], message: 'a parallel-mode workload needs areas' });
+    if (w.queue.mode === 'parallel' && !w.areas)
+      ctx.addIssue({ code: 'custom', path: ['areas'], message: 'a parallel-mode workload needs areas' });
     if (w.areas && typeof w.areas.crossCuttingAreas === 'number' && w.areas.crossCuttingAreas > w.areas.count)
-      ctx.addIssue({ code: 'custom', path: ['areas', 'crossCuttingAreas'], message: 'a cross-cutting PR cannot touch more areas than exist' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['areas', 'crossCuttingAreas'],
+        message: 'a cross-cutting PR cannot touch more areas than exist',
+      });
   });
 
 export type Workload = z.output<typeof workloadSchema>;

@@ -129,7 +129,12 @@ export class World implements WorldView {
       const e = this.state.entries.get(n);
       if (e && isTerminal(e.state)) this.leave(n);
     }
-    if (event.type === 'TestRunSucceeded' || event.type === 'TestRunFailed' || event.type === 'TestRunTimedOut' || event.type === 'TestRunCancelled')
+    if (
+      event.type === 'TestRunSucceeded' ||
+      event.type === 'TestRunFailed' ||
+      event.type === 'TestRunTimedOut' ||
+      event.type === 'TestRunCancelled'
+    )
       this.ci.end(event.data.testRunId, this.now);
   }
 
@@ -189,7 +194,15 @@ export class World implements WorldView {
     }
     this.command({
       type: 'SubmitPullRequest',
-      pr: { number: pr.number, title: `PR ${pr.number}`, author: 'sim', headSha: pr.headSha, baseBranch: SIM_BRANCH, state: 'open', mergeability: 'mergeable' },
+      pr: {
+        number: pr.number,
+        title: `PR ${pr.number}`,
+        author: 'sim',
+        headSha: pr.headSha,
+        baseBranch: SIM_BRANCH,
+        state: 'open',
+        mergeability: 'mergeable',
+      },
       ...(pr.priority ? { priority: pr.priority } : {}),
     });
   }
@@ -210,10 +223,16 @@ export class World implements WorldView {
     for (const prNumber of this.active) {
       const e = this.state.entries.get(prNumber);
       if (!e) continue;
-      pulls.set(prNumber, { headSha: e.headSha, baseBranch: SIM_BRANCH, state: 'open', ...(e.state === 'not_ready' ? { mergeability: 'mergeable' as const } : {}) });
+      pulls.set(prNumber, {
+        headSha: e.headSha,
+        baseBranch: SIM_BRANCH,
+        state: 'open',
+        ...(e.state === 'not_ready' ? { mergeability: 'mergeable' as const } : {}),
+      });
     }
     const statuses = new Map<string, ReportedStatus[]>();
-    for (const run of this.state.runs.values()) if (run.status === 'testing') statuses.set(run.testBranchSha, this.ci.statuses(run.testBranchSha));
+    for (const run of this.state.runs.values())
+      if (run.status === 'testing') statuses.set(run.testBranchSha, this.ci.statuses(run.testBranchSha));
     const testBranches = [...this.git.testBranches].map(([branch, testRunId]) => ({ branch, testRunId }));
     const facts: HostFacts = { target: this.git.target(), pulls, statuses, testBranches };
     if (this.state.settings.mode === 'parallel') facts.overlaps = this.overlaps;

@@ -1,6 +1,13 @@
 import { openApiDocument, operations } from './openapi';
 
-type Doc = { paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { required?: string[]; properties?: Record<string, unknown> } } } } } }> };
+type Doc = {
+  paths: Record<
+    string,
+    {
+      post: { requestBody: { content: { 'application/json': { schema: { required?: string[]; properties?: Record<string, unknown> } } } } };
+    }
+  >;
+};
 
 describe('openApiDocument', () => {
   const doc = openApiDocument() as unknown as Doc;
@@ -10,11 +17,19 @@ describe('openApiDocument', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(operations.map((o) => o.path).sort());
   });
 
-  it('when a schema is generated, then the spec\'s required fields are required', () => {
+  it("when a schema is generated, then the spec's required fields are required", () => {
     expect(schemaOf('/getSubmittedPullRequest').required).toEqual(expect.arrayContaining(['repo', 'targetBranch', 'pr']));
     expect(schemaOf('/setImpactedTargets').required).toEqual(expect.arrayContaining(['repo', 'targetBranch', 'pr', 'impactedTargets']));
     expect(Object.keys(schemaOf('/updateQueue').properties ?? {})).toEqual(
-      expect.arrayContaining(['concurrency', 'bisectionConcurrency', 'mergeMethod', 'requiredStatuses', 'deleteRequiredStatuses', 'state', 'mode']),
+      expect.arrayContaining([
+        'concurrency',
+        'bisectionConcurrency',
+        'mergeMethod',
+        'requiredStatuses',
+        'deleteRequiredStatuses',
+        'state',
+        'mode',
+      ]),
     );
   });
 });

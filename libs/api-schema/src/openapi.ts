@@ -19,13 +19,20 @@ export const operations: OperationDoc[] = [
   { path: '/cancelPullRequest', summary: 'Remove a PR from the queue', scope: 'write', request: prActionRequest },
   { path: '/restartTestsOnPullRequest', summary: 'Re-run tests on a queued PR', scope: 'write', request: prActionRequest },
   { path: '/getSubmittedPullRequest', summary: 'Status of a submitted PR', scope: 'read', request: getSubmittedPullRequestRequest },
-  { path: '/setImpactedTargets', summary: 'Set impacted targets of a PR (parallel queues)', scope: 'write', request: setImpactedTargetsRequest },
+  {
+    path: '/setImpactedTargets',
+    summary: 'Set impacted targets of a PR (parallel queues)',
+    scope: 'write',
+    request: setImpactedTargetsRequest,
+  },
 ];
 
 const errorSchema = {
   type: 'object',
   required: ['error'],
-  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } } },
+  properties: {
+    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  },
 };
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
@@ -42,10 +49,18 @@ export const openApiDocument = (extra: OperationDoc[] = []): Record<string, unkn
         post: {
           summary: op.summary,
           description: `Needs a token with the ${op.scope} scope.`,
-          requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.request, { io: 'input', unrepresentable: 'any' }) } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: z.toJSONSchema(op.request, { io: 'input', unrepresentable: 'any' }) } },
+          },
           responses: {
             '200': { description: 'Success' },
-            ...Object.fromEntries(['400', '401', '403', '404', '409', '413', '415', '429'].map((s) => [s, { description: 'Error', content: { 'application/json': { schema: errorSchema } } }])),
+            ...Object.fromEntries(
+              ['400', '401', '403', '404', '409', '413', '415', '429'].map((s) => [
+                s,
+                { description: 'Error', content: { 'application/json': { schema: errorSchema } } },
+              ]),
+            ),
           },
         },
       },

@@ -24,7 +24,13 @@ export const impactedTargetsSchema = z.union([
 ]);
 
 export const setImpactedTargetsRequest = queueKeySchema.extend({
-  pr: z.object({ number: prNumberSchema(1), sha: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/i, 'pr.sha must be a full commit SHA').optional() }),
+  pr: z.object({
+    number: prNumberSchema(1),
+    sha: z
+      .string()
+      .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/i, 'pr.sha must be a full commit SHA')
+      .optional(),
+  }),
   impactedTargets: impactedTargetsSchema,
 });
 

@@ -8,4 +8,11 @@ export * from './local-ci';
 export * from './runner/local-ci-runner';
 export * from './intake/schema';
 export * from './intake/commits';
-export { LocalCommitStatusStore, COMMIT_STATUS_STATES, type CommitStatus, type CommitStatusInput, type CommitStatusListener, type CommitStatusStore } from '@railyard/githost';
+export {
+  LocalCommitStatusStore,
+  COMMIT_STATUS_STATES,
+  type CommitStatus,
+  type CommitStatusInput,
+  type CommitStatusListener,
+  type CommitStatusStore,
+} from '@railyard/githost';

@@ -49,7 +49,8 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     trigger: (input) => runner.trigger(input),
     cancel: (testRunId) => runner.cancel(testRunId),
     isRunning: (testRunId) => runner.isRunning(testRunId),
-    statuses: async (repo, sha) => (await statuses.list(repo, sha)).map((s) => ({ context: s.context, state: s.state, ...(s.targetUrl ? { url: s.targetUrl } : {}) })),
+    statuses: async (repo, sha) =>
+      (await statuses.list(repo, sha)).map((s) => ({ context: s.context, state: s.state, ...(s.targetUrl ? { url: s.targetUrl } : {}) })),
     onChange: (listener) => statuses.onChange(listener),
     close: async () => {
       await runner.close();

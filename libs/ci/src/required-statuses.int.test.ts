@@ -20,7 +20,10 @@ afterAll(() => removeTempDir(root));
 describe('resolveRequiredStatuses on the local host', () => {
   it('when the queue has a list, then it is used without reading the commit', async () => {
     const sha = await commitWith({ '.railyard.yml': 'merge: [broken' });
-    expect(await resolveRequiredStatuses(root, { queueList: ['ci/build'], repo, sha })).toEqual({ statuses: ['ci/build'], source: 'merge_instance' });
+    expect(await resolveRequiredStatuses(root, { queueList: ['ci/build'], repo, sha })).toEqual({
+      statuses: ['ci/build'],
+      source: 'merge_instance',
+    });
   });
 
   it('when .railyard.yml at the tested commit lists statuses, then they come from trunk_config', async () => {
@@ -29,7 +32,10 @@ describe('resolveRequiredStatuses on the local host', () => {
   });
 
   it('when only .trunk/trunk.yaml lists statuses, then they are read from it', async () => {
-    const sha = await commitWith({ '.railyard.yml': 'ci:\n  build: make\n', '.trunk/trunk.yaml': 'version: 0.1\nmerge:\n  required_statuses:\n    - Unit Tests\n' });
+    const sha = await commitWith({
+      '.railyard.yml': 'ci:\n  build: make\n',
+      '.trunk/trunk.yaml': 'version: 0.1\nmerge:\n  required_statuses:\n    - Unit Tests\n',
+    });
     expect(await resolveRequiredStatuses(root, { queueList: [], repo, sha })).toEqual({ statuses: ['Unit Tests'], source: 'trunk_config' });
   });
 
@@ -41,7 +47,10 @@ describe('resolveRequiredStatuses on the local host', () => {
   });
 
   it('when .railyard.yml is malformed, then the answer is a config parsing failure that says why', async () => {
-    const sha = await commitWith({ '.railyard.yml': 'merge:\n  required_statuses: build\n', '.trunk/trunk.yaml': 'merge:\n  required_statuses: [x]\n' });
+    const sha = await commitWith({
+      '.railyard.yml': 'merge:\n  required_statuses: build\n',
+      '.trunk/trunk.yaml': 'merge:\n  required_statuses: [x]\n',
+    });
     expect(await resolveRequiredStatuses(root, { queueList: [], repo, sha })).toEqual({
       error: 'START_TEST_RUN_CONFIG_PARSING_FAILURE',
       message: expect.stringMatching(/^\.railyard\.yml: merge\.required_statuses: /),
@@ -50,21 +59,28 @@ describe('resolveRequiredStatuses on the local host', () => {
 
   it('when .railyard.yml is a directory, then it is a config failure, not a missing file', async () => {
     const sha = await commitWith({ '.railyard.yml/x': 'y' });
-    expect(await resolveRequiredStatuses(root, { queueList: [], repo, sha })).toMatchObject({ error: 'START_TEST_RUN_CONFIG_PARSING_FAILURE', message: expect.stringMatching(/is a tree/) });
+    expect(await resolveRequiredStatuses(root, { queueList: [], repo, sha })).toMatchObject({
+      error: 'START_TEST_RUN_CONFIG_PARSING_FAILURE',
+      message: expect.stringMatching(/is a tree/),
+    });
   });
 
   it('when no file names statuses, then the answer is no required statuses', async () => {
     const none = await commitWith({});
     const checksOnly = await commitWith({ '.railyard.yml': 'ci:\n  build: make\n' });
     for (const sha of [none, checksOnly]) {
-      expect(await resolveRequiredStatuses(root, { queueList: [], repo, sha })).toMatchObject({ error: 'START_TEST_RUN_NO_REQUIRED_STATUSES' });
+      expect(await resolveRequiredStatuses(root, { queueList: [], repo, sha })).toMatchObject({
+        error: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+      });
     }
   });
 
   it('when the commit or repository does not exist, then it throws instead of guessing', async () => {
     const missingCommit = await resolveRequiredStatuses(root, { queueList: [], repo, sha: 'f'.repeat(40) }).catch((e: unknown) => e);
     expect(isGitHostError(missingCommit, 'REVISION_NOT_FOUND')).toBe(true);
-    const missingRepo = await resolveRequiredStatuses(root, { queueList: [], repo: { ...repo, name: 'nope' }, sha: 'f'.repeat(40) }).catch((e: unknown) => e);
+    const missingRepo = await resolveRequiredStatuses(root, { queueList: [], repo: { ...repo, name: 'nope' }, sha: 'f'.repeat(40) }).catch(
+      (e: unknown) => e,
+    );
     expect(isGitHostError(missingRepo, 'REPO_NOT_FOUND')).toBe(true);
   });
 });

@@ -22,7 +22,8 @@ const int = (name: string, raw: string | undefined, fallback: number, min: numbe
 export const ciSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): CiSettings => {
   const dataDir = path.resolve(env.RAILYARD_DATA_DIR || './data');
   const publicUrl = env.RAILYARD_PUBLIC_URL?.trim();
-  if (publicUrl && !/^https?:\/\/[^\s/]+(\/\S*)?$/i.test(publicUrl)) throw new Error(`RAILYARD_PUBLIC_URL must be an http(s) URL, not "${publicUrl}"`);
+  if (publicUrl && !/^https?:\/\/[^\s/]+(\/\S*)?$/i.test(publicUrl))
+    throw new Error(`RAILYARD_PUBLIC_URL must be an http(s) URL, not "${publicUrl}"`);
   return {
     dataDir,
     gitRoot: path.resolve(env.RAILYARD_GIT_ROOT || path.join(dataDir, 'git')),

@@ -33,7 +33,10 @@ export interface RequiredStatusesVerdict {
  * passed once every one passed, else pending. Contexts match exactly, as the names reported to the
  * host must (trunk.md §4.7); a status nobody requires changes nothing.
  */
-export const evaluateRequiredStatuses = (required: readonly string[], statuses: ReadonlyArray<{ context: string; state: string }>): RequiredStatusesVerdict => {
+export const evaluateRequiredStatuses = (
+  required: readonly string[],
+  statuses: ReadonlyArray<{ context: string; state: string }>,
+): RequiredStatusesVerdict => {
   const latest = new Map<string, string>();
   for (const s of statuses) latest.set(s.context, s.state);
   const failedContexts: string[] = [];
@@ -44,6 +47,7 @@ export const evaluateRequiredStatuses = (required: readonly string[], statuses: 
     if (outcome === 'failed') failedContexts.push(context);
     else if (outcome === 'pending') pendingContexts.push(context);
   }
-  const outcome: StatusOutcome = failedContexts.length > 0 ? 'failed' : pendingContexts.length > 0 || required.length === 0 ? 'pending' : 'passed';
+  const outcome: StatusOutcome =
+    failedContexts.length > 0 ? 'failed' : pendingContexts.length > 0 || required.length === 0 ? 'pending' : 'passed';
   return { outcome, failedContexts, pendingContexts };
 };

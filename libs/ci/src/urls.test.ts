@@ -10,9 +10,12 @@ describe('testRunIdFrom', () => {
     expect(testRunIdFrom(`${ID}-bisection`)).toBe(`${ID}-bisection`);
   });
 
-  it.each(['', '..', 'a/b', 'x'.repeat(129), 'trunk-merge/pr-1/abc/def', 'id with space', '.hidden'])('when given %j, then it is not an id', (input) => {
-    expect(testRunIdFrom(input)).toBeNull();
-  });
+  it.each(['', '..', 'a/b', 'x'.repeat(129), 'trunk-merge/pr-1/abc/def', 'id with space', '.hidden'])(
+    'when given %j, then it is not an id',
+    (input) => {
+      expect(testRunIdFrom(input)).toBeNull();
+    },
+  );
 });
 
 describe('check log names', () => {

@@ -22,7 +22,9 @@ export const testRunIdFrom = (input: string): string | null => {
 /** A check name as a file name: everything but letters, digits, `-` and `_` percent-encoded, so no name can climb out. */
 export const checkFileName = (check: string): string =>
   `${Array.from(Buffer.from(check, 'utf8'))
-    .map((b) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((b) =>
+      /[A-Za-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('')}.log`;
 
 export const ciLogsDirOf = (dataDir: string): string => path.join(dataDir, 'ci-logs');
@@ -33,7 +35,8 @@ export const ciLogFile = (dataDir: string, testRunId: string, check: string): st
   return path.join(ciLogsDirOf(dataDir), testRunId, checkFileName(check));
 };
 
-export const ciLogPath = (testRunId: string, check: string): string => `/ci/logs/${encodeURIComponent(testRunId)}/${encodeURIComponent(check)}`;
+export const ciLogPath = (testRunId: string, check: string): string =>
+  `/ci/logs/${encodeURIComponent(testRunId)}/${encodeURIComponent(check)}`;
 
 export const joinUrl = (base: string, pathname: string): string => `${base.replace(/\/+$/, '')}${pathname}`;
 

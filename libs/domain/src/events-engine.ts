@@ -40,11 +40,18 @@ export interface TestRunStep {
   sha: string;
   tree: string;
 }
-export type TestRunStatusReported = Ev<'TestRunStatusReported', { testRunId: string; context: string; state: CommitStatusState; url?: string }>;
+export type TestRunStatusReported = Ev<
+  'TestRunStatusReported',
+  { testRunId: string; context: string; state: CommitStatusState; url?: string }
+>;
 export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string }>;
 export type TestRunFailed = Ev<
   'TestRunFailed',
-  { testRunId: string; reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'; failedContexts: string[] }
+  {
+    testRunId: string;
+    reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE';
+    failedContexts: string[];
+  }
 >;
 export type TestRunTimedOut = Ev<'TestRunTimedOut', { testRunId: string }>;
 export type TestRunCancelled = Ev<'TestRunCancelled', { testRunId: string; reason: string }>;

@@ -3,16 +3,7 @@ import type { RepoRef } from './ids';
 import type { PriorityName } from './priority';
 import type { EngineEvent } from './events-engine';
 
-export const PR_STATES = [
-  'not_ready',
-  'pending',
-  'testing',
-  'tests_passed',
-  'merged',
-  'failed',
-  'cancelled',
-  'pending_failure',
-] as const;
+export const PR_STATES = ['not_ready', 'pending', 'testing', 'tests_passed', 'merged', 'failed', 'cancelled', 'pending_failure'] as const;
 export type PrState = (typeof PR_STATES)[number];
 export const TERMINAL_PR_STATES: readonly PrState[] = ['merged', 'failed', 'cancelled'];
 export const isTerminal = (s: PrState): boolean => TERMINAL_PR_STATES.includes(s);
@@ -38,12 +29,7 @@ export interface TargetsRef {
 // Reason vocabulary follows reference/trunk.md §2.2, in upper case as the webhook payloads carry it.
 export type SubmitReason = 'API_REQUESTED' | 'USER_REQUESTED';
 export type CancelReason =
-  | 'API_REQUESTED'
-  | 'USER_REQUESTED'
-  | 'PR_CLOSED'
-  | 'PR_PUSHED_TO'
-  | 'PR_BASE_BRANCH_CHANGED'
-  | 'PR_MERGED_INTO_OTHER_BRANCH';
+  'API_REQUESTED' | 'USER_REQUESTED' | 'PR_CLOSED' | 'PR_PUSHED_TO' | 'PR_BASE_BRANCH_CHANGED' | 'PR_MERGED_INTO_OTHER_BRANCH';
 /** READINESS_UPDATED: a signal changed but the entry stays where it was (no admission or eviction). */
 export type ReadinessReason = 'MERGE_ITEM_NOW_READY' | 'MERGE_ITEM_NO_LONGER_READY' | 'READINESS_UPDATED';
 export type RestartReason =

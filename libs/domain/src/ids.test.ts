@@ -6,7 +6,10 @@ const repo = (host: string, owner: string, name: string): RepoRef => ({ host, ow
 /** Strings rich in the characters that could break an encoding: separators, escapes, and any printable text. */
 const tricky = (maxLength = 12) =>
   fc.string({
-    unit: fc.oneof(fc.constantFrom('/', '@', '~', '%', '%7E', '%2F', '7', 'E', '-', '.', ' '), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
+    unit: fc.oneof(
+      fc.constantFrom('/', '@', '~', '%', '%7E', '%2F', '7', 'E', '-', '.', ' '),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+    ),
     maxLength,
   });
 const queueKey = fc.record({ host: tricky(), owner: tricky(), name: tricky(), branch: tricky() });

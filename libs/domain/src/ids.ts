@@ -8,8 +8,7 @@ export interface RepoRef {
 // the id injective over (host, owner, name, branch) even for branches holding `/`, `@` or `~`.
 const part = (s: string): string => encodeURIComponent(s).replace(/~/g, '%7E');
 
-export const queueIdOf = (repo: RepoRef, branch: string): string =>
-  [repo.host, repo.owner, repo.name, branch].map(part).join('~');
+export const queueIdOf = (repo: RepoRef, branch: string): string => [repo.host, repo.owner, repo.name, branch].map(part).join('~');
 
 export const queueStreamOf = (queueId: string): string => `queue-${queueId}`;
 

@@ -1,11 +1,22 @@
 import type { Mergeability } from './events';
 import { isReady, readinessOf, sameReadiness } from './readiness';
 
-const base = { mode: 'single' as const, queueBranch: 'main', baseBranch: 'main', mergeability: 'mergeable' as const, hasImpactedTargets: false };
+const base = {
+  mode: 'single' as const,
+  queueBranch: 'main',
+  baseBranch: 'main',
+  mergeability: 'mergeable' as const,
+  hasImpactedTargets: false,
+};
 
 describe('readinessOf', () => {
   it('when the queue is single, then impacted targets are not required', () => {
-    expect(readinessOf(base)).toStrictEqual({ requiresImpactedTargets: false, doesBaseBranchMatch: true, hasImpactedTargets: false, mergeability: 'mergeable' });
+    expect(readinessOf(base)).toStrictEqual({
+      requiresImpactedTargets: false,
+      doesBaseBranchMatch: true,
+      hasImpactedTargets: false,
+      mergeability: 'mergeable',
+    });
   });
 
   it('when the queue is parallel, then impacted targets are required', () => {

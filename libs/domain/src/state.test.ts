@@ -75,7 +75,14 @@ describe('evolve', () => {
     });
 
     it('when a deleted queue is created again, then it starts from scratch', () => {
-      const s = foldQueue([queueCreated({ state: 'draining' }), prSubmitted(1), targetsSet(1, 'd1'), prCancelled(1), queueDeleted(), queueCreated()]);
+      const s = foldQueue([
+        queueCreated({ state: 'draining' }),
+        prSubmitted(1),
+        targetsSet(1, 'd1'),
+        prCancelled(1),
+        queueDeleted(),
+        queueCreated(),
+      ]);
       expect(s).toMatchObject({ exists: true, runState: 'running', nextSeq: 0 });
       expect(s.entries.size).toBe(0);
       expect(s.targets.size).toBe(0);
@@ -143,7 +150,10 @@ describe('evolve', () => {
       const s = foldQueue([
         queueCreated(),
         prSubmitted(1),
-        { type: 'PrPriorityChanged', data: { prNumber: 1, priorityValue: 10, priorityName: 'high', usedDefaultPriorityName: undefined, noBatch: true, at: at(30) } },
+        {
+          type: 'PrPriorityChanged',
+          data: { prNumber: 1, priorityValue: 10, priorityName: 'high', usedDefaultPriorityName: undefined, noBatch: true, at: at(30) },
+        },
       ]);
       expect(s.entries.get(1)).toMatchObject({
         entryId: 'entry-1',
@@ -216,7 +226,12 @@ describe('evolve', () => {
 
     it('when an old SHA is uploaded again before the limit is hit, then it counts as the newest and survives', () => {
       const shas = Array.from({ length: 8 }, (_, i) => `sha-${i}`);
-      const s = foldQueue([queueCreated(), ...shas.map((sha) => targetsSet(1, 'd', sha)), targetsSet(1, 'd', 'sha-0'), targetsSet(1, 'd', 'sha-new')]);
+      const s = foldQueue([
+        queueCreated(),
+        ...shas.map((sha) => targetsSet(1, 'd', sha)),
+        targetsSet(1, 'd', 'sha-0'),
+        targetsSet(1, 'd', 'sha-new'),
+      ]);
       expect(targetsFor(s, 1, 'sha-0')).toBeDefined();
       expect(targetsFor(s, 1, 'sha-1')).toBeUndefined();
     });

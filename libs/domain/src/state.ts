@@ -177,7 +177,9 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         status: 'testing',
         failedContexts: [],
         bisection: d.bisection,
-        ...(d.bisectionOf !== undefined ? { bisectionOf: d.bisectionOf, bisectedPrs: [...(s.runs.get(d.bisectionOf)?.prNumbers ?? [])] } : {}),
+        ...(d.bisectionOf !== undefined
+          ? { bisectionOf: d.bisectionOf, bisectedPrs: [...(s.runs.get(d.bisectionOf)?.prNumbers ?? [])] }
+          : {}),
         createdAt: d.at,
       });
       for (const n of d.dependentPrs) {
@@ -188,7 +190,10 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
     }
     case 'TestRunStatusReported': {
       const { context, state, url } = event.data;
-      return updateRun(s, event.data.testRunId, (r) => ({ ...r, statuses: { ...r.statuses, [context]: url === undefined ? { state } : { state, url } } }));
+      return updateRun(s, event.data.testRunId, (r) => ({
+        ...r,
+        statuses: { ...r.statuses, [context]: url === undefined ? { state } : { state, url } },
+      }));
     }
     case 'TestRunSucceeded':
       return endRun(s, event.data.testRunId, 'succeeded', event.data.at);
@@ -221,7 +226,8 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         const { flightSeq: _gone, ...rest } = e;
         s.entries.set(e.prNumber, rest);
       }
-      if (event.data.reason === 'BISECTION_TEST_RUN_PASSED') s.entries.set(e.prNumber, { ...(s.entries.get(e.prNumber) as Entry), retestAlone: true });
+      if (event.data.reason === 'BISECTION_TEST_RUN_PASSED')
+        s.entries.set(e.prNumber, { ...(s.entries.get(e.prNumber) as Entry), retestAlone: true });
       return s;
     }
     case 'PrMerged': {

@@ -12,7 +12,12 @@ const counter: Decider<number, Cmd, Ev, object> = {
 
 let ids = 0;
 const handlerOn = (store: MemoryEventStore) =>
-  new CommandHandler(store, counter, { context: () => ({}), newEventId: () => `e${++ids}`, schemaVersion: 1, now: () => '2026-01-01T00:00:00.000Z' });
+  new CommandHandler(store, counter, {
+    context: () => ({}),
+    newEventId: () => `e${++ids}`,
+    schemaVersion: 1,
+    now: () => '2026-01-01T00:00:00.000Z',
+  });
 
 describe('CommandHandler', () => {
   it('when the caller passes a richer meta object, then only actor, correlation and causation ids reach the event metadata', async () => {
@@ -63,7 +68,9 @@ describe('CommandHandler', () => {
   it('when many commands hit one stream at once, then each is applied exactly once', async () => {
     const store = new MemoryEventStore();
     const handlers = [handlerOn(store), handlerOn(store), handlerOn(store)];
-    await Promise.all(Array.from({ length: 60 }, (_, i) => handlers[i % 3]!.execute('s', { add: 1 }, { actor: 'a', correlationId: `c${i}` })));
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) => handlers[i % 3]!.execute('s', { add: 1 }, { actor: 'a', correlationId: `c${i}` })),
+    );
     expect(await handlers[0]!.read('s')).toBe(60);
   });
 });

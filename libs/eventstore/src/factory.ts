@@ -12,10 +12,7 @@ export type EventStoreConfig =
   | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous; busyTimeoutMs?: number }
   | { kind: 'kurrent'; url: string };
 
-export type BlobStoreConfig =
-  | { kind: 'memory' }
-  | { kind: 'fs'; dir: string }
-  | { kind: 'redis'; url: string; prefix?: string };
+export type BlobStoreConfig = { kind: 'memory' } | { kind: 'fs'; dir: string } | { kind: 'redis'; url: string; prefix?: string };
 
 /** Opens the configured event store; async so an adapter may connect or migrate before use. */
 export async function createEventStore(config: EventStoreConfig): Promise<EventStore> {

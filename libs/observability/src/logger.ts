@@ -6,7 +6,10 @@ export type Logger = winston.Logger;
  * Structured JSON logs on stdout. Callers log ids, names and counts; never tokens or request bodies.
  * RAILYARD_LOG_LEVEL sets the level; tests default to silence.
  */
-export const createLogger = (service: string, level = process.env.RAILYARD_LOG_LEVEL ?? (process.env.JEST_WORKER_ID ? 'silent' : 'info')): Logger =>
+export const createLogger = (
+  service: string,
+  level = process.env.RAILYARD_LOG_LEVEL ?? (process.env.JEST_WORKER_ID ? 'silent' : 'info'),
+): Logger =>
   winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
@@ -17,4 +20,6 @@ export const createLogger = (service: string, level = process.env.RAILYARD_LOG_L
 
 /** winston drops an Error nested in meta to `{}`; this keeps what an operator needs. */
 export const errorFields = (err: unknown): Record<string, unknown> =>
-  err instanceof Error ? { err: { name: err.name, message: err.message, stack: err.stack, code: (err as { code?: unknown }).code } } : { err: String(err) };
+  err instanceof Error
+    ? { err: { name: err.name, message: err.message, stack: err.stack, code: (err as { code?: unknown }).code } }
+    : { err: String(err) };

@@ -25,7 +25,10 @@ export const httpRequestMetrics =
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      histogram.observe({ method: METHODS.has(req.method) ? req.method : 'OTHER', route: routeOf(req), status: String(res.statusCode) }, seconds);
+      histogram.observe(
+        { method: METHODS.has(req.method) ? req.method : 'OTHER', route: routeOf(req), status: String(res.statusCode) },
+        seconds,
+      );
     });
     next();
   };

@@ -2,7 +2,9 @@ import { histogramOf, renderFamilies } from './metrics-text';
 
 describe('Prometheus text rendering', () => {
   it('when a gauge has labels with quotes, backslashes and newlines, then they are escaped as the format requires', () => {
-    const text = renderFamilies([{ name: 'g', help: 'a\\b\nc', type: 'gauge', samples: [{ labels: { branch: 'we"ird\\x\ny' }, value: 2 }] }]);
+    const text = renderFamilies([
+      { name: 'g', help: 'a\\b\nc', type: 'gauge', samples: [{ labels: { branch: 'we"ird\\x\ny' }, value: 2 }] },
+    ]);
     expect(text).toBe('# HELP g a\\\\b\\nc\n# TYPE g gauge\ng{branch="we\\"ird\\\\x\\ny"} 2\n');
   });
 
@@ -22,6 +24,8 @@ describe('Prometheus text rendering', () => {
   });
 
   it('when a sample has no labels or a fractional value, then the braces are left out and the value is a plain float', () => {
-    expect(renderFamilies([{ name: 'c', help: 'x', type: 'counter', samples: [{ labels: {}, value: 0.25 }] }])).toBe('# HELP c x\n# TYPE c counter\nc 0.25\n');
+    expect(renderFamilies([{ name: 'c', help: 'x', type: 'counter', samples: [{ labels: {}, value: 0.25 }] }])).toBe(
+      '# HELP c x\n# TYPE c counter\nc 0.25\n',
+    );
   });
 });

@@ -13,10 +13,13 @@ export class CheckpointWaiters {
       const waiter: Waiter = {
         position,
         resolve,
-        timer: setTimeout(() => {
-          this.waiters.delete(waiter);
-          resolve(false);
-        }, Math.max(0, timeoutMs)),
+        timer: setTimeout(
+          () => {
+            this.waiters.delete(waiter);
+            resolve(false);
+          },
+          Math.max(0, timeoutMs),
+        ),
       };
       this.waiters.add(waiter);
     });

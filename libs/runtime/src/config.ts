@@ -29,8 +29,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const sync = (env.RAILYARD_SQLITE_SYNC || 'full').toLowerCase();
   if (sync !== 'full' && sync !== 'normal') throw new Error('RAILYARD_SQLITE_SYNC must be full or normal');
   const kind = (env.RAILYARD_EVENTSTORE || (env.RAILYARD_KURRENTDB_URL ? 'kurrent' : 'sqlite')).toLowerCase();
-  if (!['sqlite', 'kurrent', 'kurrentdb', 'memory'].includes(kind)) throw new Error(`RAILYARD_EVENTSTORE must be sqlite, kurrent or memory, not ${kind}`);
-  if (kind.startsWith('kurrent') && !env.RAILYARD_KURRENTDB_URL) throw new Error('RAILYARD_EVENTSTORE=kurrent needs RAILYARD_KURRENTDB_URL (kurrentdb://…)');
+  if (!['sqlite', 'kurrent', 'kurrentdb', 'memory'].includes(kind))
+    throw new Error(`RAILYARD_EVENTSTORE must be sqlite, kurrent or memory, not ${kind}`);
+  if (kind.startsWith('kurrent') && !env.RAILYARD_KURRENTDB_URL)
+    throw new Error('RAILYARD_EVENTSTORE=kurrent needs RAILYARD_KURRENTDB_URL (kurrentdb://…)');
   const eventStore: RuntimeConfig['eventStore'] = kind.startsWith('kurrent')
     ? { kind: 'kurrent', url: env.RAILYARD_KURRENTDB_URL as string }
     : kind === 'memory'

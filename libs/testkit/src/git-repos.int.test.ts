@@ -23,7 +23,10 @@ describe('testkit git helpers', () => {
   it('when a commit changes, adds and deletes files on a new branch, then the branch starts from main and main stays', async () => {
     const { sha: main } = await createRepoWithCommits(root, repo, { files: { 'keep.txt': 'k\n', 'gone.txt': 'g\n' } });
 
-    const sha = await commitOnBranch(root, repo, { branch: 'topic/x', files: { 'keep.txt': 'k2\n', 'gone.txt': null, 'new/n.txt': 'n\n' } });
+    const sha = await commitOnBranch(root, repo, {
+      branch: 'topic/x',
+      files: { 'keep.txt': 'k2\n', 'gone.txt': null, 'new/n.txt': 'n\n' },
+    });
 
     expect(await fileAt(root, repo, sha, 'keep.txt')).toBe('k2\n');
     expect(await fileAt(root, repo, sha, 'gone.txt')).toBeNull();

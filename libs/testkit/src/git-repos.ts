@@ -85,7 +85,9 @@ export const commitOnBranch = async (root: string, repo: RepoRef, opts: CommitOn
 
 /** The commit a branch or commit id names, or null for a repository with no commits yet. */
 const revParse = async (gitDir: string, rev: string): Promise<string | null> => {
-  const { code, stdout } = await runGit(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
+  const { code, stdout } = await runGit(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+    okCodes: [1, 128],
+  });
   return code === 0 ? stdout.trim() : null;
 };
 

@@ -15,7 +15,8 @@ export interface Scrape {
   samples(name: string): PromData[];
 }
 
-const matches = (have: Record<string, string>, want: Record<string, string>): boolean => Object.entries(want).every(([k, v]) => have[k] === v);
+const matches = (have: Record<string, string>, want: Record<string, string>): boolean =>
+  Object.entries(want).every(([k, v]) => have[k] === v);
 
 const one = <T extends { labels: Record<string, string> }>(name: string, rows: T[], labels: Record<string, string>): T => {
   const found = rows.filter((r) => matches(r.labels, labels));

@@ -4,14 +4,19 @@ export const REPO = { host: 'git.local', owner: 'acme', name: 'widgets' };
 
 /** A thin JSON client over supertest for one base URL and token. */
 export const client = (url: string, token: string) => {
-  const post = (path: string, body: unknown) => request(url).post(`/v1${path}`).set('x-api-token', token).send(body as object);
+  const post = (path: string, body: unknown) =>
+    request(url)
+      .post(`/v1${path}`)
+      .set('x-api-token', token)
+      .send(body as object);
   return {
     post,
     createQueue: (extra: object = {}, branch = 'main') => post('/createQueue', { repo: REPO, targetBranch: branch, ...extra }),
     updateQueue: (extra: object, branch = 'main') => post('/updateQueue', { repo: REPO, targetBranch: branch, ...extra }),
     getQueue: (branch = 'main') => post('/getQueue', { repo: REPO, targetBranch: branch }),
     deleteQueue: (branch = 'main') => post('/deleteQueue', { repo: REPO, targetBranch: branch }),
-    submit: (number: number | string, extra: object = {}, branch = 'main') => post('/submitPullRequest', { repo: REPO, targetBranch: branch, pr: { number }, ...extra }),
+    submit: (number: number | string, extra: object = {}, branch = 'main') =>
+      post('/submitPullRequest', { repo: REPO, targetBranch: branch, pr: { number }, ...extra }),
     cancel: (number: number, branch = 'main') => post('/cancelPullRequest', { repo: REPO, targetBranch: branch, pr: { number } }),
     restart: (number: number, branch = 'main') => post('/restartTestsOnPullRequest', { repo: REPO, targetBranch: branch, pr: { number } }),
     getPr: (number: number, branch = 'main') => post('/getSubmittedPullRequest', { repo: REPO, targetBranch: branch, pr: { number } }),

@@ -5,11 +5,17 @@ import { startProcess, type RunningProcess } from './processes';
 import { makeWorld, TOKENS, type World } from './world';
 
 /** A shell test that fails when any file of the tested tree contains the word FAIL. */
-export const NO_FAIL_CHECK = "! grep -rqs --exclude=.railyard.yml FAIL .";
+export const NO_FAIL_CHECK = '! grep -rqs --exclude=.railyard.yml FAIL .';
 
 /** Puts a `.railyard.yml` on main: `checks` run by the local CI, all of them required. */
 export const configureCi = async (world: World, checks: Record<string, string>): Promise<string> => {
-  const lines = ['ci:', ...Object.entries(checks).map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`), 'merge:', '  required_statuses:', ...Object.keys(checks).map((n) => `    - ${n}`)];
+  const lines = [
+    'ci:',
+    ...Object.entries(checks).map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`),
+    'merge:',
+    '  required_statuses:',
+    ...Object.keys(checks).map((n) => `    - ${n}`),
+  ];
   return commitOnBranch(world.gitRoot, REPO, { branch: 'main', files: { '.railyard.yml': `${lines.join('\n')}\n` }, message: 'ci config' });
 };
 
@@ -47,7 +53,12 @@ export const mainTree = async (world: World): Promise<string> => treeOf(world.gi
 
 /** A PR adding its own file with `content` (a FAIL in it fails NO_FAIL_CHECK for every run stacking it). */
 export const openPrWithFile = async (world: World, number: number, content: string, from?: string): Promise<void> => {
-  await commitOnBranch(world.gitRoot, REPO, { branch: `pr-${number}`, files: { [`f${number}.txt`]: content }, message: `PR ${number}`, ...(from ? { from } : {}) });
+  await commitOnBranch(world.gitRoot, REPO, {
+    branch: `pr-${number}`,
+    files: { [`f${number}.txt`]: content },
+    message: `PR ${number}`,
+    ...(from ? { from } : {}),
+  });
   await openPr(world.gitRoot, { repo: REPO, number, head: `pr-${number}` });
 };
 
@@ -55,7 +66,10 @@ export { makeWorld, TOKENS, REPO, client };
 export type { World, RunningProcess };
 
 /** The queue's events as recorded, read straight from the embedded SQLite store (a second reader is fine under WAL). */
-export const queueEvents = async (world: World, branch = 'main'): Promise<{ type: string; data: Record<string, unknown>; actor: string }[]> => {
+export const queueEvents = async (
+  world: World,
+  branch = 'main',
+): Promise<{ type: string; data: Record<string, unknown>; actor: string }[]> => {
   const { createEventStore } = await import('@railyard/eventstore');
   const { queueIdOf, queueStreamOf } = await import('@railyard/domain');
   const store = await createEventStore({ kind: 'sqlite', file: `${world.dataDir}/events.sqlite` });
@@ -69,10 +83,14 @@ export const queueEvents = async (world: World, branch = 'main'): Promise<{ type
 
 /** The subjects of main's first-parent history, newest first. */
 export const mainLog = (world: World): string[] =>
-  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'log', '--first-parent', '--format=%s', 'main'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'log', '--first-parent', '--format=%s', 'main'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 
 export const filesOnMain = (world: World): string[] =>
-  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'ls-tree', '--name-only', 'main'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'ls-tree', '--name-only', 'main'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 
 export const treeOfCommit = (world: World, sha: string): string =>
   execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'rev-parse', `${sha}^{tree}`], { encoding: 'utf8' }).trim();

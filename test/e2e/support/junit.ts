@@ -35,7 +35,11 @@ export interface UploadMeta {
 
 /** Test-health calls over HTTP against one server, with one token. */
 export const testHealthClient = (url: string, token: string, org: string) => {
-  const post = (path: string, body: unknown) => request(url).post(`/v1${path}`).set('x-api-token', token).send(body as object);
+  const post = (path: string, body: unknown) =>
+    request(url)
+      .post(`/v1${path}`)
+      .set('x-api-token', token)
+      .send(body as object);
   return {
     post,
     /** A bare POST with the token and nothing else, for bodies the other helpers would not send. */
@@ -44,7 +48,13 @@ export const testHealthClient = (url: string, token: string, org: string) => {
     uploadXml: (xml: string | Buffer, meta: UploadMeta, contentType = 'application/xml') =>
       request(url)
         .post('/v1/uploadTestResults')
-        .query({ repo: `${REPO.host}/${REPO.owner}/${REPO.name}`, sha: meta.sha, branch: meta.branch ?? 'main', ...(meta.job ? { job: meta.job } : {}), ...(meta.pr ? { pr: String(meta.pr) } : {}) })
+        .query({
+          repo: `${REPO.host}/${REPO.owner}/${REPO.name}`,
+          sha: meta.sha,
+          branch: meta.branch ?? 'main',
+          ...(meta.job ? { job: meta.job } : {}),
+          ...(meta.pr ? { pr: String(meta.pr) } : {}),
+        })
         .set('x-api-token', token)
         .set('content-type', contentType)
         .send(typeof xml === 'string' ? Buffer.from(xml) : xml),
@@ -57,8 +67,10 @@ export const testHealthClient = (url: string, token: string, org: string) => {
         ...(meta.pr ? { prNumber: meta.pr } : {}),
         files: [{ name: 'junit.xml', contentBase64: Buffer.from(junitXml(cases, suite)).toString('base64') }],
       }),
-    unhealthy: (status: string, pageQuery: object = {}) => post('/flaky-tests/list-unhealthy-tests', { repo: REPO, org_url_slug: org, status, page_query: pageQuery }),
-    quarantined: (pageQuery: object = {}) => post('/flaky-tests/list-quarantined-tests', { repo: REPO, org_url_slug: org, page_query: pageQuery }),
+    unhealthy: (status: string, pageQuery: object = {}) =>
+      post('/flaky-tests/list-unhealthy-tests', { repo: REPO, org_url_slug: org, status, page_query: pageQuery }),
+    quarantined: (pageQuery: object = {}) =>
+      post('/flaky-tests/list-quarantined-tests', { repo: REPO, org_url_slug: org, page_query: pageQuery }),
     setQuarantine: (testId: string, quarantine: string) => post('/flaky-tests/set-quarantine', { repo: REPO, testId, quarantine }),
     check: (failures: object[]) => post('/flaky-tests/check-failures', { repo: REPO, failures }),
     details: (testId: string) => post('/flaky-tests/get-test-details', { repo: REPO, test_id: testId }),

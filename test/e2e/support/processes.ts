@@ -16,13 +16,19 @@ export interface RunningProcess {
 }
 
 const exited = (proc: ChildProcess): Promise<number | null> =>
-  proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve(proc.exitCode) : new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+  proc.exitCode !== null || proc.signalCode !== null
+    ? Promise.resolve(proc.exitCode)
+    : new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
 
 /**
  * Starts one of Railyard's entry points as a real OS process and waits for its structured
  * "listening" log line, which names the port (tests pass PORT=0).
  */
-export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts: { listens?: boolean; ready?: RegExp; timeoutMs?: number } = {}): Promise<RunningProcess> => {
+export const startProcess = async (
+  script: string,
+  env: NodeJS.ProcessEnv,
+  opts: { listens?: boolean; ready?: RegExp; timeoutMs?: number } = {},
+): Promise<RunningProcess> => {
   // One OS process (the tsx CLI would fork a child), so kill -9 really kills the server.
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
     cwd: ROOT,
@@ -35,7 +41,10 @@ export const startProcess = async (script: string, env: NodeJS.ProcessEnv, opts:
   proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const listens = opts.listens ?? true;
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start in time\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${script} did not start in time\nstdout: ${out}\nstderr: ${err}`)),
+      opts.timeoutMs ?? 60_000,
+    );
     const check = () => {
       const line = out.split('\n').find((l) => (opts.ready ?? /"message":"[\w ]*listening"/).test(l));
       if (!line) return;

@@ -26,7 +26,11 @@ export const makeWorld = async () => {
     env: { RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: TOKEN_ENV, RAILYARD_ENGINE: 'off' },
     /** A PR touching only its own file: mergeable into main. */
     openFeaturePr: async (number: number, opts: { base?: string; title?: string } = {}) => {
-      await commitOnBranch(gitRoot, REPO, { branch: `feature-${number}`, files: { [`f${number}.txt`]: `${number}\n` }, message: opts.title ?? `Feature ${number}` });
+      await commitOnBranch(gitRoot, REPO, {
+        branch: `feature-${number}`,
+        files: { [`f${number}.txt`]: `${number}\n` },
+        message: opts.title ?? `Feature ${number}`,
+      });
       return openPr(gitRoot, { repo: REPO, number, head: `feature-${number}`, base: opts.base ?? 'main' });
     },
     /** A PR editing shared.txt from the initial commit while main edited it too: git says it conflicts. */
@@ -35,7 +39,12 @@ export const makeWorld = async () => {
         await commitOnBranch(gitRoot, REPO, { branch: 'main', files: { 'shared.txt': 'changed on main\n' }, message: 'main edits shared' });
         mainMovedForConflicts = true;
       }
-      await commitOnBranch(gitRoot, REPO, { branch: `conflict-${number}`, from: initial, files: { 'shared.txt': `changed by PR ${number}\n` }, message: `Conflict ${number}` });
+      await commitOnBranch(gitRoot, REPO, {
+        branch: `conflict-${number}`,
+        from: initial,
+        files: { 'shared.txt': `changed by PR ${number}\n` },
+        message: `Conflict ${number}`,
+      });
       return openPr(gitRoot, { repo: REPO, number, head: `conflict-${number}` });
     },
     createBranch: (branch: string) => commitOnBranch(gitRoot, REPO, { branch, from: initial, files: { [`${branch}.txt`]: 'x\n' } }),

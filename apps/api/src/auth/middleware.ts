@@ -12,7 +12,9 @@ export const requireToken =
     const token = registry.identifyOn(req.socket, secret);
     if (!token) return next(new ApiError(401, 'INVALID_TOKEN', 'the x-api-token is not a known token'));
     if (!scopeAllows(token.scope, needed))
-      return next(new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `token "${token.name}" has scope ${token.scope}; this endpoint needs ${needed}`));
+      return next(
+        new ApiError(403, 'INSUFFICIENT_PERMISSIONS', `token "${token.name}" has scope ${token.scope}; this endpoint needs ${needed}`),
+      );
     res.locals.actor = token.name;
     res.locals.scope = needed;
     next();

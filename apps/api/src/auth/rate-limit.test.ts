@@ -10,9 +10,13 @@ const appWith = (perSecond: number, clock: { t: number }) => {
     res.locals.actor = req.header('x-who') ?? 'anon';
     next();
   });
-  app.get('/', rateLimit(perSecond, () => clock.t), (_req, res) => {
-    res.json({ ok: true });
-  });
+  app.get(
+    '/',
+    rateLimit(perSecond, () => clock.t),
+    (_req, res) => {
+      res.json({ ok: true });
+    },
+  );
   app.use(errorHandler(createLogger('test', 'silent')));
   return app;
 };

@@ -21,6 +21,10 @@ export const rateLimit = (perSecond: number, now: () => number = Date.now): Requ
       return next();
     }
     const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
-    next(new ApiError(429, 'RATE_LIMIT_EXCEEDED', `token "${key}" is over ${perSecond} requests per second`, undefined, { 'Retry-After': String(retryAfter) }));
+    next(
+      new ApiError(429, 'RATE_LIMIT_EXCEEDED', `token "${key}" is over ${perSecond} requests per second`, undefined, {
+        'Retry-After': String(retryAfter),
+      }),
+    );
   };
 };

@@ -25,7 +25,8 @@ export const parseTokenList = (raw: string): ApiToken[] => {
       const parts = item.split(':');
       const [name, secret, scope] = parts;
       if (parts.length !== 3 || !name || !secret || !scope) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} is not name:secret:scope`);
-      if (!(SCOPES as readonly string[]).includes(scope)) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has scope "${scope}"; use read, write or admin`);
+      if (!(SCOPES as readonly string[]).includes(scope))
+        throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has scope "${scope}"; use read, write or admin`);
       if (secret.length < 16) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has a secret shorter than 16 characters`);
       return { name, scope: scope as Scope, digest: digestOf(secret) };
     });

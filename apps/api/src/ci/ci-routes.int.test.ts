@@ -35,8 +35,13 @@ let readModels: MemoryReadModelStore;
 let blobs: MemoryBlobStore;
 let factory: InstanceType<typeof RecordedEventFactory>;
 
-const post = (p: string, body: unknown, token = TOKENS.write) => request(app).post(`/v1${p}`).set('x-api-token', token).send(body as object);
-const get = (p: string, token: string | null = TOKENS.read) => (token ? request(app).get(p).set('x-api-token', token) : request(app).get(p));
+const post = (p: string, body: unknown, token = TOKENS.write) =>
+  request(app)
+    .post(`/v1${p}`)
+    .set('x-api-token', token)
+    .send(body as object);
+const get = (p: string, token: string | null = TOKENS.read) =>
+  token ? request(app).get(p).set('x-api-token', token) : request(app).get(p);
 const status = (extra: object = {}) => ({ repo, sha, context: 'jenkins/build', state: 'success', ...extra });
 
 beforeEach(async () => {
@@ -73,7 +78,14 @@ describe('POST /v1/setCommitStatus', () => {
     expect(res.body).toEqual({
       repo,
       sha,
-      status: { context: 'jenkins/build', state: 'pending', targetUrl: 'https://jenkins.test/job/1', description: 'building', createdAt: expect.any(String), updatedAt: expect.any(String) },
+      status: {
+        context: 'jenkins/build',
+        state: 'pending',
+        targetUrl: 'https://jenkins.test/job/1',
+        description: 'building',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     });
     await post('/setCommitStatus', status({ context: 'lint' }));
     const read = await post('/getCommitStatuses', { repo, sha: sha.toUpperCase() }, TOKENS.read);
@@ -148,7 +160,13 @@ describe('POST /v1/getMergeQueueTestingDetails', () => {
         prSubmitted(3, T(1), { sha: 'h3' }),
         targetsSet(1, 'h1', T(2), dep.digest, dep.count),
         targetsSet(3, 'h3', T(2), unit.digest, unit.count),
-        testRunStarted(RUN, T(3), { prNumbers: [3], dependentPrs: [1, 2], testBranch: `railyard-merge/pr-3/${RUN}`, testBranchSha: 'f'.repeat(40), requiredStatuses: ['ci/unit', 'jenkins'] }),
+        testRunStarted(RUN, T(3), {
+          prNumbers: [3],
+          dependentPrs: [1, 2],
+          testBranch: `railyard-merge/pr-3/${RUN}`,
+          testBranchSha: 'f'.repeat(40),
+          requiredStatuses: ['ci/unit', 'jenkins'],
+        }),
         statusReported(RUN, T(4), 'ci/unit', 'pending', logUrl('ci/unit')),
         statusReported(RUN, T(4), 'lint', 'pending', logUrl('lint')),
         statusReported(RUN, T(5), 'ci/unit', 'success', logUrl('ci/unit')),
@@ -193,7 +211,11 @@ describe('POST /v1/getMergeQueueTestingDetails', () => {
 
   it('when the test branch is given instead of the id, then the run is found', async () => {
     await seed();
-    const res = await post('/getMergeQueueTestingDetails', { repo, targetBranch: 'main', testRunId: `refs/heads/railyard-merge/pr-3/${RUN}` }, TOKENS.read);
+    const res = await post(
+      '/getMergeQueueTestingDetails',
+      { repo, targetBranch: 'main', testRunId: `refs/heads/railyard-merge/pr-3/${RUN}` },
+      TOKENS.read,
+    );
     expect(res.body.testRunId).toBe(RUN);
   });
 
@@ -201,7 +223,12 @@ describe('POST /v1/getMergeQueueTestingDetails', () => {
     await seed(runCancelled(RUN, T(6)));
     const res = await post('/getMergeQueueTestingDetails', { repo, targetBranch: 'main', testRunId: RUN }, TOKENS.read);
     expect(res.body.status).toBe('cancelled');
-    expect(res.body.checkSuites[0].checkRuns[1]).toEqual({ name: 'lint', url: logUrl('lint'), status: 'COMPLETED', conclusion: 'CANCELLED' });
+    expect(res.body.checkSuites[0].checkRuns[1]).toEqual({
+      name: 'lint',
+      url: logUrl('lint'),
+      status: 'COMPLETED',
+      conclusion: 'CANCELLED',
+    });
   });
 
   it('when the run timed out, then it failed and its unfinished checks timed out', async () => {
@@ -213,7 +240,13 @@ describe('POST /v1/getMergeQueueTestingDetails', () => {
 
   it('when a PR of the run impacts ALL, then the lists say ALL; without uploads they are left out', async () => {
     await readModels.apply(
-      factory.record(Q, prSubmitted(8, T(1), { sha: 'h8' }), targetsSet(8, 'h8', T(1), 'x', 0, true), testRunStarted('run-all', T(2), { prNumbers: [8] }), testRunStarted('run-none', T(2), { prNumbers: [9] })),
+      factory.record(
+        Q,
+        prSubmitted(8, T(1), { sha: 'h8' }),
+        targetsSet(8, 'h8', T(1), 'x', 0, true),
+        testRunStarted('run-all', T(2), { prNumbers: [8] }),
+        testRunStarted('run-none', T(2), { prNumbers: [9] }),
+      ),
     );
     const all = await post('/getMergeQueueTestingDetails', { repo, targetBranch: 'main', testRunId: 'run-all' }, TOKENS.read);
     expect([all.body.impactedTargets, all.body.impactedTargetsForTestedPrs]).toEqual([['ALL'], ['ALL']]);

@@ -39,9 +39,15 @@ const checkRunOf = (run: TestRunView, s: TestRunReportedStatus): CheckRun => {
     case 'failure':
       return { ...base, status: 'COMPLETED', conclusion: 'FAILURE' };
     case 'error':
-      return { ...base, status: 'COMPLETED', conclusion: run.outcome && run.outcome.kind !== 'succeeded' && run.outcome.kind !== 'failed' ? stoppedAs : 'FAILURE' };
+      return {
+        ...base,
+        status: 'COMPLETED',
+        conclusion: run.outcome && run.outcome.kind !== 'succeeded' && run.outcome.kind !== 'failed' ? stoppedAs : 'FAILURE',
+      };
     default:
-      return run.outcome && run.outcome.kind !== 'succeeded' ? { ...base, status: 'COMPLETED', conclusion: stoppedAs } : { ...base, status: 'IN_PROGRESS' };
+      return run.outcome && run.outcome.kind !== 'succeeded'
+        ? { ...base, status: 'COMPLETED', conclusion: stoppedAs }
+        : { ...base, status: 'IN_PROGRESS' };
   }
 };
 
@@ -67,7 +73,10 @@ export interface DetailsContext {
 
 export const testingDetailsResponse = async (run: TestRunView, ctx: DetailsContext): Promise<TestingDetailsResponse> => {
   const local = run.statuses.filter((s) => isLocalCheckUrl(s.url, run.testRunId, s.context));
-  const [all, tested] = await Promise.all([targetsUnion([...run.testedPrs, ...run.dependentPrs], ctx.loadTargets), targetsUnion(run.testedPrs, ctx.loadTargets)]);
+  const [all, tested] = await Promise.all([
+    targetsUnion([...run.testedPrs, ...run.dependentPrs], ctx.loadTargets),
+    targetsUnion(run.testedPrs, ctx.loadTargets),
+  ]);
   return {
     testRunId: run.testRunId,
     requiredStatuses: run.requiredStatuses,
@@ -75,8 +84,16 @@ export const testingDetailsResponse = async (run: TestRunView, ctx: DetailsConte
     testBranch: run.testBranch,
     testBranchSha: run.testBranchSha,
     checkSuites: local.length > 0 ? [{ name: LOCAL_CI_SUITE, checkRuns: local.map((s) => checkRunOf(run, s)) }] : [],
-    statusChecks: run.statuses.map((s) => ({ context: s.context, ...(s.url ? { url: s.url } : {}), state: s.state.toUpperCase() as 'PENDING' })),
-    testedPullRequests: run.testedPrs.map((p) => ({ prNumber: p.prNumber, prUrl: joinUrl(ctx.baseUrl, pullRequestPath(ctx.repo, p.prNumber)), title: p.title })),
+    statusChecks: run.statuses.map((s) => ({
+      context: s.context,
+      ...(s.url ? { url: s.url } : {}),
+      state: s.state.toUpperCase() as 'PENDING',
+    })),
+    testedPullRequests: run.testedPrs.map((p) => ({
+      prNumber: p.prNumber,
+      prUrl: joinUrl(ctx.baseUrl, pullRequestPath(ctx.repo, p.prNumber)),
+      title: p.title,
+    })),
     createdAt: run.createdAt,
     status: run.status,
     dependentPrs: run.dependentPrs.map((p) => p.prNumber),

@@ -8,7 +8,15 @@ const Q = testQueueId('main');
 const T = (minute: number): string => new Date(Date.UTC(2026, 2, 1, 9, minute)).toISOString();
 
 const stream = () =>
-  new RecordedEventFactory().record(Q, queueCreated(Q, T(0)), prSubmitted(1, T(1)), prSubmitted(2, T(2)), prCancelled(1, T(3)), prCancelled(2, T(4)), queueDeleted(T(5)));
+  new RecordedEventFactory().record(
+    Q,
+    queueCreated(Q, T(0)),
+    prSubmitted(1, T(1)),
+    prSubmitted(2, T(2)),
+    prCancelled(1, T(3)),
+    prCancelled(2, T(4)),
+    queueDeleted(T(5)),
+  );
 
 describe('queue history pages', () => {
   it('when a page size is given, then pages follow each other through next_page_token', () => {
@@ -23,7 +31,9 @@ describe('queue history pages', () => {
   it('when a token is used for another queue or time range, then PAGE_TOKEN_MISMATCH', () => {
     const token = historyPage(Q, stream(), { page_query: { page_size: 2 } }).page.next_page_token;
     expect(() => historyPage(testQueueId('other'), stream(), { page_query: { page_token: token } })).toThrow(PageQueryError);
-    expect(() => historyPage(Q, stream(), { since: T(1), page_query: { page_token: token } })).toThrow(expect.objectContaining({ code: 'PAGE_TOKEN_MISMATCH' }));
+    expect(() => historyPage(Q, stream(), { since: T(1), page_query: { page_token: token } })).toThrow(
+      expect.objectContaining({ code: 'PAGE_TOKEN_MISMATCH' }),
+    );
   });
 
   it('when since and until are given, then the range is half-open', () => {

@@ -41,7 +41,9 @@ describe('dispatchByPath', () => {
     });
     const app = express();
     app.use(dispatchByPath([failing, Router().post('/f', (_req, res) => void res.json({ wrong: 'router' }))]));
-    app.use(((err, _req, res, _next) => void res.status(418).json({ error: String((err as Error).message) })) as express.ErrorRequestHandler);
+    app.use(
+      ((err, _req, res, _next) => void res.status(418).json({ error: String((err as Error).message) })) as express.ErrorRequestHandler,
+    );
     const res = await request(app).post('/f');
     expect(res.status).toBe(418);
     expect(res.body).toEqual({ error: 'boom' });

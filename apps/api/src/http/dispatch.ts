@@ -28,7 +28,8 @@ export const dispatchByPath = (routers: Router[]): RequestHandler => {
   return (req, res, next) => {
     const chain = chains.get(req.path);
     // An error goes on to the error handlers; a plain "not mine" goes on to the other routers.
-    if (chain) return chain(req, res, (err?: unknown) => (err && err !== 'route' && err !== 'router' ? next(err) : fallback(req, res, next)));
+    if (chain)
+      return chain(req, res, (err?: unknown) => (err && err !== 'route' && err !== 'router' ? next(err) : fallback(req, res, next)));
     fallback(req, res, next);
   };
 };

@@ -58,7 +58,9 @@ export const errorHandler =
     const known = toApiError(err);
     if (known) {
       if (known.headers) res.set(known.headers);
-      res.status(known.status).json({ error: { code: known.code, message: known.message, ...(known.fields ? { fields: known.fields } : {}) } });
+      res
+        .status(known.status)
+        .json({ error: { code: known.code, message: known.message, ...(known.fields ? { fields: known.fields } : {}) } });
       return;
     }
     // A real fault: the client learns nothing of the internals, the log gets the details.

@@ -14,8 +14,12 @@ export const ciLogRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
   const router = Router();
   router.get('/ci/logs/:testRunId/:check', requireToken(deps.tokens, 'read'), async (req, res) => {
     const { testRunId, check } = req.params as { testRunId: string; check: string };
-    if (!isValidTestRunId(testRunId)) throw new ApiError(400, 'VALIDATION_FAILED', 'testRunId must be letters, digits, - and _', [{ field: 'testRunId', message: 'invalid' }]);
-    if (!isValidCheckName(check)) throw new ApiError(400, 'VALIDATION_FAILED', 'not a valid check name', [{ field: 'check', message: 'invalid' }]);
+    if (!isValidTestRunId(testRunId))
+      throw new ApiError(400, 'VALIDATION_FAILED', 'testRunId must be letters, digits, - and _', [
+        { field: 'testRunId', message: 'invalid' },
+      ]);
+    if (!isValidCheckName(check))
+      throw new ApiError(400, 'VALIDATION_FAILED', 'not a valid check name', [{ field: 'check', message: 'invalid' }]);
     const file = ciLogFile(ci.dataDir, testRunId, check);
     const stat = await fs.stat(file).catch(() => null);
     if (!stat?.isFile()) throw new ApiError(404, 'LOG_NOT_FOUND', `no log for check ${JSON.stringify(check)} of test run ${testRunId}`);

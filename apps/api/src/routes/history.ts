@@ -10,7 +10,8 @@ import { parseBody } from '../http/validate';
 import { historyPage } from '../history/page';
 import { postRoute } from './route';
 
-const isoTime = (field: string) => z.iso.datetime({ offset: true, error: `${field} must be an ISO 8601 time with a zone, e.g. 2026-03-01T09:30:00Z` });
+const isoTime = (field: string) =>
+  z.iso.datetime({ offset: true, error: `${field} must be an ISO 8601 time with a zone, e.g. 2026-03-01T09:30:00Z` });
 
 export const getQueueHistoryRequest = z
   .object({
@@ -22,7 +23,10 @@ export const getQueueHistoryRequest = z
     until: isoTime('until').optional(),
   })
   .strict()
-  .refine((b) => !b.since || !b.until || Date.parse(b.since) <= Date.parse(b.until), { message: 'until must not be before since', path: ['until'] });
+  .refine((b) => !b.since || !b.until || Date.parse(b.since) <= Date.parse(b.until), {
+    message: 'until must not be before since',
+    path: ['until'],
+  });
 
 /**
  * POST /v1/getQueueHistory: the queue's events, oldest first, paged. Read straight from the queue's
@@ -37,7 +41,11 @@ export const historyRoutes = (deps: ApiDeps, { eventStore }: { eventStore: Event
     const stream = await eventStore.readStream(queueStreamOf(queueId));
     if (stream.length === 0) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue has ever existed for this repository and branch');
     try {
-      return historyPage(queueId, stream, { since: body.since, until: body.until, page_query: body.page_query as { page_size?: number; page_token?: string } | undefined });
+      return historyPage(queueId, stream, {
+        since: body.since,
+        until: body.until,
+        page_query: body.page_query as { page_size?: number; page_token?: string } | undefined,
+      });
     } catch (err) {
       if (err instanceof PageQueryError) throw new ApiError(400, err.code, err.message);
       throw err;

@@ -39,7 +39,10 @@ const MAX_NAMED = 10;
  * does (the first few bad names at most).
  */
 const parseUpload = (raw: unknown) => {
-  const list = typeof raw === 'object' && raw !== null && Array.isArray((raw as { impactedTargets?: unknown }).impactedTargets) ? ((raw as { impactedTargets: unknown[] }).impactedTargets) : undefined;
+  const list =
+    typeof raw === 'object' && raw !== null && Array.isArray((raw as { impactedTargets?: unknown }).impactedTargets)
+      ? (raw as { impactedTargets: unknown[] }).impactedTargets
+      : undefined;
   const bad: { field: string; message: string }[] = [];
   for (let i = 0; list && i < list.length && bad.length < MAX_NAMED; i++) {
     const name = list[i];
@@ -53,7 +56,8 @@ const parseUpload = (raw: unknown) => {
     if (!(err instanceof ApiError) || bad.length === 0) throw err;
     bad.unshift(...(err.fields ?? []));
   }
-  if (bad.length > 0 || !rest) throw new ApiError(400, 'VALIDATION_FAILED', `invalid request: ${bad.map((f) => `${f.field}: ${f.message}`).join('; ')}`, bad);
+  if (bad.length > 0 || !rest)
+    throw new ApiError(400, 'VALIDATION_FAILED', `invalid request: ${bad.map((f) => `${f.field}: ${f.message}`).join('; ')}`, bad);
   return { ...rest, impactedTargets: list ? (list as string[]) : rest.impactedTargets };
 };
 

@@ -5,7 +5,14 @@ import { MemoryBlobStore, SqliteEventStore } from '@railyard/eventstore';
 import { LocalGitHost } from '@railyard/githost';
 import { createLogger, PROMETHEUS_CONTENT_TYPE } from '@railyard/observability';
 import { runProjector, type ProjectorHandle } from '@railyard/projector';
-import { MemoryMetricsStore, MemoryReadModelStore, metricsTesting, readModelTesting, RedisMetricsStore, type MetricsStore } from '@railyard/readmodels';
+import {
+  MemoryMetricsStore,
+  MemoryReadModelStore,
+  metricsTesting,
+  readModelTesting,
+  RedisMetricsStore,
+  type MetricsStore,
+} from '@railyard/readmodels';
 import { makeTempDir, parseScrape, removeTempDir, type Scrape } from '@railyard/testkit';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -85,7 +92,11 @@ const parsed = async (app: Express, query = ''): Promise<Scrape> => {
   expect(res.status).toBe(200);
   return parseScrape(res.text);
 };
-const mqLines = (text: string): string => text.split('\n').filter((l) => /^(# (HELP|TYPE) )?(mq_|railyard_(test_runs|ci_runs|innocent|bisections))/.test(l)).join('\n');
+const mqLines = (text: string): string =>
+  text
+    .split('\n')
+    .filter((l) => /^(# (HELP|TYPE) )?(mq_|railyard_(test_runs|ci_runs|innocent|bisections))/.test(l))
+    .join('\n');
 
 beforeAll(async () => {
   dir = await makeTempDir('railyard-metrics-route-');
@@ -126,7 +137,8 @@ describe('GET /v1/getMergeQueueMetrics over a scripted history, clock injected',
     expect(s.value('mq_awaiting_mergeability', main)).toBe(X.awaiting);
     expect(s.value('mq_testing_slots_active', main)).toBe(X.testing.main);
     expect(s.value('mq_testing_slots_active', bisection)).toBe(X.testing.bisection);
-    for (const c of ['merged', 'failed', 'cancelled'] as const) expect(s.value('mq_pr_conclusions_1h_total', { ...main, conclusion: c })).toBe(X.conclusions[c]);
+    for (const c of ['merged', 'failed', 'cancelled'] as const)
+      expect(s.value('mq_pr_conclusions_1h_total', { ...main, conclusion: c })).toBe(X.conclusions[c]);
     expect(s.value('mq_pr_restarts_1h_total', main)).toBe(X.restarts.main);
     expect(s.value('mq_pr_restarts_1h_total', bisection)).toBe(X.restarts.bisection);
   });
@@ -141,7 +153,8 @@ describe('GET /v1/getMergeQueueMetrics over a scripted history, clock injected',
     check('mq_pr_wait_duration_1h_seconds', bisection, X.wait.bisection);
     check('mq_pr_test_duration_1h_seconds', main, X.test.main);
     check('mq_pr_test_duration_1h_seconds', bisection, X.test.bisection);
-    for (const c of ['merged', 'failed', 'cancelled'] as const) check('mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: c }, X.timeInQueue[c]);
+    for (const c of ['merged', 'failed', 'cancelled'] as const)
+      check('mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: c }, X.timeInQueue[c]);
     for (const [state, e] of Object.entries(X.stateDuration)) {
       const got = s.histogram('mq_pr_state_duration_1h_seconds', { ...main, state });
       expect({ state, count: got.count, sum: got.sum }).toEqual({ state, ...e });
@@ -152,7 +165,10 @@ describe('GET /v1/getMergeQueueMetrics over a scripted history, clock injected',
     const s = await parsed(h.app);
     expect(s.value('railyard_test_runs_total', main)).toBe(X.testRuns.main);
     expect(s.value('railyard_test_runs_total', bisection)).toBe(X.testRuns.bisection);
-    expect(s.histogram('railyard_ci_runs_per_merged_pr', main)).toMatchObject({ count: X.ciRunsPerMerged.count, sum: X.ciRunsPerMerged.sum });
+    expect(s.histogram('railyard_ci_runs_per_merged_pr', main)).toMatchObject({
+      count: X.ciRunsPerMerged.count,
+      sum: X.ciRunsPerMerged.sum,
+    });
     expect(s.value('railyard_innocent_ejections_total', main)).toBe(X.innocentEjections);
     expect(s.value('railyard_bisections_total', main)).toBe(X.bisections);
   });
@@ -168,13 +184,21 @@ describe('GET /v1/getMergeQueueMetrics over a scripted history, clock injected',
 
   it('when no repo is given, then every existing queue of every repository is there and deleted ones are not', async () => {
     const s = await parsed(h.app);
-    const queues = s.samples('mq_depth_current').map((x) => `${x.labels.repo}@${x.labels.branch}`).sort();
+    const queues = s
+      .samples('mq_depth_current')
+      .map((x) => `${x.labels.repo}@${x.labels.branch}`)
+      .sort();
     expect(queues).toEqual(['acme/other@main', 'acme/rails@main', 'acme/rails@release/2.x']);
   });
 
   it('when repo and repoHost are given, then only that repository is scraped', async () => {
     const s = await parsed(h.app, '?repo=acme/rails&repoHost=github.com');
-    expect(s.samples('mq_depth_current').map((x) => x.labels.branch).sort()).toEqual(['main', 'release/2.x']);
+    expect(
+      s
+        .samples('mq_depth_current')
+        .map((x) => x.labels.branch)
+        .sort(),
+    ).toEqual(['main', 'release/2.x']);
     const none = await parsed(h.app, '?repo=acme/rails&repoHost=gitlab.com');
     expect(none.samples('mq_depth_current')).toEqual([]);
   });
@@ -188,14 +212,21 @@ describe('GET /v1/getMergeQueueMetrics over a scripted history, clock injected',
       ['?repo=a/b&repo=c/d&repoHost=github.com', 'repo'],
     ] as const) {
       const res = await scrape(h.app, query);
-      expect({ query, status: res.status, code: res.body.error?.code, field: res.body.error?.fields?.[0]?.field }).toEqual({ query, status: 400, code: 'VALIDATION_FAILED', field });
+      expect({ query, status: res.status, code: res.body.error?.code, field: res.body.error?.fields?.[0]?.field }).toEqual({
+        query,
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        field,
+      });
     }
     expect(mqLines((await scrape(h.app)).text)).toBe(before);
   });
 
   it('when the token is missing or unknown, then 401, and a POST is 405', async () => {
     expect((await request(h.app).get('/v1/getMergeQueueMetrics')).status).toBe(401);
-    expect((await request(h.app).get('/v1/getMergeQueueMetrics').set('x-api-token', 'not-a-token-of-ours-at-all')).body.error.code).toBe('INVALID_TOKEN');
+    expect((await request(h.app).get('/v1/getMergeQueueMetrics').set('x-api-token', 'not-a-token-of-ours-at-all')).body.error.code).toBe(
+      'INVALID_TOKEN',
+    );
     const post = await request(h.app).post('/v1/getMergeQueueMetrics').set('x-api-token', READ_TOKEN);
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET');
@@ -204,7 +235,9 @@ describe('GET /v1/getMergeQueueMetrics over a scripted history, clock injected',
   it('when the Grafana dashboard is loaded, then every series it queries is one this endpoint serves', async () => {
     const s = await parsed(h.app);
     const dashboard = readFileSync(path.resolve(__dirname, '../../../../deploy/grafana-dashboard.json'), 'utf8');
-    const queried = new Set([...dashboard.matchAll(/\b((?:mq|railyard)_[a-z0-9_]+)/g)].map((m) => (m[1] ?? '').replace(/_(bucket|sum|count)$/, '')));
+    const queried = new Set(
+      [...dashboard.matchAll(/\b((?:mq|railyard)_[a-z0-9_]+)/g)].map((m) => (m[1] ?? '').replace(/_(bucket|sum|count)$/, '')),
+    );
     expect(queried.size).toBeGreaterThan(10);
     expect([...queried].filter((name) => !s.names().includes(name))).toEqual([]);
   });

@@ -29,7 +29,10 @@ export const LAG_COUNT_CAP = 10_000;
 const single = (req: Request, name: string): string | undefined => {
   const v = req.query[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new ApiError(400, 'VALIDATION_FAILED', `${name} must be given once, as a plain value`, [{ field: name, message: 'given more than once' }]);
+  if (typeof v !== 'string')
+    throw new ApiError(400, 'VALIDATION_FAILED', `${name} must be given once, as a plain value`, [
+      { field: name, message: 'given more than once' },
+    ]);
   return v;
 };
 
@@ -38,15 +41,28 @@ const repoFilter = (req: Request): RepoRef | undefined => {
   const repo = single(req, 'repo');
   const host = single(req, 'repoHost');
   if (repo === undefined && host === undefined) return undefined;
-  if (repo === undefined) throw new ApiError(400, 'VALIDATION_FAILED', 'repoHost was given without repo; give both, or neither for every repository', [{ field: 'repo', message: 'required with repoHost' }]);
-  if (!host) throw new ApiError(400, 'VALIDATION_FAILED', 'repo must be given together with repoHost (e.g. repoHost=github.com)', [{ field: 'repoHost', message: 'required with repo' }]);
+  if (repo === undefined)
+    throw new ApiError(400, 'VALIDATION_FAILED', 'repoHost was given without repo; give both, or neither for every repository', [
+      { field: 'repo', message: 'required with repoHost' },
+    ]);
+  if (!host)
+    throw new ApiError(400, 'VALIDATION_FAILED', 'repo must be given together with repoHost (e.g. repoHost=github.com)', [
+      { field: 'repoHost', message: 'required with repo' },
+    ]);
   const parts = repo.split('/');
   const [owner, name] = parts;
-  if (parts.length !== 2 || !owner || !name) throw new ApiError(400, 'VALIDATION_FAILED', `repo must be owner/name, got ${JSON.stringify(repo)}`, [{ field: 'repo', message: 'must be owner/name' }]);
+  if (parts.length !== 2 || !owner || !name)
+    throw new ApiError(400, 'VALIDATION_FAILED', `repo must be owner/name, got ${JSON.stringify(repo)}`, [
+      { field: 'repo', message: 'must be owner/name' },
+    ]);
   return { host, owner, name };
 };
 
-const projectionLag = async (eventStore: EventStore, projections: Record<string, LaggingProjection>, nowMs: number): Promise<MetricFamily[]> => {
+const projectionLag = async (
+  eventStore: EventStore,
+  projections: Record<string, LaggingProjection>,
+  nowMs: number,
+): Promise<MetricFamily[]> => {
   const head = await eventStore.headPosition();
   const events: { labels: { projection: string }; value: number }[] = [];
   const seconds: { labels: { projection: string }; value: number }[] = [];
@@ -58,8 +74,18 @@ const projectionLag = async (eventStore: EventStore, projections: Record<string,
     seconds.push({ labels: { projection }, value: oldest ? Math.max(0, (nowMs - Date.parse(oldest.recordedAt)) / 1000) : 0 });
   }
   return [
-    { name: 'railyard_projection_lag_events', help: `Events in the store not yet applied to the projection (saturates at ${LAG_COUNT_CAP}).`, type: 'gauge', samples: events },
-    { name: 'railyard_projection_lag_seconds', help: 'Age of the oldest event not yet applied to the projection; 0 when it is caught up.', type: 'gauge', samples: seconds },
+    {
+      name: 'railyard_projection_lag_events',
+      help: `Events in the store not yet applied to the projection (saturates at ${LAG_COUNT_CAP}).`,
+      type: 'gauge',
+      samples: events,
+    },
+    {
+      name: 'railyard_projection_lag_seconds',
+      help: 'Age of the oldest event not yet applied to the projection; 0 when it is caught up.',
+      type: 'gauge',
+      samples: seconds,
+    },
   ];
 };
 
@@ -78,7 +104,9 @@ export const metricsRoutes = (deps: ApiDeps, options: MetricsRouteOptions): Rout
     const repo = repoFilter(req);
     const nowMs = now();
     const docs = await options.metrics.queues(repo);
-    const text = renderFamilies([...queueMetricFamilies(docs, nowMs), ...(await projectionLag(options.eventStore, options.projections, nowMs))]) + (await registry.metrics());
+    const text =
+      renderFamilies([...queueMetricFamilies(docs, nowMs), ...(await projectionLag(options.eventStore, options.projections, nowMs))]) +
+      (await registry.metrics());
     // Set by hand and sent with end(): res.send would re-order the parameters, and scrapers match this exact value.
     res.status(200).setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
     res.end(text);

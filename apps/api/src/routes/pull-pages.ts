@@ -11,7 +11,8 @@ export const pullPageRoutes = (deps: ApiDeps): Router => {
   const router = Router();
   router.get('/repos/:host/:owner/:name/pulls/:number', requireToken(deps.tokens, 'read'), async (req, res) => {
     const { host, owner, name, number } = req.params as Record<string, string>;
-    if (!/^[1-9]\d{0,9}$/.test(number ?? '')) throw new ApiError(400, 'VALIDATION_FAILED', 'the PR number must be a positive integer', [{ field: 'number', message: 'invalid' }]);
+    if (!/^[1-9]\d{0,9}$/.test(number ?? ''))
+      throw new ApiError(400, 'VALIDATION_FAILED', 'the PR number must be a positive integer', [{ field: 'number', message: 'invalid' }]);
     const pr = await deps.gitHost.getPullRequest({ host: host ?? '', owner: owner ?? '', name: name ?? '' }, Number(number));
     if (!pr) throw new ApiError(404, 'PR_NOT_FOUND', `no PR #${number} in ${host}/${owner}/${name}`);
     res.status(200).json(pr);

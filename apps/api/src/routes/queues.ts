@@ -28,7 +28,15 @@ export const queueRoutes = (deps: ApiDeps): Router => {
     await commands.execute(
       repo,
       targetBranch,
-      { type: 'CreateQueue', queueId: queueIdOf(repo, targetBranch), repo, branch: targetBranch, settings: settingsOf(body), state: body.state, requiredStatuses: body.requiredStatuses },
+      {
+        type: 'CreateQueue',
+        queueId: queueIdOf(repo, targetBranch),
+        repo,
+        branch: targetBranch,
+        settings: settingsOf(body),
+        state: body.state,
+        requiredStatuses: body.requiredStatuses,
+      },
       ctx,
     );
     return answerWithQueue(repo, targetBranch);
@@ -40,7 +48,13 @@ export const queueRoutes = (deps: ApiDeps): Router => {
     await commands.execute(
       repo,
       targetBranch,
-      { type: 'UpdateQueue', settings: settingsOf(body), state: body.state, requiredStatuses: body.requiredStatuses, deleteRequiredStatuses: body.deleteRequiredStatuses },
+      {
+        type: 'UpdateQueue',
+        settings: settingsOf(body),
+        state: body.state,
+        requiredStatuses: body.requiredStatuses,
+        deleteRequiredStatuses: body.deleteRequiredStatuses,
+      },
       ctx,
     );
     return answerWithQueue(repo, targetBranch);

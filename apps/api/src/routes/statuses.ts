@@ -26,7 +26,12 @@ export const statusRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
     const link = targetUrl ?? url;
     const status = await asClientError(async () => {
       await ci.commits.assertCommit(repo, sha);
-      return ci.statuses.set(repo, sha, { context, state, ...(link ? { targetUrl: link } : {}), ...(description !== undefined ? { description } : {}) });
+      return ci.statuses.set(repo, sha, {
+        context,
+        state,
+        ...(link ? { targetUrl: link } : {}),
+        ...(description !== undefined ? { description } : {}),
+      });
     });
     deps.logger.info('commit status set', { repo: `${repo.host}/${repo.owner}/${repo.name}`, sha, context, state });
     return { repo, sha, status };

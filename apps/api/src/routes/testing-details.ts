@@ -15,7 +15,10 @@ const testingDetailsRequest = queueKeySchema.extend({
   testRunId: z
     .string({ error: 'testRunId must be a string' })
     .max(300)
-    .refine((v) => testRunIdFrom(v.trim()) !== null, 'testRunId must be a test run id (or the railyard-merge/pr-<n>/<id> branch it ran on)'),
+    .refine(
+      (v) => testRunIdFrom(v.trim()) !== null,
+      'testRunId must be a test run id (or the railyard-merge/pr-<n>/<id> branch it ran on)',
+    ),
 });
 
 const requestBase = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
@@ -37,7 +40,8 @@ export const testingDetailsRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
     const queueId = queueIdOf(body.repo, body.targetBranch);
     const run = await deps.readModels.getTestRun(queueId, testRunId);
     if (!run) {
-      if (!(await deps.readModels.getQueue(queueId))) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+      if (!(await deps.readModels.getQueue(queueId)))
+        throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
       throw new ApiError(404, 'TEST_RUN_NOT_FOUND', `queue ${body.targetBranch} has no test run ${testRunId}`);
     }
     return testingDetailsResponse(run, { repo: body.repo, baseUrl: ci.publicUrl ?? requestBase(ctx.req), loadTargets });

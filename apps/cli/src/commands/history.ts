@@ -34,7 +34,10 @@ export const SOURCE_USAGE = `  --repo HOST/OWNER/NAME --branch BRANCH   the queu
   --api URL [--token T]   read through a Railyard API (token: --token or RAILYARD_API_TOKEN, read scope);
                           without --api the event store of RAILYARD_DATA_DIR is read directly`;
 
-export const sourceOf = (values: { repo?: string; branch?: string; api?: string; token?: string }, env: NodeJS.ProcessEnv): HistorySource => {
+export const sourceOf = (
+  values: { repo?: string; branch?: string; api?: string; token?: string },
+  env: NodeJS.ProcessEnv,
+): HistorySource => {
   if (values.repo === undefined) throw new UsageError('--repo is required');
   if (values.branch === undefined || values.branch === '') throw new UsageError('--branch is required');
   const repo = parseRepoSpec(values.repo);
@@ -57,7 +60,8 @@ export const isoTime = (name: string, value: string): string => {
 const readFromStore = async (source: HistorySource, env: NodeJS.ProcessEnv): Promise<HistoryEntry[]> => {
   const config = loadConfig(env);
   // Opening SQLite creates a missing file; a mistyped data dir must say so instead of showing an empty store.
-  if (config.eventStore.kind === 'sqlite' && !existsSync(config.eventStore.file)) throw new NotFoundError(`no event store at ${config.eventStore.file} (set RAILYARD_DATA_DIR)`);
+  if (config.eventStore.kind === 'sqlite' && !existsSync(config.eventStore.file))
+    throw new NotFoundError(`no event store at ${config.eventStore.file} (set RAILYARD_DATA_DIR)`);
   const store = await openEventStore(config);
   try {
     return (await store.readStream(queueStreamOf(queueIdOf(source.repo, source.branch)))).map(historyEntryOf);
@@ -66,18 +70,30 @@ const readFromStore = async (source: HistorySource, env: NodeJS.ProcessEnv): Pro
   }
 };
 
-const readFromApi = async (api: { url: string; token: string }, source: HistorySource, range: { since?: string; until?: string }): Promise<HistoryEntry[]> => {
+const readFromApi = async (
+  api: { url: string; token: string },
+  source: HistorySource,
+  range: { since?: string; until?: string },
+): Promise<HistoryEntry[]> => {
   const entries: HistoryEntry[] = [];
   let pageToken = '';
   do {
     const res = await fetch(`${api.url}/v1/getQueueHistory`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-token': api.token },
-      body: JSON.stringify({ repo: source.repo, targetBranch: source.branch, ...range, page_query: { page_size: 1000, page_token: pageToken } }),
+      body: JSON.stringify({
+        repo: source.repo,
+        targetBranch: source.branch,
+        ...range,
+        page_query: { page_size: 1000, page_token: pageToken },
+      }),
     });
     const body = (await res.json().catch(() => null)) as (HistoryPage & { error?: { code: string; message: string } }) | null;
     if (res.status === 404) throw new NotFoundError(body?.error?.message ?? 'no such queue');
-    if (!res.ok || !body) throw new Error(`getQueueHistory answered ${res.status}: ${body?.error ? `${body.error.code}: ${body.error.message}` : 'no JSON body'}`);
+    if (!res.ok || !body)
+      throw new Error(
+        `getQueueHistory answered ${res.status}: ${body?.error ? `${body.error.code}: ${body.error.message}` : 'no JSON body'}`,
+      );
     entries.push(...body.events);
     pageToken = body.page.next_page_token;
   } while (pageToken);
@@ -85,10 +101,15 @@ const readFromApi = async (api: { url: string; token: string }, source: HistoryS
 };
 
 /** The queue's events, oldest first; `since` ≤ time < `until` when given. Throws NotFoundError when the queue never existed. */
-export const loadHistory = async (source: HistorySource, env: NodeJS.ProcessEnv, range: { since?: string; until?: string } = {}): Promise<HistoryEntry[]> => {
+export const loadHistory = async (
+  source: HistorySource,
+  env: NodeJS.ProcessEnv,
+  range: { since?: string; until?: string } = {},
+): Promise<HistoryEntry[]> => {
   if (source.api) return readFromApi(source.api, source, range);
   const all = await readFromStore(source, env);
-  if (all.length === 0) throw new NotFoundError(`no queue has ever existed for ${source.repo.host}/${source.repo.owner}/${source.repo.name} ${source.branch}`);
+  if (all.length === 0)
+    throw new NotFoundError(`no queue has ever existed for ${source.repo.host}/${source.repo.owner}/${source.repo.name} ${source.branch}`);
   const since = range.since ? Date.parse(range.since) : -Infinity;
   const until = range.until ? Date.parse(range.until) : Infinity;
   return all.filter((e) => Date.parse(e.time) >= since && Date.parse(e.time) < until);
@@ -102,12 +123,23 @@ ${SOURCE_USAGE}
 Exit codes: 0 printed, 1 no such queue or store, 2 bad usage.`;
 
 const line = (e: HistoryEntry): string =>
-  [e.time, `r${e.revision}`, e.type, e.prNumber === undefined ? '' : `#${e.prNumber}`, `actor=${e.actor}`, e.reason ? `reason=${e.reason}` : '']
+  [
+    e.time,
+    `r${e.revision}`,
+    e.type,
+    e.prNumber === undefined ? '' : `#${e.prNumber}`,
+    `actor=${e.actor}`,
+    e.reason ? `reason=${e.reason}` : '',
+  ]
     .filter(Boolean)
     .join('  ');
 
 /** `railyard history …`: the audit trail of one queue, also after the queue was deleted. */
-export const historyCommand = async (argv: string[], env: NodeJS.ProcessEnv, io: CommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> => {
+export const historyCommand = async (
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: CommandIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> => {
   let source: HistorySource;
   let range: { since?: string; until?: string };
   let json: boolean;
@@ -124,7 +156,10 @@ export const historyCommand = async (argv: string[], env: NodeJS.ProcessEnv, io:
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     source = sourceOf(values, env);
-    range = { ...(values.since ? { since: isoTime('since', values.since) } : {}), ...(values.until ? { until: isoTime('until', values.until) } : {}) };
+    range = {
+      ...(values.since ? { since: isoTime('since', values.since) } : {}),
+      ...(values.until ? { until: isoTime('until', values.until) } : {}),
+    };
     json = values.json ?? false;
   } catch (err) {
     if (!(err instanceof UsageError) && !(err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw err;

@@ -46,7 +46,12 @@ describe('railyard pr', () => {
   beforeEach(async () => {
     root = await makeTempDir();
     await createRepoWithCommits(root, repo, { files: { 'a.txt': 'a\n' } });
-    head = await commitOnBranch(root, repo, { branch: 'feature', files: { 'f.txt': 'f\n' }, message: 'Add f', author: { name: 'Ada', email: 'ada@example.test' } });
+    head = await commitOnBranch(root, repo, {
+      branch: 'feature',
+      files: { 'f.txt': 'f\n' },
+      message: 'Add f',
+      author: { name: 'Ada', email: 'ada@example.test' },
+    });
   });
 
   afterEach(() => removeTempDir(root));
@@ -97,7 +102,10 @@ describe('railyard pr', () => {
   });
 
   it('when the author and title are given, then the PR carries them', async () => {
-    const run = await inProcess(['open', '--repo', REPO, '--number', '4', '--head', head, '--base', 'main', '--title', 'T', '--author', 'grace'], root);
+    const run = await inProcess(
+      ['open', '--repo', REPO, '--number', '4', '--head', head, '--base', 'main', '--title', 'T', '--author', 'grace'],
+      root,
+    );
 
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ title: 'T', author: 'grace', headSha: head });

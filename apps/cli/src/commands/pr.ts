@@ -49,7 +49,8 @@ const parse = (argv: string[]): Parsed | 'help' => {
   if (given.repo === undefined) throw new UsageError('--repo is required');
   if (given.number === undefined) throw new UsageError('--number is required');
   const repo = parseRepoSpec(given.repo);
-  if (repo === null) throw new UsageError(`--repo must be HOST/OWNER/NAME of letters, digits, '.', '_' or '-', got ${JSON.stringify(given.repo)}`);
+  if (repo === null)
+    throw new UsageError(`--repo must be HOST/OWNER/NAME of letters, digits, '.', '_' or '-', got ${JSON.stringify(given.repo)}`);
   const number = Number(given.number);
   if (!/^[1-9][0-9]*$/.test(given.number) || !Number.isSafeInteger(number)) {
     throw new UsageError(`--number must be a positive integer, got ${JSON.stringify(given.number)}`);

@@ -1,6 +1,16 @@
 import { parseArgs } from 'node:util';
 import { replayQueue } from '@railyard/api';
-import { isoTime, loadHistory, NotFoundError, SOURCE_OPTIONS, SOURCE_USAGE, sourceOf, UsageError, type CommandIo, type HistorySource } from './history';
+import {
+  isoTime,
+  loadHistory,
+  NotFoundError,
+  SOURCE_OPTIONS,
+  SOURCE_USAGE,
+  sourceOf,
+  UsageError,
+  type CommandIo,
+  type HistorySource,
+} from './history';
 
 const USAGE = `usage: railyard replay --repo HOST/OWNER/NAME --branch BRANCH --at ISO [--api URL [--token T]]
 Rebuilds the queue as it was at that instant from its events alone (every event decided at or
@@ -10,11 +20,20 @@ ${SOURCE_USAGE}
 Exit codes: 0 printed, 1 no such queue or it did not exist at that instant, 2 bad usage.`;
 
 /** `railyard replay …`: the queue's state at a past instant. */
-export const replayCommand = async (argv: string[], env: NodeJS.ProcessEnv, io: CommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> => {
+export const replayCommand = async (
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: CommandIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> => {
   let source: HistorySource;
   let at: string;
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: { ...SOURCE_OPTIONS, at: { type: 'string' } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { ...SOURCE_OPTIONS, at: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
     if (values.help) {
       io.stdout.write(`${USAGE}\n`);
       return 0;

@@ -19,9 +19,14 @@ interface Run {
 
 const railyard = (args: string[], gitRoot: string): Promise<Run> =>
   new Promise((resolve) => {
-    execFile(path.join(projectRoot, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', ...args], { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
+    execFile(
+      path.join(projectRoot, 'node_modules/.bin/tsx'),
+      ['apps/cli/src/main.ts', ...args],
+      { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+      },
+    );
   });
 
 const inProcess = async (args: string[], gitRoot: string, env: NodeJS.ProcessEnv = {}): Promise<Run> => {
@@ -44,9 +49,32 @@ describe('railyard status', () => {
   afterEach(() => removeTempDir(root));
 
   it('when a status is set through the real CLI with no server, then it is in the store and listed back', async () => {
-    const set = await railyard(['status', 'set', '--repo', REPO, '--sha', sha, '--context', 'jenkins/build', '--state', 'FAILURE', '--url', 'https://jenkins.test/9', '--description', 'exit 2'], root);
+    const set = await railyard(
+      [
+        'status',
+        'set',
+        '--repo',
+        REPO,
+        '--sha',
+        sha,
+        '--context',
+        'jenkins/build',
+        '--state',
+        'FAILURE',
+        '--url',
+        'https://jenkins.test/9',
+        '--description',
+        'exit 2',
+      ],
+      root,
+    );
     expect(set).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(set.stdout).status).toMatchObject({ context: 'jenkins/build', state: 'failure', targetUrl: 'https://jenkins.test/9', description: 'exit 2' });
+    expect(JSON.parse(set.stdout).status).toMatchObject({
+      context: 'jenkins/build',
+      state: 'failure',
+      targetUrl: 'https://jenkins.test/9',
+      description: 'exit 2',
+    });
     const store = new LocalCommitStatusStore({ root });
     expect((await store.list(repo, sha)).map((s) => s.state)).toEqual(['failure']);
     await store.close();
@@ -55,13 +83,33 @@ describe('railyard status', () => {
   });
 
   it.each([
-    ['a short sha', ['status', 'set', '--repo', REPO, '--sha', 'abc', '--context', 'c', '--state', 'success'], /--sha: sha must be a full commit SHA/],
+    [
+      'a short sha',
+      ['status', 'set', '--repo', REPO, '--sha', 'abc', '--context', 'c', '--state', 'success'],
+      /--sha: sha must be a full commit SHA/,
+    ],
     ['an unknown state', ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'green'], /--state/],
     ['no context', ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--state', 'success'], /--context is required/],
-    ['a repo without host and owner', ['status', 'set', '--repo', 'just-a-name', '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success'], /--repo must be HOST\/OWNER\/NAME/],
-    ['an ftp url', ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--url', 'ftp://x'], /--url: must be an http\(s\) URL/],
-    ['an option of set given to list', ['status', 'list', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c'], /--context is not an option of status list/],
-    ['--api without a token', ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--api', 'http://127.0.0.1:1'], /--api needs --token/],
+    [
+      'a repo without host and owner',
+      ['status', 'set', '--repo', 'just-a-name', '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success'],
+      /--repo must be HOST\/OWNER\/NAME/,
+    ],
+    [
+      'an ftp url',
+      ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--url', 'ftp://x'],
+      /--url: must be an http\(s\) URL/,
+    ],
+    [
+      'an option of set given to list',
+      ['status', 'list', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c'],
+      /--context is not an option of status list/,
+    ],
+    [
+      '--api without a token',
+      ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--api', 'http://127.0.0.1:1'],
+      /--api needs --token/,
+    ],
     ['an unknown subcommand', ['status', 'frobnicate'], /unknown subcommand/],
   ])('when given %s, then it says why and exits 2 without writing', async (_what, args, message) => {
     const run = await inProcess(args.slice(1), root);
@@ -80,7 +128,24 @@ describe('railyard status', () => {
   });
 
   it('when --api points at nothing, then it says it could not reach it and exits 1', async () => {
-    const run = await inProcess(['set', '--repo', REPO, '--sha', sha, '--context', 'c', '--state', 'success', '--api', 'http://127.0.0.1:1', '--token', 'x'.repeat(20)], root);
+    const run = await inProcess(
+      [
+        'set',
+        '--repo',
+        REPO,
+        '--sha',
+        sha,
+        '--context',
+        'c',
+        '--state',
+        'success',
+        '--api',
+        'http://127.0.0.1:1',
+        '--token',
+        'x'.repeat(20),
+      ],
+      root,
+    );
     expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/could not reach http:\/\/127\.0\.0\.1:1/) });
   });
 

@@ -32,7 +32,8 @@ const ALLOWED: Record<string, readonly OptionName[]> = {
 
 class Refused extends Error {}
 
-type Parsed = { sub: 'set'; body: z.infer<typeof setCommitStatusRequest> } | { sub: 'list'; body: z.infer<typeof getCommitStatusesRequest> };
+type Parsed =
+  { sub: 'set'; body: z.infer<typeof setCommitStatusRequest> } | { sub: 'list'; body: z.infer<typeof getCommitStatusesRequest> };
 
 interface Remote {
   api: string;
@@ -56,13 +57,16 @@ const parse = (argv: string[], env: NodeJS.ProcessEnv): { parsed: Parsed; remote
     if (values[name] === undefined) throw new UsageError(`--${name} is required`);
   }
   const repo = parseRepoSpec(values.repo ?? '');
-  if (repo === null) throw new UsageError(`--repo must be HOST/OWNER/NAME of letters, digits, '.', '_' or '-', got ${JSON.stringify(values.repo)}`);
+  if (repo === null)
+    throw new UsageError(`--repo must be HOST/OWNER/NAME of letters, digits, '.', '_' or '-', got ${JSON.stringify(values.repo)}`);
   const token = values.token ?? env.RAILYARD_API_TOKEN;
   if (values.api !== undefined && !token) throw new UsageError('--api needs --token (or RAILYARD_API_TOKEN)');
   if (values.token !== undefined && values.api === undefined) throw new UsageError('--token is only for --api');
-  if (values.api !== undefined && !/^https?:\/\/\S+$/i.test(values.api)) throw new UsageError('--api must be the server URL, e.g. http://127.0.0.1:8080');
+  if (values.api !== undefined && !/^https?:\/\/\S+$/i.test(values.api))
+    throw new UsageError('--api must be the server URL, e.g. http://127.0.0.1:8080');
   const remote = values.api !== undefined ? { api: values.api.replace(/\/+$/, ''), token: token as string } : undefined;
-  if (sub === 'list') return { parsed: { sub, body: validated(getCommitStatusesRequest, { repo, sha: values.sha }) }, ...(remote ? { remote } : {}) };
+  if (sub === 'list')
+    return { parsed: { sub, body: validated(getCommitStatusesRequest, { repo, sha: values.sha }) }, ...(remote ? { remote } : {}) };
   const input = {
     repo,
     sha: values.sha,
@@ -82,7 +86,12 @@ const local = async (parsed: Parsed, env: NodeJS.ProcessEnv): Promise<unknown> =
   try {
     if (parsed.sub === 'list') return { repo, sha, statuses: await store.list(repo, sha) };
     const { context, state, targetUrl, description } = parsed.body;
-    const status = await store.set(repo, sha, { context, state, ...(targetUrl ? { targetUrl } : {}), ...(description !== undefined ? { description } : {}) });
+    const status = await store.set(repo, sha, {
+      context,
+      state,
+      ...(targetUrl ? { targetUrl } : {}),
+      ...(description !== undefined ? { description } : {}),
+    });
     return { repo, sha, status };
   } finally {
     await store.close();
@@ -119,7 +128,11 @@ const remoteCall = async (parsed: Parsed, remote: Remote): Promise<unknown> => {
  * `railyard status …`: what an outside CI calls to report on a commit. Writes through the same store
  * as the local CI and the intake endpoint, so the engine hears of it either way.
  */
-export const statusCommand = async (argv: string[], env: NodeJS.ProcessEnv, io: CommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> => {
+export const statusCommand = async (
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: CommandIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> => {
   let request: { parsed: Parsed; remote?: Remote } | 'help';
   try {
     request = parse(argv, env);
@@ -143,7 +156,9 @@ export const statusCommand = async (argv: string[], env: NodeJS.ProcessEnv, io: 
       return 1;
     }
     if (!(err instanceof GitHostError)) throw err;
-    io.stderr.write(`railyard status ${parsed.sub}: ${err.code === 'REVISION_NOT_FOUND' ? `no commit ${parsed.body.sha} in ${formatRepo(parsed.body.repo)}` : err.message}\n`);
+    io.stderr.write(
+      `railyard status ${parsed.sub}: ${err.code === 'REVISION_NOT_FOUND' ? `no commit ${parsed.body.sha} in ${formatRepo(parsed.body.repo)}` : err.message}\n`,
+    );
     return err.code === 'INVALID_INPUT' ? 2 : 1;
   }
 };

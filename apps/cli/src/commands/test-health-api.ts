@@ -71,7 +71,11 @@ export const postJson = async <T>(target: ApiTarget, path: string, body: unknown
   }
   const parsed = (await res.json().catch(() => null)) as (T & { error?: { code?: string; message?: string } }) | null;
   if (!res.ok || parsed === null) {
-    throw new ApiRefusal(res.status, parsed?.error?.code ?? `HTTP_${res.status}`, parsed?.error?.message ?? `the API answered ${res.status} without a JSON body`);
+    throw new ApiRefusal(
+      res.status,
+      parsed?.error?.code ?? `HTTP_${res.status}`,
+      parsed?.error?.message ?? `the API answered ${res.status} without a JSON body`,
+    );
   }
   return parsed;
 };

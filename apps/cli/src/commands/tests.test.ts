@@ -6,7 +6,10 @@ const ENV = { RAILYARD_API_URL: 'http://127.0.0.1:9', RAILYARD_API_TOKEN: 't' };
 const call = async (command: typeof testsCommand, args: string[], env: NodeJS.ProcessEnv = ENV) => {
   let stdout = '';
   let stderr = '';
-  const code = await command(args, env, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+  const code = await command(args, env, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+  });
   return { code, stdout, stderr };
 };
 
@@ -39,7 +42,10 @@ describe('railyard tests / quarantine: usage', () => {
   });
 
   it('when the branch is not given but the CI names it, then the upload goes on to the files', async () => {
-    const run = await call(testsCommand, ['upload', '--repo', 'git.test/acme/w', '--sha', 'abc', '/nonexistent/report.xml'], { ...ENV, GITHUB_REF_NAME: 'main' });
+    const run = await call(testsCommand, ['upload', '--repo', 'git.test/acme/w', '--sha', 'abc', '/nonexistent/report.xml'], {
+      ...ENV,
+      GITHUB_REF_NAME: 'main',
+    });
 
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('FILE_UNREADABLE');

@@ -80,7 +80,12 @@ const upload = async (values: Values, files: string[], env: NodeJS.ProcessEnv, i
   // Compressed before base64: reports shrink about tenfold, so far more fit under the request limit.
   const encoded = reports.map((r) => ({ name: r.name, contentBase64: (isGzip(r.bytes) ? r.bytes : gzipSync(r.bytes)).toString('base64') }));
   const size = encoded.reduce((n, f) => n + f.contentBase64.length + f.name.length, 0);
-  if (size > MAX_REQUEST_BYTES) throw new ApiRefusal(413, 'PAYLOAD_TOO_LARGE', `the reports need ${size} bytes encoded; one request takes ${MAX_REQUEST_BYTES}: upload them in several calls`);
+  if (size > MAX_REQUEST_BYTES)
+    throw new ApiRefusal(
+      413,
+      'PAYLOAD_TOO_LARGE',
+      `the reports need ${size} bytes encoded; one request takes ${MAX_REQUEST_BYTES}: upload them in several calls`,
+    );
   const summary = await postJson(target, '/uploadTestResults', {
     repo,
     sha: values.sha,
@@ -137,16 +142,29 @@ const check = async (values: Values, files: string[], env: NodeJS.ProcessEnv, io
   const target = apiTargetOf(values, env);
   const report = parseLocally(await readReports(files));
   if (report.suiteFailures.length > 0) {
-    io.stderr.write(`railyard tests check: ${report.suiteFailures.length} failure(s) are reported on a suite, not on a test; quarantine cannot cover them\n`);
+    io.stderr.write(
+      `railyard tests check: ${report.suiteFailures.length} failure(s) are reported on a suite, not on a test; quarantine cannot cover them\n`,
+    );
     return 1;
   }
   const failures = report.cases
     .filter((c) => c.status === 'failed')
-    .map((c) => ({ name: c.name, classname: c.classname, file: c.file, parent: c.parent, variant: c.variant, ...(c.explicitId ? { id: c.explicitId } : {}) }));
-  const verdict = await postJson<{ allQuarantined: boolean; quarantined: unknown[]; notQuarantined: { name?: string; testId: string }[] }>(target, '/flaky-tests/check-failures', {
-    repo,
-    failures,
-  });
+    .map((c) => ({
+      name: c.name,
+      classname: c.classname,
+      file: c.file,
+      parent: c.parent,
+      variant: c.variant,
+      ...(c.explicitId ? { id: c.explicitId } : {}),
+    }));
+  const verdict = await postJson<{ allQuarantined: boolean; quarantined: unknown[]; notQuarantined: { name?: string; testId: string }[] }>(
+    target,
+    '/flaky-tests/check-failures',
+    {
+      repo,
+      failures,
+    },
+  );
   io.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
   if (verdict.allQuarantined) return 0;
   io.stderr.write(
@@ -158,7 +176,11 @@ const check = async (values: Values, files: string[], env: NodeJS.ProcessEnv, io
 };
 
 /** `railyard tests upload|list|check …`. */
-export const testsCommand = (argv: string[], env: NodeJS.ProcessEnv, io: CommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> =>
+export const testsCommand = (
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: CommandIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> =>
   runCommand(io, 'railyard tests', USAGE, async () => {
     const parsed = parseSubcommand('tests', argv, OPTIONS, ALLOWED, { positionals: true });
     if (parsed === 'help') {

@@ -15,7 +15,8 @@ const fileAt = async (gitDir: string, sha: string, file: string): Promise<string
   return code === 0 ? stdout : null;
 };
 
-const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const asRecord = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 const requiredOf = (doc: unknown, file: string): string[] | undefined => {
   const list = asRecord(asRecord(doc)?.merge)?.required_statuses;

@@ -13,7 +13,8 @@ beforeEach(async () => {
 });
 afterEach(() => removeTempDir(root));
 
-const heads = async () => Promise.all([1, 2].map(async (n) => ({ number: n, headSha: (await branchSha(root, REPO, `pr-${n}`)) as string })));
+const heads = async () =>
+  Promise.all([1, 2].map(async (n) => ({ number: n, headSha: (await branchSha(root, REPO, `pr-${n}`)) as string })));
 
 describe.each(['squash', 'merge_commit', 'rebase'] as const)('copyCommitsOnto (%s)', (method) => {
   it('when PR 1 merged from its own run, then PR 2 copied from the stacked run lands on it with exactly the tested tree, the same way twice', async () => {

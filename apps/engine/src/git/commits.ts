@@ -18,7 +18,15 @@ const readCommit = async (gitDir: string, sha: string): Promise<RawCommit> => {
   const split = stdout.indexOf('\n\n');
   const header = split === -1 ? stdout : stdout.slice(0, split);
   const message = split === -1 ? '' : stdout.slice(split + 2);
-  const c: RawCommit = { tree: '', parents: [], author: { name: '', email: '' }, authorDate: '', committer: { name: '', email: '' }, committerDate: '', message };
+  const c: RawCommit = {
+    tree: '',
+    parents: [],
+    author: { name: '', email: '' },
+    authorDate: '',
+    committer: { name: '', email: '' },
+    committerDate: '',
+    message,
+  };
   for (const line of header.split('\n')) {
     if (line.startsWith('tree ')) c.tree = line.slice(5);
     else if (line.startsWith('parent ')) c.parents.push(line.slice(7));

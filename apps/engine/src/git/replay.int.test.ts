@@ -51,7 +51,11 @@ describe('replayCommitsOnto on a conflict', () => {
     const base = (await branchSha(root, REPO, 'main')) as string;
     const own = await writer.buildTestBranch(REPO, { baseSha: base, stack: [await head(1)], method: 'squash', testRunId: 'run-1' });
     if (!own.ok) throw new Error('unexpected conflict');
-    const moved = await commitOnBranch(root, REPO, { branch: 'main', files: { 'a/lib.txt': 'changed elsewhere\nline\n' }, message: 'other lane' });
+    const moved = await commitOnBranch(root, REPO, {
+      branch: 'main',
+      files: { 'a/lib.txt': 'changed elsewhere\nline\n' },
+      message: 'other lane',
+    });
     expect(await replayCommitsOnto(gitDirOf(root, REPO), base, own.sha, moved)).toEqual({ ok: false, paths: ['a/lib.txt'] });
     expect(await branchSha(root, REPO, 'main')).toBe(moved);
   });

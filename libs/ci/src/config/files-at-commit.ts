@@ -12,7 +12,12 @@ export interface FilesAtCommit {
  * Reads a few small files of one commit straight from the object store (no checkout): one
  * `cat-file --batch-check` for the commit and every path, then one `cat-file blob` per file found.
  */
-export const readFilesAtCommit = async (gitDir: string, sha: string, paths: readonly string[], maxBytes: number): Promise<FilesAtCommit> => {
+export const readFilesAtCommit = async (
+  gitDir: string,
+  sha: string,
+  paths: readonly string[],
+  maxBytes: number,
+): Promise<FilesAtCommit> => {
   const input = [sha, ...paths.map((p) => `${sha}:${p}`)].map((l) => `${l}\n`).join('');
   const { stdout } = await runGit(gitDir, ['cat-file', '--batch-check'], { input });
   const [commitLine, ...pathLines] = stdout.split('\n');

@@ -3,7 +3,14 @@ import { MAX_CONFIG_BYTES, parseRailyardConfig, parseTrunkConfig } from './raily
 describe('parseRailyardConfig', () => {
   it('when the file has checks, reports and required statuses, then each is read in file order', () => {
     const parsed = parseRailyardConfig(
-      ['ci:', '  build: npm run build', '  "Unit Tests": npm test -- --ci', 'reports: ["reports/junit-*.xml"]', 'merge:', '  required_statuses: [build, Unit Tests, build]'].join('\n'),
+      [
+        'ci:',
+        '  build: npm run build',
+        '  "Unit Tests": npm test -- --ci',
+        'reports: ["reports/junit-*.xml"]',
+        'merge:',
+        '  required_statuses: [build, Unit Tests, build]',
+      ].join('\n'),
     );
     expect(parsed).toEqual({
       ok: true,
@@ -64,7 +71,8 @@ describe('parseRailyardConfig', () => {
 
 describe('parseTrunkConfig', () => {
   it('when trunk.yaml lists required statuses among its other sections, then only those are read', () => {
-    const text = 'version: 0.1\ncli:\n  version: 1.22.0\nlint:\n  enabled: [eslint@9]\nmerge:\n  required_statuses:\n    - Unit Tests\n    - Integration Tests\n';
+    const text =
+      'version: 0.1\ncli:\n  version: 1.22.0\nlint:\n  enabled: [eslint@9]\nmerge:\n  required_statuses:\n    - Unit Tests\n    - Integration Tests\n';
     expect(parseTrunkConfig(text)).toEqual({ ok: true, config: { requiredStatuses: ['Unit Tests', 'Integration Tests'] } });
   });
 
@@ -73,6 +81,9 @@ describe('parseTrunkConfig', () => {
   });
 
   it('when trunk.yaml is broken, then the message names that file', () => {
-    expect(parseTrunkConfig('merge: [\n')).toEqual({ ok: false, message: expect.stringMatching(/^\.trunk\/trunk\.yaml is not valid YAML/) });
+    expect(parseTrunkConfig('merge: [\n')).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^\.trunk\/trunk\.yaml is not valid YAML/),
+    });
   });
 });

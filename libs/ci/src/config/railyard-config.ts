@@ -14,14 +14,19 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 export const isValidCheckName = (name: string): boolean =>
   name.trim() === name && name.length > 0 && name.length <= MAX_CHECK_NAME_LENGTH && !CONTROL.test(name);
 
-const checkName = z.string().refine(isValidCheckName, `a check name must be 1-${MAX_CHECK_NAME_LENGTH} printable characters without surrounding spaces`);
+const checkName = z
+  .string()
+  .refine(isValidCheckName, `a check name must be 1-${MAX_CHECK_NAME_LENGTH} printable characters without surrounding spaces`);
 
 /** Relative to the checkout, forward slashes, never leaving it. */
 const reportPattern = z
   .string()
   .min(1)
   .max(500)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !CONTROL.test(p), 'a report pattern must be a relative path inside the checkout');
+  .refine(
+    (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !CONTROL.test(p),
+    'a report pattern must be a relative path inside the checkout',
+  );
 
 const requiredStatuses = z.array(z.string().trim().min(1).max(255)).max(1000);
 
@@ -35,9 +40,7 @@ const railyardSchema = z
   })
   .passthrough();
 
-const trunkSchema = z
-  .object({ merge: z.object({ required_statuses: requiredStatuses.optional() }).passthrough().nullish() })
-  .passthrough();
+const trunkSchema = z.object({ merge: z.object({ required_statuses: requiredStatuses.optional() }).passthrough().nullish() }).passthrough();
 
 export interface Check {
   name: string;
@@ -54,7 +57,8 @@ export interface RailyardConfig {
 export type ConfigParse<T> = { ok: true; config: T } | { ok: false; message: string };
 
 const parseYaml = (text: string, file: string): ConfigParse<unknown> => {
-  if (Buffer.byteLength(text, 'utf8') > MAX_CONFIG_BYTES) return { ok: false, message: `${file} is larger than ${MAX_CONFIG_BYTES / 1024} KiB` };
+  if (Buffer.byteLength(text, 'utf8') > MAX_CONFIG_BYTES)
+    return { ok: false, message: `${file} is larger than ${MAX_CONFIG_BYTES / 1024} KiB` };
   try {
     // maxAliasCount guards against alias bombs; uniqueKeys catches a check defined twice.
     const data: unknown = YAML.parse(text, { maxAliasCount: 50, uniqueKeys: true });
@@ -67,7 +71,8 @@ const parseYaml = (text: string, file: string): ConfigParse<unknown> => {
 const firstLine = (s: string): string => s.split('\n')[0]?.trim() ?? s;
 
 // A bad check name comes back as "invalid key" with the reason nested one level down.
-const messageOf = (issue: z.core.$ZodIssue): string => (issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message);
+const messageOf = (issue: z.core.$ZodIssue): string =>
+  issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
 
 const describeIssues = (file: string, error: z.ZodError): string =>
   `${file}: ${error.issues.map((i) => `${i.path.map(String).join('.') || '(top level)'}: ${messageOf(i)}`).join('; ')}`;

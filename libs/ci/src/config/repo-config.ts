@@ -1,7 +1,15 @@
 import type { RepoRef } from '@railyard/domain';
 import { existingRepoDir, GitHostError, isObjectId } from '@railyard/githost';
 import { readFilesAtCommit, type FileAtCommit } from './files-at-commit';
-import { MAX_CONFIG_BYTES, parseRailyardConfig, parseTrunkConfig, RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE, type ConfigParse, type RailyardConfig } from './railyard-config';
+import {
+  MAX_CONFIG_BYTES,
+  parseRailyardConfig,
+  parseTrunkConfig,
+  RAILYARD_CONFIG_FILE,
+  TRUNK_CONFIG_FILE,
+  type ConfigParse,
+  type RailyardConfig,
+} from './railyard-config';
 
 /** The configuration files of one commit: each absent (null), parsed, or broken (with why). */
 export interface RepoConfigAtCommit {

@@ -32,7 +32,10 @@ export const setCommitStatusRequest = z
     url: url.optional(),
     description: z.string().max(MAX_DESCRIPTION_LENGTH).optional(),
   })
-  .refine((b) => !(b.url && b.targetUrl && b.url !== b.targetUrl), { message: 'give url or targetUrl, not two different ones', path: ['url'] });
+  .refine((b) => !(b.url && b.targetUrl && b.url !== b.targetUrl), {
+    message: 'give url or targetUrl, not two different ones',
+    path: ['url'],
+  });
 
 export type SetCommitStatusRequest = z.infer<typeof setCommitStatusRequest>;
 

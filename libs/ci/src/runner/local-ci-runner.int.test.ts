@@ -26,14 +26,24 @@ const commitConfig = (config: string, files: Record<string, string> = {}): Promi
   commitOnBranch(gitRoot, repo, { branch: `railyard-merge/pr-${++n}/x`, files: { '.railyard.yml': config, ...files } });
 
 const runner = (opts: Partial<LocalCiRunnerOptions> = {}): LocalCiRunner => {
-  const r = new LocalCiRunner({ gitRoot, dataDir: root, statuses, publicUrl: () => PUBLIC, killGraceMs: 300, baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME }, ...opts });
+  const r = new LocalCiRunner({
+    gitRoot,
+    dataDir: root,
+    statuses,
+    publicUrl: () => PUBLIC,
+    killGraceMs: 300,
+    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
+    ...opts,
+  });
   runners.push(r);
   return r;
 };
 
-const byContext = async (sha: string): Promise<Record<string, CommitStatus>> => Object.fromEntries((await statuses.list(repo, sha)).map((s) => [s.context, s]));
+const byContext = async (sha: string): Promise<Record<string, CommitStatus>> =>
+  Object.fromEntries((await statuses.list(repo, sha)).map((s) => [s.context, s]));
 
-const logOf = (testRunId: string, check: string): Promise<string> => fs.readFile(path.join(root, 'ci-logs', testRunId, checkFileName(check)), 'utf8');
+const logOf = (testRunId: string, check: string): Promise<string> =>
+  fs.readFile(path.join(root, 'ci-logs', testRunId, checkFileName(check)), 'utf8');
 
 /** A zombie waiting for init to reap it counts as dead: it runs nothing. */
 const isAlive = async (pid: number): Promise<boolean> => {
@@ -53,10 +63,7 @@ const eventually = async (check: () => Promise<boolean> | boolean, timeoutMs = 1
 };
 
 const pidsIn = async (file: string): Promise<number[]> =>
-  (await fs.readFile(file, 'utf8').catch(() => ''))
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
+  (await fs.readFile(file, 'utf8').catch(() => '')).split(/\s+/).filter(Boolean).map(Number);
 
 beforeEach(async () => {
   root = await makeTempDir();
@@ -76,7 +83,9 @@ afterEach(async () => {
 
 describe('LocalCiRunner', () => {
   it('when a passing and a failing check run, then each posts pending with its log URL, then success or failure, and logs its output', async () => {
-    const sha = await commitConfig('ci:\n  pass: "cat marker.txt; echo to-stderr >&2"\n  fail: "echo boom; exit 3"\n', { 'marker.txt': 'from the tested commit\n' });
+    const sha = await commitConfig('ci:\n  pass: "cat marker.txt; echo to-stderr >&2"\n  fail: "echo boom; exit 3"\n', {
+      'marker.txt': 'from the tested commit\n',
+    });
     const id = runId();
     const r = runner();
     await r.trigger({ repo, sha, branch: `railyard-merge/pr-1/${id}`, testRunId: id, timeoutMinutes: 5 });
@@ -87,7 +96,11 @@ describe('LocalCiRunner', () => {
 
     await r.whenDone(id);
     const done = await byContext(sha);
-    expect(done.pass).toMatchObject({ state: 'success', targetUrl: `${PUBLIC}/ci/logs/${id}/pass`, description: expect.stringMatching(/^passed in/) });
+    expect(done.pass).toMatchObject({
+      state: 'success',
+      targetUrl: `${PUBLIC}/ci/logs/${id}/pass`,
+      description: expect.stringMatching(/^passed in/),
+    });
     expect(done.fail).toMatchObject({ state: 'failure', description: 'exit code 3' });
     expect(await logOf(id, 'pass')).toMatch(/from the tested commit\n(.|\n)*to-stderr/);
     expect(await logOf(id, 'fail')).toMatch(/\$ echo boom; exit 3\nboom\n# exit code 3\n/);
@@ -100,7 +113,9 @@ describe('LocalCiRunner', () => {
   it('when a check runs, then it sees its run in the environment and none of Railyard’s settings', async () => {
     const sha = await commitConfig('ci:\n  env: "env | sort"\n');
     const id = runId();
-    const r = runner({ baseEnv: { PATH: process.env.PATH, RAILYARD_API_TOKENS: 'ops:secret-secret-secret:admin', npm_config_x: '1', KEEP_ME: 'yes' } });
+    const r = runner({
+      baseEnv: { PATH: process.env.PATH, RAILYARD_API_TOKENS: 'ops:secret-secret-secret:admin', npm_config_x: '1', KEEP_ME: 'yes' },
+    });
     await r.trigger({ repo, sha, branch: 'railyard-merge/pr-1/x', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
     const log = await logOf(id, 'env');
@@ -256,7 +271,14 @@ describe('LocalCiRunner', () => {
     // killing the launcher would leave the runner running.
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'testing/runner-process.ts')], {
       cwd: projectRoot,
-      env: { ...process.env, RAILYARD_TEST_RUNNER: JSON.stringify({ gitRoot, dataDir: root, trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 } }) },
+      env: {
+        ...process.env,
+        RAILYARD_TEST_RUNNER: JSON.stringify({
+          gitRoot,
+          dataDir: root,
+          trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 },
+        }),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));

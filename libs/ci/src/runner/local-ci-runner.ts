@@ -247,7 +247,12 @@ export class LocalCiRunner {
       }
       let proc: CheckProcess;
       try {
-        proc = await startCheck({ command: check.command, cwd: checkout, env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name), logFd: log.fd });
+        proc = await startCheck({
+          command: check.command,
+          cwd: checkout,
+          env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name),
+          logFd: log.fd,
+        });
       } catch (err) {
         description = `could not start: ${(err as Error).message}`;
         await log.write(`# ${description}\n`);

@@ -15,7 +15,10 @@ export const globToRegExp = (pattern: string): RegExp => {
       re += last ? '.*' : '(?:[^/]+/)*';
       return;
     }
-    re += part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+    re += part
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\?/g, '[^/]');
     if (!last) re += '/';
   });
   return new RegExp(`^${re}$`);

@@ -25,7 +25,9 @@ describe('cancelPullRequest', () => {
 
   it('when the PR is pending, then PrCancelled and the entry is cancelled as of now', () => {
     const history = [queueCreated(), prSubmitted(1)];
-    given(history).when(cancel(1)).then([cancelled(1)]);
+    given(history)
+      .when(cancel(1))
+      .then([cancelled(1)]);
     const e = foldQueue([...history, cancelled(1)]).entries.get(1);
     expect(e).toMatchObject({ state: 'cancelled', stateChangedAt: NOW });
   });

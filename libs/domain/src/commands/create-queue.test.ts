@@ -5,7 +5,13 @@ import { NOW, given, testContext } from '../testing/decider-spec';
 import { BRANCH, QUEUE_ID, REPO, prCancelled, prSubmitted, queueCreated, queueDeleted, submit, targetsSet } from '../testing/fixtures';
 import type { CreateQueue, QueueSettingsInput } from './types';
 
-const create = (o: Partial<Omit<CreateQueue, 'type'>> = {}): CreateQueue => ({ type: 'CreateQueue', queueId: QUEUE_ID, repo: REPO, branch: BRANCH, ...o });
+const create = (o: Partial<Omit<CreateQueue, 'type'>> = {}): CreateQueue => ({
+  type: 'CreateQueue',
+  queueId: QUEUE_ID,
+  repo: REPO,
+  branch: BRANCH,
+  ...o,
+});
 
 describe('createQueue', () => {
   it('when a queue is created without settings, then it starts running with the default settings and no required statuses', () => {
@@ -14,7 +20,15 @@ describe('createQueue', () => {
       .then([
         {
           type: 'QueueCreated',
-          data: { queueId: QUEUE_ID, repo: REPO, branch: BRANCH, settings: DEFAULT_SETTINGS, requiredStatuses: [], state: 'running', at: NOW },
+          data: {
+            queueId: QUEUE_ID,
+            repo: REPO,
+            branch: BRANCH,
+            settings: DEFAULT_SETTINGS,
+            requiredStatuses: [],
+            state: 'running',
+            at: NOW,
+          },
         },
       ]);
   });

@@ -21,7 +21,9 @@ describe('deleteQueue', () => {
   });
 
   it('when a PR is pending, then QUEUE_NOT_EMPTY', () => {
-    given([queueCreated(), prSubmitted(1)]).when(del).thenThrows('QUEUE_NOT_EMPTY');
+    given([queueCreated(), prSubmitted(1)])
+      .when(del)
+      .thenThrows('QUEUE_NOT_EMPTY');
   });
 
   it('when a PR is not ready yet, then QUEUE_NOT_EMPTY', () => {

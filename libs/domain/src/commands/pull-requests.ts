@@ -70,7 +70,10 @@ const resubmit = (s: QueueState, existing: Entry, c: SubmitPullRequest, now: str
     noBatch !== existing.noBatch ||
     usedDefaultPriorityName !== existing.usedDefaultPriorityName
   )
-    events.push({ type: 'PrPriorityChanged', data: { prNumber: c.pr.number, priorityValue, priorityName, usedDefaultPriorityName, noBatch, at: now } });
+    events.push({
+      type: 'PrPriorityChanged',
+      data: { prNumber: c.pr.number, priorityValue, priorityName, usedDefaultPriorityName, noBatch, at: now },
+    });
   if (c.pr.headSha === existing.headSha) {
     const readiness = readinessOf({
       mode: s.settings.mode,
@@ -103,7 +106,9 @@ export const decideSetImpactedTargets = (s: QueueState, c: SetImpactedTargets, c
   requireQueue(s);
   const previous = targetsFor(s, c.prNumber, c.headSha);
   const same = previous && previous.digest === c.targets.digest && previous.all === c.targets.all;
-  const events: QueueEvent[] = same ? [] : [{ type: 'ImpactedTargetsSet', data: { prNumber: c.prNumber, headSha: c.headSha, ...c.targets, at: ctx.now } }];
+  const events: QueueEvent[] = same
+    ? []
+    : [{ type: 'ImpactedTargetsSet', data: { prNumber: c.prNumber, headSha: c.headSha, ...c.targets, at: ctx.now } }];
 
   const e = s.entries.get(c.prNumber);
   if (e && e.headSha === c.headSha) {
@@ -112,4 +117,3 @@ export const decideSetImpactedTargets = (s: QueueState, c: SetImpactedTargets, c
   }
   return events;
 };
-

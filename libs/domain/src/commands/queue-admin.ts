@@ -7,7 +7,13 @@ import { requireInteger, requireQueue } from './guards';
 import type { CreateQueue, DecideContext, DeleteQueue, QueueSettingsInput, UpdateQueue } from './types';
 
 const validateSettings = (s: QueueSettingsInput): void => {
-  for (const key of ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'batchingMaxWaitTimeMinutes', 'batchingMinSize'] as const) {
+  for (const key of [
+    'concurrency',
+    'bisectionConcurrency',
+    'testingTimeoutMinutes',
+    'batchingMaxWaitTimeMinutes',
+    'batchingMinSize',
+  ] as const) {
     const v = s[key];
     if (v !== undefined) requireInteger(key, v, 1, MAX_UINT32);
   }
@@ -68,7 +74,10 @@ export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideCont
   if (c.deleteRequiredStatuses && c.requiredStatuses?.length)
     throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses and deleteRequiredStatuses cannot be given together');
   // Every change waits, state included: a state change would otherwise drop the pending mode switch.
-  if (s.runState === 'switching_modes' && (Object.keys(settings).length > 0 || c.requiredStatuses?.length || c.deleteRequiredStatuses || c.state !== undefined))
+  if (
+    s.runState === 'switching_modes' &&
+    (Object.keys(settings).length > 0 || c.requiredStatuses?.length || c.deleteRequiredStatuses || c.state !== undefined)
+  )
     throw new DomainError('MODE_CHANGE_IN_PROGRESS', 'the queue is switching modes; configuration changes wait until it has finished');
 
   const events: QueueEvent[] = [];
@@ -94,11 +103,12 @@ export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideCont
 
   const target = modeChanges && inFlight ? 'switching_modes' : c.state;
   if (target !== undefined && target !== s.runState) {
-    const data: { from: typeof s.runState; to: typeof target; pendingMode?: typeof mode; resumeState?: RequestableQueueState; at: string } = {
-      from: s.runState,
-      to: target,
-      at: ctx.now,
-    };
+    const data: { from: typeof s.runState; to: typeof target; pendingMode?: typeof mode; resumeState?: RequestableQueueState; at: string } =
+      {
+        from: s.runState,
+        to: target,
+        at: ctx.now,
+      };
     if (target === 'switching_modes') data.pendingMode = mode;
     // A state asked for with the mode change is where the queue goes once the switch is done.
     if (target === 'switching_modes' && c.state !== undefined && c.state !== s.runState) data.resumeState = c.state;
@@ -111,6 +121,9 @@ export const decideDeleteQueue = (s: QueueState, _c: DeleteQueue, ctx: DecideCon
   requireQueue(s);
   const active = activeEntries(s).length;
   if (active > 0)
-    throw new DomainError('QUEUE_NOT_EMPTY', `the queue still holds ${active} PR(s); cancel or merge them first (set it to draining to let it empty)`);
+    throw new DomainError(
+      'QUEUE_NOT_EMPTY',
+      `the queue still holds ${active} PR(s); cancel or merge them first (set it to draining to let it empty)`,
+    );
   return [{ type: 'QueueDeleted', data: { at: ctx.now } }];
 };

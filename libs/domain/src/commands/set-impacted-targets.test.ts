@@ -27,7 +27,9 @@ describe('setImpactedTargets', () => {
 
   it('when the PR was not submitted yet, then the targets are stored for its head SHA', () => {
     const history = [queueCreated()];
-    const events = given(history).when(upload(1, targets('d1'))).events();
+    const events = given(history)
+      .when(upload(1, targets('d1')))
+      .events();
     expect(events).toStrictEqual([stored(1, targets('d1'))]);
     const s = foldQueue([...history, ...events]);
     expect(targetsFor(s, 1, headShaOf(1))).toStrictEqual(targets('d1'));
@@ -43,7 +45,9 @@ describe('setImpactedTargets', () => {
 
   it('when a different list is uploaded for the same SHA, then it is recorded and the last upload wins', () => {
     const history = [queueCreated(), targetsSet(1, 'd1')];
-    const events = given(history).when(upload(1, targets('d2', { count: 7 }))).events();
+    const events = given(history)
+      .when(upload(1, targets('d2', { count: 7 })))
+      .events();
     expect(events).toStrictEqual([stored(1, targets('d2', { count: 7 }))]);
     expect(targetsFor(foldQueue([...history, ...events]), 1, headShaOf(1))).toStrictEqual(targets('d2', { count: 7 }));
   });
@@ -99,15 +103,26 @@ describe('setImpactedTargets', () => {
   });
 
   it('when targets arrive for a parallel-mode PR that is not mergeable, then it has targets but stays not_ready', () => {
-    const waiting = prSubmitted(1, { readiness: readiness({ requiresImpactedTargets: true, mergeability: 'not_mergeable' }), state: 'not_ready' });
-    const events = given([parallel, waiting]).when(upload(1, targets('d1'))).events();
+    const waiting = prSubmitted(1, {
+      readiness: readiness({ requiresImpactedTargets: true, mergeability: 'not_mergeable' }),
+      state: 'not_ready',
+    });
+    const events = given([parallel, waiting])
+      .when(upload(1, targets('d1')))
+      .events();
     const e = foldQueue([parallel, waiting, ...events]).entries.get(1);
     expect(e?.state).toBe('not_ready');
     expect(e?.readiness.hasImpactedTargets).toBe(true);
   });
 
   it('when the same list is uploaded again after the PR became pending, then no event at all', () => {
-    const history = [parallel, waitingForTargets, ...given([parallel, waitingForTargets]).when(upload(1, targets('d1'))).events()];
+    const history = [
+      parallel,
+      waitingForTargets,
+      ...given([parallel, waitingForTargets])
+        .when(upload(1, targets('d1')))
+        .events(),
+    ];
     given(history)
       .when(upload(1, targets('d1')))
       .then([]);
@@ -120,7 +135,10 @@ describe('setImpactedTargets', () => {
   });
 
   it('when targets arrive for a PR in testing, then they are only stored', () => {
-    given([parallel, prSubmitted(1, { readiness: readiness({ requiresImpactedTargets: true, hasImpactedTargets: true }) })], withEntryIn(1, 'testing'))
+    given(
+      [parallel, prSubmitted(1, { readiness: readiness({ requiresImpactedTargets: true, hasImpactedTargets: true }) })],
+      withEntryIn(1, 'testing'),
+    )
       .when(upload(1, targets('d2')))
       .then([stored(1, targets('d2'))]);
   });

@@ -44,7 +44,13 @@ const withoutDefault = (e: PrSubmitted): PrSubmitted => {
   return { ...e, data };
 };
 
-const priorityChanged = (prNumber: number, priorityValue: number, priorityName: PriorityName, usedDefaultPriorityName: PriorityName | undefined, noBatch = false): QueueEvent => ({
+const priorityChanged = (
+  prNumber: number,
+  priorityValue: number,
+  priorityName: PriorityName,
+  usedDefaultPriorityName: PriorityName | undefined,
+  noBatch = false,
+): QueueEvent => ({
   type: 'PrPriorityChanged',
   data: { prNumber, priorityValue, priorityName, usedDefaultPriorityName, noBatch, at: NOW },
 });
@@ -56,14 +62,19 @@ describe('submitPullRequest', () => {
 
   describe('readiness', () => {
     it('when the PR is mergeable and targets the queue branch, then PrSubmitted in pending with a new entry id and the default priority', () => {
-      given([queueCreated()]).when(submit(1)).then([submitted(1)]);
+      given([queueCreated()])
+        .when(submit(1))
+        .then([submitted(1)]);
     });
 
-    it.each(['not_mergeable', 'in_progress', 'unspecified'] as const)('when the Git host says %s, then PrSubmitted in not_ready', (mergeability) => {
-      given([queueCreated()])
-        .when(submit(1, { pr: { mergeability } }))
-        .then([submitted(1, { readiness: readiness({ mergeability }), state: 'not_ready' })]);
-    });
+    it.each(['not_mergeable', 'in_progress', 'unspecified'] as const)(
+      'when the Git host says %s, then PrSubmitted in not_ready',
+      (mergeability) => {
+        given([queueCreated()])
+          .when(submit(1, { pr: { mergeability } }))
+          .then([submitted(1, { readiness: readiness({ mergeability }), state: 'not_ready' })]);
+      },
+    );
 
     it('when the PR base is another branch, then PrSubmitted in not_ready with doesBaseBranchMatch false', () => {
       given([queueCreated()])
@@ -143,7 +154,12 @@ describe('submitPullRequest', () => {
 
     it('when submitted with priority 0, then it skips the line: it goes ahead of every PR waiting, whatever their priority', () => {
       const history = [queueCreated(), prSubmitted(1, { priorityValue: 10, priorityName: 'high' }), prSubmitted(2)];
-      const s = foldQueue([...history, ...given(history).when(submit(3, { priority: 0 })).events()]);
+      const s = foldQueue([
+        ...history,
+        ...given(history)
+          .when(submit(3, { priority: 0 }))
+          .events(),
+      ]);
       expect([...s.entries.values()].sort(byQueueOrder).map((e) => e.prNumber)).toStrictEqual([3, 1, 2]);
     });
 
@@ -168,7 +184,9 @@ describe('submitPullRequest', () => {
   describe('re-submission of a PR that is still in the queue', () => {
     it('when re-submitted with a new priority, then PrPriorityChanged, the default mark cleared, and the entry, its id and place kept', () => {
       const history = [queueCreated(), prSubmitted(1), prSubmitted(2)];
-      const events = given(history).when(submit(1, { priority: 'high' })).events();
+      const events = given(history)
+        .when(submit(1, { priority: 'high' }))
+        .events();
       expect(events).toStrictEqual([priorityChanged(1, 10, 'high', undefined)]);
       const s = foldQueue([...history, ...events]);
       expect(s.entries.get(1)).toMatchObject({ entryId: 'entry-1', seq: 0, state: 'pending', priorityValue: 10, priorityName: 'high' });
@@ -189,7 +207,9 @@ describe('submitPullRequest', () => {
     });
 
     it('when re-submitted with nothing new, then no events', () => {
-      given([queueCreated(), prSubmitted(1)]).when(submit(1)).then([]);
+      given([queueCreated(), prSubmitted(1)])
+        .when(submit(1))
+        .then([]);
     });
 
     it('when re-submitted with the priority and noBatch it already has, then no events', () => {
@@ -241,7 +261,11 @@ describe('submitPullRequest', () => {
     });
 
     it('when re-submitted after a cancel without a priority, then the default applies again, not the old priority', () => {
-      given([queueCreated(), prSubmitted(1, { priorityValue: 0, priorityName: 'urgent', usedDefaultPriorityName: undefined }), prCancelled(1)])
+      given([
+        queueCreated(),
+        prSubmitted(1, { priorityValue: 0, priorityName: 'urgent', usedDefaultPriorityName: undefined }),
+        prCancelled(1),
+      ])
         .when(submit(1))
         .then([submitted(1, { entryId: 'entry-1' })]);
     });
@@ -294,7 +318,12 @@ describe('re-submitting a waiting PR', () => {
   it('when the host now says mergeable, then the not_ready entry becomes pending with MERGE_ITEM_NOW_READY', () => {
     given([created, stuck])
       .when(submit(7, { pr: { mergeability: 'mergeable' } }))
-      .then([{ type: 'PrReadinessChanged', data: { prNumber: 7, readiness: readiness(), state: 'pending', reason: 'MERGE_ITEM_NOW_READY', at: NOW } }]);
+      .then([
+        {
+          type: 'PrReadinessChanged',
+          data: { prNumber: 7, readiness: readiness(), state: 'pending', reason: 'MERGE_ITEM_NOW_READY', at: NOW },
+        },
+      ]);
   });
 
   it('when a signal changes but the entry stays not_ready, then the reason says only READINESS_UPDATED', () => {
@@ -303,7 +332,13 @@ describe('re-submitting a waiting PR', () => {
       .then([
         {
           type: 'PrReadinessChanged',
-          data: { prNumber: 7, readiness: readiness({ mergeability: 'not_mergeable', doesBaseBranchMatch: false }), state: 'not_ready', reason: 'READINESS_UPDATED', at: NOW },
+          data: {
+            prNumber: 7,
+            readiness: readiness({ mergeability: 'not_mergeable', doesBaseBranchMatch: false }),
+            state: 'not_ready',
+            reason: 'READINESS_UPDATED',
+            at: NOW,
+          },
         },
       ]);
   });
@@ -311,6 +346,11 @@ describe('re-submitting a waiting PR', () => {
   it('when the explicit priority equals the defaulted one, then the default mark is cleared', () => {
     given([created, prSubmitted(7)])
       .when(submit(7, { priority: 'medium' }))
-      .then([{ type: 'PrPriorityChanged', data: { prNumber: 7, priorityValue: 100, priorityName: 'medium', usedDefaultPriorityName: undefined, noBatch: false, at: NOW } }]);
+      .then([
+        {
+          type: 'PrPriorityChanged',
+          data: { prNumber: 7, priorityValue: 100, priorityName: 'medium', usedDefaultPriorityName: undefined, noBatch: false, at: NOW },
+        },
+      ]);
   });
 });

@@ -63,10 +63,4 @@ export interface SetImpactedTargets {
 }
 
 export type QueueCommand =
-  | CreateQueue
-  | UpdateQueue
-  | DeleteQueue
-  | SubmitPullRequest
-  | CancelPullRequest
-  | RestartTestsOnPullRequest
-  | SetImpactedTargets;
+  CreateQueue | UpdateQueue | DeleteQueue | SubmitPullRequest | CancelPullRequest | RestartTestsOnPullRequest | SetImpactedTargets;

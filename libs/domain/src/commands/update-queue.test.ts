@@ -16,7 +16,13 @@ import type { QueueSettingsInput, UpdateQueue } from './types';
 const update = (o: Omit<UpdateQueue, 'type'> = {}): UpdateQueue => ({ type: 'UpdateQueue', ...o });
 const settings = (s: QueueSettingsInput): UpdateQueue => update({ settings: s });
 
-const INTEGER_FIELDS = ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'batchingMaxWaitTimeMinutes', 'batchingMinSize'] as const;
+const INTEGER_FIELDS = [
+  'concurrency',
+  'bisectionConcurrency',
+  'testingTimeoutMinutes',
+  'batchingMaxWaitTimeMinutes',
+  'batchingMinSize',
+] as const;
 /** Every integer setting at 7, so that 1 and 2^32-1 are real changes. */
 const sevens: Partial<QueueSettings> = Object.fromEntries([...INTEGER_FIELDS, 'pendingFailureDepth'].map((k) => [k, 7]));
 const created = queueCreated({ settings: sevens });
@@ -28,7 +34,9 @@ const configUpdated = (changes: Partial<QueueSettings>, requiredStatuses?: strin
 
 describe('updateQueue', () => {
   it('when the queue does not exist, then QUEUE_NOT_FOUND', () => {
-    given().when(settings({ concurrency: 2 })).thenThrows('QUEUE_NOT_FOUND');
+    given()
+      .when(settings({ concurrency: 2 }))
+      .thenThrows('QUEUE_NOT_FOUND');
   });
 
   it('when the queue was deleted, then QUEUE_NOT_FOUND', () => {
@@ -44,11 +52,14 @@ describe('updateQueue', () => {
         .then([configUpdated({ [field]: value })]);
     });
 
-    it.each([0, -1, MAX_UINT32 + 1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(`when ${field} is set to %p, then INVALID_ARGUMENT`, (value) => {
-      given([created])
-        .when(settings({ [field]: value }))
-        .thenThrows('INVALID_ARGUMENT');
-    });
+    it.each([0, -1, MAX_UINT32 + 1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+      `when ${field} is set to %p, then INVALID_ARGUMENT`,
+      (value) => {
+        given([created])
+          .when(settings({ [field]: value }))
+          .thenThrows('INVALID_ARGUMENT');
+      },
+    );
   });
 
   describe('the range of pendingFailureDepth is 0..4294967295 (0 is its documented default)', () => {
@@ -89,7 +100,9 @@ describe('updateQueue', () => {
       optimizationMode: 'bisection_skip_redundant_tests',
       mergeMethod: 'rebase',
     };
-    given([created]).when(settings(changes)).then([configUpdated(changes)]);
+    given([created])
+      .when(settings(changes))
+      .then([configUpdated(changes)]);
   });
 
   it('when nothing given differs from the queue, then no event', () => {
@@ -241,7 +254,9 @@ describe('updateQueue', () => {
 
     it('when the mode goes parallel and back to single, then the PR goes not_ready and back to pending', () => {
       const history = [created, prSubmitted(1)];
-      const toParallel = given(history).when(settings({ mode: 'parallel' })).events();
+      const toParallel = given(history)
+        .when(settings({ mode: 'parallel' }))
+        .events();
       expect(foldQueue([...history, ...toParallel]).entries.get(1)?.state).toBe('not_ready');
 
       given([...history, ...toParallel])
@@ -264,7 +279,9 @@ describe('updateQueue', () => {
         targetsSet(4, 'd4', 'an-older-sha'),
         prSubmitted(4),
       ];
-      const events = given(history).when(settings({ mode: 'parallel' })).events();
+      const events = given(history)
+        .when(settings({ mode: 'parallel' }))
+        .events();
       const s = foldQueue([...history, ...events]);
       expect(s.settings.mode).toBe('parallel');
       expect([2, 3, 4].map((n) => s.entries.get(n)?.state)).toStrictEqual(['pending', 'not_ready', 'not_ready']);
@@ -291,11 +308,15 @@ describe('updateQueue', () => {
 
     it('when the queue is switching modes, then configuration changes are refused with MODE_CHANGE_IN_PROGRESS', () => {
       const switching = [created, queueStateChanged('running', 'switching_modes', 'parallel')];
-      given(switching).when(settings({ batch: true })).thenThrows('MODE_CHANGE_IN_PROGRESS');
+      given(switching)
+        .when(settings({ batch: true }))
+        .thenThrows('MODE_CHANGE_IN_PROGRESS');
       given(switching)
         .when(update({ requiredStatuses: ['ci'] }))
         .thenThrows('MODE_CHANGE_IN_PROGRESS');
-      given(switching).when(update({ deleteRequiredStatuses: true })).thenThrows('MODE_CHANGE_IN_PROGRESS');
+      given(switching)
+        .when(update({ deleteRequiredStatuses: true }))
+        .thenThrows('MODE_CHANGE_IN_PROGRESS');
     });
   });
 });

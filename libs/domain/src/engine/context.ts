@@ -51,7 +51,8 @@ const headsBehind = (s: QueueState, sha: string | undefined): Set<string> => {
 };
 
 /** Entries sorted by their place in the plan order. */
-export const inPlanOrder = (c: Ctx, entries: Iterable<Entry>): Entry[] => [...entries].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
+export const inPlanOrder = (c: Ctx, entries: Iterable<Entry>): Entry[] =>
+  [...entries].sort((a, b) => (c.pos.get(a.prNumber) ?? 0) - (c.pos.get(b.prNumber) ?? 0));
 
 export const testingRuns = (s: QueueState): TestRun[] => [...s.runs.values()].filter((r) => r.status === 'testing');
 

@@ -20,7 +20,11 @@ const start = (testRunId: string, prNumbers: number[], dependentPrs: number[] = 
   requiredStatuses: ['tests'],
   requiredStatusesSource: 'merge_instance',
 });
-const failedBatch = (settings = {}): QueueEvent[] => [...queueWith({ batch: true, ...settings }, [1, 2, 3, 4]), ...batchStarted('b1', [1, 2, 3, 4]), ...batchFailed('b1', [1, 2, 3, 4])];
+const failedBatch = (settings = {}): QueueEvent[] => [
+  ...queueWith({ batch: true, ...settings }, [1, 2, 3, 4]),
+  ...batchStarted('b1', [1, 2, 3, 4]),
+  ...batchFailed('b1', [1, 2, 3, 4]),
+];
 
 describe('StartTestRun with several PRs', () => {
   it('when pending PRs start together, then one run tests them all as a batch', () => {
@@ -47,11 +51,15 @@ describe('StartTestRun with several PRs', () => {
   });
 
   it('when pending and pending-failure PRs are mixed, then the start is refused', () => {
-    givenEngine([...failedBatch(), prSubmitted(5)]).when(start('x', [4, 5])).thenThrows('PR_NOT_IN_ACTIVE_STATE');
+    givenEngine([...failedBatch(), prSubmitted(5)])
+      .when(start('x', [4, 5]))
+      .thenThrows('PR_NOT_IN_ACTIVE_STATE');
   });
 
   it('when a PR is named twice, then the start is refused with INVALID_ARGUMENT', () => {
-    givenEngine(queueWith({}, [1, 2])).when(start('x', [2], [2])).thenThrows('INVALID_ARGUMENT');
+    givenEngine(queueWith({}, [1, 2]))
+      .when(start('x', [2], [2]))
+      .thenThrows('INVALID_ARGUMENT');
   });
 
   it('when the bisection run is recorded, then it knows the failed run and the PRs it tested', () => {
@@ -61,7 +69,11 @@ describe('StartTestRun with several PRs', () => {
 });
 
 describe('CompleteTestRun of batches and bisection runs', () => {
-  const halves = (settings = {}) => [...failedBatch(settings), ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }), statusReported('h1', 'tests', 'success')];
+  const halves = (settings = {}) => [
+    ...failedBatch(settings),
+    ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }),
+    statusReported('h1', 'tests', 'success'),
+  ];
 
   it('when a bisection run passes, then its PRs are cleared and go back to the queue (BISECTION_TEST_RUN_PASSED)', () => {
     givenEngine(halves())
@@ -124,19 +136,35 @@ describe('FailByOptimization', () => {
 
 describe('urgent pre-emption and merges on the record', () => {
   it('when a PR waiting for its run again is interrupted by an urgent PR, then it gives up its place', () => {
-    const history = [...queueWith({}, [1]), ...runStarted('r1', 1), { type: 'TestsRestarted', data: { prNumber: 1, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: at(46) } } as QueueEvent];
+    const history = [
+      ...queueWith({}, [1]),
+      ...runStarted('r1', 1),
+      { type: 'TestsRestarted', data: { prNumber: 1, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: at(46) } } as QueueEvent,
+    ];
     givenEngine(history)
       .when({ type: 'RestartTests', prNumber: 1, reason: 'SKIP_THE_LINE_INTERRUPTED' })
       .then([{ type: 'TestsRestarted', data: { prNumber: 1, reason: 'SKIP_THE_LINE_INTERRUPTED', at: NOW } }]);
-    expect(foldQueue([...history, { type: 'TestsRestarted', data: { prNumber: 1, reason: 'SKIP_THE_LINE_INTERRUPTED', at: at(47) } }]).entries.get(1)?.flightSeq).toBeUndefined();
+    expect(
+      foldQueue([
+        ...history,
+        { type: 'TestsRestarted', data: { prNumber: 1, reason: 'SKIP_THE_LINE_INTERRUPTED', at: at(47) } },
+      ]).entries.get(1)?.flightSeq,
+    ).toBeUndefined();
   });
 
   it('when a PR that never started is interrupted, then nothing is decided', () => {
-    givenEngine(queueWith({}, [1])).when({ type: 'RestartTests', prNumber: 1, reason: 'SKIP_THE_LINE_INTERRUPTED' }).then([]);
+    givenEngine(queueWith({}, [1]))
+      .when({ type: 'RestartTests', prNumber: 1, reason: 'SKIP_THE_LINE_INTERRUPTED' })
+      .then([]);
   });
 
   it('when a merge names the head it was made on, then the state remembers which head it left behind', () => {
-    const s = foldQueue([...queueWith({}, [1, 2]), ...runStarted('r1', 1), merged(1, 'r1', at(48), 'main-0'), queueConfigUpdated({ concurrency: 2 }, undefined, at(49))]);
+    const s = foldQueue([
+      ...queueWith({}, [1, 2]),
+      ...runStarted('r1', 1),
+      merged(1, 'r1', at(48), 'main-0'),
+      queueConfigUpdated({ concurrency: 2 }, undefined, at(49)),
+    ]);
     expect([...s.mergedOnto]).toEqual([['merge-1', 'main-0']]);
   });
 });

@@ -33,15 +33,21 @@ describe('StartTestRun', () => {
   });
 
   it('when the run was already recorded, then nothing is decided again', () => {
-    givenEngine([...queue, ...runStarted('r1', 1)]).when(start('r1', 1)).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1)])
+      .when(start('r1', 1))
+      .then([]);
   });
 
   it('when the PR is already testing on another run, then PR_NOT_IN_ACTIVE_STATE', () => {
-    givenEngine([...queue, ...runStarted('r1', 1)]).when(start('r2', 1)).thenThrows('PR_NOT_IN_ACTIVE_STATE');
+    givenEngine([...queue, ...runStarted('r1', 1)])
+      .when(start('r2', 1))
+      .thenThrows('PR_NOT_IN_ACTIVE_STATE');
   });
 
   it('when a PR to stack under it was cancelled meanwhile, then PR_NOT_IN_ACTIVE_STATE', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), prCancelled(1)]).when(start('r2', 2, [1])).thenThrows('PR_NOT_IN_ACTIVE_STATE');
+    givenEngine([...queue, ...runStarted('r1', 1), prCancelled(1)])
+      .when(start('r2', 2, [1]))
+      .thenThrows('PR_NOT_IN_ACTIVE_STATE');
   });
 
   it('when the queue does not exist, then QUEUE_NOT_FOUND', () => {
@@ -56,19 +62,27 @@ describe('ReportTestStatus', () => {
   it('when a check reports, then its status is recorded on the run', () => {
     givenEngine([...queue, ...runStarted('r1', 1)])
       .when(report('success', 'file:///log'))
-      .then([{ type: 'TestRunStatusReported', data: { testRunId: 'r1', context: 'tests', state: 'success', url: 'file:///log', at: NOW } }]);
+      .then([
+        { type: 'TestRunStatusReported', data: { testRunId: 'r1', context: 'tests', state: 'success', url: 'file:///log', at: NOW } },
+      ]);
   });
 
   it('when the same status is reported again, then nothing is recorded', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), statusReported('r1', 'tests', 'failure')]).when(report('failure')).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1), statusReported('r1', 'tests', 'failure')])
+      .when(report('failure'))
+      .then([]);
   });
 
   it('when a late pending follows a result, then the result stands', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), statusReported('r1', 'tests', 'success')]).when(report('pending')).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1), statusReported('r1', 'tests', 'success')])
+      .when(report('pending'))
+      .then([]);
   });
 
   it('when the run has ended, then nothing is recorded', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), ...runPassed('r1', 1)]).when(report('failure')).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1), ...runPassed('r1', 1)])
+      .when(report('failure'))
+      .then([]);
   });
 });
 
@@ -83,7 +97,9 @@ describe('CompleteTestRun', () => {
   });
 
   it('when a required status has not succeeded, then passing it is refused with INVALID_ARGUMENT', () => {
-    givenEngine([...queue, ...runStarted('r1', 1)]).when({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'passed' }).thenThrows('INVALID_ARGUMENT');
+    givenEngine([...queue, ...runStarted('r1', 1)])
+      .when({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'passed' })
+      .thenThrows('INVALID_ARGUMENT');
   });
 
   it('when a required status failed, then the run fails and its PR is pending failure', () => {
@@ -100,12 +116,23 @@ describe('CompleteTestRun', () => {
       .when({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'timed_out' })
       .then([
         { type: 'TestRunTimedOut', data: { testRunId: 'r1', at: NOW } },
-        { type: 'PrFailed', data: { prNumber: 1, reason: 'TEST_RUN_TIMEOUT', detail: 'the test run did not finish within 300 minute(s)', testRunId: 'r1', at: NOW } },
+        {
+          type: 'PrFailed',
+          data: {
+            prNumber: 1,
+            reason: 'TEST_RUN_TIMEOUT',
+            detail: 'the test run did not finish within 300 minute(s)',
+            testRunId: 'r1',
+            at: NOW,
+          },
+        },
       ]);
   });
 
   it('when the outcome is already recorded, then nothing is decided again', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), ...runPassed('r1', 1)]).when({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'passed' }).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1), ...runPassed('r1', 1)])
+      .when({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'passed' })
+      .then([]);
   });
 
   it('when the PR left the run (restarted), then the run ends without moving it', () => {
@@ -123,7 +150,9 @@ describe('CancelTestRun', () => {
   });
 
   it('when the run already ended, then nothing is decided', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), ...runFailed('r1', 1)]).when({ type: 'CancelTestRun', testRunId: 'r1', reason: 'x' }).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1), ...runFailed('r1', 1)])
+      .when({ type: 'CancelTestRun', testRunId: 'r1', reason: 'x' })
+      .then([]);
   });
 });
 
@@ -140,7 +169,9 @@ describe('PassBySuccessor', () => {
   });
 
   it('when the PR already passed, then nothing is decided', () => {
-    givenEngine([...history, passedBy(1, 'r2')]).when({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' }).then([]);
+    givenEngine([...history, passedBy(1, 'r2')])
+      .when({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })
+      .then([]);
   });
 
   it('when the run did not stack the PR, then INVALID_ARGUMENT', () => {
@@ -160,11 +191,15 @@ describe('MarkMerged', () => {
   });
 
   it('when it is recorded a second time, then nothing is decided', () => {
-    givenEngine([...history, merged(1, 'r1')]).when({ type: 'MarkMerged', prNumber: 1, mergeSha: 'abc', reason: 'MERGE_GRAPH_MERGE' }).then([]);
+    givenEngine([...history, merged(1, 'r1')])
+      .when({ type: 'MarkMerged', prNumber: 1, mergeSha: 'abc', reason: 'MERGE_GRAPH_MERGE' })
+      .then([]);
   });
 
   it('when the PR failed, then PR_NOT_IN_ACTIVE_STATE', () => {
-    givenEngine([...queue, failed(1)]).when({ type: 'MarkMerged', prNumber: 1, mergeSha: 'abc', reason: 'MERGE_GRAPH_MERGE' }).thenThrows('PR_NOT_IN_ACTIVE_STATE');
+    givenEngine([...queue, failed(1)])
+      .when({ type: 'MarkMerged', prNumber: 1, mergeSha: 'abc', reason: 'MERGE_GRAPH_MERGE' })
+      .thenThrows('PR_NOT_IN_ACTIVE_STATE');
   });
 
   it('when a pending PR is merged directly, then it is merged without a run', () => {
@@ -178,17 +213,26 @@ describe('FailPr, CancelForHostChange, RestartTests', () => {
   it('when a PR pending failure is blamed, then it fails with the reason and detail', () => {
     givenEngine([...queue, ...runStarted('r1', 1), ...runFailed('r1', 1)])
       .when({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'tests failed', testRunId: 'r1' })
-      .then([{ type: 'PrFailed', data: { prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'tests failed', testRunId: 'r1', at: NOW } }]);
+      .then([
+        {
+          type: 'PrFailed',
+          data: { prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'tests failed', testRunId: 'r1', at: NOW },
+        },
+      ]);
   });
 
   it('when a pending PR does not merge onto the stack, then it fails with the conflict', () => {
     givenEngine(queue)
       .when({ type: 'FailPr', prNumber: 2, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: 'PR #2 conflicts with PR #1' })
-      .then([{ type: 'PrFailed', data: { prNumber: 2, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: 'PR #2 conflicts with PR #1', at: NOW } }]);
+      .then([
+        { type: 'PrFailed', data: { prNumber: 2, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: 'PR #2 conflicts with PR #1', at: NOW } },
+      ]);
   });
 
   it('when the PR is already terminal, then failing it decides nothing', () => {
-    givenEngine([...queue, prCancelled(1)]).when({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_TIMEOUT', detail: '' }).then([]);
+    givenEngine([...queue, prCancelled(1)])
+      .when({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_TIMEOUT', detail: '' })
+      .then([]);
   });
 
   it('when a testing PR was pushed to, then its run is cancelled and it is cancelled with PR_PUSHED_TO', () => {
@@ -210,13 +254,21 @@ describe('FailPr, CancelForHostChange, RestartTests', () => {
   });
 
   it('when the PR already went back to pending, then restarting it decides nothing', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), restarted(1)]).when({ type: 'RestartTests', prNumber: 1, reason: 'MANUAL_PUSH_TO_TARGET_BRANCH' }).then([]);
+    givenEngine([...queue, ...runStarted('r1', 1), restarted(1)])
+      .when({ type: 'RestartTests', prNumber: 1, reason: 'MANUAL_PUSH_TO_TARGET_BRANCH' })
+      .then([]);
   });
 });
 
 describe('RefreshReadiness', () => {
   it('when a not-ready PR became mergeable, then it is admitted as pending', () => {
-    givenEngine([queueCreated(), prSubmitted(1, { state: 'not_ready', readiness: { requiresImpactedTargets: false, doesBaseBranchMatch: true, hasImpactedTargets: false, mergeability: 'not_mergeable' } })])
+    givenEngine([
+      queueCreated(),
+      prSubmitted(1, {
+        state: 'not_ready',
+        readiness: { requiresImpactedTargets: false, doesBaseBranchMatch: true, hasImpactedTargets: false, mergeability: 'not_mergeable' },
+      }),
+    ])
       .when({ type: 'RefreshReadiness', prNumber: 1, headSha: 'sha-1', baseBranch: 'main', mergeability: 'mergeable' })
       .then([
         {

@@ -121,7 +121,8 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
   const prs = testedOn(s, run.testRunId, run.prNumbers);
   const testRunId = run.testRunId;
   if (c.outcome === 'passed') {
-    if (requiredOutcome(run).kind !== 'passed') throw new DomainError('INVALID_ARGUMENT', `test run ${testRunId} has not seen every required status succeed`);
+    if (requiredOutcome(run).kind !== 'passed')
+      throw new DomainError('INVALID_ARGUMENT', `test run ${testRunId} has not seen every required status succeed`);
     return [{ type: 'TestRunSucceeded', data: { testRunId, at } }, ...prs.map((prNumber) => passedOn(s, run, prNumber, at))];
   }
   if (c.outcome === 'failed') {
@@ -140,12 +141,10 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
     ];
   return [
     { type: 'TestRunTimedOut', data: { testRunId, at } },
-    ...prs.map(
-      (prNumber): QueueEvent => ({
-        type: 'PrFailed',
-        data: { prNumber, reason: 'TEST_RUN_TIMEOUT', detail: `the test run did not finish within ${minutes} minute(s)`, testRunId, at },
-      }),
-    ),
+    ...prs.map((prNumber): QueueEvent => ({
+      type: 'PrFailed',
+      data: { prNumber, reason: 'TEST_RUN_TIMEOUT', detail: `the test run did not finish within ${minutes} minute(s)`, testRunId, at },
+    })),
   ];
 };
 
@@ -157,7 +156,8 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
 const passedOn = (s: QueueState, run: TestRun, prNumber: number, at: string): QueueEvent => {
   const testRunId = run.testRunId;
   if (!run.bisection) return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'TEST_RUN_PASSED', at } };
-  if (s.settings.optimizationMode === 'bisection_skip_redundant_tests') return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'PASSED_BY_OPTIMIZATION', at } };
+  if (s.settings.optimizationMode === 'bisection_skip_redundant_tests')
+    return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'PASSED_BY_OPTIMIZATION', at } };
   return { type: 'TestsRestarted', data: { prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at } };
 };
 
@@ -165,13 +165,20 @@ const failByOptimization = (s: QueueState, c: FailByOptimization, at: string): Q
   const run = s.runs.get(c.testRunId);
   if (!run || run.status !== 'testing') return [];
   const proof = s.runs.get(c.provenBy);
-  if (!run.bisection || run.bisectionOf === undefined || proof?.bisectionOf !== run.bisectionOf || proof.status !== 'succeeded' || proof.testRunId === run.testRunId)
+  if (
+    !run.bisection ||
+    run.bisectionOf === undefined ||
+    proof?.bisectionOf !== run.bisectionOf ||
+    proof.status !== 'succeeded' ||
+    proof.testRunId === run.testRunId
+  )
     throw new DomainError('INVALID_ARGUMENT', `test run ${c.provenBy} is not a passed half of the bisection ${c.testRunId} belongs to`);
   return [
     { type: 'TestRunCancelled', data: { testRunId: run.testRunId, reason: 'BISECTION_SKIP_REDUNDANT', at } },
-    ...testedOn(s, run.testRunId, run.prNumbers).map(
-      (prNumber): QueueEvent => ({ type: 'PrPendingFailure', data: { prNumber, testRunId: run.testRunId, failedContexts: [], at } }),
-    ),
+    ...testedOn(s, run.testRunId, run.prNumbers).map((prNumber): QueueEvent => ({
+      type: 'PrPendingFailure',
+      data: { prNumber, testRunId: run.testRunId, failedContexts: [], at },
+    })),
   ];
 };
 
@@ -181,7 +188,8 @@ const IN_FLIGHT_STATES = new Set(['testing', 'tests_passed', 'pending_failure'])
 const completeModeSwitch = (s: QueueState, at: string): QueueEvent[] => {
   if (s.runState !== 'switching_modes' || s.pendingMode === undefined) return [];
   const inFlight = activeEntries(s).filter((e) => IN_FLIGHT_STATES.has(e.state));
-  if (inFlight.length > 0) throw stale(`PR(s) ${inFlight.map((e) => `#${e.prNumber}`).join(', ')} still in flight; the mode switch waits for them`);
+  if (inFlight.length > 0)
+    throw stale(`PR(s) ${inFlight.map((e) => `#${e.prNumber}`).join(', ')} still in flight; the mode switch waits for them`);
   const mode = s.pendingMode;
   return [
     { type: 'QueueConfigUpdated', data: { changes: { mode }, at } },
@@ -207,7 +215,8 @@ const cancelOwnRun = (s: QueueState, e: Entry, reason: string, at: string): Queu
 const passBySuccessor = (s: QueueState, c: PassBySuccessor, at: string): QueueEvent[] => {
   const e = requireEntry(s, c.prNumber);
   if (e.state === 'tests_passed' || isTerminal(e.state)) return [];
-  if (e.state !== 'testing' && e.state !== 'pending_failure') throw stale(`PR #${c.prNumber} is ${e.state}; only a PR testing or pending failure can pass by a successor`);
+  if (e.state !== 'testing' && e.state !== 'pending_failure')
+    throw stale(`PR #${c.prNumber} is ${e.state}; only a PR testing or pending failure can pass by a successor`);
   const run = s.runs.get(c.testRunId);
   if (!run || run.status !== 'succeeded' || !run.dependentPrs.includes(c.prNumber))
     throw new DomainError('INVALID_ARGUMENT', `test run ${c.testRunId} did not pass with PR #${c.prNumber} stacked in it`);
@@ -245,7 +254,13 @@ const markMerged = (s: QueueState, c: MarkMerged, at: string): QueueEvent[] => {
 const failPr = (s: QueueState, c: FailPr, at: string): QueueEvent[] => {
   const e = requireEntry(s, c.prNumber);
   if (isTerminal(e.state)) return [];
-  const data = { prNumber: c.prNumber, reason: c.reason, detail: c.detail, ...(c.testRunId !== undefined ? { testRunId: c.testRunId } : {}), at };
+  const data = {
+    prNumber: c.prNumber,
+    reason: c.reason,
+    detail: c.detail,
+    ...(c.testRunId !== undefined ? { testRunId: c.testRunId } : {}),
+    at,
+  };
   return [...cancelOwnRun(s, e, c.reason, at), { type: 'PrFailed', data }];
 };
 

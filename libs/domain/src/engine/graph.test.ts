@@ -51,7 +51,10 @@ describe('the parallel dependency graph', () => {
   });
 
   it('when any uploads are queued, then the closure is the transitive closure of overlaps over the PRs ahead', () => {
-    const upload = fc.oneof({ weight: 1, arbitrary: fc.constant<Upload>('ALL') }, { weight: 6, arbitrary: fc.array(fc.constantFrom('t1', 't2', 't3', 't4', 't5'), { maxLength: 3 }) });
+    const upload = fc.oneof(
+      { weight: 1, arbitrary: fc.constant<Upload>('ALL') },
+      { weight: 6, arbitrary: fc.array(fc.constantFrom('t1', 't2', 't3', 't4', 't5'), { maxLength: 3 }) },
+    );
     fc.assert(
       fc.property(fc.array(upload, { minLength: 1, maxLength: 9 }), (uploads) => {
         const { order, graph } = queueOf(uploads);

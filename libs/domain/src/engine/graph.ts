@@ -44,7 +44,12 @@ export const singleGraph = (order: readonly Entry[], pos: ReadonlyMap<number, nu
  * index: no pairwise comparison of target lists, and no work for the thousands of entries waiting
  * further back.
  */
-export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: ReadonlyMap<number, number>, overlaps: TargetOverlaps | undefined): DepGraph => {
+export const parallelGraph = (
+  s: QueueState,
+  order: readonly Entry[],
+  pos: ReadonlyMap<number, number>,
+  overlaps: TargetOverlaps | undefined,
+): DepGraph => {
   // One pass over the queue on every planning round: a few look-ups per entry and nothing allocated for most.
   const kinds: string[] = new Array<string>(order.length);
   const byDigest = new Map<string, Entry | Entry[]>();

@@ -40,7 +40,13 @@ describe('plan: batching (reference trunk §4.1)', () => {
   });
 
   it('when a noBatch PR is in the middle, then it tests alone in its place and the PRs around it batch on either side', () => {
-    const history = [queueCreated({ settings: batching({ concurrency: 3, batchingMinSize: 2 }) }), prSubmitted(1), prSubmitted(2, { noBatch: true }), prSubmitted(3), prSubmitted(4)];
+    const history = [
+      queueCreated({ settings: batching({ concurrency: 3, batchingMinSize: 2 }) }),
+      prSubmitted(1),
+      prSubmitted(2, { noBatch: true }),
+      prSubmitted(3),
+      prSubmitted(4),
+    ];
     expect(givenQueue(history).planned(facts(), soon)).toEqual([startOf([1]), startOf([2], [1]), startOf([3, 4], [1, 2])]);
   });
 
@@ -50,11 +56,19 @@ describe('plan: batching (reference trunk §4.1)', () => {
   });
 
   it('when batching is off, then each PR has a run of its own whatever batchingMinSize says', () => {
-    expect(givenQueue(queueWith({ batchingMinSize: 4, concurrency: 2 }, [1, 2])).planned(facts(), soon)).toEqual([startOf(1), startOf(2, [1])]);
+    expect(givenQueue(queueWith({ batchingMinSize: 4, concurrency: 2 }, [1, 2])).planned(facts(), soon)).toEqual([
+      startOf(1),
+      startOf(2, [1]),
+    ]);
   });
 
   it('when PRs restarted after being in flight, then their batch starts at once, however small', () => {
-    const history = [...queueWith(batching(), [1, 2]), ...batchStarted('b1', [1, 2], [], { when: at(3) }), restarted(1, at(4)), restarted(2, at(4))];
+    const history = [
+      ...queueWith(batching(), [1, 2]),
+      ...batchStarted('b1', [1, 2], [], { when: at(3) }),
+      restarted(1, at(4)),
+      restarted(2, at(4)),
+    ];
     const cancelled: QueueEvent = { type: 'TestRunCancelled', data: { testRunId: 'b1', reason: 'TESTS_RESTARTED', at: at(4) } };
     expect(givenQueue([...history, cancelled]).planned(facts(), soon)).toEqual([startOf([1, 2])]);
   });
@@ -66,27 +80,59 @@ describe('plan: batching (reference trunk §4.1)', () => {
 });
 
 describe('plan: merging a passed batch', () => {
-  const passed = [...queueWith(batching({ batchingMinSize: 3 }), [1, 2, 3]), ...batchStarted('b1', [1, 2, 3]), ...batchPassed('b1', [1, 2, 3])];
+  const passed = [
+    ...queueWith(batching({ batchingMinSize: 3 }), [1, 2, 3]),
+    ...batchStarted('b1', [1, 2, 3]),
+    ...batchPassed('b1', [1, 2, 3]),
+  ];
 
   it('when a batch passed, then its first PR merges alone from the batch run', () => {
     expect(givenQueue(passed).planned(facts())).toEqual([
-      { kind: 'merge', prNumber: 1, testRunId: 'b1', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'b1-c0', tree: treeWith([1]) }, onto: BASE_SHA },
+      {
+        kind: 'merge',
+        prNumber: 1,
+        testRunId: 'b1',
+        index: 0,
+        before: { sha: BASE_SHA, tree: BASE_TREE },
+        after: { sha: 'b1-c0', tree: treeWith([1]) },
+        onto: BASE_SHA,
+      },
     ]);
   });
 
   it('when the first merged, then the next merges as its own commit onto it, and the last leaves the tested tree', () => {
     const afterOne = [...passed, merged(1, 'b1', at(49), BASE_SHA)];
     expect(givenQueue(afterOne).planned(facts({ sha: 'b1-c0', tree: treeWith([1]) }))).toEqual([
-      { kind: 'merge', prNumber: 2, testRunId: 'b1', index: 1, before: { sha: 'b1-c0', tree: treeWith([1]) }, after: { sha: 'b1-c1', tree: treeWith([1, 2]) }, onto: 'b1-c0' },
+      {
+        kind: 'merge',
+        prNumber: 2,
+        testRunId: 'b1',
+        index: 1,
+        before: { sha: 'b1-c0', tree: treeWith([1]) },
+        after: { sha: 'b1-c1', tree: treeWith([1, 2]) },
+        onto: 'b1-c0',
+      },
     ]);
     const afterTwo = [...afterOne, merged(2, 'b1', at(50), 'b1-c0')];
     expect(givenQueue(afterTwo).planned(facts({ sha: 'b1-c1', tree: treeWith([1, 2]) }))).toEqual([
-      { kind: 'merge', prNumber: 3, testRunId: 'b1', index: 2, before: { sha: 'b1-c1', tree: treeWith([1, 2]) }, after: { sha: 'b1-c2', tree: treeWith([1, 2, 3]) }, onto: 'b1-c1' },
+      {
+        kind: 'merge',
+        prNumber: 3,
+        testRunId: 'b1',
+        index: 2,
+        before: { sha: 'b1-c1', tree: treeWith([1, 2]) },
+        after: { sha: 'b1-c2', tree: treeWith([1, 2, 3]) },
+        onto: 'b1-c1',
+      },
     ]);
   });
 
   it('when a batch-mate behind a PR is cancelled while the batch runs, then the PRs still testing in it restart', () => {
-    const history = [...queueWith(batching({ batchingMinSize: 3 }), [1, 2, 3]), ...batchStarted('b1', [1, 2, 3]), { type: 'PrCancelled', data: { prNumber: 3, reason: 'API_REQUESTED', at: at(46) } } as QueueEvent];
+    const history = [
+      ...queueWith(batching({ batchingMinSize: 3 }), [1, 2, 3]),
+      ...batchStarted('b1', [1, 2, 3]),
+      { type: 'PrCancelled', data: { prNumber: 3, reason: 'API_REQUESTED', at: at(46) } } as QueueEvent,
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([
       { kind: 'record', command: { type: 'RestartTests', prNumber: 1, reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED' } },
       { kind: 'record', command: { type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED' } },
@@ -94,7 +140,11 @@ describe('plan: merging a passed batch', () => {
   });
 
   it('when a single PR started before batching was switched on is in flight, then batches stack on it', () => {
-    const history = [...queueWith({ batchingMinSize: 2, batchingMaxWaitTimeMinutes: 10 }, [1, 2, 3]), ...runStarted('r1', 1), { type: 'QueueConfigUpdated', data: { changes: { batch: true, concurrency: 2 }, at: at(46) } } as QueueEvent];
+    const history = [
+      ...queueWith({ batchingMinSize: 2, batchingMaxWaitTimeMinutes: 10 }, [1, 2, 3]),
+      ...runStarted('r1', 1),
+      { type: 'QueueConfigUpdated', data: { changes: { batch: true, concurrency: 2 }, at: at(46) } } as QueueEvent,
+    ];
     expect(givenQueue(history).planned(facts(), soon)).toEqual([startOf([2, 3], [1])]);
   });
 });

@@ -1,7 +1,20 @@
 import type { QueueSettings } from '../config';
 import type { QueueEvent } from '../events';
 import { at } from '../testing/fixtures';
-import { batchFailed, batchPassed, batchStarted, facts, failed, merged, overlapsOf, runFailed, runPassed, runStarted, statusReported, treeWith } from './testing/engine-fixtures';
+import {
+  batchFailed,
+  batchPassed,
+  batchStarted,
+  facts,
+  failed,
+  merged,
+  overlapsOf,
+  runFailed,
+  runPassed,
+  runStarted,
+  statusReported,
+  treeWith,
+} from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 import { queueWith, rec, startOf } from './testing/plan-helpers';
 
@@ -25,30 +38,60 @@ const halvesStarted = (settings: Partial<QueueSettings> = {}): QueueEvent[] => [
 
 describe('plan: bisection (reference trunk §4.2)', () => {
   it('when a batch failed, then it is split in two halves tested at once on its base, as bisection runs', () => {
-    expect(givenQueue(failedBatch()).planned(facts())).toEqual([startOf([1, 2], [], { bisection: true }), startOf([3, 4], [], { bisection: true })]);
+    expect(givenQueue(failedBatch()).planned(facts())).toEqual([
+      startOf([1, 2], [], { bisection: true }),
+      startOf([3, 4], [], { bisection: true }),
+    ]);
   });
 
   it('when the bisection budget holds one run, then the first half starts, and the failed half ahead goes on before the rest', () => {
     expect(givenQueue(failedBatch({ bisectionConcurrency: 1 })).planned(facts())).toEqual([startOf([1, 2], [], { bisection: true })]);
-    const firstFailed = [...failedBatch({ bisectionConcurrency: 1 }), ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }), ...batchFailed('h1', [1, 2])];
+    const firstFailed = [
+      ...failedBatch({ bisectionConcurrency: 1 }),
+      ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }),
+      ...batchFailed('h1', [1, 2]),
+    ];
     expect(givenQueue(firstFailed).planned(facts())).toEqual([startOf([1], [], { bisection: true })]);
   });
 
   it('when the first half passed and went back to the queue, then the rest of the failed batch is split in its turn', () => {
-    const cleared = [1, 2].map((prNumber): QueueEvent => ({ type: 'TestsRestarted', data: { prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at: at(47) } }));
-    const history = [...failedBatch({ bisectionConcurrency: 2, concurrency: 0 + 1 }), ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }), statusReported('h1', 'tests', 'success'), { type: 'TestRunSucceeded', data: { testRunId: 'h1', at: at(47) } } as QueueEvent, ...cleared];
+    const cleared = [1, 2].map((prNumber): QueueEvent => ({
+      type: 'TestsRestarted',
+      data: { prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at: at(47) },
+    }));
+    const history = [
+      ...failedBatch({ bisectionConcurrency: 2, concurrency: 0 + 1 }),
+      ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }),
+      statusReported('h1', 'tests', 'success'),
+      { type: 'TestRunSucceeded', data: { testRunId: 'h1', at: at(47) } } as QueueEvent,
+      ...cleared,
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([startOf([3], [], { bisection: true }), startOf([4], [], { bisection: true })]);
   });
 
   it('when PRs ahead are being bisected, then nothing starts behind them: their good PRs will merge first', () => {
-    const history = [...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1 }), [1, 2, 3, 4]), ...batchStarted('b1', [1, 2]), ...batchFailed('b1', [1, 2]), ...batchStarted('h1', [1], [], { bisectionOf: 'b1' }), ...batchStarted('h2', [2], [], { bisectionOf: 'b1' })];
+    const history = [
+      ...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1 }), [1, 2, 3, 4]),
+      ...batchStarted('b1', [1, 2]),
+      ...batchFailed('b1', [1, 2]),
+      ...batchStarted('h1', [1], [], { bisectionOf: 'b1' }),
+      ...batchStarted('h2', [2], [], { bisectionOf: 'b1' }),
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([]);
-    const waitingToSplit = [...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, bisectionConcurrency: 1 }), [1, 2, 3, 4]), ...batchStarted('b1', [1, 2]), ...batchFailed('b1', [1, 2]), ...batchStarted('h1', [1], [], { bisectionOf: 'b1' })];
+    const waitingToSplit = [
+      ...queueWith(bisecting({ concurrency: 2, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, bisectionConcurrency: 1 }), [1, 2, 3, 4]),
+      ...batchStarted('b1', [1, 2]),
+      ...batchFailed('b1', [1, 2]),
+      ...batchStarted('h1', [1], [], { bisectionOf: 'b1' }),
+    ];
     expect(givenQueue(waitingToSplit).planned(facts())).toEqual([]);
   });
 
   it('when bisection runs are in flight, then they do not take the slots of concurrency: another lane starts', () => {
-    const lane = (n: number, digest: string): QueueEvent => ({ type: 'ImpactedTargetsSet', data: { prNumber: n, headSha: `sha-${n}`, digest, count: 1, all: false, at: at(0) } });
+    const lane = (n: number, digest: string): QueueEvent => ({
+      type: 'ImpactedTargetsSet',
+      data: { prNumber: n, headSha: `sha-${n}`, digest, count: 1, all: false, at: at(0) },
+    });
     const history = [
       ...halvesStarted({ mode: 'parallel', concurrency: 1, batchingMaxWaitTimeMinutes: 1 }),
       ...[1, 2, 3, 4].map((n) => lane(n, 'a')),
@@ -64,9 +107,20 @@ describe('plan: bisection (reference trunk §4.2)', () => {
   });
 
   it('when a PR alone in a bisection run fails, then it is the culprit and fails', () => {
-    const history = [...halvesStarted(), ...batchFailed('h1', [1, 2]), ...batchStarted('q1', [1], [], { bisectionOf: 'h1', when: at(50) }), ...runFailed('q1', 1, at(51))];
+    const history = [
+      ...halvesStarted(),
+      ...batchFailed('h1', [1, 2]),
+      ...batchStarted('q1', [1], [], { bisectionOf: 'h1', when: at(50) }),
+      ...runFailed('q1', 1, at(51)),
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([
-      rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'q1' }),
+      rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'q1',
+      }),
     ]);
   });
 
@@ -80,14 +134,27 @@ describe('plan: bisection (reference trunk §4.2)', () => {
       { type: 'QueueConfigUpdated', data: { changes: { pendingFailureDepth: 1 }, at: at(48) } } as QueueEvent,
     ];
     expect(givenQueue(history).planned(facts())).toEqual([
-      rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),
+      rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r1',
+      }),
     ]);
   });
 
   it('when a half passed, then its PRs go back to the queue in their place and test alone', () => {
     const history = [
       ...halvesStarted({ batchingMaxWaitTimeMinutes: 1 }),
-      ...batchPassed('h1', [1, 2]).map((e) => (e.type === 'PrTestsPassed' ? ({ type: 'TestsRestarted', data: { prNumber: e.data.prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at: e.data.at } } as QueueEvent) : e)),
+      ...batchPassed('h1', [1, 2]).map((e) =>
+        e.type === 'PrTestsPassed'
+          ? ({
+              type: 'TestsRestarted',
+              data: { prNumber: e.data.prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at: e.data.at },
+            } as QueueEvent)
+          : e,
+      ),
     ];
     expect(givenQueue(history).planned(facts())).toEqual([startOf([1])]);
   });
@@ -113,12 +180,23 @@ describe('plan: bisection_skip_redundant_tests', () => {
   it('when the half proven failing holds two PRs, then it is split at once', () => {
     const inferred: QueueEvent[] = [
       { type: 'TestRunCancelled', data: { testRunId: 'h2', reason: 'BISECTION_SKIP_REDUNDANT', at: at(48) } },
-      ...[3, 4].map((prNumber): QueueEvent => ({ type: 'PrPendingFailure', data: { prNumber, testRunId: 'h2', failedContexts: [], at: at(48) } })),
+      ...[3, 4].map((prNumber): QueueEvent => ({
+        type: 'PrPendingFailure',
+        data: { prNumber, testRunId: 'h2', failedContexts: [], at: at(48) },
+      })),
     ];
     const history = [...halvesStarted(SKIP), ...batchPassed('h1', [1, 2], 'PASSED_BY_OPTIMIZATION'), ...inferred];
     const state = givenQueue(history);
     expect(state.planned(facts())).toEqual([
-      { kind: 'merge', prNumber: 1, testRunId: 'h1', index: 0, before: { sha: 'main-0', tree: 'T' }, after: { sha: 'h1-c0', tree: treeWith([1]) }, onto: 'main-0' },
+      {
+        kind: 'merge',
+        prNumber: 1,
+        testRunId: 'h1',
+        index: 0,
+        before: { sha: 'main-0', tree: 'T' },
+        after: { sha: 'h1-c0', tree: treeWith([1]) },
+        onto: 'main-0',
+      },
     ]);
     const mergedAhead = [...history, merged(1, 'h1', at(49), 'main-0'), merged(2, 'h1', at(49), 'merge-1')];
     expect(givenQueue(mergedAhead).planned(facts({ sha: 'merge-2', tree: treeWith([1, 2]) }))).toEqual([
@@ -152,9 +230,17 @@ describe('plan: bisection_skip_redundant_tests', () => {
 
   it('when the budget ran one half and it passed, then the untested half is proven failing: split at once, or failed when alone', () => {
     const oneAtATime = { ...SKIP, bisectionConcurrency: 1 };
-    const history = [...failedBatch(oneAtATime), ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }), ...batchPassed('h1', [1, 2], 'PASSED_BY_OPTIMIZATION'), merged(1, 'h1', at(49), 'main-0'), merged(2, 'h1', at(49), 'merge-1')];
+    const history = [
+      ...failedBatch(oneAtATime),
+      ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1' }),
+      ...batchPassed('h1', [1, 2], 'PASSED_BY_OPTIMIZATION'),
+      merged(1, 'h1', at(49), 'main-0'),
+      merged(2, 'h1', at(49), 'merge-1'),
+    ];
     const onTwo = facts({ sha: 'merge-2', tree: treeWith([1, 2]) });
-    expect(givenQueue(history).planned(onTwo)).toEqual([startOf([3], [], { bisection: true, baseSha: 'merge-2', baseTree: treeWith([1, 2]) })]);
+    expect(givenQueue(history).planned(onTwo)).toEqual([
+      startOf([3], [], { bisection: true, baseSha: 'merge-2', baseTree: treeWith([1, 2]) }),
+    ]);
     const third = [
       ...history,
       ...batchStarted('q3', [3], [], { bisectionOf: 'b1', baseSha: 'merge-2', baseTree: treeWith([1, 2]), when: at(50) }),
@@ -170,14 +256,26 @@ describe('plan: bisection_skip_redundant_tests', () => {
     });
     expect(givenQueue(third).planned(onTwo)).toEqual([fourthBlamed]);
     expect(givenQueue([...third, failed(4, 'b1', at(52))]).planned(onTwo)).toEqual([
-      { kind: 'merge', prNumber: 3, testRunId: 'q3', index: 0, before: { sha: 'merge-2', tree: treeWith([1, 2]) }, after: { sha: 'q3-c0', tree: treeWith([1, 2, 3]) }, onto: 'merge-2' },
+      {
+        kind: 'merge',
+        prNumber: 3,
+        testRunId: 'q3',
+        index: 0,
+        before: { sha: 'merge-2', tree: treeWith([1, 2]) },
+        after: { sha: 'q3-c0', tree: treeWith([1, 2, 3]) },
+        onto: 'merge-2',
+      },
     ]);
     const fourthAlone = [...third, merged(3, 'q3', at(52), 'merge-2')];
     expect(givenQueue(fourthAlone).planned(facts({ sha: 'merge-3', tree: treeWith([1, 2, 3]) }))).toEqual([fourthBlamed]);
   });
 
   it('when both halves passed, then the failure was not reproduced: the first half stands and the second, tested without it, restarts behind it', () => {
-    const history = [...halvesStarted(SKIP), ...batchPassed('h1', [1, 2], 'PASSED_BY_OPTIMIZATION'), ...batchPassed('h2', [3, 4], 'PASSED_BY_OPTIMIZATION')];
+    const history = [
+      ...halvesStarted(SKIP),
+      ...batchPassed('h1', [1, 2], 'PASSED_BY_OPTIMIZATION'),
+      ...batchPassed('h2', [3, 4], 'PASSED_BY_OPTIMIZATION'),
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([
       rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
       rec({ type: 'RestartTests', prNumber: 4, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
@@ -185,7 +283,9 @@ describe('plan: bisection_skip_redundant_tests', () => {
   });
 
   it('when the optimization is off, then a half still running is left to finish', () => {
-    const planned = givenQueue([...halvesStarted(), statusReported('h2', 'lint', 'pending'), ...batchPassed('h1', [1, 2])]).planned(facts());
+    const planned = givenQueue([...halvesStarted(), statusReported('h2', 'lint', 'pending'), ...batchPassed('h1', [1, 2])]).planned(
+      facts(),
+    );
     expect(planned.some((a) => a.kind === 'record' && a.command.type === 'FailByOptimization')).toBe(false);
   });
 
@@ -217,7 +317,13 @@ describe('plan: a passing bisection half without the optimization', () => {
       { type: 'TestsRestarted', data: { prNumber: 1, reason: 'BISECTION_TEST_RUN_PASSED', at: at(47) } },
     ];
     expect(givenQueue(history).planned(facts())).toEqual([
-      rec({ type: 'FailPr', prNumber: 2, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'h2' }),
+      rec({
+        type: 'FailPr',
+        prNumber: 2,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'h2',
+      }),
     ]);
     expect(givenQueue([...history, failed(2, 'h2')]).planned(facts())).toEqual([startOf([1]), startOf([3], [1])]);
   });

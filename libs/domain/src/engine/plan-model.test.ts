@@ -46,15 +46,35 @@ class Model {
     /** Share of runs that fail whatever they hold, decided by the run's number. */
     private readonly flakes = 0,
   ) {
-    this.api({ type: 'CreateQueue', queueId: 'q', repo: { host: 'h', owner: 'o', name: 'n' }, branch: 'main', settings, requiredStatuses: ['tests'] });
+    this.api({
+      type: 'CreateQueue',
+      queueId: 'q',
+      repo: { host: 'h', owner: 'o', name: 'n' },
+      branch: 'main',
+      settings,
+      requiredStatuses: ['tests'],
+    });
     for (const pr of prs) {
       if (settings.mode === 'parallel') {
         this.overlaps.add(`area-${pr.area}`, [`//area${pr.area}`]);
-        this.api({ type: 'SetImpactedTargets', prNumber: pr.number, headSha: `h${pr.number}`, targets: { digest: `area-${pr.area}`, count: 1, all: false } });
+        this.api({
+          type: 'SetImpactedTargets',
+          prNumber: pr.number,
+          headSha: `h${pr.number}`,
+          targets: { digest: `area-${pr.area}`, count: 1, all: false },
+        });
       }
       this.api({
         type: 'SubmitPullRequest',
-        pr: { number: pr.number, title: `PR ${pr.number}`, author: 'a', headSha: `h${pr.number}`, baseBranch: 'main', state: 'open', mergeability: 'mergeable' },
+        pr: {
+          number: pr.number,
+          title: `PR ${pr.number}`,
+          author: 'a',
+          headSha: `h${pr.number}`,
+          baseBranch: 'main',
+          state: 'open',
+          mergeability: 'mergeable',
+        },
         ...(pr.urgent ? { priority: 'urgent' as const } : {}),
         ...(pr.noBatch ? { noBatch: true } : {}),
       });
@@ -88,7 +108,13 @@ class Model {
   }
 
   private facts(): HostFacts {
-    return { target: { sha: this.target.sha, tree: this.target.tree }, pulls: new Map(), statuses: this.statuses, testBranches: [], overlaps: this.overlaps };
+    return {
+      target: { sha: this.target.sha, tree: this.target.tree },
+      pulls: new Map(),
+      statuses: this.statuses,
+      testBranches: [],
+      overlaps: this.overlaps,
+    };
   }
 
   private act(a: Action): boolean {
@@ -119,7 +145,14 @@ class Model {
         if (this.target.sha !== a.onto) return false;
         const holds = [...this.target.holds, a.prNumber];
         const mergeSha = `m${++this.shas}`;
-        const done = this.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha, ontoSha: this.target.sha, testRunId: a.testRunId, reason: 'MERGE_GRAPH_MERGE' });
+        const done = this.record({
+          type: 'MarkMerged',
+          prNumber: a.prNumber,
+          mergeSha,
+          ontoSha: this.target.sha,
+          testRunId: a.testRunId,
+          reason: 'MERGE_GRAPH_MERGE',
+        });
         if (!done) return false;
         this.target = { sha: mergeSha, tree: treeOf(holds), holds };
         this.merged.push(a.prNumber);
@@ -127,7 +160,13 @@ class Model {
         return true;
       }
       case 'completeMerge':
-        return this.record({ type: 'MarkMerged', prNumber: a.prNumber, mergeSha: a.mergeSha, ...(a.testRunId ? { testRunId: a.testRunId } : {}), reason: a.reason });
+        return this.record({
+          type: 'MarkMerged',
+          prNumber: a.prNumber,
+          mergeSha: a.mergeSha,
+          ...(a.testRunId ? { testRunId: a.testRunId } : {}),
+          reason: a.reason,
+        });
       case 'directMerge':
       case 'deleteBranch':
         return false;
@@ -136,7 +175,9 @@ class Model {
 
   /** CI answers the runs whose time has come; a run fails when it stacks a bad PR. */
   private tick(): boolean {
-    const next = [...this.runs.entries()].filter(([id]) => this.state.runs.get(id)?.status === 'testing').sort((x, y) => x[1].answerAt - y[1].answerAt)[0];
+    const next = [...this.runs.entries()]
+      .filter(([id]) => this.state.runs.get(id)?.status === 'testing')
+      .sort((x, y) => x[1].answerAt - y[1].answerAt)[0];
     if (!next) return false;
     const [id, run] = next;
     this.clock = Math.max(this.clock, run.answerAt);
@@ -163,7 +204,10 @@ class Model {
   }
 }
 
-const prsArb = fc.array(fc.record({ area: fc.integer({ min: 0, max: 2 }), urgent: fc.boolean(), noBatch: fc.boolean() }), { minLength: 1, maxLength: 10 });
+const prsArb = fc.array(fc.record({ area: fc.integer({ min: 0, max: 2 }), urgent: fc.boolean(), noBatch: fc.boolean() }), {
+  minLength: 1,
+  maxLength: 10,
+});
 const settingsArb = fc.record({
   mode: fc.constantFrom('single' as const, 'parallel' as const),
   concurrency: fc.integer({ min: 1, max: 4 }),
@@ -203,17 +247,11 @@ const checkFlaky = (raw: RawPr[], settings: Partial<QueueSettings>, seed: number
 
 describe('the planner on random queues (model: no flakes, a run fails iff it stacks a bad PR)', () => {
   it('when any queue runs to the end, then every PR ends, exactly the bad ones fail, and merges come from passing runs', () => {
-    fc.assert(
-      fc.property(prsArb, settingsArb, fc.double({ min: 0, max: 1, noNaN: true }), checkExact),
-      { numRuns: 400 },
-    );
+    fc.assert(fc.property(prsArb, settingsArb, fc.double({ min: 0, max: 1, noNaN: true }), checkExact), { numRuns: 400 });
   });
 
   it('when runs also fail at random (flakes), then every PR still ends and no bad PR merges', () => {
-    fc.assert(
-      fc.property(prsArb, settingsArb, fc.integer({ min: 0, max: 3 }), checkFlaky),
-      { numRuns: 400 },
-    );
+    fc.assert(fc.property(prsArb, settingsArb, fc.integer({ min: 0, max: 3 }), checkFlaky), { numRuns: 400 });
   });
 });
 
@@ -227,56 +265,136 @@ const FOUND: [string, 'exact' | 'flaky', string, Partial<QueueSettings>, number]
     'single mode stopped at a failed batch and dropped the ready batch gathered ahead of it (stalled)',
     'exact',
     '0 0 0 0n 0 0 0n 0 0',
-    { mode: 'single', concurrency: 3, bisectionConcurrency: 1, batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'off', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'single',
+      concurrency: 3,
+      bisectionConcurrency: 1,
+      batch: true,
+      batchingMinSize: 3,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'off',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     0,
   ],
   [
     'a failed batch was bisected while PRs stacked under it had restarted, so the skip rule convicted a good PR',
     'exact',
     '0n 0 0 0 0 0',
-    { mode: 'single', concurrency: 2, bisectionConcurrency: 2, batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'bisection_skip_redundant_tests', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'single',
+      concurrency: 2,
+      bisectionConcurrency: 2,
+      batch: true,
+      batchingMinSize: 3,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'bisection_skip_redundant_tests',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     0,
   ],
   [
     'the halves of a mixed-lane batch stood on less than the failed run, so the skip rule convicted a good PR',
     'exact',
     '0n 0 2n 2n 0 2 0 0u 0',
-    { mode: 'parallel', concurrency: 3, bisectionConcurrency: 2, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'bisection_skip_redundant_tests', pendingFailureDepth: 0, canOptimisticallyMerge: false },
+    {
+      mode: 'parallel',
+      concurrency: 3,
+      bisectionConcurrency: 2,
+      batch: true,
+      batchingMinSize: 4,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'bisection_skip_redundant_tests',
+      pendingFailureDepth: 0,
+      canOptimisticallyMerge: false,
+    },
     0.89,
   ],
   [
     'a successor stacking a lone failure moved to another run and the failure asked for a witness again',
     'exact',
     '0 0n 0 0n 0 0',
-    { mode: 'single', concurrency: 2, bisectionConcurrency: 2, batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'bisection_skip_redundant_tests', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'single',
+      concurrency: 2,
+      bisectionConcurrency: 2,
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'bisection_skip_redundant_tests',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     0,
   ],
   [
     'a successor run proved a PR although something it depends on had come back under it (livelock)',
     'flaky',
     '2n 0 0 0n 2 2n 0 2',
-    { mode: 'parallel', concurrency: 2, bisectionConcurrency: 1, batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'off', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'parallel',
+      concurrency: 2,
+      bisectionConcurrency: 1,
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'off',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     0,
   ],
   [
     'a lone failure waited for a witness that the failed batch behind it could never let start (stalled)',
     'flaky',
     '0 0n 0 0n 0n 0 0 0 0 0',
-    { mode: 'single', concurrency: 3, bisectionConcurrency: 1, batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'off', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'single',
+      concurrency: 3,
+      bisectionConcurrency: 1,
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'off',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     1,
   ],
   [
     'a lone failure at depth 2 waited for a second witness while the batch behind waited for it (stalled)',
     'flaky',
     '0 0n 0n 0 0',
-    { mode: 'single', concurrency: 2, bisectionConcurrency: 1, batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'off', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'single',
+      concurrency: 2,
+      bisectionConcurrency: 1,
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'off',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     0,
   ],
   [
     'a witness failed for its own PR, which then restarted ahead of a held batch (stalled)',
     'flaky',
     '0n 0 0n 0 0n 0 0',
-    { mode: 'single', concurrency: 3, bisectionConcurrency: 1, batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, optimizationMode: 'off', pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    {
+      mode: 'single',
+      concurrency: 3,
+      bisectionConcurrency: 1,
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 1,
+      optimizationMode: 'off',
+      pendingFailureDepth: 1,
+      canOptimisticallyMerge: true,
+    },
     1,
   ],
 ];

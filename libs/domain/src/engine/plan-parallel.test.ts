@@ -1,7 +1,18 @@
 import type { QueueSettings } from '../config';
 import type { QueueEvent, TargetsRef } from '../events';
 import { at, headShaOf, prSubmitted, queueCreated } from '../testing/fixtures';
-import { BASE_SHA, facts, failed, merged, overlapsOf, restarted, runFailed, runPassed, runStarted, treeWith } from './testing/engine-fixtures';
+import {
+  BASE_SHA,
+  facts,
+  failed,
+  merged,
+  overlapsOf,
+  restarted,
+  runFailed,
+  runPassed,
+  runStarted,
+  treeWith,
+} from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 import { rec, startOf } from './testing/plan-helpers';
 
@@ -11,53 +22,109 @@ const overlaps = overlapsOf(LISTS);
 
 type Targets = keyof typeof LISTS | 'ALL' | 'NONE';
 const refOf = (t: Targets): TargetsRef =>
-  t === 'ALL' ? { digest: 'all', count: 0, all: true } : t === 'NONE' ? { digest: 'none', count: 0, all: false } : { digest: t, count: LISTS[t].length, all: false };
+  t === 'ALL'
+    ? { digest: 'all', count: 0, all: true }
+    : t === 'NONE'
+      ? { digest: 'none', count: 0, all: false }
+      : { digest: t, count: LISTS[t].length, all: false };
 
 /** A parallel queue whose PRs uploaded the given targets, submitted in this order. */
 const parallelQueue = (prs: [number, Targets][], settings: Partial<QueueSettings> = {}): QueueEvent[] => [
   queueCreated({ settings: { mode: 'parallel', concurrency: 8, ...settings } }),
   ...prs.flatMap(([n, t]): QueueEvent[] => [
     { type: 'ImpactedTargetsSet', data: { prNumber: n, headSha: headShaOf(n), ...refOf(t), at: at(0) } },
-    prSubmitted(n, { readiness: { requiresImpactedTargets: true, hasImpactedTargets: true, doesBaseBranchMatch: true, mergeability: 'mergeable' } }),
+    prSubmitted(n, {
+      readiness: { requiresImpactedTargets: true, hasImpactedTargets: true, doesBaseBranchMatch: true, mergeability: 'mergeable' },
+    }),
   ]),
 ];
 const withOverlaps = (o: Parameters<typeof facts>[0] = {}) => facts({ ...o, overlaps });
 
 describe('plan: parallel mode lanes (reference trunk §5.1)', () => {
   it('when PRs touch two disjoint areas, then each is tested on top of the earlier PRs of its own area only', () => {
-    const history = parallelQueue([[1, 'fe'], [2, 'be'], [3, 'fe'], [4, 'be']]);
+    const history = parallelQueue([
+      [1, 'fe'],
+      [2, 'be'],
+      [3, 'fe'],
+      [4, 'be'],
+    ]);
     expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(2), startOf(3, [1]), startOf(4, [2])]);
   });
 
   it('when a PR spans both areas, then it is tested on both and the later PRs of either area on it', () => {
-    const history = parallelQueue([[1, 'fe'], [2, 'be'], [3, 'both'], [4, 'docs'], [5, 'be']]);
-    expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(2), startOf(3, [1, 2]), startOf(4), startOf(5, [1, 2, 3])]);
+    const history = parallelQueue([
+      [1, 'fe'],
+      [2, 'be'],
+      [3, 'both'],
+      [4, 'docs'],
+      [5, 'be'],
+    ]);
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([
+      startOf(1),
+      startOf(2),
+      startOf(3, [1, 2]),
+      startOf(4),
+      startOf(5, [1, 2, 3]),
+    ]);
   });
 
   it('when a PR impacts ALL, then it depends on everything ahead and everything behind depends on it', () => {
-    const history = parallelQueue([[1, 'fe'], [2, 'be'], [3, 'ALL'], [4, 'docs']]);
+    const history = parallelQueue([
+      [1, 'fe'],
+      [2, 'be'],
+      [3, 'ALL'],
+      [4, 'docs'],
+    ]);
     expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(2), startOf(3, [1, 2]), startOf(4, [1, 2, 3])]);
   });
 
   it('when a PR impacts nothing, then it depends on nothing and nothing depends on it, except ALL', () => {
-    const history = parallelQueue([[1, 'fe'], [2, 'NONE'], [3, 'fe'], [4, 'ALL']]);
+    const history = parallelQueue([
+      [1, 'fe'],
+      [2, 'NONE'],
+      [3, 'fe'],
+      [4, 'ALL'],
+    ]);
     expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(2), startOf(3, [1]), startOf(4, [1, 2, 3])]);
   });
 
   it('when the engine could not read the overlaps, then every PR counts as impacting everything: the queue is serial', () => {
-    const history = parallelQueue([[1, 'fe'], [2, 'be'], [3, 'fe']]);
+    const history = parallelQueue([
+      [1, 'fe'],
+      [2, 'be'],
+      [3, 'fe'],
+    ]);
     expect(givenQueue(history).planned(facts())).toEqual([startOf(1), startOf(2, [1]), startOf(3, [1, 2])]);
   });
 
   it('when the slots are used up, then the next PRs wait in queue order whatever their lane', () => {
-    const history = parallelQueue([[1, 'fe'], [2, 'fe'], [3, 'be']], { concurrency: 2 });
+    const history = parallelQueue(
+      [
+        [1, 'fe'],
+        [2, 'fe'],
+        [3, 'be'],
+      ],
+      { concurrency: 2 },
+    );
     expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(2, [1])]);
   });
 
   it('when a batch in one lane waits to fill, then the PRs depending on it wait, while a PR of another lane starts', () => {
-    const noBatch = (n: number): QueueEvent => ({ type: 'PrPriorityChanged', data: { prNumber: n, priorityValue: 100, priorityName: 'medium', noBatch: true, at: at(6) } });
+    const noBatch = (n: number): QueueEvent => ({
+      type: 'PrPriorityChanged',
+      data: { prNumber: n, priorityValue: 100, priorityName: 'medium', noBatch: true, at: at(6) },
+    });
     const history = [
-      ...parallelQueue([[1, 'fe'], [2, 'be'], [3, 'fe'], [4, 'docs'], [5, 'fe']], { batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 60 }),
+      ...parallelQueue(
+        [
+          [1, 'fe'],
+          [2, 'be'],
+          [3, 'fe'],
+          [4, 'docs'],
+          [5, 'fe'],
+        ],
+        { batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 60 },
+      ),
       ...[1, 4, 5].map(noBatch),
     ];
     expect(givenQueue(history).planned(withOverlaps(), at(10))).toEqual([startOf(1), startOf(4)]);
@@ -66,7 +133,12 @@ describe('plan: parallel mode lanes (reference trunk §5.1)', () => {
 
 describe('plan: parallel mode failures and merges', () => {
   const lanes = (): QueueEvent[] => [
-    ...parallelQueue([[1, 'fe'], [2, 'be'], [3, 'fe'], [4, 'be']]),
+    ...parallelQueue([
+      [1, 'fe'],
+      [2, 'be'],
+      [3, 'fe'],
+      [4, 'be'],
+    ]),
     ...runStarted('r1', 1),
     ...runStarted('r2', 2),
     ...runStarted('r3', 3, [1]),
@@ -75,26 +147,48 @@ describe('plan: parallel mode failures and merges', () => {
 
   it('when a PR fails and is blamed, then only the runs depending on it restart', () => {
     const history = [...lanes(), ...runFailed('r1', 1), failed(1, 'r1')];
-    expect(givenQueue(history).planned(withOverlaps())).toEqual([rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' })]);
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
   });
 
   it('when the head of one lane passed while the other lane still tests, then it merges', () => {
     const history = [...lanes(), ...runPassed('r2', 2)];
     expect(givenQueue(history).planned(withOverlaps())).toEqual([
-      { kind: 'merge', prNumber: 2, testRunId: 'r2', index: 0, before: { sha: BASE_SHA, tree: 'T' }, after: { sha: 'r2-c0', tree: treeWith([2]) }, onto: BASE_SHA },
+      {
+        kind: 'merge',
+        prNumber: 2,
+        testRunId: 'r2',
+        index: 0,
+        before: { sha: BASE_SHA, tree: 'T' },
+        after: { sha: 'r2-c0', tree: treeWith([2]) },
+        onto: BASE_SHA,
+      },
     ]);
   });
 
   it('when another lane merged since a run started, then the run stands and its PR merges onto the moved target', () => {
     const history = [...lanes(), ...runPassed('r2', 2), merged(2, 'r2', at(48), BASE_SHA), ...runPassed('r1', 1)];
     expect(givenQueue(history).planned(withOverlaps({ sha: 'merge-2', tree: treeWith([2]) }))).toEqual([
-      { kind: 'merge', prNumber: 1, testRunId: 'r1', index: 0, before: { sha: BASE_SHA, tree: 'T' }, after: { sha: 'r1-c0', tree: treeWith([1]) }, onto: 'merge-2' },
+      {
+        kind: 'merge',
+        prNumber: 1,
+        testRunId: 'r1',
+        index: 0,
+        before: { sha: BASE_SHA, tree: 'T' },
+        after: { sha: 'r1-c0', tree: treeWith([1]) },
+        onto: 'merge-2',
+      },
     ]);
   });
 
   it('when a PR spanning two lanes is stacked on both, then the lane that merges first does not make its run stale', () => {
     const history = [
-      ...parallelQueue([[1, 'fe'], [2, 'be'], [3, 'both']]),
+      ...parallelQueue([
+        [1, 'fe'],
+        [2, 'be'],
+        [3, 'both'],
+      ]),
       ...runStarted('r1', 1),
       ...runStarted('r2', 2),
       ...runStarted('r3', 3, [1, 2]),
@@ -105,7 +199,15 @@ describe('plan: parallel mode failures and merges', () => {
     expect(givenQueue(history).planned(withOverlaps({ sha: 'merge-2', tree: treeWith([2]) }))).toEqual([]);
     const oneMerged = [...history, ...runPassed('r1', 1), merged(1, 'r1', at(50), 'merge-2')];
     expect(givenQueue(oneMerged).planned(withOverlaps({ sha: 'merge-1', tree: treeWith([2, 1]) }))).toEqual([
-      { kind: 'merge', prNumber: 3, testRunId: 'r3', index: 2, before: { sha: 'r3-c1', tree: treeWith([1, 2]) }, after: { sha: 'r3-c2', tree: treeWith([1, 2, 3]) }, onto: 'merge-1' },
+      {
+        kind: 'merge',
+        prNumber: 3,
+        testRunId: 'r3',
+        index: 2,
+        before: { sha: 'r3-c1', tree: treeWith([1, 2]) },
+        after: { sha: 'r3-c2', tree: treeWith([1, 2, 3]) },
+        onto: 'merge-1',
+      },
     ]);
   });
 
@@ -117,9 +219,22 @@ describe('plan: parallel mode failures and merges', () => {
   });
 
   it('when a PR in another lane is pending failure, then PRs of this lane are not held behind it', () => {
-    const history = [...lanes(), { type: 'QueueConfigUpdated', data: { changes: { pendingFailureDepth: 1 }, at: at(46) } } as QueueEvent, ...runFailed('r2', 2), ...runPassed('r1', 1)];
+    const history = [
+      ...lanes(),
+      { type: 'QueueConfigUpdated', data: { changes: { pendingFailureDepth: 1 }, at: at(46) } } as QueueEvent,
+      ...runFailed('r2', 2),
+      ...runPassed('r1', 1),
+    ];
     expect(givenQueue(history).planned(withOverlaps())).toEqual([
-      { kind: 'merge', prNumber: 1, testRunId: 'r1', index: 0, before: { sha: BASE_SHA, tree: 'T' }, after: { sha: 'r1-c0', tree: treeWith([1]) }, onto: BASE_SHA },
+      {
+        kind: 'merge',
+        prNumber: 1,
+        testRunId: 'r1',
+        index: 0,
+        before: { sha: BASE_SHA, tree: 'T' },
+        after: { sha: 'r1-c0', tree: treeWith([1]) },
+        onto: BASE_SHA,
+      },
     ]);
   });
 
@@ -130,12 +245,20 @@ describe('plan: parallel mode failures and merges', () => {
 
   it('when a PR ahead it depends on was suspect at its start and is cleared later, then its run restarts to stack it', () => {
     const history = [
-      ...parallelQueue([[1, 'fe'], [2, 'fe']], { pendingFailureDepth: 1 }),
+      ...parallelQueue(
+        [
+          [1, 'fe'],
+          [2, 'fe'],
+        ],
+        { pendingFailureDepth: 1 },
+      ),
       ...runStarted('r1', 1),
       ...runFailed('r1', 1),
       ...runStarted('r2', 2),
       restarted(1, at(48)),
     ];
-    expect(givenQueue(history).planned(withOverlaps())).toEqual([rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' })]);
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
   });
 });

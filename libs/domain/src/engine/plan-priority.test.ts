@@ -7,12 +7,22 @@ import { queueWith, rec, startOf } from './testing/plan-helpers';
 
 const urgent = (n: number, when = at(50)): QueueEvent => prSubmitted(n, { priorityValue: 0, priorityName: 'urgent', at: when });
 const high = (n: number, when = at(50)): QueueEvent => prSubmitted(n, { priorityValue: 10, priorityName: 'high', at: when });
-const interrupted = (prNumber: number, when = at(51)): QueueEvent => ({ type: 'TestsRestarted', data: { prNumber, reason: 'SKIP_THE_LINE_INTERRUPTED', at: when } });
-const cancelled = (testRunId: string, when = at(51)): QueueEvent => ({ type: 'TestRunCancelled', data: { testRunId, reason: 'SKIP_THE_LINE_INTERRUPTED', at: when } });
+const interrupted = (prNumber: number, when = at(51)): QueueEvent => ({
+  type: 'TestsRestarted',
+  data: { prNumber, reason: 'SKIP_THE_LINE_INTERRUPTED', at: when },
+});
+const cancelled = (testRunId: string, when = at(51)): QueueEvent => ({
+  type: 'TestRunCancelled',
+  data: { testRunId, reason: 'SKIP_THE_LINE_INTERRUPTED', at: when },
+});
 const skip = (prNumber: number) => rec({ type: 'RestartTests', prNumber, reason: 'SKIP_THE_LINE_INTERRUPTED' });
 
 describe('plan: priorities (reference trunk §3)', () => {
-  const busy = (settings: Partial<QueueSettings> = {}): QueueEvent[] => [...queueWith({ concurrency: 2, ...settings }, [1, 2, 3]), ...runStarted('r1', 1), ...runStarted('r2', 2, [1])];
+  const busy = (settings: Partial<QueueSettings> = {}): QueueEvent[] => [
+    ...queueWith({ concurrency: 2, ...settings }, [1, 2, 3]),
+    ...runStarted('r1', 1),
+    ...runStarted('r2', 2, [1]),
+  ];
 
   it('when a high-priority PR arrives, then it starts before every PR not testing yet, but interrupts nothing', () => {
     expect(givenQueue([...busy({ concurrency: 3 }), high(4)]).planned(facts())).toEqual([startOf(4, [1, 2])]);
@@ -30,7 +40,11 @@ describe('plan: priorities (reference trunk §3)', () => {
   it('when the room is made, then the urgent PR starts at once and the interrupted one queues again behind it', () => {
     const history = [...busy(), urgent(4), cancelled('r2'), interrupted(2)];
     expect(givenQueue(history).planned(facts())).toEqual([startOf(4, [1])]);
-    const next = [...history, ...runStarted('r4', 4, [1], { when: at(52) }), { type: 'QueueConfigUpdated', data: { changes: { concurrency: 3 }, at: at(53) } } as QueueEvent];
+    const next = [
+      ...history,
+      ...runStarted('r4', 4, [1], { when: at(52) }),
+      { type: 'QueueConfigUpdated', data: { changes: { concurrency: 3 }, at: at(53) } } as QueueEvent,
+    ];
     expect(givenQueue(next).planned(facts())).toEqual([startOf(2, [1, 4])]);
   });
 
@@ -45,7 +59,11 @@ describe('plan: priorities (reference trunk §3)', () => {
   });
 
   it('when the queue is paused, then an urgent PR interrupts nothing', () => {
-    const history = [...busy(), urgent(4), { type: 'QueueStateChanged', data: { from: 'running', to: 'paused', at: at(50) } } as QueueEvent];
+    const history = [
+      ...busy(),
+      urgent(4),
+      { type: 'QueueStateChanged', data: { from: 'running', to: 'paused', at: at(50) } } as QueueEvent,
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([]);
   });
 
@@ -54,12 +72,17 @@ describe('plan: priorities (reference trunk §3)', () => {
     const ref = (d: 'fe' | 'be') => ({ digest: d, count: 1, all: false });
     const history: QueueEvent[] = [
       queueCreated({ settings: { mode: 'parallel', concurrency: 3 } }),
-      ...([
-        [1, 'fe'],
-        [2, 'be'],
-        [3, 'fe'],
-        [4, 'be'],
-      ] as const).flatMap(([n, d]): QueueEvent[] => [{ type: 'ImpactedTargetsSet', data: { prNumber: n, headSha: headShaOf(n), ...ref(d), at: at(0) } }, prSubmitted(n)]),
+      ...(
+        [
+          [1, 'fe'],
+          [2, 'be'],
+          [3, 'fe'],
+          [4, 'be'],
+        ] as const
+      ).flatMap(([n, d]): QueueEvent[] => [
+        { type: 'ImpactedTargetsSet', data: { prNumber: n, headSha: headShaOf(n), ...ref(d), at: at(0) } },
+        prSubmitted(n),
+      ]),
       ...runStarted('r1', 1),
       ...runStarted('r2', 2),
       ...runStarted('r3', 3, [1]),

@@ -2,10 +2,27 @@ import type { QueueEvent } from '../events';
 import { at, prCancelled, prSubmitted, queueConfigUpdated, queueCreated, queueStateChanged, readiness } from '../testing/fixtures';
 import type { QueueSettings } from '../config';
 import type { Action } from './actions';
-import { BASE_SHA, BASE_TREE, facts, failed, merged, openPull, passedBy, restarted, runFailed, runPassed, runStarted, statusReported, treeWith } from './testing/engine-fixtures';
+import {
+  BASE_SHA,
+  BASE_TREE,
+  facts,
+  failed,
+  merged,
+  openPull,
+  passedBy,
+  restarted,
+  runFailed,
+  runPassed,
+  runStarted,
+  statusReported,
+  treeWith,
+} from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 
-const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [queueCreated({ settings }), ...prs.map((n) => prSubmitted(n))];
+const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [
+  queueCreated({ settings }),
+  ...prs.map((n) => prSubmitted(n)),
+];
 const rec = (command: Extract<Action, { kind: 'record' }>['command']): Action => ({ kind: 'record', command });
 const stackOf = (numbers: number[]) => numbers.map((n) => ({ number: n, headSha: `sha-${n}`, title: `PR ${n}` }));
 const startOf = (prNumber: number, deps: number[] = [], baseSha = BASE_SHA, baseTree = BASE_TREE): Action => ({
@@ -46,9 +63,30 @@ describe('plan: starting runs', () => {
   });
 
   it('when a PR ahead is pending failure, then the next starts without it', () => {
-    const history = [...queueWith({ concurrency: 2 }), ...runStarted('r1', 1), ...runFailed('r1', 1), queueConfigUpdated({ pendingFailureDepth: 0 })];
-    const withAhead = [queueCreated({ settings: { concurrency: 2 } }), prSubmitted(9), prSubmitted(1), prSubmitted(2), ...runStarted('r9', 9), ...runStarted('r1', 1, [9]), ...runFailed('r1', 1)];
-    expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' })]);
+    const history = [
+      ...queueWith({ concurrency: 2 }),
+      ...runStarted('r1', 1),
+      ...runFailed('r1', 1),
+      queueConfigUpdated({ pendingFailureDepth: 0 }),
+    ];
+    const withAhead = [
+      queueCreated({ settings: { concurrency: 2 } }),
+      prSubmitted(9),
+      prSubmitted(1),
+      prSubmitted(2),
+      ...runStarted('r9', 9),
+      ...runStarted('r1', 1, [9]),
+      ...runFailed('r1', 1),
+    ];
+    expect(givenQueue(history).planned(facts())).toEqual([
+      rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r1',
+      }),
+    ]);
     expect(givenQueue([...withAhead, queueConfigUpdated({ concurrency: 3 })]).planned(facts())).toEqual([startOf(2, [9])]);
   });
 
@@ -65,7 +103,11 @@ describe('plan: starting runs', () => {
   });
 
   it('when a PR is not ready, then it takes no place and the next starts', () => {
-    const history = [queueCreated(), prSubmitted(1, { state: 'not_ready', readiness: readiness({ mergeability: 'not_mergeable' }) }), prSubmitted(2)];
+    const history = [
+      queueCreated(),
+      prSubmitted(1, { state: 'not_ready', readiness: readiness({ mergeability: 'not_mergeable' }) }),
+      prSubmitted(2),
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([startOf(2)]);
   });
 
@@ -97,7 +139,17 @@ describe('plan: statuses and outcomes', () => {
 
   it('when CI reports what was recorded, or a pending after a result, then nothing is recorded', () => {
     const history = [...running, statusReported('r1', 'tests', 'success'), statusReported('r1', 'lint', 'pending')];
-    const reported = facts({ statuses: [['r1-c0', [{ context: 'tests', state: 'pending' }, { context: 'lint', state: 'pending' }]]] });
+    const reported = facts({
+      statuses: [
+        [
+          'r1-c0',
+          [
+            { context: 'tests', state: 'pending' },
+            { context: 'lint', state: 'pending' },
+          ],
+        ],
+      ],
+    });
     expect(givenQueue(history).planned(reported)).toEqual([rec({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'passed' })]);
   });
 
@@ -123,7 +175,9 @@ describe('plan: statuses and outcomes', () => {
   });
 
   it('when the PR of a running run was cancelled, then the run is cancelled', () => {
-    expect(givenQueue([...running, prCancelled(1)]).planned(facts())).toEqual([rec({ type: 'CancelTestRun', testRunId: 'r1', reason: 'PR_CANCELLED' })]);
+    expect(givenQueue([...running, prCancelled(1)]).planned(facts())).toEqual([
+      rec({ type: 'CancelTestRun', testRunId: 'r1', reason: 'PR_CANCELLED' }),
+    ]);
   });
 });
 
@@ -131,7 +185,15 @@ describe('plan: merging', () => {
   it('when the head passed and the target is where its run started, then it merges from its tested commit', () => {
     const history = [...queueWith(), ...runStarted('r1', 1), ...runPassed('r1', 1)];
     expect(givenQueue(history).planned(facts())).toEqual([
-      { kind: 'merge', prNumber: 1, testRunId: 'r1', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'r1-c0', tree: treeWith([1]) }, onto: BASE_SHA },
+      {
+        kind: 'merge',
+        prNumber: 1,
+        testRunId: 'r1',
+        index: 0,
+        before: { sha: BASE_SHA, tree: BASE_TREE },
+        after: { sha: 'r1-c0', tree: treeWith([1]) },
+        onto: BASE_SHA,
+      },
     ]);
   });
 
@@ -141,9 +203,24 @@ describe('plan: merging', () => {
   });
 
   it('when the head merged from its own run, then the next merges from its run onto the tree the head left', () => {
-    const history = [...queueWith({ concurrency: 2 }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runPassed('r1', 1), ...runPassed('r2', 2), merged(1, 'r1')];
+    const history = [
+      ...queueWith({ concurrency: 2 }),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2, [1]),
+      ...runPassed('r1', 1),
+      ...runPassed('r2', 2),
+      merged(1, 'r1'),
+    ];
     expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([
-      { kind: 'merge', prNumber: 2, testRunId: 'r2', index: 1, before: { sha: 'r2-c0', tree: treeWith([1]) }, after: { sha: 'r2-c1', tree: treeWith([1, 2]) }, onto: 'merge-1' },
+      {
+        kind: 'merge',
+        prNumber: 2,
+        testRunId: 'r2',
+        index: 1,
+        before: { sha: 'r2-c0', tree: treeWith([1]) },
+        after: { sha: 'r2-c1', tree: treeWith([1, 2]) },
+        onto: 'merge-1',
+      },
     ]);
   });
 
@@ -155,7 +232,12 @@ describe('plan: merging', () => {
   });
 
   it('when the queue is paused, then a passed head does not merge', () => {
-    const history = [...queueWith(), ...runStarted('r1', 1), ...runPassed('r1', 1), queueStateChanged('running', 'paused', undefined, at(50))];
+    const history = [
+      ...queueWith(),
+      ...runStarted('r1', 1),
+      ...runPassed('r1', 1),
+      queueStateChanged('running', 'paused', undefined, at(50)),
+    ];
     expect(givenQueue(history).planned(facts())).toEqual([]);
   });
 });
@@ -164,7 +246,13 @@ describe('plan: failures, blame and restarts', () => {
   it('when the head fails and nothing is ahead, then it is blamed at once (depth 0)', () => {
     const history = [...queueWith(), ...runStarted('r1', 1), ...runFailed('r1', 1)];
     expect(givenQueue(history).planned(facts())).toEqual([
-      rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),
+      rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r1',
+      }),
     ]);
   });
 
@@ -174,15 +262,37 @@ describe('plan: failures, blame and restarts', () => {
   });
 
   it('when the PR under a pending failure merges, then the failure is its own and it fails', () => {
-    const history = [...queueWith({ concurrency: 2 }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runFailed('r2', 2), ...runPassed('r1', 1), merged(1, 'r1')];
+    const history = [
+      ...queueWith({ concurrency: 2 }),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2, [1]),
+      ...runFailed('r2', 2),
+      ...runPassed('r1', 1),
+      merged(1, 'r1'),
+    ];
     expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([
-      rec({ type: 'FailPr', prNumber: 2, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r2' }),
+      rec({
+        type: 'FailPr',
+        prNumber: 2,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r2',
+      }),
     ]);
   });
 
   it('when the PR under a pending failure is blamed, then the pending failure restarts without it', () => {
-    const history = [...queueWith({ concurrency: 2 }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runFailed('r2', 2), ...runFailed('r1', 1), failed(1, 'r1')];
-    expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' })]);
+    const history = [
+      ...queueWith({ concurrency: 2 }),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2, [1]),
+      ...runFailed('r2', 2),
+      ...runFailed('r1', 1),
+      failed(1, 'r1'),
+    ];
+    expect(givenQueue(history).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
   });
 
   it('when a PR in the middle is blamed, then only the runs stacking it restart', () => {
@@ -196,13 +306,17 @@ describe('plan: failures, blame and restarts', () => {
       ...runFailed('r2', 2),
       failed(2, 'r2'),
     ];
-    expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' })]);
+    expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
   });
 
   it('when a PR under a run is cancelled, then the run restarts with PREREQUISITE_MERGE_ITEM_CANCELLED', () => {
     const history = [...queueWith({ concurrency: 2 }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), prCancelled(1, at(49))];
     const cancelled: QueueEvent = { type: 'TestRunCancelled', data: { testRunId: 'r1', reason: 'PR_CANCELLED', at: at(49) } };
-    expect(givenQueue([...history, cancelled]).planned(facts())).toEqual([rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED' })]);
+    expect(givenQueue([...history, cancelled]).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED' }),
+    ]);
   });
 
   it('when someone else pushed to the target branch, then every run in flight restarts with MANUAL_PUSH_TO_TARGET_BRANCH', () => {
@@ -214,7 +328,12 @@ describe('plan: failures, blame and restarts', () => {
   });
 
   describe('pendingFailureDepth and canOptimisticallyMerge', () => {
-    const base = (settings: Partial<QueueSettings>) => [...queueWith({ concurrency: 2, ...settings }, [1, 2]), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runFailed('r1', 1)];
+    const base = (settings: Partial<QueueSettings>) => [
+      ...queueWith({ concurrency: 2, ...settings }, [1, 2]),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2, [1]),
+      ...runFailed('r1', 1),
+    ];
 
     it('when depth is 1 and the successor stacking the failure is still testing, then the failure waits', () => {
       expect(givenQueue(base({ pendingFailureDepth: 1 })).planned(facts())).toEqual([]);
@@ -222,32 +341,61 @@ describe('plan: failures, blame and restarts', () => {
 
     it('when depth is 1 and the successor failed too, then the head is blamed', () => {
       expect(givenQueue([...base({ pendingFailureDepth: 1 }), ...runFailed('r2', 2)]).planned(facts())).toEqual([
-        rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),
+        rec({
+          type: 'FailPr',
+          prNumber: 1,
+          reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          detail: 'required status check(s) failed: tests',
+          testRunId: 'r1',
+        }),
       ]);
     });
 
     it('when depth is 1, merging is optimistic and the successor passed, then the failure was a flake: the head passes by the successor', () => {
-      expect(givenQueue([...base({ pendingFailureDepth: 1, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts())).toEqual([
-        rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' }),
-      ]);
+      expect(
+        givenQueue([...base({ pendingFailureDepth: 1, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts()),
+      ).toEqual([rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })]);
     });
 
     it('when depth is 1 and the successor failed too while its own successor still tests, then both wait: it stacks both and may prove them', () => {
-      const three = [...queueWith({ concurrency: 3, pendingFailureDepth: 1, canOptimisticallyMerge: true }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runStarted('r3', 3, [1, 2]), ...runFailed('r1', 1), ...runFailed('r2', 2)];
+      const three = [
+        ...queueWith({ concurrency: 3, pendingFailureDepth: 1, canOptimisticallyMerge: true }),
+        ...runStarted('r1', 1),
+        ...runStarted('r2', 2, [1]),
+        ...runStarted('r3', 3, [1, 2]),
+        ...runFailed('r1', 1),
+        ...runFailed('r2', 2),
+      ];
       expect(givenQueue(three).planned(facts())).toEqual([]);
       expect(givenQueue([...three, ...runPassed('r3', 3)]).planned(facts())).toEqual([
         rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r3' }),
         rec({ type: 'PassBySuccessor', prNumber: 2, testRunId: 'r3' }),
       ]);
       expect(givenQueue([...three, ...runFailed('r3', 3)]).planned(facts())).toEqual([
-        rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),
+        rec({
+          type: 'FailPr',
+          prNumber: 1,
+          reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          detail: 'required status check(s) failed: tests',
+          testRunId: 'r1',
+        }),
       ]);
     });
 
     describe('a PR that failed with no successor stacking it (anti-flake witness)', () => {
       const antiFlake = { concurrency: 2, pendingFailureDepth: 1, canOptimisticallyMerge: true };
-      const blamed = rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' });
-      const lone = (settings: Partial<QueueSettings> = antiFlake, prs = [1, 2, 3, 4]) => [...queueWith(settings, prs), ...runStarted('r1', 1), ...runFailed('r1', 1)];
+      const blamed = rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r1',
+      });
+      const lone = (settings: Partial<QueueSettings> = antiFlake, prs = [1, 2, 3, 4]) => [
+        ...queueWith(settings, prs),
+        ...runStarted('r1', 1),
+        ...runFailed('r1', 1),
+      ];
 
       it('when anti-flake protection is on and PRs wait behind it, then it is not blamed yet: the next run stacks it as its witness', () => {
         expect(givenQueue(lone()).planned(facts())).toEqual([startOf(2, [1]), startOf(3, [2])]);
@@ -260,7 +408,14 @@ describe('plan: failures, blame and restarts', () => {
       });
 
       it('when its witness fails and the witness PR is then proven by a run without it, then it is blamed and no second witness is asked for', () => {
-        const history = [...lone(), ...runStarted('r2', 2, [1]), ...runStarted('r3', 3, [2]), ...runFailed('r2', 2), ...runPassed('r3', 3), passedBy(2, 'r3')];
+        const history = [
+          ...lone(),
+          ...runStarted('r2', 2, [1]),
+          ...runStarted('r3', 3, [2]),
+          ...runFailed('r2', 2),
+          ...runPassed('r3', 3),
+          passedBy(2, 'r3'),
+        ];
         expect(givenQueue(history).planned(facts())).toEqual([blamed]);
       });
 
@@ -277,17 +432,41 @@ describe('plan: failures, blame and restarts', () => {
     });
 
     it('when depth is 0, then a passing successor does not clear the failure', () => {
-      expect(givenQueue([...base({ pendingFailureDepth: 0, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts())).toEqual([
-        rec({ type: 'FailPr', prNumber: 1, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId: 'r1' }),
+      expect(
+        givenQueue([...base({ pendingFailureDepth: 0, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts()),
+      ).toEqual([
+        rec({
+          type: 'FailPr',
+          prNumber: 1,
+          reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          detail: 'required status check(s) failed: tests',
+          testRunId: 'r1',
+        }),
       ]);
     });
 
     it('when merging is optimistic and a successor passed while the head is still testing, then the head passes by it and merges from its run', () => {
-      const history = [...queueWith({ concurrency: 2, canOptimisticallyMerge: true }), ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runPassed('r2', 2)];
+      const history = [
+        ...queueWith({ concurrency: 2, canOptimisticallyMerge: true }),
+        ...runStarted('r1', 1),
+        ...runStarted('r2', 2, [1]),
+        ...runPassed('r2', 2),
+      ];
       expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })]);
-      const cancelled: QueueEvent = { type: 'TestRunCancelled', data: { testRunId: 'r1', reason: 'SUCCESSOR_TEST_RUN_PASSED', at: at(48) } };
+      const cancelled: QueueEvent = {
+        type: 'TestRunCancelled',
+        data: { testRunId: 'r1', reason: 'SUCCESSOR_TEST_RUN_PASSED', at: at(48) },
+      };
       expect(givenQueue([...history, cancelled, passedBy(1, 'r2')]).planned(facts())).toEqual([
-        { kind: 'merge', prNumber: 1, testRunId: 'r2', index: 0, before: { sha: BASE_SHA, tree: BASE_TREE }, after: { sha: 'r2-c0', tree: treeWith([1]) }, onto: BASE_SHA },
+        {
+          kind: 'merge',
+          prNumber: 1,
+          testRunId: 'r2',
+          index: 0,
+          before: { sha: BASE_SHA, tree: BASE_TREE },
+          after: { sha: 'r2-c0', tree: treeWith([1]) },
+          onto: BASE_SHA,
+        },
       ]);
     });
   });
@@ -338,9 +517,9 @@ describe('plan: direct merge', () => {
   });
 
   it('when the target already holds the PR tree, then the direct merge is recognised', () => {
-    expect(givenQueue(queueWith({ directMergeMode: 'always' }, [1])).planned(facts({ sha: 'direct', tree: 'T+1', directMerge: dm(true) }))).toEqual([
-      { kind: 'completeMerge', prNumber: 1, mergeSha: 'direct', reason: 'MERGE_GRAPH_DIRECT_MERGE' },
-    ]);
+    expect(
+      givenQueue(queueWith({ directMergeMode: 'always' }, [1])).planned(facts({ sha: 'direct', tree: 'T+1', directMerge: dm(true) })),
+    ).toEqual([{ kind: 'completeMerge', prNumber: 1, mergeSha: 'direct', reason: 'MERGE_GRAPH_DIRECT_MERGE' }]);
   });
 
   it('when direct merge is off, then an up-to-date PR is tested', () => {

@@ -40,7 +40,11 @@ export const queueCreated = (
   },
 });
 
-export const queueConfigUpdated = (changes: Partial<QueueSettings>, requiredStatuses?: string[] | null, when = at(1)): QueueConfigUpdated => ({
+export const queueConfigUpdated = (
+  changes: Partial<QueueSettings>,
+  requiredStatuses?: string[] | null,
+  when = at(1),
+): QueueConfigUpdated => ({
   type: 'QueueConfigUpdated',
   data: { changes, ...(requiredStatuses !== undefined ? { requiredStatuses } : {}), at: when },
 });
@@ -105,7 +109,10 @@ export const pullRequest = (number: number, o: Partial<PullRequestSnapshot> = {}
   ...o,
 });
 
-export const submit = (number: number, o: Partial<Omit<SubmitPullRequest, 'type' | 'pr'>> & { pr?: Partial<PullRequestSnapshot> } = {}): SubmitPullRequest => {
+export const submit = (
+  number: number,
+  o: Partial<Omit<SubmitPullRequest, 'type' | 'pr'>> & { pr?: Partial<PullRequestSnapshot> } = {},
+): SubmitPullRequest => {
   const { pr, ...rest } = o;
   return { type: 'SubmitPullRequest', pr: pullRequest(number, pr), ...rest };
 };

@@ -12,15 +12,7 @@ import {
   WrongExpectedVersionError,
   type AppendStreamState,
 } from '@kurrent/kurrentdb-client';
-import type {
-  AppendResult,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  RecordedEvent,
-  SubscribeOptions,
-  Subscription,
-} from '../port';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
 import { WrongExpectedRevisionError } from '../port';
 import { assertAppendable } from '../shared/append-rules';
 import { defaultBackoff, type BackoffPolicy } from '../shared/backoff';

@@ -49,7 +49,12 @@ export class MemoryEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     assertAppendable(streamId, events, expected);
-    const repeated = resolveRepeatedAppend(streamId, events, expected, events.map((e) => this.byId.get(e.eventId)));
+    const repeated = resolveRepeatedAppend(
+      streamId,
+      events,
+      expected,
+      events.map((e) => this.byId.get(e.eventId)),
+    );
     if (repeated) return repeated;
 
     const stream = this.streams.get(streamId) ?? [];

@@ -102,9 +102,8 @@ export class SqliteEventStore implements EventStore {
       throw err;
     }
     this.statements = this.prepare();
-    this.appendTx = this.db.transaction(
-      (streamId: string, events: NewEvent[], expected: ExpectedRevision, payloads: [string, string][]) =>
-        this.appendInTransaction(streamId, events, expected, payloads),
+    this.appendTx = this.db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision, payloads: [string, string][]) =>
+      this.appendInTransaction(streamId, events, expected, payloads),
     );
     this.groupTx = this.db.transaction((batch: PendingAppend[]): AppendOutcome[] =>
       batch.map((p) => {
@@ -244,9 +243,7 @@ export class SqliteEventStore implements EventStore {
       head: big('SELECT MAX(global_position) AS head FROM events'),
       findById: big('SELECT stream_id, revision, global_position FROM events WHERE event_id = ?'),
       lastRevision: big('SELECT MAX(revision) AS last FROM events WHERE stream_id = ?'),
-      insert: big(
-        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
+      insert: big('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     };
   }
 

@@ -80,7 +80,12 @@ describe('LocalGitAdmin', () => {
 
     const record = await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main', title: 'again' });
 
-    expect(record).toMatchObject({ state: 'open', title: 'again', createdAt: '2025-03-01T10:00:00.000Z', updatedAt: '2025-03-02T10:00:00.000Z' });
+    expect(record).toMatchObject({
+      state: 'open',
+      title: 'again',
+      createdAt: '2025-03-01T10:00:00.000Z',
+      updatedAt: '2025-03-02T10:00:00.000Z',
+    });
   });
 
   it('when a merged number is opened again, then it is refused', async () => {

@@ -66,8 +66,10 @@ export class LocalGitAdmin {
     await this.checkBase(gitDir, input.base);
     const defaults = input.title === undefined || input.author === undefined ? await commitSummary(gitDir, headSha) : undefined;
     return this.withLock(gitDir, input.number, async (current) => {
-      if (current?.state === 'open') throw new GitHostError('PR_ALREADY_OPEN', `PR #${input.number} is already open in ${formatRepo(input.repo)}`);
-      if (current?.state === 'merged') throw new GitHostError('PR_MERGED', `PR #${input.number} in ${formatRepo(input.repo)} is merged; use another number`);
+      if (current?.state === 'open')
+        throw new GitHostError('PR_ALREADY_OPEN', `PR #${input.number} is already open in ${formatRepo(input.repo)}`);
+      if (current?.state === 'merged')
+        throw new GitHostError('PR_MERGED', `PR #${input.number} in ${formatRepo(input.repo)} is merged; use another number`);
       const now = this.now().toISOString();
       await setRef(gitDir, pullHeadRefOf(input.number), headSha);
       // Opening a closed number reopens it: its other fields and creation time stay.
@@ -160,7 +162,10 @@ const checkNumber = (n: number): void => {
 const requireState = (current: PullFile | null, target: PullRequestTarget, state: 'open'): PullFile => {
   if (current === null) throw new GitHostError('PR_NOT_FOUND', `no PR #${target.number} in ${formatRepo(target.repo)}`);
   if (current.state !== state) {
-    throw new GitHostError(current.state === 'merged' ? 'PR_MERGED' : 'PR_CLOSED', `PR #${target.number} in ${formatRepo(target.repo)} is ${current.state}`);
+    throw new GitHostError(
+      current.state === 'merged' ? 'PR_MERGED' : 'PR_CLOSED',
+      `PR #${target.number} in ${formatRepo(target.repo)} is ${current.state}`,
+    );
   }
   return current;
 };

@@ -33,7 +33,15 @@ describe('LocalGitWriter branch moves', () => {
     async (method) => {
       const one = await commitOnBranch(root, repo, { branch: 'pr1', files: { 'b.txt': 'b\n' } });
       const two = await commitOnBranch(root, repo, { branch: 'pr2', files: { 'c.txt': 'c\n', 'a.txt': null } });
-      const built = await writer.buildTestBranch(repo, { baseSha: base, stack: [{ number: 1, headSha: one }, { number: 2, headSha: two }], method, testRunId: 't' });
+      const built = await writer.buildTestBranch(repo, {
+        baseSha: base,
+        stack: [
+          { number: 1, headSha: one },
+          { number: 2, headSha: two },
+        ],
+        method,
+        testRunId: 't',
+      });
       if (!built.ok) throw new Error('expected the stack to build');
 
       // The PR ahead merges first (its step), then the PR under test (the whole branch).
@@ -48,7 +56,12 @@ describe('LocalGitWriter branch moves', () => {
 
   it('when someone pushes to the target between test and merge, then the move fails with REF_MOVED and their push stays', async () => {
     const head = await commitOnBranch(root, repo, { branch: 'pr1', files: { 'b.txt': 'b\n' } });
-    const built = await writer.buildTestBranch(repo, { baseSha: base, stack: [{ number: 1, headSha: head }], method: 'squash', testRunId: 't' });
+    const built = await writer.buildTestBranch(repo, {
+      baseSha: base,
+      stack: [{ number: 1, headSha: head }],
+      method: 'squash',
+      testRunId: 't',
+    });
     if (!built.ok) throw new Error('expected the stack to build');
     const pushed = await commitOnBranch(root, repo, { branch: 'main', files: { 'z.txt': 'pushed\n' } });
 

@@ -18,7 +18,13 @@ const commitId = (sha: string, what: string): string => {
  * exist yet). git checks and writes under the ref's lock, so a push that lands in between makes this
  * fail with REF_MOVED instead of being overwritten.
  */
-export const moveBranch = async (gitDir: string, refs: RefReader, branch: string, newSha: string, expectedOldSha: string | null): Promise<void> => {
+export const moveBranch = async (
+  gitDir: string,
+  refs: RefReader,
+  branch: string,
+  newSha: string,
+  expectedOldSha: string | null,
+): Promise<void> => {
   const ref = branchRef(branch);
   const oldValue = expectedOldSha === null ? '' : commitId(expectedOldSha, 'expectedOldSha');
   const { code, stderr } = await runGit(gitDir, ['update-ref', ref, commitId(newSha, 'newSha'), oldValue], { okCodes: [128] });
@@ -43,7 +49,10 @@ export const deleteBranch = async (gitDir: string, refs: RefReader, branch: stri
 const explainRefFailure = async (gitDir: string, refs: RefReader, ref: string, expected: string | null, stderr: string): Promise<never> => {
   const actual = await refs.read(gitDir, ref);
   if (actual !== expected) {
-    throw new GitHostError('REF_MOVED', `${ref} is at ${actual ?? '(no such ref)'}, expected ${expected ?? '(no such ref)'}: someone else moved it`);
+    throw new GitHostError(
+      'REF_MOVED',
+      `${ref} is at ${actual ?? '(no such ref)'}, expected ${expected ?? '(no such ref)'}: someone else moved it`,
+    );
   }
   if (/File exists/.test(stderr)) throw new GitHostError('LOCKED', `${ref} is locked by another writer: ${stderr.trim()}`);
   throw new GitHostError('GIT_FAILED', `could not update ${ref}: ${stderr.trim()}`);

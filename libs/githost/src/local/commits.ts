@@ -52,16 +52,33 @@ const FIELD = '\x1f';
  */
 export const commitsToReplay = async (gitDir: string, exclude: readonly string[], head: string): Promise<CommitInfo[]> => {
   const format = ['%H', '%P', '%an', '%ae', '%ad', '%B'].join('%x1f');
-  const args = ['log', '-z', '--no-merges', '--topo-order', '--reverse', '--date=raw', `--format=${format}`, head, ...exclude.map((sha) => `^${sha}`)];
+  const args = [
+    'log',
+    '-z',
+    '--no-merges',
+    '--topo-order',
+    '--reverse',
+    '--date=raw',
+    `--format=${format}`,
+    head,
+    ...exclude.map((sha) => `^${sha}`),
+  ];
   const { stdout } = await runGit(gitDir, args);
   return stdout
     .split('\0')
     .filter((record) => record !== '')
     .map((record) => {
       const fields = record.split(FIELD);
-      if (fields.length < 6) throw new GitHostError('GIT_FAILED', `git log gave an unreadable record: ${JSON.stringify(record.slice(0, 80))}`);
+      if (fields.length < 6)
+        throw new GitHostError('GIT_FAILED', `git log gave an unreadable record: ${JSON.stringify(record.slice(0, 80))}`);
       const [sha = '', parents = '', name = '', email = '', date = ''] = fields;
       // The message is last, so a stray separator inside it only splits what we join back.
-      return { sha, parents: parents.split(' ').filter(Boolean), author: { name, email }, authorDate: date, message: fields.slice(5).join(FIELD) };
+      return {
+        sha,
+        parents: parents.split(' ').filter(Boolean),
+        author: { name, email },
+        authorDate: date,
+        message: fields.slice(5).join(FIELD),
+      };
     });
 };

@@ -265,7 +265,12 @@ describe('LocalGitHost.getPullRequest', () => {
     await openPr(root, { repo, number: 9, head: 'feature' });
     const file = path.join(gitDir, 'railyard/pulls/9.json');
 
-    for (const bad of ['{not json', '[]', JSON.stringify({ version: 2 }), JSON.stringify({ ...JSON.parse(await fs.readFile(file, 'utf8')), baseBranch: '../x' })]) {
+    for (const bad of [
+      '{not json',
+      '[]',
+      JSON.stringify({ version: 2 }),
+      JSON.stringify({ ...JSON.parse(await fs.readFile(file, 'utf8')), baseBranch: '../x' }),
+    ]) {
       await fs.writeFile(file, bad);
       const err: unknown = await host.getPullRequest(repo, 9).catch((e: unknown) => e);
       expect(isGitHostError(err, 'CORRUPT_PR_FILE')).toBe(true);

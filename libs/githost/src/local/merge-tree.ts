@@ -2,9 +2,7 @@ import { GitHostError } from '../errors';
 import { runGit } from './git';
 import { isObjectId } from './names';
 
-export type MergeTreeResult =
-  | { clean: true; tree: string }
-  | { clean: false; conflicts: string[]; unrelated: boolean };
+export type MergeTreeResult = { clean: true; tree: string } | { clean: false; conflicts: string[]; unrelated: boolean };
 
 /**
  * A three-way merge of two commits computed by git without a working tree or index
@@ -20,7 +18,8 @@ export const mergeTree = async (
   const args = ['merge-tree', '--write-tree', '--no-messages', '--name-only', '-z'];
   if (opts.allowUnrelated) args.push('--allow-unrelated-histories');
   // Object ids only: a name starting with `-` could otherwise be read as an option.
-  if (!isObjectId(ours) || !isObjectId(theirs)) throw new GitHostError('INVALID_INPUT', `merge-tree takes object ids, got ${ours} and ${theirs}`);
+  if (!isObjectId(ours) || !isObjectId(theirs))
+    throw new GitHostError('INVALID_INPUT', `merge-tree takes object ids, got ${ours} and ${theirs}`);
   const { code, stdout, stderr } = await runGit(gitDir, [...args, ours, theirs], { okCodes: [1, 128] });
   if (code === 128) {
     if (/unrelated histories/.test(stderr)) return { clean: false, conflicts: [], unrelated: true };

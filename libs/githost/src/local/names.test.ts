@@ -2,7 +2,9 @@ import { isValidBranchName, isValidRepoRef, parseRepoSpec, repoDirOf } from './n
 
 describe('repository names', () => {
   it('when every segment is a plain name, then the directory is root/host/owner/name.git', () => {
-    expect(repoDirOf('/srv/git', { host: 'github.com', owner: 'my-org', name: 'my.repo_2' })).toBe('/srv/git/github.com/my-org/my.repo_2.git');
+    expect(repoDirOf('/srv/git', { host: 'github.com', owner: 'my-org', name: 'my.repo_2' })).toBe(
+      '/srv/git/github.com/my-org/my.repo_2.git',
+    );
   });
 
   it.each([['..'], ['.'], [''], ['.hidden'], ['-rf'], ['a/b'], ['a\\b'], ['a\0b'], ['/abs'], ['a b'], ['x'.repeat(101)]])(
@@ -24,9 +26,12 @@ describe('repository names', () => {
 });
 
 describe('isValidBranchName', () => {
-  it.each([['main'], ['release/1.2'], ['feature/x@y'], ['user/alice/fix-1'], ['railyard-merge/pr-12/3f2a']])('when the name is %j, then it is valid', (name) => {
-    expect(isValidBranchName(name)).toBe(true);
-  });
+  it.each([['main'], ['release/1.2'], ['feature/x@y'], ['user/alice/fix-1'], ['railyard-merge/pr-12/3f2a']])(
+    'when the name is %j, then it is valid',
+    (name) => {
+      expect(isValidBranchName(name)).toBe(true);
+    },
+  );
 
   it.each([
     [''],

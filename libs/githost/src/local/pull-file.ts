@@ -88,7 +88,10 @@ export class PullFileLock {
       return new PullFileLock(file, await fs.open(`${file}.lock`, 'wx'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new GitHostError('LOCKED', `${file}.lock exists: another writer is updating PR #${number} (remove the file if no writer is running)`);
+        throw new GitHostError(
+          'LOCKED',
+          `${file}.lock exists: another writer is updating PR #${number} (remove the file if no writer is running)`,
+        );
       }
       throw err;
     }

@@ -16,7 +16,9 @@ export const resolveCommit = async (gitDir: string, refs: RefReader, rev: string
     if (sha !== null) return sha;
   }
   if (HEX.test(rev)) {
-    const { code, stdout } = await runGit(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
+    const { code, stdout } = await runGit(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+      okCodes: [1, 128],
+    });
     if (code === 0) return stdout.trim();
   }
   throw new GitHostError('REVISION_NOT_FOUND', `no branch or commit named ${JSON.stringify(rev)}`);

@@ -30,13 +30,17 @@ const invalid = (message: string): GitHostError => new GitHostError('INVALID_INP
 export function validateStatusInput(sha: string): undefined;
 export function validateStatusInput(sha: string, input: CommitStatusInput): CommitStatusInput;
 export function validateStatusInput(sha: string, input?: CommitStatusInput): CommitStatusInput | undefined {
-  if (typeof sha !== 'string' || !isObjectId(sha)) throw invalid(`sha must be a full lower-case commit id (40 or 64 hex digits), got ${JSON.stringify(sha)}`);
+  if (typeof sha !== 'string' || !isObjectId(sha))
+    throw invalid(`sha must be a full lower-case commit id (40 or 64 hex digits), got ${JSON.stringify(sha)}`);
   if (input === undefined) return undefined;
   const { context, state, targetUrl, description } = input;
   if (typeof context !== 'string' || context.trim() === '' || context.length > MAX_CONTEXT_LENGTH || CONTROL.test(context))
     throw invalid(`context must be 1-${MAX_CONTEXT_LENGTH} characters without control characters`);
   if (!STATES.includes(state)) throw invalid(`state must be one of ${STATES.join(', ')}`);
-  if (targetUrl !== undefined && (typeof targetUrl !== 'string' || targetUrl.length > MAX_TARGET_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(targetUrl)))
+  if (
+    targetUrl !== undefined &&
+    (typeof targetUrl !== 'string' || targetUrl.length > MAX_TARGET_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(targetUrl))
+  )
     throw invalid(`targetUrl must be an http(s) URL of at most ${MAX_TARGET_URL_LENGTH} characters`);
   if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH))
     throw invalid(`description must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
@@ -106,7 +110,13 @@ export class StatusFileLock {
       if (age > STALE_LOCK_MS) {
         // Renamed away first: of two processes breaking the same stale lock, only one succeeds.
         const aside = `${lockFile}.stale-${process.pid}-${attempt}`;
-        if (await fs.rename(lockFile, aside).then(() => true, () => false)) await fs.rm(aside, { force: true });
+        if (
+          await fs.rename(lockFile, aside).then(
+            () => true,
+            () => false,
+          )
+        )
+          await fs.rm(aside, { force: true });
         continue;
       }
       if (Date.now() > deadline) throw new GitHostError('LOCKED', `${lockFile} stayed locked for ${LOCK_WAIT_MS / 1000}s`);

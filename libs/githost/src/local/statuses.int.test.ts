@@ -47,7 +47,14 @@ describe('LocalCommitStatusStore', () => {
     await store.set(repo, sha, { context: 'lint', state: 'success' });
     await store.set(repo, sha, { context: 'build', state: 'failure', targetUrl: 'http://ci.test/1', description: 'exit 1' });
     expect(await store.list(repo, sha)).toEqual([
-      { context: 'build', state: 'failure', targetUrl: 'http://ci.test/1', description: 'exit 1', createdAt: '2026-01-01T10:00:00.000Z', updatedAt: '2026-01-01T10:02:00.000Z' },
+      {
+        context: 'build',
+        state: 'failure',
+        targetUrl: 'http://ci.test/1',
+        description: 'exit 1',
+        createdAt: '2026-01-01T10:00:00.000Z',
+        updatedAt: '2026-01-01T10:02:00.000Z',
+      },
       { context: 'lint', state: 'success', createdAt: '2026-01-01T10:01:00.000Z', updatedAt: '2026-01-01T10:01:00.000Z' },
     ]);
   });
@@ -67,7 +74,9 @@ describe('LocalCommitStatusStore', () => {
       statuses: [{ context: 'ci/build', state: 'success', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }],
     });
     const lines = (await fs.readFile(journalFileOf(gitDir), 'utf8')).trim().split('\n');
-    expect(lines.map((l) => JSON.parse(l))).toEqual([{ sha, context: 'ci/build', state: 'success', at: '2026-01-01T00:00:00.000Z', writer: store.writerId }]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { sha, context: 'ci/build', state: 'success', at: '2026-01-01T00:00:00.000Z', writer: store.writerId },
+    ]);
   });
 
   it.each([
@@ -87,7 +96,9 @@ describe('LocalCommitStatusStore', () => {
   it('when the repository does not exist, then set and list answer REPO_NOT_FOUND', async () => {
     const store = open();
     const missing = { ...repo, name: 'nope' };
-    expect(isGitHostError(await store.set(missing, sha, { context: 'c', state: 'success' }).catch((e: unknown) => e), 'REPO_NOT_FOUND')).toBe(true);
+    expect(
+      isGitHostError(await store.set(missing, sha, { context: 'c', state: 'success' }).catch((e: unknown) => e), 'REPO_NOT_FOUND'),
+    ).toBe(true);
     expect(isGitHostError(await store.list(missing, sha).catch((e: unknown) => e), 'REPO_NOT_FOUND')).toBe(true);
   });
 
@@ -95,13 +106,22 @@ describe('LocalCommitStatusStore', () => {
     const file = statusFileOf(gitDir, sha);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, '{"version":1,');
-    expect(isGitHostError(await open().list(repo, sha).catch((e: unknown) => e), 'CORRUPT_STATUS_FILE')).toBe(true);
+    expect(
+      isGitHostError(
+        await open()
+          .list(repo, sha)
+          .catch((e: unknown) => e),
+        'CORRUPT_STATUS_FILE',
+      ),
+    ).toBe(true);
   });
 
   it('when two stores write many contexts of one commit at once, then every context is kept', async () => {
     const [a, b] = [open(), open()];
     await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).set(repo, sha, { context: `check-${i}`, state: i % 3 === 0 ? 'failure' : 'success' })),
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? a : b).set(repo, sha, { context: `check-${i}`, state: i % 3 === 0 ? 'failure' : 'success' }),
+      ),
     );
     const contexts = (await a.list(repo, sha)).map((s) => s.context).sort();
     expect(contexts).toEqual(Array.from({ length: 40 }, (_, i) => `check-${i}`).sort());

@@ -101,7 +101,11 @@ export class LocalCommitStatusStore implements CommitStatusStore {
         await lock.release();
       }
     });
-    await appendJournal(gitDir, { sha, context: stored.context, state: stored.state, at: stored.updatedAt, writer: this.writerId }, this.rotateBytes);
+    await appendJournal(
+      gitDir,
+      { sha, context: stored.context, state: stored.state, at: stored.updatedAt, writer: this.writerId },
+      this.rotateBytes,
+    );
     this.emit(repo, sha);
     return stored;
   }

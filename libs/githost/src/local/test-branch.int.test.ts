@@ -42,9 +42,17 @@ describe('LocalGitWriter.buildTestBranch', () => {
   const twoIndependentPrs = async (): Promise<StackedPullRequest[]> => [
     {
       number: 1,
-      headSha: await commitOnBranch(root, repo, { branch: 'pr1', files: { 'a.txt': BASE_FILE.replace('one', 'ONE'), 'b.txt': 'b\n' }, message: 'First' }),
+      headSha: await commitOnBranch(root, repo, {
+        branch: 'pr1',
+        files: { 'a.txt': BASE_FILE.replace('one', 'ONE'), 'b.txt': 'b\n' },
+        message: 'First',
+      }),
     },
-    { number: 2, headSha: await commitOnBranch(root, repo, { branch: 'pr2', files: { 'a.txt': BASE_FILE.replace('five', 'FIVE') } }), title: 'Second' },
+    {
+      number: 2,
+      headSha: await commitOnBranch(root, repo, { branch: 'pr2', files: { 'a.txt': BASE_FILE.replace('five', 'FIVE') } }),
+      title: 'Second',
+    },
   ];
 
   it.each(METHODS)('when two independent PRs are stacked with %s, then the branch holds both changes on the base', async (method) => {
@@ -88,9 +96,16 @@ describe('LocalGitWriter.buildTestBranch', () => {
     const author = { name: 'Ada', email: 'ada@example.test' };
     await commitOnBranch(root, repo, { branch: 'pr', from: base, files: { 'x.txt': 'x1\n' }, message: 'Add x', author });
     await commitOnBranch(root, repo, { branch: 'pr', files: { 'x.txt': 'x2\n' }, message: 'Change x', author });
-    const head = await commitOnBranch(root, repo, { branch: 'pr', files: { 'a.txt': BASE_FILE.replace('three', 'THREE') }, message: 'Change a', author });
+    const head = await commitOnBranch(root, repo, {
+      branch: 'pr',
+      files: { 'a.txt': BASE_FILE.replace('three', 'THREE') },
+      message: 'Change a',
+      author,
+    });
 
-    const result = succeeded(await writer.buildTestBranch(repo, { baseSha: movedBase, stack: [{ number: 9, headSha: head }], method: 'rebase', testRunId: 'r' }));
+    const result = succeeded(
+      await writer.buildTestBranch(repo, { baseSha: movedBase, stack: [{ number: 9, headSha: head }], method: 'rebase', testRunId: 'r' }),
+    );
 
     expect((await git('log', '--format=%s|%an|%cn', `${movedBase}..${result.sha}`)).split('\n')).toEqual([
       'Change a|Ada|Railyard',
@@ -103,11 +118,28 @@ describe('LocalGitWriter.buildTestBranch', () => {
   });
 
   it.each(METHODS)('when a PR is built on the PR ahead of it, then %s applies its own change once', async (method) => {
-    const first = await commitOnBranch(root, repo, { branch: 'pr1', files: { 'a.txt': BASE_FILE.replace('one', 'ONE') }, message: 'First' });
-    const second = await commitOnBranch(root, repo, { branch: 'pr2', from: 'pr1', files: { 'a.txt': BASE_FILE.replace('one', 'ONE').replace('two', 'TWO') }, message: 'Second' });
+    const first = await commitOnBranch(root, repo, {
+      branch: 'pr1',
+      files: { 'a.txt': BASE_FILE.replace('one', 'ONE') },
+      message: 'First',
+    });
+    const second = await commitOnBranch(root, repo, {
+      branch: 'pr2',
+      from: 'pr1',
+      files: { 'a.txt': BASE_FILE.replace('one', 'ONE').replace('two', 'TWO') },
+      message: 'Second',
+    });
 
     const result = succeeded(
-      await writer.buildTestBranch(repo, { baseSha: base, stack: [{ number: 1, headSha: first }, { number: 2, headSha: second }], method, testRunId: 'r' }),
+      await writer.buildTestBranch(repo, {
+        baseSha: base,
+        stack: [
+          { number: 1, headSha: first },
+          { number: 2, headSha: second },
+        ],
+        method,
+        testRunId: 'r',
+      }),
     );
 
     expect(await fileAt(root, repo, result.sha, 'a.txt')).toBe('ONE\nTWO\nthree\nfour\nfive\n');
@@ -128,7 +160,12 @@ describe('LocalGitWriter.buildTestBranch', () => {
     const prs = await twoIndependentPrs();
     const clash = await commitOnBranch(root, repo, { branch: 'pr3', files: { 'a.txt': BASE_FILE.replace('five', 'five (pr 3)') } });
 
-    const result = await writer.buildTestBranch(repo, { baseSha: base, stack: [...prs, { number: 3, headSha: clash }], method, testRunId: 'r' });
+    const result = await writer.buildTestBranch(repo, {
+      baseSha: base,
+      stack: [...prs, { number: 3, headSha: clash }],
+      method,
+      testRunId: 'r',
+    });
 
     expect(result).toEqual({ ok: false, conflict: { number: 3, with: 2, paths: ['a.txt'] } });
   });
@@ -164,9 +201,15 @@ describe('LocalGitWriter.buildTestBranch', () => {
     await failsWith(writer.buildTestBranch(repo, { baseSha: base, stack: [], method: 'squash', testRunId: 'r' }), 'INVALID_INPUT');
     await failsWith(writer.buildTestBranch(repo, { baseSha: base, stack: [pr, pr], method: 'squash', testRunId: 'r' }), 'INVALID_INPUT');
     await failsWith(writer.buildTestBranch(repo, { baseSha: 'main', stack, method: 'squash', testRunId: 'r' }), 'INVALID_INPUT');
-    await failsWith(writer.buildTestBranch(repo, { baseSha: base, stack: [{ number: 1, headSha: '--all' }], method: 'squash', testRunId: 'r' }), 'INVALID_INPUT');
+    await failsWith(
+      writer.buildTestBranch(repo, { baseSha: base, stack: [{ number: 1, headSha: '--all' }], method: 'squash', testRunId: 'r' }),
+      'INVALID_INPUT',
+    );
     await failsWith(writer.buildTestBranch(repo, { baseSha: base, stack, method: 'squash', testRunId: '../x' }), 'INVALID_INPUT');
-    await failsWith(writer.buildTestBranch({ ...repo, name: 'nope' }, { baseSha: base, stack, method: 'squash', testRunId: 'r' }), 'REPO_NOT_FOUND');
+    await failsWith(
+      writer.buildTestBranch({ ...repo, name: 'nope' }, { baseSha: base, stack, method: 'squash', testRunId: 'r' }),
+      'REPO_NOT_FOUND',
+    );
   });
 
   it('when the same stack is built twice at one time, then the commits are identical', async () => {

@@ -32,8 +32,7 @@ export interface StackStep {
 }
 
 export type BuildTestBranchResult =
-  | { ok: true; branch: string; sha: string; tree: string; steps: StackStep[] }
-  | { ok: false; conflict: StackConflict };
+  { ok: true; branch: string; sha: string; tree: string; steps: StackStep[] } | { ok: false; conflict: StackConflict };
 
 export interface StackConflict {
   /** The PR that could not be added. */
@@ -85,17 +84,20 @@ export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranch
 };
 
 const checkInput = (input: BuildTestBranchInput): string => {
-  if (!isObjectId(input.baseSha)) throw new GitHostError('INVALID_INPUT', `baseSha must be a full commit id, got ${JSON.stringify(input.baseSha)}`);
+  if (!isObjectId(input.baseSha))
+    throw new GitHostError('INVALID_INPUT', `baseSha must be a full commit id, got ${JSON.stringify(input.baseSha)}`);
   if (input.stack.length === 0) throw new GitHostError('INVALID_INPUT', 'the stack is empty');
   const seen = new Set<number>();
   for (const pr of input.stack) {
-    if (!isValidPrNumber(pr.number) || seen.has(pr.number)) throw new GitHostError('INVALID_INPUT', `PR numbers in a stack are distinct positive integers, got ${pr.number}`);
+    if (!isValidPrNumber(pr.number) || seen.has(pr.number))
+      throw new GitHostError('INVALID_INPUT', `PR numbers in a stack are distinct positive integers, got ${pr.number}`);
     if (!isObjectId(pr.headSha)) throw new GitHostError('INVALID_INPUT', `PR #${pr.number}: headSha must be a full commit id`);
     seen.add(pr.number);
   }
   const prNumber = input.prNumber ?? input.stack[input.stack.length - 1]?.number ?? 0;
   const branch = testBranchName(prNumber, input.testRunId);
-  if (!isValidPrNumber(prNumber) || !isValidBranchName(branch)) throw new GitHostError('INVALID_INPUT', `not a valid test branch name: ${JSON.stringify(branch)}`);
+  if (!isValidPrNumber(prNumber) || !isValidBranchName(branch))
+    throw new GitHostError('INVALID_INPUT', `not a valid test branch name: ${JSON.stringify(branch)}`);
   return branch;
 };
 
@@ -124,7 +126,13 @@ const attributeConflict = async (
   return { number: pr.number, with: numberAt(index - 1), paths };
 };
 
-const applyPullRequest = async (ctx: CommitContext, method: MergeMethod, baseSha: string, tip: Tip, pr: StackedPullRequest): Promise<Applied> => {
+const applyPullRequest = async (
+  ctx: CommitContext,
+  method: MergeMethod,
+  baseSha: string,
+  tip: Tip,
+  pr: StackedPullRequest,
+): Promise<Applied> => {
   if (method === 'rebase') return replayCommits(ctx, baseSha, tip, pr);
   const merged = await mergeTree(ctx.gitDir, await mergeSideOf(ctx, method, tip), pr.headSha);
   if (!merged.clean) return { ok: false, paths: merged.conflicts };

@@ -22,7 +22,10 @@ export const testRunStarted = (at: string, testRunId: string, prNumbers: number[
     at,
   },
 });
-export const prTestingStarted = (at: string, prNumber: number, testRunId: string): QueueEvent => ({ type: 'PrTestingStarted', data: { prNumber, testRunId, at } });
+export const prTestingStarted = (at: string, prNumber: number, testRunId: string): QueueEvent => ({
+  type: 'PrTestingStarted',
+  data: { prNumber, testRunId, at },
+});
 export const testRunSucceeded = (at: string, testRunId: string): QueueEvent => ({ type: 'TestRunSucceeded', data: { testRunId, at } });
 export const testRunFailed = (at: string, testRunId: string): QueueEvent => ({
   type: 'TestRunFailed',
@@ -66,51 +69,52 @@ const testedAndMerged = (t: (m: number) => string, pr: number, run: string, star
  * minute 90, the window covers minutes 30 to 90: PR 1 (minutes 0–13) has aged out of every "1h"
  * series but still counts in the railyard_* totals. Returned in time order, as a stream holds it.
  */
-export const scriptedQueueHistory = (queueId: string, t: (minute: number) => string): QueueEvent[] => inTimeOrder([
-  queueCreated(queueId, t(0)),
-  prSubmitted(1, t(0)),
-  ...testedAndMerged(t, 1, 'r1', 2, 12, 13),
-  // PR 2: tested, restarted by a user, tested again, merged: two CI runs.
-  prSubmitted(2, t(35)),
-  testRunStarted(t(40), 'r2', [2]),
-  prTestingStarted(t(40), 2, 'r2'),
-  testsRestarted(t(50), 2),
-  testRunStarted(t(52), 'r3', [2]),
-  prTestingStarted(t(52), 2, 'r3'),
-  testRunSucceeded(t(70), 'r3'),
-  prTestsPassed(t(70), 2, 'r3'),
-  prMerged(t(71), 2, 'r3'),
-  // PR 3: waits for mergeability, fails, is re-submitted unchanged and merges: an innocent ejection.
-  prSubmitted(3, t(40), { readiness: NOT_READY }),
-  prReadinessChanged(3, t(45), READY),
-  testRunStarted(t(55), 'r4', [3]),
-  prTestingStarted(t(55), 3, 'r4'),
-  testRunFailed(t(65), 'r4'),
-  prPendingFailure(t(65), 3, 'r4'),
-  prFailed(t(80), 3),
-  prSubmitted(3, t(82)),
-  ...testedAndMerged(t, 3, 'r5', 83, 85, 86),
-  // PR 4 never becomes mergeable; PR 5 is cancelled a minute after admission.
-  prSubmitted(4, t(60), { readiness: NOT_READY }),
-  prSubmitted(5, t(61)),
-  prCancelled(5, t(62)),
-  // PRs 6 and 7: their batch fails and is bisected; 7 passes alone, 6 is still being tested.
-  prSubmitted(6, t(70)),
-  prSubmitted(7, t(70)),
-  testRunStarted(t(72), 'r6', [6, 7]),
-  prTestingStarted(t(72), 6, 'r6'),
-  prTestingStarted(t(72), 7, 'r6'),
-  testRunFailed(t(75), 'r6'),
-  testsRestarted(t(75), 6, 'BISECTION_REQUIRED'),
-  testsRestarted(t(75), 7, 'BISECTION_REQUIRED'),
-  testRunStarted(t(76), 'r7', [6], true),
-  prTestingStarted(t(76), 6, 'r7'),
-  testRunStarted(t(76), 'r8', [7], true),
-  prTestingStarted(t(76), 7, 'r8'),
-  testRunSucceeded(t(80), 'r8'),
-  prTestsPassed(t(80), 7, 'r8'),
-  prSubmitted(8, t(88)),
-]);
+export const scriptedQueueHistory = (queueId: string, t: (minute: number) => string): QueueEvent[] =>
+  inTimeOrder([
+    queueCreated(queueId, t(0)),
+    prSubmitted(1, t(0)),
+    ...testedAndMerged(t, 1, 'r1', 2, 12, 13),
+    // PR 2: tested, restarted by a user, tested again, merged: two CI runs.
+    prSubmitted(2, t(35)),
+    testRunStarted(t(40), 'r2', [2]),
+    prTestingStarted(t(40), 2, 'r2'),
+    testsRestarted(t(50), 2),
+    testRunStarted(t(52), 'r3', [2]),
+    prTestingStarted(t(52), 2, 'r3'),
+    testRunSucceeded(t(70), 'r3'),
+    prTestsPassed(t(70), 2, 'r3'),
+    prMerged(t(71), 2, 'r3'),
+    // PR 3: waits for mergeability, fails, is re-submitted unchanged and merges: an innocent ejection.
+    prSubmitted(3, t(40), { readiness: NOT_READY }),
+    prReadinessChanged(3, t(45), READY),
+    testRunStarted(t(55), 'r4', [3]),
+    prTestingStarted(t(55), 3, 'r4'),
+    testRunFailed(t(65), 'r4'),
+    prPendingFailure(t(65), 3, 'r4'),
+    prFailed(t(80), 3),
+    prSubmitted(3, t(82)),
+    ...testedAndMerged(t, 3, 'r5', 83, 85, 86),
+    // PR 4 never becomes mergeable; PR 5 is cancelled a minute after admission.
+    prSubmitted(4, t(60), { readiness: NOT_READY }),
+    prSubmitted(5, t(61)),
+    prCancelled(5, t(62)),
+    // PRs 6 and 7: their batch fails and is bisected; 7 passes alone, 6 is still being tested.
+    prSubmitted(6, t(70)),
+    prSubmitted(7, t(70)),
+    testRunStarted(t(72), 'r6', [6, 7]),
+    prTestingStarted(t(72), 6, 'r6'),
+    prTestingStarted(t(72), 7, 'r6'),
+    testRunFailed(t(75), 'r6'),
+    testsRestarted(t(75), 6, 'BISECTION_REQUIRED'),
+    testsRestarted(t(75), 7, 'BISECTION_REQUIRED'),
+    testRunStarted(t(76), 'r7', [6], true),
+    prTestingStarted(t(76), 6, 'r7'),
+    testRunStarted(t(76), 'r8', [7], true),
+    prTestingStarted(t(76), 7, 'r8'),
+    testRunSucceeded(t(80), 'r8'),
+    prTestsPassed(t(80), 7, 'r8'),
+    prSubmitted(8, t(88)),
+  ]);
 
 /** The minute scriptedQueueHistory is meant to be scraped at. */
 export const SCRAPE_MINUTE = 90;

@@ -50,7 +50,15 @@ const prune = (doc: QueueMetricsDoc, newest: number): void => {
 const secondsBetween = (from: number, to: number): number => Math.max(0, (to - from) / 1000);
 
 /** Moves an entry to `next`, logging the durations and counts that transition ends or makes. */
-const move = (doc: QueueMetricsDoc, key: string, entry: LiveEntry, next: PrState, at: number, event: QueueEvent, startingType: QueueType): void => {
+const move = (
+  doc: QueueMetricsDoc,
+  key: string,
+  entry: LiveEntry,
+  next: PrState,
+  at: number,
+  event: QueueEvent,
+  startingType: QueueType,
+): void => {
   if (next === entry.state) return;
   record(doc, at, 's', entry.state, secondsBetween(entry.since, at));
   if (entry.state === 'pending' && next === 'testing') record(doc, at, 'w', startingType, secondsBetween(entry.since, at));
@@ -130,7 +138,14 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
     case 'PrSubmitted': {
       const d = e.data;
       const key = String(d.prNumber);
-      doc.entries[key] = { state: d.state, since: at, ...(d.state === 'pending' ? { admittedAt: at } : {}), queueType: 'main', runs: 0, headSha: d.headSha };
+      doc.entries[key] = {
+        state: d.state,
+        since: at,
+        ...(d.state === 'pending' ? { admittedAt: at } : {}),
+        queueType: 'main',
+        runs: 0,
+        headSha: d.headSha,
+      };
       if (doc.failed[key] && doc.failed[key].headSha !== d.headSha) delete doc.failed[key];
       break;
     }
@@ -152,7 +167,8 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
     if (e.type === 'PrFailed') rememberFailure(doc, key, entry, at);
     move(doc, key, entry, moved.state, at, e, startingType);
     const after = doc.entries[key];
-    if (e.type === 'PrTestingStarted' && after) doc.entries[key] = { ...after, testRunId: e.data.testRunId, queueType: startingType, runs: after.runs + 1 };
+    if (e.type === 'PrTestingStarted' && after)
+      doc.entries[key] = { ...after, testRunId: e.data.testRunId, queueType: startingType, runs: after.runs + 1 };
   }
 
   prune(doc, at);

@@ -60,7 +60,8 @@ describe('RedisMetricsStore specifics', () => {
     const events = new RecordedEventFactory().record(Q, ...scriptedQueueHistory(Q, t));
     const second = new RedisMetricsStore({ redis: url, namespace });
     try {
-      const batches = (size: number) => Array.from({ length: Math.ceil(events.length / size) }, (_, i) => events.slice(i * size, (i + 1) * size));
+      const batches = (size: number) =>
+        Array.from({ length: Math.ceil(events.length / size) }, (_, i) => events.slice(i * size, (i + 1) * size));
       await Promise.all([
         (async () => {
           for (const b of batches(4)) await store.apply(b);

@@ -30,7 +30,13 @@ export class RedisMetricsStore implements MetricsStore {
 
   constructor(options: RedisMetricsStoreOptions) {
     this.keys = metricsRedisKeys(options.namespace);
-    this.base = new RedisCheckpoint({ redis: options.redis, checkpointKey: this.keys.checkpoint, modelPatterns: [this.keys.modelPattern], extraKeys: [this.keys.index], pollMs: options.pollMs });
+    this.base = new RedisCheckpoint({
+      redis: options.redis,
+      checkpointKey: this.keys.checkpoint,
+      modelPatterns: [this.keys.modelPattern],
+      extraKeys: [this.keys.index],
+      pollMs: options.pollMs,
+    });
   }
 
   apply(events: RecordedEvent[]): Promise<void> {

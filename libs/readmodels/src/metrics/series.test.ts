@@ -62,7 +62,8 @@ describe('metrics read model: the scripted queue history scraped at minute 90', 
   });
 
   it('when PRs left the queue, then the last hour counts each conclusion and older exits are left out', () => {
-    for (const c of ['merged', 'failed', 'cancelled'] as const) expect(value(families, 'mq_pr_conclusions_1h_total', { ...main, conclusion: c })).toBe(X.conclusions[c]);
+    for (const c of ['merged', 'failed', 'cancelled'] as const)
+      expect(value(families, 'mq_pr_conclusions_1h_total', { ...main, conclusion: c })).toBe(X.conclusions[c]);
   });
 
   it('when PRs under test went back to pending, then the last hour counts the restarts', () => {
@@ -71,16 +72,36 @@ describe('metrics read model: the scripted queue history scraped at minute 90', 
   });
 
   it('when tests started and ended, then wait and test durations fill the published buckets per queue type', () => {
-    expect(hist(families, 'mq_pr_wait_duration_1h_seconds', main)).toEqual({ buckets: X.wait.main.buckets, sum: X.wait.main.sum, count: X.wait.main.count });
-    expect(hist(families, 'mq_pr_wait_duration_1h_seconds', bisection)).toEqual({ buckets: X.wait.bisection.buckets, sum: X.wait.bisection.sum, count: X.wait.bisection.count });
-    expect(hist(families, 'mq_pr_test_duration_1h_seconds', main)).toEqual({ buckets: X.test.main.buckets, sum: X.test.main.sum, count: X.test.main.count });
-    expect(hist(families, 'mq_pr_test_duration_1h_seconds', bisection)).toEqual({ buckets: X.test.bisection.buckets, sum: X.test.bisection.sum, count: X.test.bisection.count });
+    expect(hist(families, 'mq_pr_wait_duration_1h_seconds', main)).toEqual({
+      buckets: X.wait.main.buckets,
+      sum: X.wait.main.sum,
+      count: X.wait.main.count,
+    });
+    expect(hist(families, 'mq_pr_wait_duration_1h_seconds', bisection)).toEqual({
+      buckets: X.wait.bisection.buckets,
+      sum: X.wait.bisection.sum,
+      count: X.wait.bisection.count,
+    });
+    expect(hist(families, 'mq_pr_test_duration_1h_seconds', main)).toEqual({
+      buckets: X.test.main.buckets,
+      sum: X.test.main.sum,
+      count: X.test.main.count,
+    });
+    expect(hist(families, 'mq_pr_test_duration_1h_seconds', bisection)).toEqual({
+      buckets: X.test.bisection.buckets,
+      sum: X.test.bisection.sum,
+      count: X.test.bisection.count,
+    });
   });
 
   it('when PRs left the queue, then time in queue runs from admission to exit, by conclusion', () => {
     for (const c of ['merged', 'failed', 'cancelled'] as const) {
       const e = X.timeInQueue[c];
-      expect(hist(families, 'mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: c })).toEqual({ buckets: e.buckets, sum: e.sum, count: e.count });
+      expect(hist(families, 'mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: c })).toEqual({
+        buckets: e.buckets,
+        sum: e.sum,
+        count: e.count,
+      });
     }
   });
 
@@ -94,7 +115,11 @@ describe('metrics read model: the scripted queue history scraped at minute 90', 
   it('when runs, merges and failures happened, then the railyard totals count them since the queue was created', () => {
     expect(value(families, 'railyard_test_runs_total', main)).toBe(X.testRuns.main);
     expect(value(families, 'railyard_test_runs_total', bisection)).toBe(X.testRuns.bisection);
-    expect(hist(families, 'railyard_ci_runs_per_merged_pr', main)).toEqual({ buckets: X.ciRunsPerMerged.buckets, sum: X.ciRunsPerMerged.sum, count: X.ciRunsPerMerged.count });
+    expect(hist(families, 'railyard_ci_runs_per_merged_pr', main)).toEqual({
+      buckets: X.ciRunsPerMerged.buckets,
+      sum: X.ciRunsPerMerged.sum,
+      count: X.ciRunsPerMerged.count,
+    });
     expect(value(families, 'railyard_innocent_ejections_total', main)).toBe(X.innocentEjections);
     expect(value(families, 'railyard_bisections_total', main)).toBe(X.bisections);
   });
@@ -105,7 +130,12 @@ describe('metrics read model: the scripted queue history scraped at minute 90', 
 
   it('when every series is labelled, then repo is owner/name and the histograms use the published buckets', () => {
     expect(find(families, 'mq_depth_current').samples[0]?.labels).toEqual({ repo: 'acme/rails', branch: 'main', queue_type: 'main' });
-    for (const name of ['mq_pr_wait_duration_1h_seconds', 'mq_pr_test_duration_1h_seconds', 'mq_pr_time_in_queue_1h_seconds', 'mq_pr_state_duration_1h_seconds']) {
+    for (const name of [
+      'mq_pr_wait_duration_1h_seconds',
+      'mq_pr_test_duration_1h_seconds',
+      'mq_pr_time_in_queue_1h_seconds',
+      'mq_pr_state_duration_1h_seconds',
+    ]) {
       const f = find(families, name);
       expect(f.type === 'histogram' && [...f.bounds]).toEqual([...DURATION_BUCKETS]);
     }

@@ -41,7 +41,13 @@ const of = (w: QueueWindow, kind: LogKind, label: string): number[] => w.records
 
 const gauge = (name: string, help: string, samples: ValueSample[]): MetricFamily => ({ name, help, type: 'gauge', samples });
 const counter = (name: string, help: string, samples: ValueSample[]): MetricFamily => ({ name, help, type: 'counter', samples });
-const histogram = (name: string, help: string, bounds: readonly number[], samples: HistogramSample[]): MetricFamily => ({ name, help, type: 'histogram', bounds, samples });
+const histogram = (name: string, help: string, bounds: readonly number[], samples: HistogramSample[]): MetricFamily => ({
+  name,
+  help,
+  type: 'histogram',
+  bounds,
+  samples,
+});
 
 const countEntries = (doc: QueueMetricsDoc, test: (state: string, queueType: QueueType) => boolean): number =>
   Object.values(doc.entries).filter((e) => test(e.state, e.queueType)).length;
@@ -55,7 +61,13 @@ const countEntries = (doc: QueueMetricsDoc, test: (state: string, queueType: Que
  */
 export const queueMetricFamilies = (docs: readonly QueueMetricsDoc[], nowMs: number): MetricFamily[] => {
   const queues: QueueWindow[] = [...docs]
-    .sort((a, b) => a.repo.host.localeCompare(b.repo.host) || a.repo.owner.localeCompare(b.repo.owner) || a.repo.name.localeCompare(b.repo.name) || a.branch.localeCompare(b.branch))
+    .sort(
+      (a, b) =>
+        a.repo.host.localeCompare(b.repo.host) ||
+        a.repo.owner.localeCompare(b.repo.owner) ||
+        a.repo.name.localeCompare(b.repo.name) ||
+        a.branch.localeCompare(b.branch),
+    )
     .map((doc) => ({ doc, records: windowOf(doc, nowMs) }));
   const perType = <T>(make: (w: QueueWindow, t: QueueType) => T): T[] => queues.flatMap((w) => QUEUE_TYPES.map((t) => make(w, t)));
   const main = <T>(make: (w: QueueWindow) => T[]): T[] => queues.flatMap(make);
@@ -81,7 +93,11 @@ export const queueMetricFamilies = (docs: readonly QueueMetricsDoc[], nowMs: num
       'PRs that left the queue during the last hour, by conclusion.',
       main((w) => CONCLUSIONS.map((c) => ({ labels: labelsOf(w.doc, 'main', { conclusion: c }), value: of(w, 'c', c).length }))),
     ),
-    gauge('mq_pr_restarts_1h_total', 'Times during the last hour a PR under test (testing, tests passed, pending failure) went back to pending.', perType((w, t) => ({ labels: labelsOf(w.doc, t), value: of(w, 'r', t).length }))),
+    gauge(
+      'mq_pr_restarts_1h_total',
+      'Times during the last hour a PR under test (testing, tests passed, pending failure) went back to pending.',
+      perType((w, t) => ({ labels: labelsOf(w.doc, t), value: of(w, 'r', t).length })),
+    ),
     histogram(
       'mq_pr_wait_duration_1h_seconds',
       'Seconds from admission (pending) until testing started, for test starts in the last hour.',

@@ -62,7 +62,10 @@ export const metricsStoreContract = (name: string, make: () => MetricsStore | Pr
 
     it('when asked for one repository, then only its queues come back', async () => {
       await store.apply(history());
-      expect((await store.queues({ host: 'github.com', owner: 'acme', name: 'rails' })).map((d) => d.branch).sort()).toEqual(['main', 'release/2.x@rc']);
+      expect((await store.queues({ host: 'github.com', owner: 'acme', name: 'rails' })).map((d) => d.branch).sort()).toEqual([
+        'main',
+        'release/2.x@rc',
+      ]);
       expect(await store.queues({ host: 'github.com', owner: 'acme', name: 'other' })).toEqual([]);
     });
 

@@ -11,7 +11,10 @@ const empty = (): DocSet => ({ queues: new Map(), prs: new Map() });
 describe('targetsOfBatch', () => {
   it('when a batch spans queues and PRs, then each queue and each PR is named once', () => {
     const f = new RecordedEventFactory();
-    const events = [...f.record(A, queueCreated(A, AT), prSubmitted(1, AT), prCancelled(1, AT)), ...f.record(B, queueCreated(B, AT), prSubmitted(1, AT))];
+    const events = [
+      ...f.record(A, queueCreated(A, AT), prSubmitted(1, AT), prCancelled(1, AT)),
+      ...f.record(B, queueCreated(B, AT), prSubmitted(1, AT)),
+    ];
     const targets = targetsOfBatch(events);
     expect([...targets.queueIds]).toEqual([A, B]);
     expect([...targets.prs.values()]).toEqual([

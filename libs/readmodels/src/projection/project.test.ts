@@ -63,7 +63,10 @@ describe('projectEvent', () => {
     });
 
     it('when the config is updated, then changed settings merge in and updatedAt moves', () => {
-      const docs = given(queueCreated(Q, T(0)), { type: 'QueueConfigUpdated', data: { changes: { concurrency: 3, mode: 'parallel' }, at: T(1) } }).docs();
+      const docs = given(queueCreated(Q, T(0)), {
+        type: 'QueueConfigUpdated',
+        data: { changes: { concurrency: 3, mode: 'parallel' }, at: T(1) },
+      }).docs();
       const view = queueOf(docs).view;
       expect(view?.settings).toEqual({ ...DEFAULT_SETTINGS, concurrency: 3, mode: 'parallel' });
       expect(view?.requiredStatuses).toEqual(['ci/build']);
@@ -72,12 +75,18 @@ describe('projectEvent', () => {
     });
 
     it('when the config update clears the required statuses, then the list is empty', () => {
-      const docs = given(queueCreated(Q, T(0)), { type: 'QueueConfigUpdated', data: { changes: {}, requiredStatuses: null, at: T(1) } }).docs();
+      const docs = given(queueCreated(Q, T(0)), {
+        type: 'QueueConfigUpdated',
+        data: { changes: {}, requiredStatuses: null, at: T(1) },
+      }).docs();
       expect(queueOf(docs).view?.requiredStatuses).toEqual([]);
     });
 
     it('when the queue state changes with and then without a pending mode, then the pending mode comes and goes', () => {
-      const g = given(queueCreated(Q, T(0)), { type: 'QueueStateChanged', data: { from: 'running', to: 'switching_modes', pendingMode: 'parallel', at: T(1) } });
+      const g = given(queueCreated(Q, T(0)), {
+        type: 'QueueStateChanged',
+        data: { from: 'running', to: 'switching_modes', pendingMode: 'parallel', at: T(1) },
+      });
       expect(queueOf(g.docs()).view).toMatchObject({ state: 'switching_modes', pendingMode: 'parallel', updatedAt: T(1) });
       const view = queueOf(g.apply(queueStateChanged('switching_modes', 'running', T(2)))).view;
       expect(view?.state).toBe('running');
@@ -90,7 +99,13 @@ describe('projectEvent', () => {
     });
 
     it('when a deleted queue is created again, then a new generation starts with its own sequence', () => {
-      const docs = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)), prCancelled(1, T(2)), queueDeleted(T(3)), queueCreated(Q, T(4))).docs();
+      const docs = given(
+        queueCreated(Q, T(0)),
+        prSubmitted(1, T(1)),
+        prCancelled(1, T(2)),
+        queueDeleted(T(3)),
+        queueCreated(Q, T(4)),
+      ).docs();
       expect(queueOf(docs)).toMatchObject({ generation: 2, nextSeq: 0 });
       expect(queueOf(docs).view?.createdAt).toBe(T(4));
     });
@@ -133,9 +148,20 @@ describe('projectEvent', () => {
     });
 
     it('when the priority changes, then priority fields move and the state and its time stay', () => {
-      const docs = given(queueCreated(Q, T(0)), prSubmitted(1, T(1), { defaulted: true }), prPriorityChanged(1, T(2), 0, 'urgent', true)).docs();
+      const docs = given(
+        queueCreated(Q, T(0)),
+        prSubmitted(1, T(1), { defaulted: true }),
+        prPriorityChanged(1, T(2), 0, 'urgent', true),
+      ).docs();
       const view = prOf(docs).view;
-      expect(view).toMatchObject({ priorityValue: 0, priorityName: 'urgent', skipTheLine: true, noBatch: true, state: 'pending', stateChangedAt: T(1) });
+      expect(view).toMatchObject({
+        priorityValue: 0,
+        priorityName: 'urgent',
+        skipTheLine: true,
+        noBatch: true,
+        state: 'pending',
+        stateChangedAt: T(1),
+      });
       expect(view).not.toHaveProperty('usedDefaultPriorityName');
       expect(prOf(docs).position).toBe('30');
     });
@@ -157,21 +183,39 @@ describe('projectEvent', () => {
     });
 
     it('when tests are restarted, then the PR is pending again', () => {
-      const docs = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)), { type: 'TestsRestarted', data: { prNumber: 1, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: T(2) } }).docs();
+      const docs = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)), {
+        type: 'TestsRestarted',
+        data: { prNumber: 1, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: T(2) },
+      }).docs();
       expect(prOf(docs).view).toMatchObject({ state: 'pending', stateChangedAt: T(1) });
     });
 
     it('when impacted targets are set, then the PR view is unchanged (the write side emits PrReadinessChanged)', () => {
       const g = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)));
       const before = g.docs().pr;
-      const after = g.apply({ type: 'ImpactedTargetsSet', data: { prNumber: 1, headSha: 'sha-1', digest: 'd', count: 3, all: false, at: T(2) } });
+      const after = g.apply({
+        type: 'ImpactedTargetsSet',
+        data: { prNumber: 1, headSha: 'sha-1', digest: 'd', count: 3, all: false, at: T(2) },
+      });
       expect(after.pr).toBe(before);
       expect(queueOf(after).position).toBe('30');
     });
 
     it('when a PR is re-submitted after it left, then its view starts over with a new sequence number', () => {
-      const docs = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)), prCancelled(1, T(2)), prSubmitted(1, T(3), { priorityValue: 10, priorityName: 'high' })).docs();
-      expect(prOf(docs).view).toMatchObject({ state: 'pending', submittedAt: T(3), stateChangedAt: T(3), seq: 1, priorityValue: 10, isCurrentlySubmittedToQueue: true });
+      const docs = given(
+        queueCreated(Q, T(0)),
+        prSubmitted(1, T(1)),
+        prCancelled(1, T(2)),
+        prSubmitted(1, T(3), { priorityValue: 10, priorityName: 'high' }),
+      ).docs();
+      expect(prOf(docs).view).toMatchObject({
+        state: 'pending',
+        submittedAt: T(3),
+        stateChangedAt: T(3),
+        seq: 1,
+        priorityValue: 10,
+        isCurrentlySubmittedToQueue: true,
+      });
     });
 
     it('when an event names a PR the queue never had, then nothing is created', () => {
@@ -189,7 +233,14 @@ describe('projectEvent', () => {
     });
 
     it('when a PR is submitted to the re-created queue, then its doc joins the new generation', () => {
-      const docs = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)), prCancelled(1, T(2)), queueDeleted(T(3)), queueCreated(Q, T(4)), prSubmitted(1, T(5))).docs();
+      const docs = given(
+        queueCreated(Q, T(0)),
+        prSubmitted(1, T(1)),
+        prCancelled(1, T(2)),
+        queueDeleted(T(3)),
+        queueCreated(Q, T(4)),
+        prSubmitted(1, T(5)),
+      ).docs();
       expect(prOf(docs)).toMatchObject({ generation: 2, view: { seq: 0, submittedAt: T(5) } });
     });
 

@@ -23,7 +23,13 @@ const command: fc.Arbitrary<QueueCommand> = fc.oneof(
   fc.record({ type: fc.constant('CreateQueue' as const), queueId: fc.constant(Q), repo: fc.constant(repo), branch: fc.constant(branch) }),
   fc.record({
     type: fc.constant('UpdateQueue' as const),
-    settings: fc.option(fc.record({ mode: fc.constantFrom('single' as const, 'parallel' as const), concurrency: fc.integer({ min: 1, max: 3 }) }, { requiredKeys: [] }), { nil: undefined }),
+    settings: fc.option(
+      fc.record(
+        { mode: fc.constantFrom('single' as const, 'parallel' as const), concurrency: fc.integer({ min: 1, max: 3 }) },
+        { requiredKeys: [] },
+      ),
+      { nil: undefined },
+    ),
     state: fc.option(fc.constantFrom('running' as const, 'paused' as const, 'draining' as const), { nil: undefined }),
     requiredStatuses: fc.option(fc.subarray(['ci', 'lint'], { minLength: 1 }), { nil: undefined }),
   }),
@@ -105,8 +111,15 @@ describe('read side against write side', () => {
           });
           expect(doc?.view.usedDefaultPriorityName).toBe(e.usedDefaultPriorityName);
         }
-        const readActive = [...docs.prs.values()].filter((d) => isActive(queue, d)).map((d) => d!.view).sort(byQueueOrder);
-        expect(readActive.map((v) => v.prNumber)).toEqual(activeEntries(state).sort(writeOrder).map((e) => e.prNumber));
+        const readActive = [...docs.prs.values()]
+          .filter((d) => isActive(queue, d))
+          .map((d) => d!.view)
+          .sort(byQueueOrder);
+        expect(readActive.map((v) => v.prNumber)).toEqual(
+          activeEntries(state)
+            .sort(writeOrder)
+            .map((e) => e.prNumber),
+        );
       }),
       { numRuns: 300 },
     );

@@ -8,7 +8,14 @@ let redis: Redis;
 const leases: RedisLease[] = [];
 
 const lease = (owner: string, ttlMs: number, renewEveryMs?: number): RedisLease => {
-  const l = new RedisLease({ redis, key: keys.lease('projector'), owner, ttlMs, ...(renewEveryMs ? { renewEveryMs } : {}), retryEveryMs: 10 });
+  const l = new RedisLease({
+    redis,
+    key: keys.lease('projector'),
+    owner,
+    ttlMs,
+    ...(renewEveryMs ? { renewEveryMs } : {}),
+    retryEveryMs: 10,
+  });
   leases.push(l);
   return l;
 };

@@ -34,7 +34,12 @@ export class RedisReadModelStore implements ReadModelStore {
 
   constructor(options: RedisReadModelStoreOptions) {
     this.keys = redisKeys(options.namespace);
-    this.base = new RedisCheckpoint({ redis: options.redis, checkpointKey: this.keys.checkpoint, modelPatterns: this.keys.modelPatterns, pollMs: options.pollMs });
+    this.base = new RedisCheckpoint({
+      redis: options.redis,
+      checkpointKey: this.keys.checkpoint,
+      modelPatterns: this.keys.modelPatterns,
+      pollMs: options.pollMs,
+    });
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
@@ -47,7 +52,11 @@ export class RedisReadModelStore implements ReadModelStore {
     const queueIds = [...targets.queueIds];
     const prRefs = [...targets.prs.values()];
     const runReads = testRunReads(this.keys, testRunRefsOf(events));
-    const readKeys = [this.keys.checkpoint, ...queueIds.map((id) => this.keys.queue(id)), ...prRefs.map((p) => this.keys.pr(p.queueId, p.prNumber))];
+    const readKeys = [
+      this.keys.checkpoint,
+      ...queueIds.map((id) => this.keys.queue(id)),
+      ...prRefs.map((p) => this.keys.pr(p.queueId, p.prNumber)),
+    ];
     const runValuesAt = readKeys.length;
     readKeys.push(...runReads.keys);
 
@@ -72,7 +81,9 @@ export class RedisReadModelStore implements ReadModelStore {
       appendTestRunWrites(call, this.keys, runDocs, foldTestRuns(runDocs, fresh));
       if ((await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1) return;
     }
-    throw new Error(`read models ${this.keys.namespace}: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`);
+    throw new Error(
+      `read models ${this.keys.namespace}: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`,
+    );
   }
 
   checkpoint(): Promise<bigint | null> {
@@ -90,7 +101,10 @@ export class RedisReadModelStore implements ReadModelStore {
   async listActivePrs(queueId: string): Promise<PrView[]> {
     const members = await this.base.redis.zrange(this.keys.active(queueId), 0, '-1');
     if (members.length === 0) return [];
-    const [queueJson, ...prJson] = await this.base.redis.mget(this.keys.queue(queueId), ...members.map((m) => this.keys.pr(queueId, Number(m))));
+    const [queueJson, ...prJson] = await this.base.redis.mget(
+      this.keys.queue(queueId),
+      ...members.map((m) => this.keys.pr(queueId, Number(m))),
+    );
     const queue = parse<QueueDoc>(queueJson);
     // The set and the documents are read in two steps; a batch landing in between is filtered out here.
     return prJson
@@ -120,4 +134,3 @@ export class RedisReadModelStore implements ReadModelStore {
 }
 
 const parse = <T>(json: string | null | undefined): T | null => (json ? (JSON.parse(json) as T) : null);
-

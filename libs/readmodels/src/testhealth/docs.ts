@@ -74,7 +74,10 @@ export const HEALTHY_REASON = 'healthy: no monitor active';
 
 // Fields are copied one by one: V8 makes `{ ...small, twenty more }` about 40 times slower per object,
 // which showed as seconds on a 50,000-case upload.
-export const newTestDoc = (f: Pick<TestDoc, 'repo' | 'repoId' | 'id' | 'name' | 'classname' | 'file' | 'parent' | 'variant'>, at: string): TestDoc => ({
+export const newTestDoc = (
+  f: Pick<TestDoc, 'repo' | 'repoId' | 'id' | 'name' | 'classname' | 'file' | 'parent' | 'variant'>,
+  at: string,
+): TestDoc => ({
   repo: f.repo,
   repoId: f.repoId,
   id: f.id,

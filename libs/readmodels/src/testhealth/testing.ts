@@ -18,7 +18,19 @@ export const TH_ORG = 'acme-org';
 /** A case record for test `name` (file `src/<name>.test.ts`) with the given outcome. */
 export const caseOf = (name: string, outcome: RunOutcome, extra: Partial<CaseRecord> = {}): CaseRecord => {
   const [record] = caseRecordsOf(
-    [{ name, classname: extra.classname ?? 'suite', file: extra.file ?? `src/${name}.test.ts`, parent: extra.parent ?? 'suite', variant: extra.variant ?? '', status: outcome, durationMs: 1, attempts: 1, failedAttempts: outcome === 'passed' ? 0 : 1 }],
+    [
+      {
+        name,
+        classname: extra.classname ?? 'suite',
+        file: extra.file ?? `src/${name}.test.ts`,
+        parent: extra.parent ?? 'suite',
+        variant: extra.variant ?? '',
+        status: outcome,
+        durationMs: 1,
+        attempts: 1,
+        failedAttempts: outcome === 'passed' ? 0 : 1,
+      },
+    ],
     { orgSlug: TH_ORG, repo: TH_REPO },
   );
   return { ...(record as CaseRecord), ...extra };

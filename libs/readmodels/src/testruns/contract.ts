@@ -17,8 +17,16 @@ const history = (): RecordedEvent[] => {
     ...f.record(Q, queueCreated(Q, T(0))),
     ...f.record(OTHER, queueCreated(OTHER, T(0))),
     ...f.record(Q, prSubmitted(1, T(1)), prSubmitted(2, T(1)), prSubmitted(3, T(2), { sha: 'head-3' })),
-    ...f.record(Q, targetsSet(1, 'sha-1', T(2), 'd1', 3), targetsSet(3, 'old-head', T(2), 'stale', 9), targetsSet(3, 'head-3', T(3), 'd3', 1)),
-    ...f.record(Q, testRunStarted(RUN, T(4), { prNumbers: [3], dependentPrs: [1, 2], requiredStatuses: ['build', 'test'], testBranchSha: 'tip' })),
+    ...f.record(
+      Q,
+      targetsSet(1, 'sha-1', T(2), 'd1', 3),
+      targetsSet(3, 'old-head', T(2), 'stale', 9),
+      targetsSet(3, 'head-3', T(3), 'd3', 1),
+    ),
+    ...f.record(
+      Q,
+      testRunStarted(RUN, T(4), { prNumbers: [3], dependentPrs: [1, 2], requiredStatuses: ['build', 'test'], testBranchSha: 'tip' }),
+    ),
     ...f.record(Q, statusReported(RUN, T(5), 'build', 'pending', LOG('build')), statusReported(RUN, T(5), 'external', 'pending')),
     ...f.record(Q, statusReported(RUN, T(6), 'build', 'success', LOG('build')), statusReported(RUN, T(6), 'test', 'success')),
     ...f.record(Q, runSucceeded(RUN, T(7))),
@@ -93,32 +101,65 @@ export const testRunContract = (name: string, make: () => Promise<ReadModelStore
     });
 
     it.each([
-      ['failed', runFailed(RUN, T(9), ['test']), { status: 'failed', outcome: { kind: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', failedContexts: ['test'], at: T(9) } }],
+      [
+        'failed',
+        runFailed(RUN, T(9), ['test']),
+        { status: 'failed', outcome: { kind: 'failed', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', failedContexts: ['test'], at: T(9) } },
+      ],
       ['timed out', runTimedOut(RUN, T(9)), { status: 'failed', outcome: { kind: 'timed_out', reason: 'TEST_RUN_TIMEOUT', at: T(9) } }],
-      ['cancelled', runCancelled(RUN, T(9)), { status: 'cancelled', outcome: { kind: 'cancelled', reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: T(9) } }],
+      [
+        'cancelled',
+        runCancelled(RUN, T(9)),
+        { status: 'cancelled', outcome: { kind: 'cancelled', reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: T(9) } },
+      ],
     ])('when the run %s, then its status and outcome say so, and a later ending changes nothing', async (_what, ending, expected) => {
       const f = new RecordedEventFactory();
-      await store.apply(f.record(Q, queueCreated(Q, T(0)), prSubmitted(1, T(1)), testRunStarted(RUN, T(2)), ending, runSucceeded(RUN, T(10))));
+      await store.apply(
+        f.record(Q, queueCreated(Q, T(0)), prSubmitted(1, T(1)), testRunStarted(RUN, T(2)), ending, runSucceeded(RUN, T(10))),
+      );
       expect(await store.getTestRun(Q, RUN)).toMatchObject({ ...expected, updatedAt: T(10) });
     });
 
     it('when a PR is pushed and re-submitted after its run started, then the run keeps the head, title and targets it tested', async () => {
       const f = new RecordedEventFactory();
-      await store.apply(f.record(Q, queueCreated(Q, T(0)), prSubmitted(1, T(1), { sha: 'first' }), targetsSet(1, 'first', T(1), 'd-first')));
+      await store.apply(
+        f.record(Q, queueCreated(Q, T(0)), prSubmitted(1, T(1), { sha: 'first' }), targetsSet(1, 'first', T(1), 'd-first')),
+      );
       await store.apply(f.record(Q, testRunStarted(RUN, T(2))));
-      await store.apply(f.record(Q, prCancelled(1, T(3), 'PR_PUSHED_TO'), prSubmitted(1, T(4), { sha: 'second' }), targetsSet(1, 'second', T(4), 'd-second')));
-      expect((await store.getTestRun(Q, RUN))?.testedPrs).toEqual([{ prNumber: 1, title: 'PR 1', headSha: 'first', targets: { digest: 'd-first', count: 2, all: false } }]);
+      await store.apply(
+        f.record(
+          Q,
+          prCancelled(1, T(3), 'PR_PUSHED_TO'),
+          prSubmitted(1, T(4), { sha: 'second' }),
+          targetsSet(1, 'second', T(4), 'd-second'),
+        ),
+      );
+      expect((await store.getTestRun(Q, RUN))?.testedPrs).toEqual([
+        { prNumber: 1, title: 'PR 1', headSha: 'first', targets: { digest: 'd-first', count: 2, all: false } },
+      ]);
     });
 
     it('when a PR is submitted and its run starts in one batch, then the run knows the PR', async () => {
       const f = new RecordedEventFactory();
-      await store.apply(f.record(Q, queueCreated(Q, T(0)), prSubmitted(5, T(1), { sha: 'h5' }), testRunStarted(RUN, T(2), { prNumbers: [5] })));
+      await store.apply(
+        f.record(Q, queueCreated(Q, T(0)), prSubmitted(5, T(1), { sha: 'h5' }), testRunStarted(RUN, T(2), { prNumbers: [5] })),
+      );
       expect((await store.getTestRun(Q, RUN))?.testedPrs).toEqual([{ prNumber: 5, title: 'PR 5', headSha: 'h5' }]);
     });
 
     it('when the queue is deleted, then its runs stay readable', async () => {
       const f = new RecordedEventFactory();
-      await store.apply(f.record(Q, queueCreated(Q, T(0)), prSubmitted(1, T(1)), testRunStarted(RUN, T(2)), runCancelled(RUN, T(3)), prCancelled(1, T(3)), queueDeleted(T(4))));
+      await store.apply(
+        f.record(
+          Q,
+          queueCreated(Q, T(0)),
+          prSubmitted(1, T(1)),
+          testRunStarted(RUN, T(2)),
+          runCancelled(RUN, T(3)),
+          prCancelled(1, T(3)),
+          queueDeleted(T(4)),
+        ),
+      );
       expect(await store.getTestRun(Q, RUN)).toMatchObject({ status: 'cancelled' });
     });
 

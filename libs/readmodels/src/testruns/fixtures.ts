@@ -1,7 +1,11 @@
 import type { QueueEvent, TestRunStarted } from '@railyard/domain';
 
 /** Engine events with plausible defaults, for test-run read-model tests. */
-export const testRunStarted = (testRunId: string, at: string, opts: Partial<Omit<TestRunStarted['data'], 'testRunId' | 'at'>> = {}): QueueEvent => ({
+export const testRunStarted = (
+  testRunId: string,
+  at: string,
+  opts: Partial<Omit<TestRunStarted['data'], 'testRunId' | 'at'>> = {},
+): QueueEvent => ({
   type: 'TestRunStarted',
   data: {
     testRunId,
@@ -18,7 +22,13 @@ export const testRunStarted = (testRunId: string, at: string, opts: Partial<Omit
   },
 });
 
-export const statusReported = (testRunId: string, at: string, context: string, state: 'pending' | 'success' | 'failure' | 'error', url?: string): QueueEvent => ({
+export const statusReported = (
+  testRunId: string,
+  at: string,
+  context: string,
+  state: 'pending' | 'success' | 'failure' | 'error',
+  url?: string,
+): QueueEvent => ({
   type: 'TestRunStatusReported',
   data: { testRunId, context, state, ...(url ? { url } : {}), at },
 });
@@ -32,9 +42,19 @@ export const runFailed = (testRunId: string, at: string, failedContexts: string[
 
 export const runTimedOut = (testRunId: string, at: string): QueueEvent => ({ type: 'TestRunTimedOut', data: { testRunId, at } });
 
-export const runCancelled = (testRunId: string, at: string, reason = 'PREREQUISITE_MERGE_ITEM_FAILED'): QueueEvent => ({ type: 'TestRunCancelled', data: { testRunId, reason, at } });
+export const runCancelled = (testRunId: string, at: string, reason = 'PREREQUISITE_MERGE_ITEM_FAILED'): QueueEvent => ({
+  type: 'TestRunCancelled',
+  data: { testRunId, reason, at },
+});
 
-export const targetsSet = (prNumber: number, headSha: string, at: string, digest = `digest-${prNumber}`, count = 2, all = false): QueueEvent => ({
+export const targetsSet = (
+  prNumber: number,
+  headSha: string,
+  at: string,
+  digest = `digest-${prNumber}`,
+  count = 2,
+  all = false,
+): QueueEvent => ({
   type: 'ImpactedTargetsSet',
   data: { prNumber, headSha, digest, count, all, at },
 });

@@ -34,7 +34,9 @@ describe('test runs in Redis', () => {
       const f = new RecordedEventFactory();
       await store.apply(f.record(Q, queueCreated(Q, AT), prSubmitted(1, AT), targetsSet(1, 'sha-1', AT), testRunStarted('run-1', AT)));
       const written = (await redis.keys(`*${namespace}*`)).sort();
-      expect(written).toEqual([keys.checkpoint, keys.queue(Q), keys.active(Q), keys.pr(Q, 1), keys.testRun(Q, 'run-1'), keys.testRunTargets(Q, 1)].sort());
+      expect(written).toEqual(
+        [keys.checkpoint, keys.queue(Q), keys.active(Q), keys.pr(Q, 1), keys.testRun(Q, 'run-1'), keys.testRunTargets(Q, 1)].sort(),
+      );
       await store.reset();
       expect(await redis.keys(`*${namespace}*`)).toEqual([]);
     } finally {

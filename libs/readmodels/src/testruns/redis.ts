@@ -10,7 +10,10 @@ const parse = <T>(json: string | null | undefined): T | null => (json ? (JSON.pa
  * The keys a batch's test runs need, read in the same MGET as the other models, and how to turn the
  * values back into documents. PR documents are read as they stand before the batch is applied.
  */
-export const testRunReads = (k: RedisKeys, refs: TestRunRefs): { keys: string[]; load(values: readonly (string | null | undefined)[]): TestRunDocSet } => {
+export const testRunReads = (
+  k: RedisKeys,
+  refs: TestRunRefs,
+): { keys: string[]; load(values: readonly (string | null | undefined)[]): TestRunDocSet } => {
   const runs = [...refs.runs.entries()];
   const targets = [...refs.targets.entries()];
   const prs = [...refs.prs.entries()];

@@ -196,7 +196,11 @@ describe('classify: failure rate on protected branches (FLAKY)', () => {
     // when
     const result = classify(history, nowAt(30), rules);
     // then
-    expect(result).toMatchObject({ status: 'FLAKY', since: hours(19), reason: 'failure_rate: 10% of 20 runs failed on protected branches in 72h' });
+    expect(result).toMatchObject({
+      status: 'FLAKY',
+      since: hours(19),
+      reason: 'failure_rate: 10% of 20 runs failed on protected branches in 72h',
+    });
   });
 
   it('when 2 of 21 runs failed (9.5%), then the test stays healthy', () => {
@@ -281,7 +285,11 @@ describe('classify: broken', () => {
     // when
     const result = classify(history, nowAt(5), rules);
     // then
-    expect(result).toMatchObject({ status: 'BROKEN', since: hours(4), reason: 'broken_rate: 80% of 5 runs failed on protected branches in 24h' });
+    expect(result).toMatchObject({
+      status: 'BROKEN',
+      since: hours(4),
+      reason: 'broken_rate: 80% of 5 runs failed on protected branches in 24h',
+    });
   });
 
   it('when the failure rate never reaches 80% when a failure arrives, then the test is not broken', () => {
@@ -362,7 +370,10 @@ describe('classify: broken', () => {
     // when
     const result = classify(history, nowAt(20), rules);
     // then
-    expect(result).toMatchObject({ status: 'BROKEN', reason: 'broken_on_pull_requests: 80% of 30 runs failed across 3 pull requests in 24h' });
+    expect(result).toMatchObject({
+      status: 'BROKEN',
+      reason: 'broken_on_pull_requests: 80% of 30 runs failed across 3 pull requests in 24h',
+    });
   });
 
   it('when the same pull request failures come from only 2 pull requests, then the test is not broken', () => {

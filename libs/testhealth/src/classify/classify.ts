@@ -16,7 +16,11 @@ function statusAt(activations: readonly Activation[], t: number): TestStatus {
 }
 
 /** Every monitor's activity over the test's whole history, as intervals. */
-export function monitorActivations(history: readonly TestRun[], now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): Activation[] {
+export function monitorActivations(
+  history: readonly TestRun[],
+  now: Date,
+  rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES,
+): Activation[] {
   const t = now.getTime();
   const runs = evidenceOf(history, t, rules);
   return [
@@ -33,7 +37,11 @@ export function monitorActivations(history: readonly TestRun[], now: Date, rules
  * instant their input changes, so hysteresis needs no stored state and `since` is exact.
  * Precedence BROKEN > FLAKY > HEALTHY; a status lasts until every monitor behind it resolved.
  */
-export function classify(history: readonly TestRun[], now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): Classification {
+export function classify(
+  history: readonly TestRun[],
+  now: Date,
+  rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES,
+): Classification {
   const nowMs = now.getTime();
   const activations = monitorActivations(history, now, rules);
 
@@ -53,10 +61,13 @@ export function classify(history: readonly TestRun[], now: Date, rules: Classifi
     }
   }
 
-  const active = activations
-    .filter((a) => activeAt(a, nowMs))
-    .sort((a, b) => SEVERITY[b.status] - SEVERITY[a.status] || a.from - b.from);
-  const monitors: ActiveMonitor[] = active.map((a) => ({ monitor: a.monitor, status: a.status, since: new Date(a.from).toISOString(), reason: a.reason }));
+  const active = activations.filter((a) => activeAt(a, nowMs)).sort((a, b) => SEVERITY[b.status] - SEVERITY[a.status] || a.from - b.from);
+  const monitors: ActiveMonitor[] = active.map((a) => ({
+    monitor: a.monitor,
+    status: a.status,
+    since: new Date(a.from).toISOString(),
+    reason: a.reason,
+  }));
 
   let reason: string;
   const lead = active[0];

@@ -15,7 +15,13 @@ const prRun = (d: number, prNumber: number | undefined, outcome: TestRun['outcom
 describe('pullRequestsImpactedLast7d', () => {
   it('when pull requests failed or flaked this week, then each is counted once', () => {
     // given
-    const history = [prRun(1, 1, 'failed'), prRun(2, 1, 'failed'), prRun(3, 2, 'flaky'), prRun(1, 3, 'passed'), prRun(1, undefined, 'failed')];
+    const history = [
+      prRun(1, 1, 'failed'),
+      prRun(2, 1, 'failed'),
+      prRun(3, 2, 'flaky'),
+      prRun(1, 3, 'passed'),
+      prRun(1, undefined, 'failed'),
+    ];
     // when
     const count = pullRequestsImpactedLast7d(history, NOW);
     // then

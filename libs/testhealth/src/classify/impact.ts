@@ -18,7 +18,11 @@ function lastWeek(history: readonly TestRun[], now: Date, rules: ClassificationR
  * 7×24 hours. A flake that passed on retry still cost its pull request a retry, so it counts;
  * quarantined failures count too (the test still hurt, it just stopped blocking).
  */
-export function pullRequestsImpactedLast7d(history: readonly TestRun[], now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): number {
+export function pullRequestsImpactedLast7d(
+  history: readonly TestRun[],
+  now: Date,
+  rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES,
+): number {
   const prs = new Set<number>();
   for (const r of lastWeek(history, now, rules)) {
     if (r.prNumber !== undefined && (r.outcome === 'failed' || r.outcome === 'flaky')) prs.add(r.prNumber);
@@ -27,7 +31,11 @@ export function pullRequestsImpactedLast7d(history: readonly TestRun[], now: Dat
 }
 
 /** Share of non-skipped runs over the last 7×24 hours that ended failed (0 with no runs). */
-export function failureRateLast7d(history: readonly TestRun[], now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): number {
+export function failureRateLast7d(
+  history: readonly TestRun[],
+  now: Date,
+  rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES,
+): number {
   const ran = lastWeek(history, now, rules).filter((r) => r.outcome !== 'skipped');
   return ran.length === 0 ? 0 : ran.filter((r) => r.outcome === 'failed').length / ran.length;
 }

@@ -90,7 +90,10 @@ function problemsOf(r: ClassificationRules): string[] {
   check(isCount(r.outageGuard.minTests), 'outageGuard.minTests must be a positive integer');
   check(isPositive(r.passOnRetry.pairWindowHours), 'passOnRetry.pairWindowHours must be positive');
   check(isPositive(r.passOnRetry.recoveryDays), 'passOnRetry.recoveryDays must be positive');
-  check(Number.isInteger(r.passOnRetry.recoveryPasses) && r.passOnRetry.recoveryPasses >= 0, 'passOnRetry.recoveryPasses must be a non-negative integer');
+  check(
+    Number.isInteger(r.passOnRetry.recoveryPasses) && r.passOnRetry.recoveryPasses >= 0,
+    'passOnRetry.recoveryPasses must be a non-negative integer',
+  );
   for (const [name, m] of [
     ['failureRate', r.failureRate],
     ['brokenRate', r.brokenRate],
@@ -111,7 +114,10 @@ function problemsOf(r: ClassificationRules): string[] {
   ] as const) {
     check(isCount(n), `${name} must be a positive integer`);
   }
-  check(r.consecutiveFailures.distinctCommits <= r.consecutiveFailures.failures, 'consecutiveFailures.distinctCommits must not exceed failures');
+  check(
+    r.consecutiveFailures.distinctCommits <= r.consecutiveFailures.failures,
+    'consecutiveFailures.distinctCommits must not exceed failures',
+  );
   return problems;
 }
 

@@ -6,15 +6,28 @@ const REPO = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 const HOUR = 3_600_000;
 const at = (h: number) => new Date(T0 + h * HOUR).toISOString();
-const run = (h: number, outcome: TestRun['outcome'], extra: Partial<TestRun> = {}): TestRun => ({ at: at(h), commitSha: `c${h}`.padEnd(40, '0'), branch: 'main', outcome, ...extra });
+const run = (h: number, outcome: TestRun['outcome'], extra: Partial<TestRun> = {}): TestRun => ({
+  at: at(h),
+  commitSha: `c${h}`.padEnd(40, '0'),
+  branch: 'main',
+  outcome,
+  ...extra,
+});
 
-const healthy = (since: string, impacted = 0): CurrentHealth => ({ status: 'HEALTHY', reason: 'healthy: no monitor active', since, pullRequestsImpactedLast7d: impacted });
+const healthy = (since: string, impacted = 0): CurrentHealth => ({
+  status: 'HEALTHY',
+  reason: 'healthy: no monitor active',
+  since,
+  pullRequestsImpactedLast7d: impacted,
+});
 
 describe('evaluateTest', () => {
   it('when the history still says what the read model says, then there is nothing to record', () => {
     const history = [run(0, 'passed'), run(1, 'passed')];
 
-    expect(evaluateTest({ repo: REPO, testId: 't', current: healthy(at(0)), history, revision: 1, now: new Date(T0 + 2 * HOUR) })).toBeNull();
+    expect(
+      evaluateTest({ repo: REPO, testId: 't', current: healthy(at(0)), history, revision: 1, now: new Date(T0 + 2 * HOUR) }),
+    ).toBeNull();
   });
 
   it('when a commit both failed and passed, then a TestStatusChanged to FLAKY is recorded with its basis and previous status', () => {
@@ -28,7 +41,15 @@ describe('evaluateTest', () => {
     // then
     expect(event).toMatchObject({
       type: 'TestStatusChanged',
-      data: { testId: 't', status: 'FLAKY', since: at(1), previous: { status: 'HEALTHY', since: at(0) }, basis: { revision: 7 }, at: at(2), pullRequestsImpactedLast7d: 0 },
+      data: {
+        testId: 't',
+        status: 'FLAKY',
+        since: at(1),
+        previous: { status: 'HEALTHY', since: at(0) },
+        basis: { revision: 7 },
+        at: at(2),
+        pullRequestsImpactedLast7d: 0,
+      },
     });
     expect((event?.data as { reason: string }).reason).toMatch(/^pass_on_retry:/);
   });
@@ -38,13 +59,23 @@ describe('evaluateTest', () => {
 
     const event = evaluateTest({ repo: REPO, testId: 't', current: healthy(at(0), 1), history, revision: 1, now: new Date(T0 + 2 * HOUR) });
 
-    expect(event).toEqual({ type: 'TestImpactChanged', data: { repo: REPO, testId: 't', previous: 1, pullRequestsImpactedLast7d: 2, basis: { revision: 1 }, at: at(2) } });
+    expect(event).toEqual({
+      type: 'TestImpactChanged',
+      data: { repo: REPO, testId: 't', previous: 1, pullRequestsImpactedLast7d: 2, basis: { revision: 1 }, at: at(2) },
+    });
   });
 
   it('when the failing pull requests age out of the 7-day window, then the impact drops without a new run', () => {
     const history = [run(0, 'failed', { branch: 'feature', prNumber: 4 })];
 
-    const event = evaluateTest({ repo: REPO, testId: 't', current: healthy(at(0), 1), history, revision: 0, now: new Date(T0 + 8 * 24 * HOUR) });
+    const event = evaluateTest({
+      repo: REPO,
+      testId: 't',
+      current: healthy(at(0), 1),
+      history,
+      revision: 0,
+      now: new Date(T0 + 8 * 24 * HOUR),
+    });
 
     expect(event).toMatchObject({ type: 'TestImpactChanged', data: { previous: 1, pullRequestsImpactedLast7d: 0 } });
   });

@@ -52,7 +52,14 @@ export function evaluateTest(input: EvaluationInput): TestStatusChanged | TestIm
   if (impacted !== current.pullRequestsImpactedLast7d) {
     return {
       type: 'TestImpactChanged',
-      data: { repo: input.repo, testId: input.testId, previous: current.pullRequestsImpactedLast7d, pullRequestsImpactedLast7d: impacted, basis, at },
+      data: {
+        repo: input.repo,
+        testId: input.testId,
+        previous: current.pullRequestsImpactedLast7d,
+        pullRequestsImpactedLast7d: impacted,
+        basis,
+        at,
+      },
     };
   }
   return null;
@@ -60,7 +67,12 @@ export function evaluateTest(input: EvaluationInput): TestStatusChanged | TestIm
 
 /** Longest window any monitor looks back over: a test without a failure inside it cannot be flagged by a pass. */
 export function lookbackMs(rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): number {
-  const hours = Math.max(rules.passOnRetry.pairWindowHours, rules.failureRate.windowHours, rules.brokenRate.windowHours, rules.brokenOnPullRequests.windowHours);
+  const hours = Math.max(
+    rules.passOnRetry.pairWindowHours,
+    rules.failureRate.windowHours,
+    rules.brokenRate.windowHours,
+    rules.brokenOnPullRequests.windowHours,
+  );
   return hours * 3_600_000;
 }
 
@@ -69,7 +81,12 @@ export function lookbackMs(rules: ClassificationRules = DEFAULT_CLASSIFICATION_R
  * has not failed within the longest monitor window. Skipping those keeps an all-green upload of
  * 50,000 cases from re-classifying 50,000 tests.
  */
-export function passCannotChange(current: CurrentHealth, lastFailedAt: string | null, now: Date, rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES): boolean {
+export function passCannotChange(
+  current: CurrentHealth,
+  lastFailedAt: string | null,
+  now: Date,
+  rules: ClassificationRules = DEFAULT_CLASSIFICATION_RULES,
+): boolean {
   if (current.status !== 'HEALTHY' || current.pullRequestsImpactedLast7d !== 0) return false;
   if (lastFailedAt === null) return true;
   const t = Date.parse(lastFailedAt);

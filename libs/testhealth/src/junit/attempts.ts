@@ -42,9 +42,30 @@ function failuresOf(el: XmlNode, tags: ReadonlyArray<[string, FailureKind]>, max
  */
 export function attemptsOfCase(el: XmlNode, maxMessageLength: number): AttemptSummary {
   if (!FAILURE_TAGS.some((tag) => Object.hasOwn(el, tag))) return unfailed(el);
-  const first = failuresOf(el, [['failure', 'failure'], ['error', 'error']], maxMessageLength);
-  const reruns = failuresOf(el, [['rerunFailure', 'failure'], ['rerunError', 'error']], maxMessageLength);
-  const flakes = failuresOf(el, [['flakyFailure', 'failure'], ['flakyError', 'error']], maxMessageLength);
+  const first = failuresOf(
+    el,
+    [
+      ['failure', 'failure'],
+      ['error', 'error'],
+    ],
+    maxMessageLength,
+  );
+  const reruns = failuresOf(
+    el,
+    [
+      ['rerunFailure', 'failure'],
+      ['rerunError', 'error'],
+    ],
+    maxMessageLength,
+  );
+  const flakes = failuresOf(
+    el,
+    [
+      ['flakyFailure', 'failure'],
+      ['flakyError', 'error'],
+    ],
+    maxMessageLength,
+  );
 
   if (first.length > 0 || reruns.length > 0) {
     const failed = (first.length > 0 ? 1 : 0) + reruns.length;

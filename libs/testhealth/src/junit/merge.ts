@@ -19,7 +19,7 @@ export function foldResults(earlier: TestCaseResult, later: TestCaseResult): Tes
     failedAttempts: summary.failedAttempts,
     durationMs: earlier.durationMs + later.durationMs,
     ...(summary.lastFailure ? { failureKind: summary.lastFailure.kind, failureMessage: summary.lastFailure.message } : {}),
-    ...(earlier.startedAt ?? later.startedAt ? { startedAt: earlier.startedAt ?? later.startedAt } : {}),
+    ...((earlier.startedAt ?? later.startedAt) ? { startedAt: earlier.startedAt ?? later.startedAt } : {}),
   };
 }
 
@@ -44,7 +44,10 @@ export function mergeByIdentity(results: readonly TestCaseResult[], order: 'time
   }
   return [...groups.values()].map((group) => {
     if (group.length === 1) return group[0] as TestCaseResult;
-    const ordered = order === 'timestamp' && group.length > 1 && group.every((r) => Number.isFinite(timeOf(r))) ? [...group].sort((a, b) => timeOf(a) - timeOf(b)) : group;
+    const ordered =
+      order === 'timestamp' && group.length > 1 && group.every((r) => Number.isFinite(timeOf(r)))
+        ? [...group].sort((a, b) => timeOf(a) - timeOf(b))
+        : group;
     const [first, ...rest] = ordered as [TestCaseResult, ...TestCaseResult[]];
     return rest.reduce(foldResults, first);
   });

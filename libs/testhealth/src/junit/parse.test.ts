@@ -90,7 +90,13 @@ describe('parseJUnit: producers', () => {
     // then
     expect(caseNamed(report, 'createsOrder')).toMatchObject({ status: 'passed', attempts: 1, failedAttempts: 0 });
     const reserves = caseNamed(report, 'reservesStock');
-    expect(reserves).toMatchObject({ status: 'flaky', attempts: 2, failedAttempts: 1, failureKind: 'failure', parent: 'com.acme.orders.OrderServiceTest' });
+    expect(reserves).toMatchObject({
+      status: 'flaky',
+      attempts: 2,
+      failedAttempts: 1,
+      failureKind: 'failure',
+      parent: 'com.acme.orders.OrderServiceTest',
+    });
     expect(reserves.failureMessage).toMatch(/^expected: <3> but was: <2>/);
     const refunds = caseNamed(report, 'refundsPayment');
     expect(refunds).toMatchObject({ status: 'failed', attempts: 3, failedAttempts: 3, failureKind: 'error' });
@@ -118,7 +124,13 @@ describe('parseJUnit: producers', () => {
     // then
     expect(report.cases.map((c) => c.name)).toEqual(['TestAdd', 'TestCheckout/with_coupon', 'TestCheckout', 'TestRemove', 'TestMain']);
     const sub = caseNamed(report, 'TestCheckout/with_coupon');
-    expect(sub).toMatchObject({ status: 'flaky', attempts: 2, classname: 'example.com/shop/cart', parent: 'example.com/shop/cart', durationMs: 22 });
+    expect(sub).toMatchObject({
+      status: 'flaky',
+      attempts: 2,
+      classname: 'example.com/shop/cart',
+      parent: 'example.com/shop/cart',
+      durationMs: 22,
+    });
     expect(sub.failureMessage).toContain('checkout_test.go:40: got 9, want 10');
     expect(caseNamed(report, 'TestRemove').status).toBe('skipped');
     expect(caseNamed(report, 'TestMain')).toMatchObject({ status: 'failed', classname: '', parent: 'example.com/shop/db' });
@@ -156,13 +168,21 @@ describe('parseJUnit: producers', () => {
     // given
     const attempt1 = parseJUnit(fixture('bazel-generated.xml'));
     const attempt2 = parseJUnit(
-      xml('<testsuites><testsuite name="//services/payments:payments_test"><testcase name="//services/payments:payments_test" status="run" time="11"/></testsuite></testsuites>'),
+      xml(
+        '<testsuites><testsuite name="//services/payments:payments_test"><testcase name="//services/payments:payments_test" status="run" time="11"/></testsuite></testsuites>',
+      ),
     );
     // when
     const combined = combineAttemptReports([attempt1, attempt2]);
     // then
     expect(combined.cases).toEqual([
-      expect.objectContaining({ status: 'flaky', attempts: 2, failedAttempts: 1, failureMessage: 'exited with error code 1', durationMs: 23_000 }),
+      expect.objectContaining({
+        status: 'flaky',
+        attempts: 2,
+        failedAttempts: 1,
+        failureMessage: 'exited with error code 1',
+        durationMs: 23_000,
+      }),
     ]);
   });
 
@@ -173,7 +193,12 @@ describe('parseJUnit: producers', () => {
     const report = parseJUnit(bytes);
     // then
     expect(caseNamed(report, 'top level')).toMatchObject({ parent: 'outer', file: 'spec/outer_spec.rb', variant: 'ruby-3.3' });
-    expect(caseNamed(report, 'deep')).toMatchObject({ parent: 'inner', file: 'spec/inner_spec.rb', variant: 'ruby-3.3', startedAt: '2026-03-02T12:00:00Z' });
+    expect(caseNamed(report, 'deep')).toMatchObject({
+      parent: 'inner',
+      file: 'spec/inner_spec.rb',
+      variant: 'ruby-3.3',
+      startedAt: '2026-03-02T12:00:00Z',
+    });
     expect(caseNamed(report, 'inherits file')).toMatchObject({ parent: 'inner', file: 'spec/outer_spec.rb' });
   });
 
@@ -245,7 +270,9 @@ describe('parseJUnit: producers', () => {
 
   it('when durations are localised or junk, then they are read leniently', () => {
     // given
-    const bytes = xml('<testsuite name="s"><testcase name="a" time="1,234.5"/><testcase name="b" time="0,25"/><testcase name="c" time="abc"/></testsuite>');
+    const bytes = xml(
+      '<testsuite name="s"><testcase name="a" time="1,234.5"/><testcase name="b" time="0,25"/><testcase name="c" time="abc"/></testsuite>',
+    );
     // when
     const report = parseJUnit(bytes);
     // then
@@ -308,7 +335,9 @@ describe('parseJUnit: hostile and broken input', () => {
 
   it('when "<!ENTITY" appears in a CDATA failure message, then the report is still accepted', () => {
     // given
-    const bytes = xml('<testsuite name="s"><testcase name="a"><failure><![CDATA[parser saw <!ENTITY x "y">]]></failure></testcase></testsuite>');
+    const bytes = xml(
+      '<testsuite name="s"><testcase name="a"><failure><![CDATA[parser saw <!ENTITY x "y">]]></failure></testcase></testsuite>',
+    );
     // when
     const [only] = parseJUnit(bytes).cases;
     // then

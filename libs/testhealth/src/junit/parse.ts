@@ -42,7 +42,10 @@ export function parseJUnit(bytes: Buffer, opts: ParseJUnitOptions = {}): ParsedJ
   const roots = Object.keys(document);
   const rootTag = roots[0];
   if (roots.length !== 1 || rootTag === undefined || !ROOTS.has(rootTag)) {
-    throw new JUnitParseError('NOT_JUNIT', `expected a <testsuites> or <testsuite> root element, found ${roots.map((r) => `<${r}>`).join(', ') || 'none'}`);
+    throw new JUnitParseError(
+      'NOT_JUNIT',
+      `expected a <testsuites> or <testsuite> root element, found ${roots.map((r) => `<${r}>`).join(', ') || 'none'}`,
+    );
   }
   const walked = walkReport(document, limits, opts);
   const cases = mergeByIdentity(walked.elements, 'timestamp');
@@ -59,7 +62,10 @@ export function parseJUnit(bytes: Buffer, opts: ParseJUnitOptions = {}): ParsedJ
  * in a later one becomes `flaky`.
  */
 export function combineAttemptReports(reports: readonly ParsedJUnit[]): ParsedJUnit {
-  const cases = mergeByIdentity(reports.flatMap((r) => r.cases), 'input');
+  const cases = mergeByIdentity(
+    reports.flatMap((r) => r.cases),
+    'input',
+  );
   const suiteFailures = reports.flatMap((r) => r.suiteFailures);
   return { cases, suiteFailures, warnings: warningsOf(cases, suiteFailures.length, 0) };
 }

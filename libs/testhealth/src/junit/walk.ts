@@ -51,7 +51,10 @@ class Walker {
       variant: props.get('variant') ?? outer?.variant,
       timestamp: attrOf(node, 'timestamp') ?? outer?.timestamp,
     };
-    for (const [tag, kind] of [['failure', 'failure'], ['error', 'error']] as const) {
+    for (const [tag, kind] of [
+      ['failure', 'failure'],
+      ['error', 'error'],
+    ] as const) {
       for (const f of childrenOf(node, tag)) {
         const message = truncate(attrOf(f, 'message')?.trim() || textOf(f), this.limits.maxMessageLength).text;
         this.suiteFailures.push({ parent: this.field(scope.name), kind, message });

@@ -37,12 +37,16 @@ export function pageInfoFor(page: FetchedPage, secret: string | Buffer): PageInf
   let prev = '';
   if (page.start > 0) {
     // An empty page past the end (its rows were deleted) steps back to the real last page.
-    prev = page.firstKey !== undefined ? encodePageToken({ kind: 'before', key: page.firstKey, index: Math.max(1, pageIndex - 1), scope: page.scope }, secret) : last;
+    prev =
+      page.firstKey !== undefined
+        ? encodePageToken({ kind: 'before', key: page.firstKey, index: Math.max(1, pageIndex - 1), scope: page.scope }, secret)
+        : last;
   }
   return {
     total_rows: page.totalRows,
     total_pages: totalPages,
-    next_page_token: hasNext && page.lastKey ? encodePageToken({ kind: 'after', key: page.lastKey, index: pageIndex + 1, scope: page.scope }, secret) : '',
+    next_page_token:
+      hasNext && page.lastKey ? encodePageToken({ kind: 'after', key: page.lastKey, index: pageIndex + 1, scope: page.scope }, secret) : '',
     prev_page_token: prev,
     last_page_token: last,
     page_index: pageIndex,

@@ -13,7 +13,8 @@ interface Row {
 /** The unhealthy-tests order: most impacted first, then id. */
 const keyOf = (r: Row) => [-r.impacted, r.id];
 const sortRows = (rows: Row[]) => [...rows].sort((a, b) => b.impacted - a.impacted || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-const rowsOf = (n: number): Row[] => sortRows(Array.from({ length: n }, (_, i) => ({ id: `t${String(i).padStart(4, '0')}`, impacted: i % 4 })));
+const rowsOf = (n: number): Row[] =>
+  sortRows(Array.from({ length: n }, (_, i) => ({ id: `t${String(i).padStart(4, '0')}`, impacted: i % 4 })));
 
 function pageError(run: () => unknown): PageQueryError {
   try {
@@ -73,7 +74,12 @@ describe('paginate: page information', () => {
   it('when following previous tokens back from the last page, then every page is seen again down to page 1', () => {
     // given
     const rows = rowsOf(25);
-    let page = paginate(rows, { page_size: 10, page_token: paginate(rows, { page_size: 10 }, keyOf, SECRET).page.last_page_token }, keyOf, SECRET);
+    let page = paginate(
+      rows,
+      { page_size: 10, page_token: paginate(rows, { page_size: 10 }, keyOf, SECRET).page.last_page_token },
+      keyOf,
+      SECRET,
+    );
     const seen = [...page.rows];
     // when
     while (page.page.prev_page_token !== '') {
@@ -135,7 +141,9 @@ describe('paginate: rejected queries', () => {
     // given
     const token = paginate(rowsOf(25), { page_size: 10 }, keyOf, SECRET, { filter: { status: 'FLAKY' } }).page.next_page_token;
     // when
-    const err = pageError(() => paginate(rowsOf(25), { page_size: 10, page_token: token }, keyOf, SECRET, { filter: { status: 'BROKEN' } }));
+    const err = pageError(() =>
+      paginate(rowsOf(25), { page_size: 10, page_token: token }, keyOf, SECRET, { filter: { status: 'BROKEN' } }),
+    );
     // then
     expect(err.code).toBe('PAGE_TOKEN_MISMATCH');
   });

@@ -47,7 +47,13 @@ function startOf(cursor: PageCursor | undefined, keys: readonly SortKey[], size:
  * Throws PageQueryError for a bad page size or token; throws Error if rows are not strictly
  * sorted by key (a bug in the caller, not in the request).
  */
-export function paginate<T>(sortedRows: readonly T[], pageQuery: PageQuery, keyOf: (row: T) => SortKey, secret: string | Buffer, options: PaginateOptions = {}): Page<T> {
+export function paginate<T>(
+  sortedRows: readonly T[],
+  pageQuery: PageQuery,
+  keyOf: (row: T) => SortKey,
+  secret: string | Buffer,
+  options: PaginateOptions = {},
+): Page<T> {
   const size = pageSizeOf(pageQuery.page_size, options.pageSize ?? PAGE_SIZE);
   const scope = scopeOf(options.filter);
   const cursor = pageQuery.page_token ? decodePageToken(pageQuery.page_token, secret, scope) : undefined;

@@ -23,7 +23,8 @@ function keyBytes(secret: string | Buffer): Buffer {
   return bytes;
 }
 
-const mac = (payload: string, secret: string | Buffer): Buffer => createHmac('sha256', keyBytes(secret)).update(DOMAIN).update(payload).digest();
+const mac = (payload: string, secret: string | Buffer): Buffer =>
+  createHmac('sha256', keyBytes(secret)).update(DOMAIN).update(payload).digest();
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);

@@ -32,7 +32,11 @@ describe('allFailuresQuarantined', () => {
   const lookup = (id: string) => quarantined.has(id);
 
   it('when every failing test is quarantined, then the job may ignore its failures', () => {
-    expect(allFailuresQuarantined(['t1', 't2', 't1'], lookup)).toEqual({ allQuarantined: true, quarantined: ['t1', 't2'], notQuarantined: [] });
+    expect(allFailuresQuarantined(['t1', 't2', 't1'], lookup)).toEqual({
+      allQuarantined: true,
+      quarantined: ['t1', 't2'],
+      notQuarantined: [],
+    });
   });
 
   it('when one failing test is not quarantined, then the job stays failed and names it', () => {

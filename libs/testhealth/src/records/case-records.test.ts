@@ -10,7 +10,9 @@ const xml = (cases: string) => Buffer.from(`<testsuite name="s">${cases}</testsu
 
 describe('case records', () => {
   it('when cases are recorded, then each carries the id testIdOf gives its identity and the outcome', () => {
-    const parsed = parseJUnit(xml('<testcase name="a" classname="C" file="./src/a.ts"><failure message="boom"/></testcase><testcase name="b"/>'));
+    const parsed = parseJUnit(
+      xml('<testcase name="a" classname="C" file="./src/a.ts"><failure message="boom"/></testcase><testcase name="b"/>'),
+    );
 
     const records = caseRecordsOf(parsed.cases, context);
 
@@ -40,14 +42,20 @@ describe('case records', () => {
     const record = one as NonNullable<typeof one>;
     expect(encodeCases([record])).toEqual({ inline: [record], count: 1 });
 
-    const many = Array.from({ length: Math.ceil(INLINE_CASES_MAX_BYTES / 60) }, (_, i) => ({ ...record, id: `id-${i}`, name: `test number ${i}` }));
+    const many = Array.from({ length: Math.ceil(INLINE_CASES_MAX_BYTES / 60) }, (_, i) => ({
+      ...record,
+      id: `id-${i}`,
+      name: `test number ${i}`,
+    }));
     const encoded = encodeCases(many);
 
     expect(encoded.inline).toBeUndefined();
     expect(JSON.parse(gunzipSync(encoded.blob as Buffer).toString('utf8'))).toEqual(many);
     expect(decodeCasesBlob(encoded.blob as Buffer)).toEqual(many);
     expect(encodeCases(many).blob?.equals(encoded.blob as Buffer)).toBe(true);
-    await expect(casesOf({ digest: 'd', count: many.length, encoding: 'json+gzip' }, async () => encoded.blob as Buffer)).resolves.toEqual(many);
+    await expect(casesOf({ digest: 'd', count: many.length, encoding: 'json+gzip' }, async () => encoded.blob as Buffer)).resolves.toEqual(
+      many,
+    );
     await expect(casesOf({ digest: 'd', count: 1, encoding: 'json+gzip' }, async () => null)).rejects.toThrow(/missing/);
   });
 });

@@ -1,1 +1,11 @@
-export { caseRecordsOf, uniqueById, encodeCases, decodeCasesBlob, casesOf, INLINE_CASES_MAX_BYTES, testIdOfReported, type EncodedCases, type ReportedFailure } from './case-records';
+export {
+  caseRecordsOf,
+  uniqueById,
+  encodeCases,
+  decodeCasesBlob,
+  casesOf,
+  INLINE_CASES_MAX_BYTES,
+  testIdOfReported,
+  type EncodedCases,
+  type ReportedFailure,
+} from './case-records';

@@ -25,7 +25,13 @@ export interface TestHealthContext {
 }
 
 /** A JSON POST endpoint behind a token scope (postRoute's shape, without needing the queue deps). */
-export const jsonPost = (router: Router, tokens: TokenRegistry, path: string, scope: Scope, handler: (body: unknown, ctx: RouteContext) => Promise<unknown>): void => {
+export const jsonPost = (
+  router: Router,
+  tokens: TokenRegistry,
+  path: string,
+  scope: Scope,
+  handler: (body: unknown, ctx: RouteContext) => Promise<unknown>,
+): void => {
   router.post(path, requireToken(tokens, scope), jsonBody, async (req, res) => {
     const ctx = { actor: String(res.locals.actor), correlationId: String(res.locals.requestId), req, res };
     res.status(200).json((await handler(req.body, ctx)) ?? {});

@@ -69,7 +69,9 @@ export const createTestHealth = (options: TestHealthOptions): TestHealth => {
   const { config, logger } = options;
   const facts = new RepoFacts(options.gitRoot);
   const pool = new JUnitParsePool({ workers: config.parseWorkers, maxQueued: config.maxQueuedParses, logger });
-  const writer = new TestHealthWriter(options.eventStore, options.store, logger, { readYourWritesTimeoutMs: options.readYourWritesTimeoutMs });
+  const writer = new TestHealthWriter(options.eventStore, options.store, logger, {
+    readYourWritesTimeoutMs: options.readYourWritesTimeoutMs,
+  });
   const evaluator = new TestEvaluator(options.store, writer, facts, clock, logger);
   const recorder = new UploadRecorder({ pool, blobs: options.blobs, writer, evaluator, facts, clock, logger, orgSlug: config.orgSlug });
   const context: TestHealthContext = {
@@ -86,7 +88,9 @@ export const createTestHealth = (options: TestHealthOptions): TestHealth => {
   const router = Router();
   router.use(uploadRoutes(context), listRoutes(context), quarantineRoutes(context));
   for (const path of TEST_HEALTH_POST_PATHS) {
-    router.all(path, (req, _res, next) => next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })));
+    router.all(path, (req, _res, next) =>
+      next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })),
+    );
   }
   const sweeper = startSweeper({ store: options.store, evaluator, logger, minutes: config.sweepMinutes });
   return {

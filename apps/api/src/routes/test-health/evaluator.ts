@@ -51,7 +51,11 @@ export class TestEvaluator {
   }
 
   /** After an upload: every test that failed, and those that passed unless a pass cannot change them. */
-  afterUpload(repo: RepoRef, ids: { failingIds: readonly string[]; passedIds: readonly string[] }, meta: WriteMeta): Promise<EvaluationResult> {
+  afterUpload(
+    repo: RepoRef,
+    ids: { failingIds: readonly string[]; passedIds: readonly string[] },
+    meta: WriteMeta,
+  ): Promise<EvaluationResult> {
     return this.serialised(repo, async () => {
       const now = this.clock.now();
       const rules = await this.rulesFor(repo);
@@ -77,7 +81,13 @@ export class TestEvaluator {
     });
   }
 
-  private async run(repo: RepoRef, ids: readonly string[], now: Date, rules: ClassificationRules, meta: WriteMeta): Promise<EvaluationResult> {
+  private async run(
+    repo: RepoRef,
+    ids: readonly string[],
+    now: Date,
+    rules: ClassificationRules,
+    meta: WriteMeta,
+  ): Promise<EvaluationResult> {
     const repoId = repoIdOf(repo);
     let evaluated = 0;
     const events: TestHealthEvent[] = [];
@@ -88,7 +98,15 @@ export class TestEvaluator {
         const history = histories[j];
         if (!doc || !history) return;
         evaluated += 1;
-        const event = evaluateTest({ repo, testId: doc.id, current: healthOf(doc), history: history.runs, revision: history.revision, now, rules });
+        const event = evaluateTest({
+          repo,
+          testId: doc.id,
+          current: healthOf(doc),
+          history: history.runs,
+          revision: history.revision,
+          now,
+          rules,
+        });
         if (event) events.push(event);
       });
       await yieldTurn();
@@ -111,4 +129,9 @@ export class TestEvaluator {
   }
 }
 
-const healthOf = (doc: TestDoc) => ({ status: doc.status, reason: doc.reason, since: doc.since, pullRequestsImpactedLast7d: doc.pullRequestsImpactedLast7d });
+const healthOf = (doc: TestDoc) => ({
+  status: doc.status,
+  reason: doc.reason,
+  since: doc.since,
+  pullRequestsImpactedLast7d: doc.pullRequestsImpactedLast7d,
+});

@@ -1,7 +1,16 @@
 import { Router } from 'express';
 import type { IndexName, TestDoc } from '@railyard/readmodels';
 import { sortKeyOf } from '@railyard/readmodels';
-import { decodePageToken, pageInfoFor, pageSizeOf, PageQueryError, repoIdOf, scopeOf, type PageInfo, type RepoRef } from '@railyard/testhealth';
+import {
+  decodePageToken,
+  pageInfoFor,
+  pageSizeOf,
+  PageQueryError,
+  repoIdOf,
+  scopeOf,
+  type PageInfo,
+  type RepoRef,
+} from '@railyard/testhealth';
 import { parseBody } from '../../http/validate';
 import { jsonPost, type TestHealthContext } from './context';
 import { asPageError, requireOrg, requireRepo } from './repo-guard';
@@ -17,12 +26,19 @@ interface PageQueryInput {
  * One keyset page of a listing. The token is bound to the request's filter (repo, organisation and,
  * for unhealthy tests, the status) and verified with the server's secret before the store is asked.
  */
-const fetchPage = async (th: TestHealthContext, repo: RepoRef, index: IndexName, filter: object, query: PageQueryInput): Promise<{ rows: TestDoc[]; page: PageInfo }> => {
+const fetchPage = async (
+  th: TestHealthContext,
+  repo: RepoRef,
+  index: IndexName,
+  filter: object,
+  query: PageQueryInput,
+): Promise<{ rows: TestDoc[]; page: PageInfo }> => {
   try {
     const size = pageSizeOf(query.page_size);
     const scope = scopeOf(filter);
     const token = query.page_token;
-    if (token !== undefined && token !== null && typeof token !== 'string') throw new PageQueryError('INVALID_PAGE_TOKEN', 'page_token must be a string');
+    if (token !== undefined && token !== null && typeof token !== 'string')
+      throw new PageQueryError('INVALID_PAGE_TOKEN', 'page_token must be a string');
     const cursor = token ? decodePageToken(token, th.config.pageTokenSecret, scope) : undefined;
     const listed = await th.store.listPage(repoIdOf(repo), index, size, cursor);
     const first = listed.rows[0];

@@ -3,7 +3,12 @@ import { JUnitParsePool, ParserBusyError } from './parse-pool';
 import type { ParseTask } from './parse-task';
 
 const logger = createLogger('test', 'error');
-const task = (xml: string): ParseTask => ({ files: [{ name: 'r.xml', bytes: Buffer.from(xml) }], orgSlug: 'o', repo: { host: 'git.test', owner: 'acme', name: 'w' }, maxFileBytes: 1024 * 1024 });
+const task = (xml: string): ParseTask => ({
+  files: [{ name: 'r.xml', bytes: Buffer.from(xml) }],
+  orgSlug: 'o',
+  repo: { host: 'git.test', owner: 'acme', name: 'w' },
+  maxFileBytes: 1024 * 1024,
+});
 
 jest.setTimeout(30_000);
 
@@ -12,9 +17,14 @@ describe('JUnitParsePool', () => {
     const pool = new JUnitParsePool({ workers: 2, maxQueued: 10, logger });
     const inPlace = new JUnitParsePool({ workers: 0, maxQueued: 0, logger });
     try {
-      const tasks = Array.from({ length: 5 }, (_, i) => task(`<testsuite name="s${i}"><testcase name="t${i}"><failure/></testcase></testsuite>`));
+      const tasks = Array.from({ length: 5 }, (_, i) =>
+        task(`<testsuite name="s${i}"><testcase name="t${i}"><failure/></testcase></testsuite>`),
+      );
 
-      const [viaWorkers, direct] = await Promise.all([Promise.all(tasks.map((t) => pool.parse(t))), Promise.all(tasks.map((t) => inPlace.parse(t)))]);
+      const [viaWorkers, direct] = await Promise.all([
+        Promise.all(tasks.map((t) => pool.parse(t))),
+        Promise.all(tasks.map((t) => inPlace.parse(t))),
+      ]);
 
       expect(viaWorkers).toEqual(direct);
       expect(viaWorkers.every((o) => o.ok)).toBe(true);

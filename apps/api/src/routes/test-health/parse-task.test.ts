@@ -5,7 +5,12 @@ import { runParseTask, type ParseTask } from './parse-task';
 
 const FIXTURES = path.resolve(__dirname, '../../../../../libs/testhealth/fixtures');
 const fixture = (name: string) => ({ name, bytes: readFileSync(path.join(FIXTURES, name)) });
-const task = (files: ParseTask['files']): ParseTask => ({ files, orgSlug: 'acme-org', repo: { host: 'git.test', owner: 'acme', name: 'widgets' }, maxFileBytes: 1024 * 1024 });
+const task = (files: ParseTask['files']): ParseTask => ({
+  files,
+  orgSlug: 'acme-org',
+  repo: { host: 'git.test', owner: 'acme', name: 'widgets' },
+  maxFileBytes: 1024 * 1024,
+});
 
 describe('runParseTask', () => {
   it.each([
@@ -34,7 +39,11 @@ describe('runParseTask', () => {
     ['malformed.xml', 'MALFORMED'],
     ['not-junit.xml', 'NOT_JUNIT'],
   ])('when %s is parsed, then it is refused with %s and the message names the file', (name, code) => {
-    expect(runParseTask(task([fixture('jest-junit.xml'), fixture(name)]))).toMatchObject({ ok: false, code, message: expect.stringContaining(name) });
+    expect(runParseTask(task([fixture('jest-junit.xml'), fixture(name)]))).toMatchObject({
+      ok: false,
+      code,
+      message: expect.stringContaining(name),
+    });
   });
 
   it('when a file is gzip, then it is read like the plain one', () => {
@@ -45,13 +54,18 @@ describe('runParseTask', () => {
   });
 
   it('when a gzip inflates past the per-file cap, then it is TOO_LARGE', () => {
-    const bomb = gzipSync(Buffer.concat([Buffer.from('<testsuite name="x">'), Buffer.alloc(3 * 1024 * 1024, 0x20), Buffer.from('</testsuite>')]));
+    const bomb = gzipSync(
+      Buffer.concat([Buffer.from('<testsuite name="x">'), Buffer.alloc(3 * 1024 * 1024, 0x20), Buffer.from('</testsuite>')]),
+    );
 
     expect(runParseTask(task([{ name: 'bomb.xml.gz', bytes: bomb }]))).toMatchObject({ ok: false, code: 'TOO_LARGE' });
   });
 
   it('when two files are successive attempts, then a test that failed and then passed is flaky', () => {
-    const attempt = (body: string) => ({ name: 'a.xml', bytes: Buffer.from(`<testsuite name="s"><testcase name="t">${body}</testcase></testsuite>`) });
+    const attempt = (body: string) => ({
+      name: 'a.xml',
+      bytes: Buffer.from(`<testsuite name="s"><testcase name="t">${body}</testcase></testsuite>`),
+    });
 
     const outcome = runParseTask(task([attempt('<failure/>'), attempt('')]));
 

@@ -27,14 +27,27 @@ export const quarantineRoutes = (th: TestHealthContext): Router => {
         [
           {
             type: 'QuarantineOverrideSet',
-            data: { repo: body.repo, testId: body.testId, override, previous: doc.override, ...(body.reason ? { reason: body.reason } : {}), at: th.clock.now().toISOString() },
+            data: {
+              repo: body.repo,
+              testId: body.testId,
+              override,
+              previous: doc.override,
+              ...(body.reason ? { reason: body.reason } : {}),
+              at: th.clock.now().toISOString(),
+            },
           },
         ],
         ctx,
       );
     }
     const after = (await th.store.getTest(repoId, body.testId)) ?? doc;
-    return { testId: after.id, quarantine: after.override ?? 'auto', quarantined: after.quarantined, quarantined_at: after.quarantinedAt, status: after.status };
+    return {
+      testId: after.id,
+      quarantine: after.override ?? 'auto',
+      quarantined: after.quarantined,
+      quarantined_at: after.quarantinedAt,
+      status: after.status,
+    };
   });
 
   jsonPost(router, th.tokens, '/flaky-tests/check-failures', 'read', async (raw) => {
@@ -49,11 +62,23 @@ export const quarantineRoutes = (th: TestHealthContext): Router => {
     const describe = (id: string) => {
       const doc = byId.get(id);
       if (!doc) return { testId: id, known: false };
-      return { testId: id, known: true, name: doc.name, classname: doc.classname, file: doc.file, parent: doc.parent, variant: doc.variant, status: doc.status };
+      return {
+        testId: id,
+        known: true,
+        name: doc.name,
+        classname: doc.classname,
+        file: doc.file,
+        parent: doc.parent,
+        variant: doc.variant,
+        status: doc.status,
+      };
     };
     return {
       allQuarantined: verdict.allQuarantined,
-      quarantined: verdict.quarantined.map((id) => ({ ...describe(id), quarantine_setting: quarantineSettingOf(byId.get(id)?.override ?? undefined) })),
+      quarantined: verdict.quarantined.map((id) => ({
+        ...describe(id),
+        quarantine_setting: quarantineSettingOf(byId.get(id)?.override ?? undefined),
+      })),
       notQuarantined: verdict.notQuarantined.map(describe),
     };
   });
@@ -73,7 +98,11 @@ export const quarantineRoutes = (th: TestHealthContext): Router => {
     if (!doc) throw unknownTest();
     const htmlUrl = body.html_url === '' ? null : body.html_url;
     if (htmlUrl !== doc.ticketUrl) {
-      await th.writer.append(body.repo, [{ type: 'TestTicketLinked', data: { repo: body.repo, testId: doc.id, htmlUrl, at: th.clock.now().toISOString() } }], ctx);
+      await th.writer.append(
+        body.repo,
+        [{ type: 'TestTicketLinked', data: { repo: body.repo, testId: doc.id, htmlUrl, at: th.clock.now().toISOString() } }],
+        ctx,
+      );
     }
     return { test_case_id: doc.id, ticket: { html_url: htmlUrl ?? '' } };
   });

@@ -42,6 +42,13 @@ describe('checkUploadInput', () => {
 
   it('when the files add up past 20 MiB, then 413', () => {
     const half = Buffer.alloc(MAX_UPLOAD_BYTES / 2 + 1);
-    expect(refusal({ files: [{ name: 'a', bytes: half }, { name: 'b', bytes: half }] })).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(
+      refusal({
+        files: [
+          { name: 'a', bytes: half },
+          { name: 'b', bytes: half },
+        ],
+      }),
+    ).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
 });

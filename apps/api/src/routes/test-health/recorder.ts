@@ -57,15 +57,18 @@ export const checkUploadInput = (input: UploadInput): void => {
     ['job', input.ciJob],
     ['variant', input.variant],
   ] as const) {
-    if (value !== undefined && (value.length > 255 || CONTROL.test(value))) throw badInput(`${field} must be at most 255 characters without control characters`);
+    if (value !== undefined && (value.length > 255 || CONTROL.test(value)))
+      throw badInput(`${field} must be at most 255 characters without control characters`);
   }
   if (input.files.length === 0) throw badInput('files must hold at least one JUnit report');
   if (input.files.length > MAX_UPLOAD_FILES) throw badInput(`files may hold at most ${MAX_UPLOAD_FILES} reports per upload`);
   for (const f of input.files) {
-    if (f.name.length === 0 || f.name.length > 255 || CONTROL.test(f.name)) throw badInput('each file name must be 1 to 255 characters without control characters');
+    if (f.name.length === 0 || f.name.length > 255 || CONTROL.test(f.name))
+      throw badInput('each file name must be 1 to 255 characters without control characters');
   }
   const total = input.files.reduce((sum, f) => sum + f.bytes.length, 0);
-  if (total > MAX_UPLOAD_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the reports hold ${total} bytes; the limit is ${MAX_UPLOAD_BYTES}`);
+  if (total > MAX_UPLOAD_BYTES)
+    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the reports hold ${total} bytes; the limit is ${MAX_UPLOAD_BYTES}`);
 };
 
 /**
@@ -102,14 +105,19 @@ export class UploadRecorder {
         ...(input.variant ? { variant: input.variant } : {}),
       });
     } catch (err) {
-      if (err instanceof ParserBusyError) throw new ApiError(503, 'PARSER_BUSY', 'too many uploads are being parsed; retry shortly', undefined, { 'Retry-After': '5' });
+      if (err instanceof ParserBusyError)
+        throw new ApiError(503, 'PARSER_BUSY', 'too many uploads are being parsed; retry shortly', undefined, { 'Retry-After': '5' });
       throw err;
     }
     if (!outcome.ok) throw new ApiError(outcome.code === 'TOO_LARGE' ? 413 : 400, outcome.code, outcome.message);
     const upload = outcome.upload;
     const treeSha = await deps.facts.treeOf(input.repo, input.commitSha);
     const cases: TestResultsUploaded['data']['cases'] = upload.blob
-      ? { digest: await deps.blobs.put(Buffer.from(upload.blob.buffer, upload.blob.byteOffset, upload.blob.byteLength)), count: upload.caseCount, encoding: 'json+gzip' }
+      ? {
+          digest: await deps.blobs.put(Buffer.from(upload.blob.buffer, upload.blob.byteOffset, upload.blob.byteLength)),
+          count: upload.caseCount,
+          encoding: 'json+gzip',
+        }
       : { inline: upload.inline ?? [] };
     const uploadId = randomUUID();
     const event: TestResultsUploaded = {
@@ -139,7 +147,11 @@ export class UploadRecorder {
       evaluation = await deps.evaluator.afterUpload(input.repo, upload, meta);
     } catch (err) {
       // The upload is recorded; its failing tests are on the sweep's watch list, so the verdict only comes later.
-      deps.logger.error('re-classification after an upload failed; the sweep will retry', { repo: repoIdOf(input.repo), uploadId, ...errorFields(err) });
+      deps.logger.error('re-classification after an upload failed; the sweep will retry', {
+        repo: repoIdOf(input.repo),
+        uploadId,
+        ...errorFields(err),
+      });
     }
     deps.logger.info('test results recorded', {
       repo: repoIdOf(input.repo),

@@ -8,7 +8,8 @@ export const requireRepo = async (th: TestHealthContext, repo: RepoRef): Promise
 
 /** Test ids are computed with one organisation slug; a list for another one would always be empty, so say so. */
 export const requireOrg = (th: TestHealthContext, slug: string): void => {
-  if (slug !== th.config.orgSlug) throw new ApiError(404, 'ORG_NOT_FOUND', `this server's organisation is "${th.config.orgSlug}" (RAILYARD_ORG_SLUG), not "${slug}"`);
+  if (slug !== th.config.orgSlug)
+    throw new ApiError(404, 'ORG_NOT_FOUND', `this server's organisation is "${th.config.orgSlug}" (RAILYARD_ORG_SLUG), not "${slug}"`);
 };
 
 /** Page query mistakes are the client's: 400 with the paging code. */

@@ -41,7 +41,15 @@ beforeEach(async () => {
     tokens: new TokenRegistry([]),
     logger,
     gitRoot,
-    config: { orgSlug: 'acme-org', pageTokenSecret: 'a-secret-for-the-test', parseWorkers: 1, maxQueuedParses: 4, sweepMinutes: 0, maxRunsPerTest: 100, retentionDays: 60 },
+    config: {
+      orgSlug: 'acme-org',
+      pageTokenSecret: 'a-secret-for-the-test',
+      parseWorkers: 1,
+      maxQueuedParses: 4,
+      sweepMinutes: 0,
+      maxRunsPerTest: 100,
+      retentionDays: 60,
+    },
     serverUrl: () => 'http://railyard.test',
   });
   statuses = new LocalCommitStatusStore({ root: gitRoot });
@@ -70,7 +78,10 @@ describe('uploadReports wired into the local CI runner', () => {
     const branch = `railyard-merge/pr-4/${RUN_ID}`;
     const sha = await commitOnBranch(gitRoot, repo, {
       branch,
-      files: { 'recorded/unit.xml': report, '.railyard.yml': 'ci:\n  unit: "mkdir -p out && cp recorded/unit.xml out/junit.xml; exit 1"\nreports: ["out/junit.xml"]\n' },
+      files: {
+        'recorded/unit.xml': report,
+        '.railyard.yml': 'ci:\n  unit: "mkdir -p out && cp recorded/unit.xml out/junit.xml; exit 1"\nreports: ["out/junit.xml"]\n',
+      },
     });
 
     // when
@@ -80,16 +91,31 @@ describe('uploadReports wired into the local CI runner', () => {
     // then
     const uploaded = (await events.readStream(`tests-${repoIdOf(repo)}`)).filter((e) => e.type === 'TestResultsUploaded');
     expect(uploaded).toHaveLength(1);
-    expect(uploaded[0]?.data).toMatchObject({ branch, commitSha: sha, testRunId: RUN_ID, ciJob: 'railyard-ci', stats: { testCount: 2, failedCount: 1 }, treeSha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(uploaded[0]?.data).toMatchObject({
+      branch,
+      commitSha: sha,
+      testRunId: RUN_ID,
+      ciJob: 'railyard-ci',
+      stats: { testCount: 2, failedCount: 1 },
+      treeSha: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(uploaded[0]?.metadata).toMatchObject({ actor: 'ci-runner', correlationId: RUN_ID });
-    const failing = testIdOfReported({ name: 'rounds', classname: 'cart', parent: 'unit', file: 'src/cart.test.ts' }, { orgSlug: 'acme-org', repo });
+    const failing = testIdOfReported(
+      { name: 'rounds', classname: 'cart', parent: 'unit', file: 'src/cart.test.ts' },
+      { orgSlug: 'acme-org', repo },
+    );
     expect(await store.getTest(repoIdOf(repo), failing)).toMatchObject({ name: 'rounds', lastFailedAt: expect.any(String) });
   });
 
   it('when the runner gives no branch and the test branch is gone, then the upload still lands on a protected merge-queue branch name', async () => {
     const sha = (await createRepoWithCommits(gitRoot, { ...repo, name: 'other' })).sha;
 
-    await testHealth.uploadReports({ repo: { ...repo, name: 'other' }, sha, testRunId: RUN_ID, files: [Buffer.from('<testsuite name="s"><testcase name="t"/></testsuite>')] });
+    await testHealth.uploadReports({
+      repo: { ...repo, name: 'other' },
+      sha,
+      testRunId: RUN_ID,
+      files: [Buffer.from('<testsuite name="s"><testcase name="t"/></testsuite>')],
+    });
 
     const [uploaded] = await events.readStream(`tests-${repoIdOf({ ...repo, name: 'other' })}`);
     expect(uploaded?.data).toMatchObject({ branch: `railyard-merge/${RUN_ID}`, commitSha: sha });
@@ -98,7 +124,9 @@ describe('uploadReports wired into the local CI runner', () => {
   it('when a report does not parse, then the callback rejects and nothing is recorded', async () => {
     const sha = (await createRepoWithCommits(gitRoot, { ...repo, name: 'third' })).sha;
 
-    await expect(testHealth.uploadReports({ repo: { ...repo, name: 'third' }, sha, testRunId: RUN_ID, files: [Buffer.from('<testsuite>')] })).rejects.toMatchObject({ code: 'MALFORMED' });
+    await expect(
+      testHealth.uploadReports({ repo: { ...repo, name: 'third' }, sha, testRunId: RUN_ID, files: [Buffer.from('<testsuite>')] }),
+    ).rejects.toMatchObject({ code: 'MALFORMED' });
 
     expect(await events.readStream(`tests-${repoIdOf({ ...repo, name: 'third' })}`)).toEqual([]);
   });

@@ -3,16 +3,26 @@ import { anyCaseEnum, repoSchema } from '@railyard/api-schema';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export const testIdSchema = z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.string().regex(UUID, 'must be a test id (a UUID)'));
+export const testIdSchema = z.preprocess(
+  (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+  z.string().regex(UUID, 'must be a test id (a UUID)'),
+);
 
 /** page_size and page_token are checked by libs/testhealth paging, so their errors carry its codes. */
 const pageQuerySchema = z.object({ page_size: z.unknown().optional(), page_token: z.unknown().optional() }).strict();
 
 export const listUnhealthyRequest = z
-  .object({ repo: repoSchema, org_url_slug: z.string().min(1).max(100), page_query: pageQuerySchema, status: anyCaseEnum(['flaky', 'broken'] as const) })
+  .object({
+    repo: repoSchema,
+    org_url_slug: z.string().min(1).max(100),
+    page_query: pageQuerySchema,
+    status: anyCaseEnum(['flaky', 'broken'] as const),
+  })
   .strict();
 
-export const listQuarantinedRequest = z.object({ repo: repoSchema, org_url_slug: z.string().min(1).max(100), page_query: pageQuerySchema }).strict();
+export const listQuarantinedRequest = z
+  .object({ repo: repoSchema, org_url_slug: z.string().min(1).max(100), page_query: pageQuerySchema })
+  .strict();
 
 export const setQuarantineRequest = z
   .object({

@@ -16,7 +16,12 @@ export interface SweeperHandle {
  * sweep, never at query time: listing 100,000 tests stays an index read. Each API process sweeps;
  * the evaluation basis in each event makes a second sweeper's events harmless.
  */
-export const startSweeper = (options: { store: TestHealthReadModels; evaluator: TestEvaluator; logger: Logger; minutes: number }): SweeperHandle => {
+export const startSweeper = (options: {
+  store: TestHealthReadModels;
+  evaluator: TestEvaluator;
+  logger: Logger;
+  minutes: number;
+}): SweeperHandle => {
   const { store, evaluator, logger } = options;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<EvaluationResult> | null = null;

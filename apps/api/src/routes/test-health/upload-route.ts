@@ -21,7 +21,13 @@ const jsonParser = express.json({ limit: BODY_LIMIT, strict: true, type: () => t
 const uploadBody: RequestHandler = (req, res, next) => {
   if (req.is('application/json')) return jsonParser(req, res, next);
   if (req.is([...XML_TYPES, ...GZIP_TYPES])) return rawBody(req, res, next);
-  next(new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `send JUnit XML as ${[...XML_TYPES, ...GZIP_TYPES].join(', ')}, or the JSON form as application/json`));
+  next(
+    new ApiError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `send JUnit XML as ${[...XML_TYPES, ...GZIP_TYPES].join(', ')}, or the JSON form as application/json`,
+    ),
+  );
 };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -29,7 +35,8 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const repoOf = (value: unknown): RepoRef => {
   if (typeof value === 'string') {
     const repo = parseRepoSpec(value);
-    if (!repo) throw new ApiError(400, 'VALIDATION_FAILED', 'repo must be HOST/OWNER/NAME', [{ field: 'repo', message: 'must be HOST/OWNER/NAME' }]);
+    if (!repo)
+      throw new ApiError(400, 'VALIDATION_FAILED', 'repo must be HOST/OWNER/NAME', [{ field: 'repo', message: 'must be HOST/OWNER/NAME' }]);
     return repo;
   }
   return value as RepoRef;
@@ -40,7 +47,9 @@ const fromJson = (raw: unknown): UploadInput => {
   const files = body.files.map((f, i) => {
     const text = f.contentBase64.replace(/\s+/g, '');
     if (!BASE64.test(text) || text.length % 4 === 1) {
-      throw new ApiError(400, 'VALIDATION_FAILED', `files.${i}.contentBase64 is not base64`, [{ field: `files.${i}.contentBase64`, message: 'not base64' }]);
+      throw new ApiError(400, 'VALIDATION_FAILED', `files.${i}.contentBase64 is not base64`, [
+        { field: `files.${i}.contentBase64`, message: 'not base64' },
+      ]);
     }
     return { name: f.name, bytes: Buffer.from(text, 'base64') };
   });
@@ -59,7 +68,8 @@ const fromJson = (raw: unknown): UploadInput => {
 const metaOf = (req: Request, name: string): string | undefined => {
   const q = req.query[name];
   if (typeof q === 'string') return q;
-  if (q !== undefined) throw new ApiError(400, 'VALIDATION_FAILED', `${name} must be given once`, [{ field: name, message: 'given more than once' }]);
+  if (q !== undefined)
+    throw new ApiError(400, 'VALIDATION_FAILED', `${name} must be given once`, [{ field: name, message: 'given more than once' }]);
   const h = req.header(`x-railyard-${name}`);
   return h === undefined ? undefined : h;
 };
@@ -75,7 +85,8 @@ const fromRaw = (req: Request): UploadInput => {
     );
   }
   const pr = metaOf(req, 'pr');
-  if (pr !== undefined && !/^[1-9][0-9]{0,9}$/.test(pr)) throw new ApiError(400, 'VALIDATION_FAILED', 'pr must be a positive integer', [{ field: 'pr', message: 'must be a positive integer' }]);
+  if (pr !== undefined && !/^[1-9][0-9]{0,9}$/.test(pr))
+    throw new ApiError(400, 'VALIDATION_FAILED', 'pr must be a positive integer', [{ field: 'pr', message: 'must be a positive integer' }]);
   const job = metaOf(req, 'job');
   const variant = metaOf(req, 'variant');
   const body = req.body as unknown;

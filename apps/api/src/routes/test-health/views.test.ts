@@ -5,7 +5,19 @@ import { quarantinedTestView, repositoryHtmlUrl, testHtmlUrl, unhealthyTestView 
 const LOCAL = { host: 'git.local', owner: 'acme', name: 'widgets' };
 const BASE = 'http://railyard.test:8080';
 const doc = {
-  ...newTestDoc({ repo: LOCAL, repoId: 'r', id: '3f507aef-e834-523b-a8ad-edaba6b137be', name: 'adds', classname: 'Cart', file: 'src/cart/a.test.ts', parent: 'cart', variant: 'linux' }, '2026-03-01T09:00:00.000Z'),
+  ...newTestDoc(
+    {
+      repo: LOCAL,
+      repoId: 'r',
+      id: '3f507aef-e834-523b-a8ad-edaba6b137be',
+      name: 'adds',
+      classname: 'Cart',
+      file: 'src/cart/a.test.ts',
+      parent: 'cart',
+      variant: 'linux',
+    },
+    '2026-03-01T09:00:00.000Z',
+  ),
   status: 'FLAKY' as const,
   reason: 'pass_on_retry: failed and passed on commit abc1234',
   since: '2026-03-02T09:00:00.000Z',

@@ -12,10 +12,13 @@ const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
  * paths with the host in front).
  */
 export const repositoryHtmlUrl = (repo: RepoRef, base: string): string =>
-  FORGES.has(repo.host.toLowerCase()) ? `https://${repo.host}/${path(repo.owner, repo.name)}` : `${base}/repos/${path(repo.host, repo.owner, repo.name)}`;
+  FORGES.has(repo.host.toLowerCase())
+    ? `https://${repo.host}/${path(repo.owner, repo.name)}`
+    : `${base}/repos/${path(repo.host, repo.owner, repo.name)}`;
 
 /** A test's page, always on this server: `<base>/repos/<host>/<owner>/<name>/tests/<test id>`. */
-export const testHtmlUrl = (repo: RepoRef, testId: string, base: string): string => `${base}/repos/${path(repo.host, repo.owner, repo.name)}/tests/${testId}`;
+export const testHtmlUrl = (repo: RepoRef, testId: string, base: string): string =>
+  `${base}/repos/${path(repo.host, repo.owner, repo.name)}/tests/${testId}`;
 
 export const unhealthyTestView = (doc: TestDoc, owners: Codeowners, base: string) => ({
   id: doc.id,

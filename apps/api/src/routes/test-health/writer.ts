@@ -44,7 +44,8 @@ export class TestHealthWriter {
     }
     if (position !== null) {
       const timeoutMs = this.options.readYourWritesTimeoutMs ?? 5000;
-      if (!(await this.readModels.waitFor(position, timeoutMs))) this.logger.warn('test-health read models did not reach a write in time', { position: String(position), timeoutMs });
+      if (!(await this.readModels.waitFor(position, timeoutMs)))
+        this.logger.warn('test-health read models did not reach a write in time', { position: String(position), timeoutMs });
     }
     return position;
   }

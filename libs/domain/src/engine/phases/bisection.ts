@@ -13,7 +13,12 @@ const skipping = (c: Ctx): boolean => c.s.settings.optimizationMode === 'bisecti
  * `proof` names a passing half when one is still known. Undefined when nothing can be concluded (a
  * half still running or failed, or a PR that left without a verdict).
  */
-export const redundancy = (c: Ctx, parent: string, parentPrs: readonly number[], mine: ReadonlySet<number>): { proof?: string } | undefined => {
+export const redundancy = (
+  c: Ctx,
+  parent: string,
+  parentPrs: readonly number[],
+  mine: ReadonlySet<number>,
+): { proof?: string } | undefined => {
   if (!skipping(c)) return undefined;
   const cleared = new Set<number>();
   let proof: string | undefined;
@@ -66,10 +71,12 @@ const failedGroups = (c: Ctx): { run: TestRun; members: Entry[] }[] => {
  */
 const mayBisect = (c: Ctx, run: TestRun, members: readonly Entry[]): boolean => {
   const unmerged = run.dependentPrs.slice(mergedPrefix(c.s, run.dependentPrs));
-  if (unmerged.some((d) => {
-    const de = c.s.entries.get(d);
-    return de !== undefined && !isStackable(c.s, de);
-  }))
+  if (
+    unmerged.some((d) => {
+      const de = c.s.entries.get(d);
+      return de !== undefined && !isStackable(c.s, de);
+    })
+  )
     return false;
   return !successorsStillTesting(c, members);
 };

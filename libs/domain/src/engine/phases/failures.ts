@@ -52,7 +52,13 @@ const blame = (e: Entry, run: TestRun, inferred: boolean): Action =>
         detail: 'a batch holding this PR failed and the other half of its bisection passed, so this PR broke it; its own run was skipped',
         testRunId: run.testRunId,
       })
-    : record({ type: 'FailPr', prNumber: e.prNumber, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: failureDetail(run), testRunId: run.testRunId });
+    : record({
+        type: 'FailPr',
+        prNumber: e.prNumber,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: failureDetail(run),
+        testRunId: run.testRunId,
+      });
 
 /**
  * Runs that no longer predict their merge restart. A PR pending failure on a run of its own is

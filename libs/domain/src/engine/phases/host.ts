@@ -17,11 +17,20 @@ export const recogniseMerges: Phase = (c) => {
   if (!target) return [];
   for (const m of mergeable(c)) {
     if (m.after.tree !== m.before.tree && target.tree === m.after.tree)
-      return [{ kind: 'completeMerge', prNumber: m.e.prNumber, mergeSha: target.sha, testRunId: m.run.testRunId, reason: 'MERGE_GRAPH_MERGE' }];
+      return [
+        { kind: 'completeMerge', prNumber: m.e.prNumber, mergeSha: target.sha, testRunId: m.run.testRunId, reason: 'MERGE_GRAPH_MERGE' },
+      ];
   }
   const dm = c.facts.directMerge;
   const first = c.order[0];
-  if (c.chain.length === 0 && dm && first?.prNumber === dm.prNumber && first.headSha === dm.headSha && c.s.settings.directMergeMode === 'always' && target.tree === dm.headTree)
+  if (
+    c.chain.length === 0 &&
+    dm &&
+    first?.prNumber === dm.prNumber &&
+    first.headSha === dm.headSha &&
+    c.s.settings.directMergeMode === 'always' &&
+    target.tree === dm.headTree
+  )
     return [{ kind: 'completeMerge', prNumber: first.prNumber, mergeSha: target.sha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }];
   return [];
 };
@@ -45,7 +54,15 @@ export const hostChanges: Phase = (c) => {
         hasImpactedTargets: targetsFor(c.s, e.prNumber, e.headSha) !== undefined,
       });
       if (!sameReadiness(readiness, e.readiness))
-        out.push(record({ type: 'RefreshReadiness', prNumber: e.prNumber, headSha: pr.headSha, baseBranch: pr.baseBranch, mergeability: pr.mergeability }));
+        out.push(
+          record({
+            type: 'RefreshReadiness',
+            prNumber: e.prNumber,
+            headSha: pr.headSha,
+            baseBranch: pr.baseBranch,
+            mergeability: pr.mergeability,
+          }),
+        );
     }
   }
   return out;
@@ -60,7 +77,15 @@ export const statusReports: Phase = (c) =>
         if (TERMINAL_STATUS.has(seen.state) && st.state === 'pending') return false;
         return seen.state !== st.state || seen.url !== st.url;
       })
-      .map((st) => record({ type: 'ReportTestStatus', testRunId: run.testRunId, context: st.context, state: st.state, ...(st.url !== undefined ? { url: st.url } : {}) })),
+      .map((st) =>
+        record({
+          type: 'ReportTestStatus',
+          testRunId: run.testRunId,
+          context: st.context,
+          state: st.state,
+          ...(st.url !== undefined ? { url: st.url } : {}),
+        }),
+      ),
   );
 
 /** Test branches of runs the state no longer holds (ended and unneeded, or never recorded after a crash). */

@@ -33,7 +33,9 @@ export const successorsStillTesting = (c: Ctx, members: readonly Entry[], visite
     if (r.status === 'testing') return true;
     if (!c.s.settings.canOptimisticallyMerge || r.status !== 'failed' || visited.has(r.testRunId)) continue;
     visited.add(r.testRunId);
-    const failed = r.prNumbers.map((n) => c.s.entries.get(n)).filter((e): e is Entry => e?.state === 'pending_failure' && e.testRunId === r.testRunId);
+    const failed = r.prNumbers
+      .map((n) => c.s.entries.get(n))
+      .filter((e): e is Entry => e?.state === 'pending_failure' && e.testRunId === r.testRunId);
     if (failed.length > 0 && successorsStillTesting(c, failed, visited)) return true;
   }
   return false;

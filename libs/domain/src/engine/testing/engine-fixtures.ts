@@ -19,7 +19,11 @@ export const runStarted = (
 ): QueueEvent[] => {
   const stack = [...dependentPrs, prNumber];
   const baseTree = o.baseTree ?? BASE_TREE;
-  const steps: TestRunStep[] = stack.map((n, i) => ({ prNumber: n, sha: `${testRunId}-c${i}`, tree: treeWith(stack.slice(0, i + 1), baseTree) }));
+  const steps: TestRunStep[] = stack.map((n, i) => ({
+    prNumber: n,
+    sha: `${testRunId}-c${i}`,
+    tree: treeWith(stack.slice(0, i + 1), baseTree),
+  }));
   const when = o.when ?? at(45);
   return [
     {
@@ -56,7 +60,11 @@ export const batchStarted = (
   const stack = [...dependentPrs, ...prNumbers];
   const baseTree = o.baseTree ?? BASE_TREE;
   const when = o.when ?? at(45);
-  const steps: TestRunStep[] = stack.map((n, i) => ({ prNumber: n, sha: `${testRunId}-c${i}`, tree: treeWith(stack.slice(0, i + 1), baseTree) }));
+  const steps: TestRunStep[] = stack.map((n, i) => ({
+    prNumber: n,
+    sha: `${testRunId}-c${i}`,
+    tree: treeWith(stack.slice(0, i + 1), baseTree),
+  }));
   return [
     ...(o.bisectionOf === undefined
       ? []
@@ -83,7 +91,12 @@ export const batchStarted = (
   ];
 };
 
-export const batchPassed = (testRunId: string, prNumbers: number[], reason: PassReason = 'TEST_RUN_PASSED', when = at(47)): QueueEvent[] => [
+export const batchPassed = (
+  testRunId: string,
+  prNumbers: number[],
+  reason: PassReason = 'TEST_RUN_PASSED',
+  when = at(47),
+): QueueEvent[] => [
   statusReported(testRunId, 'tests', 'success', when),
   { type: 'TestRunSucceeded', data: { testRunId, at: when } },
   ...prNumbers.map((prNumber): QueueEvent => ({ type: 'PrTestsPassed', data: { prNumber, testRunId, reason, at: when } })),
@@ -92,7 +105,10 @@ export const batchPassed = (testRunId: string, prNumbers: number[], reason: Pass
 export const batchFailed = (testRunId: string, prNumbers: number[], when = at(47)): QueueEvent[] => [
   statusReported(testRunId, 'tests', 'failure', when),
   { type: 'TestRunFailed', data: { testRunId, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', failedContexts: ['tests'], at: when } },
-  ...prNumbers.map((prNumber): QueueEvent => ({ type: 'PrPendingFailure', data: { prNumber, testRunId, failedContexts: ['tests'], at: when } })),
+  ...prNumbers.map((prNumber): QueueEvent => ({
+    type: 'PrPendingFailure',
+    data: { prNumber, testRunId, failedContexts: ['tests'], at: when },
+  })),
 ];
 
 export const statusReported = (testRunId: string, context: string, state: CommitStatusState, when = at(46)): QueueEvent => ({
@@ -112,14 +128,26 @@ export const runFailed = (testRunId: string, prNumber: number, when = at(47)): Q
   { type: 'PrPendingFailure', data: { prNumber, testRunId, failedContexts: ['tests'], at: when } },
 ];
 
-export const passedBy = (prNumber: number, testRunId: string, reason: PassReason = 'SUCCESSOR_TEST_RUN_PASSED', when = at(48)): QueueEvent => ({
+export const passedBy = (
+  prNumber: number,
+  testRunId: string,
+  reason: PassReason = 'SUCCESSOR_TEST_RUN_PASSED',
+  when = at(48),
+): QueueEvent => ({
   type: 'PrTestsPassed',
   data: { prNumber, testRunId, reason, at: when },
 });
 
 export const merged = (prNumber: number, testRunId: string, when = at(49), ontoSha?: string): QueueEvent => ({
   type: 'PrMerged',
-  data: { prNumber, mergeSha: `merge-${prNumber}`, ...(ontoSha !== undefined ? { ontoSha } : {}), testRunId, reason: 'MERGE_GRAPH_MERGE', at: when },
+  data: {
+    prNumber,
+    mergeSha: `merge-${prNumber}`,
+    ...(ontoSha !== undefined ? { ontoSha } : {}),
+    testRunId,
+    reason: 'MERGE_GRAPH_MERGE',
+    at: when,
+  },
 });
 
 export const failed = (prNumber: number, testRunId?: string, when = at(49)): QueueEvent => ({

@@ -6,7 +6,10 @@ import type { EngineCommand } from '../commands';
 import { BASE_SHA, BASE_TREE } from './engine-fixtures';
 
 /** A queue with `settings` and PRs submitted in that order (PR n at minute n). */
-export const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [queueCreated({ settings }), ...prs.map((n) => prSubmitted(n))];
+export const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [
+  queueCreated({ settings }),
+  ...prs.map((n) => prSubmitted(n)),
+];
 
 export const rec = (command: EngineCommand): Action => ({ kind: 'record', command });
 

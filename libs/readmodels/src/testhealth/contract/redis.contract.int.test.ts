@@ -44,7 +44,17 @@ describe('RedisTestHealthStore specifics', () => {
     await store.apply(new TestHealthEventFactory().record(TH_REPO, uploadOf([c], AT)));
 
     const written = (await redis.keys(`*${namespace}*`)).sort();
-    expect(written).toEqual([keys.checkpoint, keys.repos, keys.test(TH_REPO_ID, c.id), keys.runs(TH_REPO_ID, c.id), keys.uploads(TH_REPO_ID), keys.uploadTimes(TH_REPO_ID), keys.failures(TH_REPO_ID)].sort());
+    expect(written).toEqual(
+      [
+        keys.checkpoint,
+        keys.repos,
+        keys.test(TH_REPO_ID, c.id),
+        keys.runs(TH_REPO_ID, c.id),
+        keys.uploads(TH_REPO_ID),
+        keys.uploadTimes(TH_REPO_ID),
+        keys.failures(TH_REPO_ID),
+      ].sort(),
+    );
     expect(written.every((k) => k.startsWith(`ry:{${namespace}}:th:`))).toBe(true);
   });
 
@@ -53,7 +63,16 @@ describe('RedisTestHealthStore specifics', () => {
     const cases = Array.from({ length: 40 }, (_, i) => caseOf(`c${i}`, i % 3 === 0 ? 'failed' : 'passed'));
     const events = new TestHealthEventFactory().record(TH_REPO, uploadOf(cases, AT), uploadOf(cases, '2026-03-01T10:00:00.000Z'));
     await store.apply(events);
-    const whole = { docs: await store.getTests(TH_REPO_ID, cases.map((c) => c.id)), histories: await store.getHistories(TH_REPO_ID, cases.map((c) => c.id)) };
+    const whole = {
+      docs: await store.getTests(
+        TH_REPO_ID,
+        cases.map((c) => c.id),
+      ),
+      histories: await store.getHistories(
+        TH_REPO_ID,
+        cases.map((c) => c.id),
+      ),
+    };
     await store.reset();
 
     // when
@@ -62,14 +81,25 @@ describe('RedisTestHealthStore specifics', () => {
     await chunked.close();
 
     // then
-    expect({ docs: await store.getTests(TH_REPO_ID, cases.map((c) => c.id)), histories: await store.getHistories(TH_REPO_ID, cases.map((c) => c.id)) }).toEqual(whole);
+    expect({
+      docs: await store.getTests(
+        TH_REPO_ID,
+        cases.map((c) => c.id),
+      ),
+      histories: await store.getHistories(
+        TH_REPO_ID,
+        cases.map((c) => c.id),
+      ),
+    }).toEqual(whole);
   });
 
   it('when two stores apply the same events at once, then each test has each run once', async () => {
     // given
     const cases = Array.from({ length: 30 }, (_, i) => caseOf(`p${i}`, 'passed'));
     const factory = new TestHealthEventFactory();
-    const events = Array.from({ length: 6 }, (_, i) => factory.record(TH_REPO, uploadOf(cases, new Date(Date.parse(AT) + i * 60_000).toISOString()))).flat();
+    const events = Array.from({ length: 6 }, (_, i) =>
+      factory.record(TH_REPO, uploadOf(cases, new Date(Date.parse(AT) + i * 60_000).toISOString())),
+    ).flat();
     const second = new RedisTestHealthStore({ redis: url, namespace, blobs, chunkTests: 7 });
     const first = new RedisTestHealthStore({ redis, namespace, blobs, chunkTests: 5 });
 
@@ -88,7 +118,10 @@ describe('RedisTestHealthStore specifics', () => {
     }
 
     // then
-    const histories = await store.getHistories(TH_REPO_ID, cases.map((c) => c.id));
+    const histories = await store.getHistories(
+      TH_REPO_ID,
+      cases.map((c) => c.id),
+    );
     expect(histories.every((h) => h.runs.length === 6 && h.revision === 5)).toBe(true);
     expect(await store.checkpoint()).toBe(6n);
   });

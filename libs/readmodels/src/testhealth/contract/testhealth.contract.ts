@@ -15,7 +15,12 @@ export type MakeStore = (blobs: BlobStore, options: ContractOptions) => Promise<
 
 const T = (day: number, hour = 9): string => new Date(Date.UTC(2026, 2, day, hour)).toISOString();
 
-const statusChanged = (testId: string, status: 'HEALTHY' | 'FLAKY' | 'BROKEN', at: string, opts: { revision?: number; impacted?: number; since?: string } = {}): TestHealthEvent => ({
+const statusChanged = (
+  testId: string,
+  status: 'HEALTHY' | 'FLAKY' | 'BROKEN',
+  at: string,
+  opts: { revision?: number; impacted?: number; since?: string } = {},
+): TestHealthEvent => ({
   type: 'TestStatusChanged',
   data: {
     repo: TH_REPO,
@@ -82,19 +87,42 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       // given
       const a = caseOf('adds', 'passed');
       const b = caseOf('rounds', 'failed');
-      const events = factory.record(TH_REPO, uploadOf([a, b], T(1), { branch: 'feature', prNumber: 7, ciJob: 'unit', treeSha: 'b'.repeat(40) }));
+      const events = factory.record(
+        TH_REPO,
+        uploadOf([a, b], T(1), { branch: 'feature', prNumber: 7, ciJob: 'unit', treeSha: 'b'.repeat(40) }),
+      );
 
       // when
       await store.apply(events);
 
       // then
       const [docA, docB] = await store.getTests(TH_REPO_ID, [a.id, b.id]);
-      expect(docA).toMatchObject({ id: a.id, name: 'adds', file: 'src/adds.test.ts', status: 'HEALTHY', firstSeenAt: T(1), lastFailedAt: null, quarantined: false, lastRevision: 0 });
+      expect(docA).toMatchObject({
+        id: a.id,
+        name: 'adds',
+        file: 'src/adds.test.ts',
+        status: 'HEALTHY',
+        firstSeenAt: T(1),
+        lastFailedAt: null,
+        quarantined: false,
+        lastRevision: 0,
+      });
       expect(docB).toMatchObject({ lastFailedAt: T(1), since: T(1), reason: 'healthy: no monitor active' });
       const [history] = await store.getHistories(TH_REPO_ID, [b.id]);
       expect(history).toEqual({
         revision: 0,
-        runs: [{ at: T(1), commitSha: 'a'.repeat(40), treeSha: 'b'.repeat(40), branch: 'feature', prNumber: 7, ciJob: 'unit', outcome: 'failed', upload: { testCount: 2, failedCount: 1 } }],
+        runs: [
+          {
+            at: T(1),
+            commitSha: 'a'.repeat(40),
+            treeSha: 'b'.repeat(40),
+            branch: 'feature',
+            prNumber: 7,
+            ciJob: 'unit',
+            outcome: 'failed',
+            upload: { testCount: 2, failedCount: 1 },
+          },
+        ],
       });
       expect(await store.checkpoint()).toBe(1n);
       expect(await store.repoIds()).toEqual([TH_REPO_ID]);
@@ -109,7 +137,10 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       await store.apply(factory.record(TH_REPO, uploadOf({ digest, count: 2 }, T(1))));
 
       // then
-      const docs = await store.getTests(TH_REPO_ID, cases.map((c) => c.id));
+      const docs = await store.getTests(
+        TH_REPO_ID,
+        cases.map((c) => c.id),
+      );
       expect(docs.map((d) => d?.name)).toEqual(['one', 'two']);
       expect((await store.getHistories(TH_REPO_ID, [cases[1]?.id ?? '']))[0]?.runs.map((r) => r.outcome)).toEqual(['flaky']);
     });
@@ -125,7 +156,10 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
     it('when the same batch is applied twice, then nothing changes the second time', async () => {
       // given
       const c = caseOf('twice', 'failed');
-      const events = [...factory.record(TH_REPO, uploadOf([c], T(1)), uploadOf([c], T(2))), ...factory.record(TH_REPO, statusChanged(c.id, 'FLAKY', T(2), { revision: 1 }))];
+      const events = [
+        ...factory.record(TH_REPO, uploadOf([c], T(1)), uploadOf([c], T(2))),
+        ...factory.record(TH_REPO, statusChanged(c.id, 'FLAKY', T(2), { revision: 1 })),
+      ];
       await store.apply(events);
       const before = await store.getTest(TH_REPO_ID, c.id);
 
@@ -157,12 +191,19 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       for (const e of events) await store.apply([e]);
 
       // then
-      expect({ docs: await store.getTests(TH_REPO_ID, [a.id, b.id]), histories: await store.getHistories(TH_REPO_ID, [a.id, b.id]) }).toEqual(whole);
+      expect({
+        docs: await store.getTests(TH_REPO_ID, [a.id, b.id]),
+        histories: await store.getHistories(TH_REPO_ID, [a.id, b.id]),
+      }).toEqual(whole);
     });
 
     it('when events of other streams are in the batch, then they are skipped and the checkpoint still moves past them', async () => {
       const c = caseOf('c', 'passed');
-      const events = [...factory.recordOn('queue-x', { type: 'QueueCreated', data: { at: T(1) } }), ...factory.record(TH_REPO, uploadOf([c], T(1))), ...factory.recordOn('queue-x', { type: 'QueuePaused', data: { at: T(1) } })];
+      const events = [
+        ...factory.recordOn('queue-x', { type: 'QueueCreated', data: { at: T(1) } }),
+        ...factory.record(TH_REPO, uploadOf([c], T(1))),
+        ...factory.recordOn('queue-x', { type: 'QueuePaused', data: { at: T(1) } }),
+      ];
 
       await store.apply(events);
 
@@ -179,7 +220,14 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       await store.apply(factory.record(TH_REPO, statusChanged(c.id, 'FLAKY', T(1, 11), { impacted: 3, since: T(1) })));
 
       // then
-      expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({ status: 'FLAKY', since: T(1), statusUpdatedAt: T(1, 11), pullRequestsImpactedLast7d: 3, quarantined: true, quarantinedAt: T(1, 11) });
+      expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({
+        status: 'FLAKY',
+        since: T(1),
+        statusUpdatedAt: T(1, 11),
+        pullRequestsImpactedLast7d: 3,
+        quarantined: true,
+        quarantinedAt: T(1, 11),
+      });
       expect((await store.listPage(TH_REPO_ID, 'flaky', 10)).rows.map((d) => d.id)).toEqual([c.id]);
       expect((await store.listPage(TH_REPO_ID, 'broken', 10)).totalRows).toBe(0);
       expect((await store.listPage(TH_REPO_ID, 'quarantined', 10)).rows.map((d) => d.id)).toEqual([c.id]);
@@ -196,7 +244,15 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
 
     it('when an evaluation based on older runs arrives after a newer one, then it is ignored', async () => {
       const c = caseOf('late', 'failed');
-      await store.apply(factory.record(TH_REPO, uploadOf([c], T(1)), uploadOf([c], T(2)), statusChanged(c.id, 'BROKEN', T(2, 10), { revision: 1 }), statusChanged(c.id, 'FLAKY', T(2, 11), { revision: 0 })));
+      await store.apply(
+        factory.record(
+          TH_REPO,
+          uploadOf([c], T(1)),
+          uploadOf([c], T(2)),
+          statusChanged(c.id, 'BROKEN', T(2, 10), { revision: 1 }),
+          statusChanged(c.id, 'FLAKY', T(2, 11), { revision: 0 }),
+        ),
+      );
 
       expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({ status: 'BROKEN', basis: { revision: 1, at: T(2, 10) } });
       expect((await store.listPage(TH_REPO_ID, 'flaky', 10)).totalRows).toBe(0);
@@ -206,11 +262,23 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       // given two flaky tests, the second more impacted
       const a = caseOf('a', 'flaky');
       const b = caseOf('b', 'flaky');
-      await store.apply(factory.record(TH_REPO, uploadOf([a, b], T(1)), statusChanged(a.id, 'FLAKY', T(1, 10), { impacted: 1 }), statusChanged(b.id, 'FLAKY', T(1, 10), { impacted: 2 })));
+      await store.apply(
+        factory.record(
+          TH_REPO,
+          uploadOf([a, b], T(1)),
+          statusChanged(a.id, 'FLAKY', T(1, 10), { impacted: 1 }),
+          statusChanged(b.id, 'FLAKY', T(1, 10), { impacted: 2 }),
+        ),
+      );
       expect((await store.listPage(TH_REPO_ID, 'flaky', 10)).rows.map((d) => d.name)).toEqual(['b', 'a']);
 
       // when
-      await store.apply(factory.record(TH_REPO, { type: 'TestImpactChanged', data: { repo: TH_REPO, testId: a.id, previous: 1, pullRequestsImpactedLast7d: 5, basis: { revision: 0 }, at: T(1, 12) } }));
+      await store.apply(
+        factory.record(TH_REPO, {
+          type: 'TestImpactChanged',
+          data: { repo: TH_REPO, testId: a.id, previous: 1, pullRequestsImpactedLast7d: 5, basis: { revision: 0 }, at: T(1, 12) },
+        }),
+      );
 
       // then
       const rows = (await store.listPage(TH_REPO_ID, 'flaky', 10)).rows;
@@ -230,7 +298,12 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       await store.apply(factory.record(TH_REPO, override(flaky.id, 'never', T(2)), override(healthy.id, 'always', T(2, 1))));
 
       // then
-      expect(await store.getTest(TH_REPO_ID, flaky.id)).toMatchObject({ override: 'never', overrideBy: 'tester', quarantined: false, quarantinedAt: null });
+      expect(await store.getTest(TH_REPO_ID, flaky.id)).toMatchObject({
+        override: 'never',
+        overrideBy: 'tester',
+        quarantined: false,
+        quarantinedAt: null,
+      });
       expect(await store.getTest(TH_REPO_ID, healthy.id)).toMatchObject({ override: 'always', quarantined: true, quarantinedAt: T(2, 1) });
       expect((await store.listPage(TH_REPO_ID, 'quarantined', 10)).rows.map((d) => d.name)).toEqual(['healthy']);
 
@@ -242,7 +315,13 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
     });
 
     it('when a single-test event names an unknown test, then it changes nothing', async () => {
-      await store.apply(factory.record(TH_REPO, statusChanged('6ba7b811-9dad-51d1-80b4-00c04fd430c8', 'FLAKY', T(1)), override('6ba7b811-9dad-51d1-80b4-00c04fd430c8', 'always', T(1))));
+      await store.apply(
+        factory.record(
+          TH_REPO,
+          statusChanged('6ba7b811-9dad-51d1-80b4-00c04fd430c8', 'FLAKY', T(1)),
+          override('6ba7b811-9dad-51d1-80b4-00c04fd430c8', 'always', T(1)),
+        ),
+      );
 
       expect(await store.getTest(TH_REPO_ID, '6ba7b811-9dad-51d1-80b4-00c04fd430c8')).toBeNull();
       expect((await store.listPage(TH_REPO_ID, 'flaky', 10)).totalRows).toBe(0);
@@ -251,7 +330,12 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
 
     it('when a ticket is linked, then the test carries its URL', async () => {
       const c = caseOf('ticketed', 'passed');
-      await store.apply(factory.record(TH_REPO, uploadOf([c], T(1)), { type: 'TestTicketLinked', data: { repo: TH_REPO, testId: c.id, htmlUrl: 'https://tracker.test/T-1', at: T(1) } }));
+      await store.apply(
+        factory.record(TH_REPO, uploadOf([c], T(1)), {
+          type: 'TestTicketLinked',
+          data: { repo: TH_REPO, testId: c.id, htmlUrl: 'https://tracker.test/T-1', at: T(1) },
+        }),
+      );
 
       expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({ ticketUrl: 'https://tracker.test/T-1' });
     });
@@ -259,8 +343,15 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
     it('when a listing is walked page by page, then every row comes once in (impact desc, id) order, and before and last cursors agree', async () => {
       // given 23 flaky tests with impacts 0..3
       const cases = Array.from({ length: 23 }, (_, i) => caseOf(`t${i}`, 'flaky'));
-      await store.apply(factory.record(TH_REPO, uploadOf(cases, T(1)), ...cases.map((c, i) => statusChanged(c.id, 'FLAKY', T(1, 10), { impacted: i % 4 }))));
-      const expected = (await store.getTests(TH_REPO_ID, cases.map((c) => c.id)))
+      await store.apply(
+        factory.record(TH_REPO, uploadOf(cases, T(1)), ...cases.map((c, i) => statusChanged(c.id, 'FLAKY', T(1, 10), { impacted: i % 4 }))),
+      );
+      const expected = (
+        await store.getTests(
+          TH_REPO_ID,
+          cases.map((c) => c.id),
+        )
+      )
         .filter((d): d is TestDoc => d !== null)
         .sort((x, y) => y.pullRequestsImpactedLast7d - x.pullRequestsImpactedLast7d || (x.id < y.id ? -1 : 1))
         .map((d) => d.id);
@@ -269,8 +360,23 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       const walked = (await walk(store, 'flaky', 5)).map((d) => d.id);
       const last = await store.listPage(TH_REPO_ID, 'flaky', 5, cursor({ kind: 'last', scope: 's' }));
       const firstOfLast = last.rows[0] as TestDoc;
-      const beforeLast = await store.listPage(TH_REPO_ID, 'flaky', 5, cursor({ kind: 'before', key: unhealthySortKey(firstOfLast), index: 4, scope: 's' }));
-      const nearStart = await store.listPage(TH_REPO_ID, 'flaky', 5, cursor({ kind: 'before', key: unhealthySortKey({ id: expected[2] as string, pullRequestsImpactedLast7d: 3 }), index: 1, scope: 's' }));
+      const beforeLast = await store.listPage(
+        TH_REPO_ID,
+        'flaky',
+        5,
+        cursor({ kind: 'before', key: unhealthySortKey(firstOfLast), index: 4, scope: 's' }),
+      );
+      const nearStart = await store.listPage(
+        TH_REPO_ID,
+        'flaky',
+        5,
+        cursor({
+          kind: 'before',
+          key: unhealthySortKey({ id: expected[2] as string, pullRequestsImpactedLast7d: 3 }),
+          index: 1,
+          scope: 's',
+        }),
+      );
 
       // then
       expect(walked).toEqual(expected);
@@ -285,12 +391,21 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
     it('when tests are added between fetches, then a walk with after cursors still sees every original row once', async () => {
       // given
       const first = Array.from({ length: 12 }, (_, i) => caseOf(`first${i}`, 'flaky'));
-      await store.apply(factory.record(TH_REPO, uploadOf(first, T(1)), ...first.map((c) => statusChanged(c.id, 'FLAKY', T(1, 10), { impacted: 1 }))));
+      await store.apply(
+        factory.record(TH_REPO, uploadOf(first, T(1)), ...first.map((c) => statusChanged(c.id, 'FLAKY', T(1, 10), { impacted: 1 }))),
+      );
       const page1 = await store.listPage(TH_REPO_ID, 'flaky', 5);
 
       // when tests land before and after the cursor
       const extra = [caseOf('top', 'flaky'), caseOf('bottom', 'flaky')];
-      await store.apply(factory.record(TH_REPO, uploadOf(extra, T(2)), statusChanged(extra[0]?.id ?? '', 'FLAKY', T(2), { impacted: 9 }), statusChanged(extra[1]?.id ?? '', 'FLAKY', T(2), { impacted: 0 })));
+      await store.apply(
+        factory.record(
+          TH_REPO,
+          uploadOf(extra, T(2)),
+          statusChanged(extra[0]?.id ?? '', 'FLAKY', T(2), { impacted: 9 }),
+          statusChanged(extra[1]?.id ?? '', 'FLAKY', T(2), { impacted: 0 }),
+        ),
+      );
       const seen = [...page1.rows];
       let page = page1;
       while (page.rows.length > 0 && page.start + page.rows.length < page.totalRows) {
@@ -309,7 +424,15 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
 
     it('when a quarantined listing is read, then the most recently quarantined come first', async () => {
       const cases = ['q1', 'q2', 'q3'].map((n) => caseOf(n, 'passed'));
-      await store.apply(factory.record(TH_REPO, uploadOf(cases, T(1)), override(cases[1]?.id ?? '', 'always', T(2)), override(cases[0]?.id ?? '', 'always', T(3)), override(cases[2]?.id ?? '', 'always', T(1, 12))));
+      await store.apply(
+        factory.record(
+          TH_REPO,
+          uploadOf(cases, T(1)),
+          override(cases[1]?.id ?? '', 'always', T(2)),
+          override(cases[0]?.id ?? '', 'always', T(3)),
+          override(cases[2]?.id ?? '', 'always', T(1, 12)),
+        ),
+      );
 
       expect((await walk(store, 'quarantined', 2)).map((d) => d.name)).toEqual(['q1', 'q2', 'q3']);
     });
@@ -332,15 +455,29 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       await open({ retentionDays: 10 });
       const c = caseOf('old', 'failed');
 
-      await store.apply(factory.record(TH_REPO, uploadOf([c], T(1)), uploadOf([{ ...c, outcome: 'passed' }], T(5)), uploadOf([{ ...c, outcome: 'passed' }], T(14))));
+      await store.apply(
+        factory.record(
+          TH_REPO,
+          uploadOf([c], T(1)),
+          uploadOf([{ ...c, outcome: 'passed' }], T(5)),
+          uploadOf([{ ...c, outcome: 'passed' }], T(14)),
+        ),
+      );
 
       const [history] = await store.getHistories(TH_REPO_ID, [c.id]);
       expect(history?.runs.map((r) => r.at)).toEqual([T(5), T(14)]);
     });
 
     it('when asked what to re-evaluate, then it names unhealthy tests and those that failed since the given time', async () => {
-      const [recent, old, broken, fine] = [caseOf('recent', 'failed'), caseOf('old', 'failed'), caseOf('broken', 'passed'), caseOf('fine', 'passed')];
-      await store.apply(factory.record(TH_REPO, uploadOf([old], T(1)), uploadOf([recent, broken, fine], T(20)), statusChanged(broken.id, 'BROKEN', T(20))));
+      const [recent, old, broken, fine] = [
+        caseOf('recent', 'failed'),
+        caseOf('old', 'failed'),
+        caseOf('broken', 'passed'),
+        caseOf('fine', 'passed'),
+      ];
+      await store.apply(
+        factory.record(TH_REPO, uploadOf([old], T(1)), uploadOf([recent, broken, fine], T(20)), statusChanged(broken.id, 'BROKEN', T(20))),
+      );
 
       const ids = await store.watchList(TH_REPO_ID, T(10));
 

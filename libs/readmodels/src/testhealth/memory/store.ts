@@ -64,7 +64,8 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
     // Blobs first; after this point nothing awaits, so readers see the batch whole or not at all.
     const cases = new Map<RecordedEvent, CaseRecord[]>();
     for (const e of relevant) {
-      if (e.type === 'TestResultsUploaded') cases.set(e, await casesOf((e.data as TestResultsUploaded['data']).cases, (d) => this.options.blobs.get(d)));
+      if (e.type === 'TestResultsUploaded')
+        cases.set(e, await casesOf((e.data as TestResultsUploaded['data']).cases, (d) => this.options.blobs.get(d)));
     }
     for (const e of relevant) this.applyOne(e, cases.get(e) ?? []);
     this.position = last.position;
@@ -147,7 +148,11 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
     const repo = this.repos.get(repoId);
     if (!repo) return { rows: [], totalRows: 0, start: 0 };
     const members = repo.indexes[index];
-    const start = await pageStart(index, size, cursor, { total: members.size, countBelow: (m) => members.countBelow(m), countAtOrBelow: (m) => members.countAtOrBelow(m) });
+    const start = await pageStart(index, size, cursor, {
+      total: members.size,
+      countBelow: (m) => members.countBelow(m),
+      countAtOrBelow: (m) => members.countAtOrBelow(m),
+    });
     const rows = members
       .slice(start, size)
       .map((m) => repo.tests.get(idOfMember(m))?.doc)

@@ -43,15 +43,24 @@ const isFresh = (stored: StoredTest | null, event: RecordedEvent): boolean => !s
  * Folds one upload into the tests it names. `stored` answers the current document of a test (null
  * when unknown); tests already past this event (a replay) are left out of the result.
  */
-export const foldUpload = (event: RecordedEvent, cases: readonly CaseRecord[], stored: (testId: string) => StoredTest | null): TestWrite[] => {
-  const data = (event.data as TestResultsUploaded['data']);
+export const foldUpload = (
+  event: RecordedEvent,
+  cases: readonly CaseRecord[],
+  stored: (testId: string) => StoredTest | null,
+): TestWrite[] => {
+  const data = event.data as TestResultsUploaded['data'];
   const repoId = event.streamId.slice('tests-'.length);
   const writes: TestWrite[] = [];
   for (const c of cases) {
     const current = stored(c.id);
     if (!isFresh(current, event)) continue;
     const before = current?.doc ?? null;
-    const base = before ?? newTestDoc({ repo: data.repo, repoId, id: c.id, name: c.name, classname: c.classname, file: c.file, parent: c.parent, variant: c.variant }, data.at);
+    const base =
+      before ??
+      newTestDoc(
+        { repo: data.repo, repoId, id: c.id, name: c.name, classname: c.classname, file: c.file, parent: c.parent, variant: c.variant },
+        data.at,
+      );
     const failed = c.outcome === 'failed' || c.outcome === 'flaky';
     const after: TestDoc = {
       ...base,

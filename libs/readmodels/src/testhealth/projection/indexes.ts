@@ -13,12 +13,16 @@ const MAX_TIME_MS = 99_999_999_999_999;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Most impacted first, then by id: the page-token key of an unhealthy test. */
-export const unhealthySortKey = (doc: Pick<TestDoc, 'pullRequestsImpactedLast7d' | 'id'>): SortKey => [-doc.pullRequestsImpactedLast7d, doc.id];
+export const unhealthySortKey = (doc: Pick<TestDoc, 'pullRequestsImpactedLast7d' | 'id'>): SortKey => [
+  -doc.pullRequestsImpactedLast7d,
+  doc.id,
+];
 
 /** Most recently quarantined first, then by id. */
 export const quarantinedSortKey = (doc: Pick<TestDoc, 'quarantinedAt' | 'id'>): SortKey => [-Date.parse(doc.quarantinedAt ?? ''), doc.id];
 
-export const sortKeyOf = (index: IndexName, doc: TestDoc): SortKey => (index === 'quarantined' ? quarantinedSortKey(doc) : unhealthySortKey(doc));
+export const sortKeyOf = (index: IndexName, doc: TestDoc): SortKey =>
+  index === 'quarantined' ? quarantinedSortKey(doc) : unhealthySortKey(doc);
 
 /**
  * The index member for a sort key: the negated number turned into a fixed-width ascending string,

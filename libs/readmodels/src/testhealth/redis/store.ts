@@ -86,7 +86,12 @@ export class RedisTestHealthStore implements TestHealthReadModels {
 
   constructor(private readonly options: RedisTestHealthStoreOptions) {
     this.keys = testHealthKeys(options.namespace);
-    this.base = new RedisCheckpoint({ redis: options.redis, checkpointKey: this.keys.checkpoint, modelPatterns: this.keys.modelPatterns, pollMs: options.pollMs });
+    this.base = new RedisCheckpoint({
+      redis: options.redis,
+      checkpointKey: this.keys.checkpoint,
+      modelPatterns: this.keys.modelPatterns,
+      pollMs: options.pollMs,
+    });
     this.maxRuns = options.maxRunsPerTest ?? DEFAULT_MAX_RUNS_PER_TEST;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
     this.chunkTests = options.chunkTests ?? 1000;
@@ -115,7 +120,9 @@ export class RedisTestHealthStore implements TestHealthReadModels {
         if (!(err instanceof CheckpointMoved)) throw err;
       }
     }
-    throw new Error(`test-health read models: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`);
+    throw new Error(
+      `test-health read models: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`,
+    );
   }
 
   private async write(fresh: RecordedEvent[], expected: string, next: string): Promise<void> {
@@ -135,12 +142,21 @@ export class RedisTestHealthStore implements TestHealthReadModels {
       if (event.type === 'TestResultsUploaded') {
         const data = event.data as TestResultsUploaded['data'];
         const cases = await casesOf(data.cases, (d) => this.options.blobs.get(d));
-        await this.load(repoId, cases.map((c) => c.id).filter((id) => !working.has(wkey(id))), working);
+        await this.load(
+          repoId,
+          cases.map((c) => c.id).filter((id) => !working.has(wkey(id))),
+          working,
+        );
         const meta = uploadMetaOf(event.revision, data);
         batch.push('E', 'S', batch.ref(this.keys.repos), repoId);
         batch.push('H', batch.ref(this.keys.uploads(repoId)), String(event.revision), JSON.stringify(meta));
         batch.push('Z', batch.ref(this.keys.uploadTimes(repoId)), String(Date.parse(meta.at)), String(event.revision));
-        batch.push('P', batch.ref(this.keys.uploads(repoId)), batch.ref(this.keys.uploadTimes(repoId)), String(Date.parse(meta.at) - this.retentionMs));
+        batch.push(
+          'P',
+          batch.ref(this.keys.uploads(repoId)),
+          batch.ref(this.keys.uploadTimes(repoId)),
+          String(Date.parse(meta.at) - this.retentionMs),
+        );
         for (const w of foldUpload(event, cases, (id) => working.get(wkey(id)) ?? null)) {
           working.set(wkey(w.after.id), { doc: w.after, pos: event.position });
           this.pushWrite(batch, repoId, w, event.position);
@@ -226,7 +242,10 @@ export class RedisTestHealthStore implements TestHealthReadModels {
         if (json) uploads.set(revision, JSON.parse(json) as UploadMeta);
       });
     }
-    return runsPerTest.map((runs) => ({ runs: historyOf(runs, uploads), revision: runs.reduce((max, r) => Math.max(max, r.revision), -1) }));
+    return runsPerTest.map((runs) => ({
+      runs: historyOf(runs, uploads),
+      revision: runs.reduce((max, r) => Math.max(max, r.revision), -1),
+    }));
   }
 
   async listPage(repoId: string, index: IndexName, size: number, cursor?: PageCursor): Promise<ListedPage> {
@@ -237,11 +256,22 @@ export class RedisTestHealthStore implements TestHealthReadModels {
     let start: number;
     // One MULTI per page: the count and the rows come from the same instant.
     if (cursor?.kind === 'after' && member !== null) {
-      const [card, below, rows] = await this.exec(this.base.redis.multi().zcard(key).zlexcount(key, '-', `[${member}`).zrangebylex(key, `(${member}`, '+', 'LIMIT', '0', String(size)));
+      const [card, below, rows] = await this.exec(
+        this.base.redis
+          .multi()
+          .zcard(key)
+          .zlexcount(key, '-', `[${member}`)
+          .zrangebylex(key, `(${member}`, '+', 'LIMIT', '0', String(size)),
+      );
       [total, start, members] = [card as number, below as number, rows as string[]];
     } else if (cursor?.kind === 'before' && member !== null) {
       const [card, below, rows, first] = await this.exec(
-        this.base.redis.multi().zcard(key).zlexcount(key, '-', `(${member}`).zrevrangebylex(key, `(${member}`, '-', 'LIMIT', '0', String(size)).zrange(key, '0', String(size - 1)),
+        this.base.redis
+          .multi()
+          .zcard(key)
+          .zlexcount(key, '-', `(${member}`)
+          .zrevrangebylex(key, `(${member}`, '-', 'LIMIT', '0', String(size))
+          .zrange(key, '0', String(size - 1)),
       );
       total = card as number;
       const preceding = below as number;
@@ -252,7 +282,12 @@ export class RedisTestHealthStore implements TestHealthReadModels {
       start = total === 0 ? 0 : total - (total % size || size);
       members = await this.base.redis.zrange(key, String(start), String(start + size - 1));
     } else {
-      const [card, rows] = await this.exec(this.base.redis.multi().zcard(key).zrange(key, '0', String(size - 1)));
+      const [card, rows] = await this.exec(
+        this.base.redis
+          .multi()
+          .zcard(key)
+          .zrange(key, '0', String(size - 1)),
+      );
       [total, start, members] = [card as number, 0, rows as string[]];
     }
     const docs = await this.getTests(repoId, members.map(idOfMember));

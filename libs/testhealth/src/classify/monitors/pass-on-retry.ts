@@ -60,7 +60,13 @@ export function passOnRetry(runs: readonly TimedRun[], now: number, rules: Class
       passesSince = 0;
       if (!current) {
         const how = r.run.outcome === 'flaky' ? 'failed then passed on retry in one run' : 'failed and passed';
-        current = { monitor: 'pass_on_retry', status: 'FLAKY', from: r.t, to: null, reason: `pass_on_retry: ${how} on commit ${shortSha(r.run.commitSha)} (${where(r.run)})` };
+        current = {
+          monitor: 'pass_on_retry',
+          status: 'FLAKY',
+          from: r.t,
+          to: null,
+          reason: `pass_on_retry: ${how} on commit ${shortSha(r.run.commitSha)} (${where(r.run)})`,
+        };
         activations.push(current);
       }
     } else if (current && r.run.outcome === 'passed') {

@@ -75,7 +75,8 @@ export function brokenOnPullRequests(runs: readonly TimedRun[], now: number, rul
         keyOf: (r) => (r.run.prNumber !== undefined ? `pr:${r.run.prNumber}` : `branch:${r.run.branch}`),
       },
       isFailure: (r) => r.endedFailed,
-      describe: (v, prs) => `broken_on_pull_requests: ${percent(v.rate)} of ${v.runs} runs failed across ${prs} pull requests in ${cfg.windowHours}h`,
+      describe: (v, prs) =>
+        `broken_on_pull_requests: ${percent(v.rate)} of ${v.runs} runs failed across ${prs} pull requests in ${cfg.windowHours}h`,
     },
   );
 }
