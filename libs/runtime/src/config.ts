@@ -60,7 +60,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       0,
       1_000_000,
     ),
-    maxBodyBytesInFlight: int('RAILYARD_BODY_MIB_IN_FLIGHT', env.RAILYARD_BODY_MIB_IN_FLIGHT, 128, 1, 1_000_000) * 1024 * 1024,
+    maxBodyBytesInFlight: int('RAILYARD_BODY_MIB_IN_FLIGHT', env.RAILYARD_BODY_MIB_IN_FLIGHT, 64, 1, 1_000_000) * 1024 * 1024,
     logLevel: env.RAILYARD_LOG_LEVEL || 'info',
   };
 };
