@@ -74,6 +74,7 @@ export const rateLimit = (options: RateLimitOptions): RequestHandler => {
   const now = options.now ?? Date.now;
   const tokens = new Buckets(options.perToken, Number.MAX_SAFE_INTEGER);
   const addresses = new Buckets(options.perAddress, options.maxAddresses ?? 10_000);
+  if (tokens.perSecond <= 0 && addresses.perSecond <= 0) return (_req, _res, next) => next();
   return (req, _res, next) => {
     const secret = secretOf(req);
     const token = secret ? options.tokens.identifyOn(req.socket, secret) : undefined;
