@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { prCommand } from './pr';
+import { runCli } from '../program';
 
 jest.setTimeout(60_000);
 
@@ -16,12 +16,12 @@ interface Run {
   stderr: string;
 }
 
-/** The real command line: tsx running the CLI's main in a child process. */
+/** The real command line: the `railyard` bin in a child process. */
 const railyard = (args: string[], gitRoot: string): Promise<Run> =>
   new Promise((resolve) => {
     execFile(
-      path.join(projectRoot, 'node_modules/.bin/tsx'),
-      ['apps/cli/src/main.ts', ...args],
+      process.execPath,
+      ['apps/cli/bin/railyard.js', ...args],
       { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
@@ -35,7 +35,7 @@ const inProcess = async (args: string[], gitRoot: string): Promise<Run> => {
   let stdout = '';
   let stderr = '';
   const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await prCommand(args, { RAILYARD_GIT_ROOT: gitRoot }, io);
+  const code = await runCli(['pr', ...args], io, { RAILYARD_GIT_ROOT: gitRoot });
   return { code, stdout, stderr };
 };
 
@@ -120,11 +120,11 @@ describe('railyard pr', () => {
     [['show', '--repo', REPO, '--number', '0'], '--number must be a positive integer'],
     [['show', '--repo', REPO, '--number', '1e3'], '--number must be a positive integer'],
     [['show', '--repo', REPO, '--number=-1'], '--number must be a positive integer'],
-    [['close', '--repo', REPO, '--number', '1', '--head', 'x'], '--head is not an option of pr close'],
+    [['close', '--repo', REPO, '--number', '1', '--head', 'x'], "unknown option '--head'"],
     [['update', '--repo', REPO, '--number', '1'], 'needs at least one of --head, --base, --title'],
-    [['merge', '--repo', REPO, '--number', '1'], 'unknown subcommand "merge"'],
-    [['show', 'extra', '--repo', REPO, '--number', '1'], 'unexpected argument "extra"'],
-    [['show', '--repo', REPO, '--number', '1', '--colour'], "Unknown option '--colour'"],
+    [['merge', '--repo', REPO, '--number', '1'], "unknown command 'merge'"],
+    [['show', 'extra', '--repo', REPO, '--number', '1'], "too many arguments for 'show'"],
+    [['show', '--repo', REPO, '--number', '1', '--colour'], "unknown option '--colour'"],
     [['open', '--repo', REPO, '--number', '4', '--head', 'feature', '--base', 'a..b'], 'not a valid branch name'],
   ])('when the arguments are %j, then it exits 2 with a usage error', async (args, message) => {
     const run = await inProcess(args, root);
@@ -151,6 +151,7 @@ describe('railyard pr', () => {
     const run = await inProcess(['--help'], root);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('pr open');
+    expect(run.stdout).toContain('open [options]');
+    expect(run.stderr).toBe('');
   });
 });
