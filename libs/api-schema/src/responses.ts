@@ -8,7 +8,6 @@ import {
   QUEUE_MODES,
   QUEUE_STATES,
 } from '@railyard/domain';
-import { repoSchema } from './common';
 
 /**
  * What the queue and PR endpoints answer, as zod schemas: the OpenAPI document is generated from
