@@ -38,6 +38,9 @@ export const queueResponseSchema = z.object({
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
   requiredStatuses: z.array(z.string()),
+  // Carried in the stored settings of queues created over HTTP; not in the spec's Queue object.
+  repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe("the queue's repository"),
+  targetBranch: z.string().optional().describe("the queue's branch, as given to createQueue"),
 });
 export type QueueResponse = z.infer<typeof queueResponseSchema>;
 
