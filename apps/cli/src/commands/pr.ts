@@ -1,7 +1,7 @@
 import type { RepoRef } from '@railyard/domain';
 import { GitHostError, gitRootFromEnv, LocalGitAdmin, LocalGitHost } from '@railyard/githost';
 import { UsageError, type CliContext } from '../context';
-import { prNumberOption, repoOption } from '../identifiers';
+import { branchOption, prNumberOption, repoOption } from '../identifiers';
 
 interface PrFlags {
   repo?: string;
@@ -21,6 +21,9 @@ type Change = (admin: LocalGitAdmin, repo: RepoRef, number: number, flags: PrFla
 const onPr = async (sub: string, flags: PrFlags, ctx: CliContext, change?: Change): Promise<number> => {
   const repo = repoOption(flags.repo);
   const number = prNumberOption(flags.number, '--number');
+  if (flags.base !== undefined) branchOption(flags.base, '--base');
+  // A head is a branch or a full commit id.
+  if (flags.head !== undefined && !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(flags.head)) branchOption(flags.head, '--head');
   const root = gitRootFromEnv(ctx.env);
   const host = new LocalGitHost({ root, maxConcurrentGit: 1 });
   try {
