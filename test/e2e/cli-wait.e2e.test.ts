@@ -1,15 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
-import { commitOnBranch, openPr } from '@railyard/testkit';
 import { client, REPO } from './support/client';
-import { eventually, prReaches } from './support/engine-world';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { configureCi, eventually, prReaches, startEmbedded } from './support/engine-world';
+import { ROOT, type RunningProcess } from './support/processes';
+import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(180_000);
 
 const REPO_SPEC = `${REPO.host}/${REPO.owner}/${REPO.name}`;
-// Fails when a file holds FAIL; a PR with slow.txt keeps its run testing for a minute.
-const CHECK = 'if [ -f slow.txt ]; then sleep 60; fi; ! grep -rqs --exclude=.railyard.yml FAIL .';
 
 let world: World;
 let server: RunningProcess;
@@ -37,21 +35,14 @@ const railyard = (args: string[]): { done: Promise<Run> } => {
 const submitWait = (pr: number, ...extra: string[]) =>
   railyard(['submit', '--repo', REPO_SPEC, '--branch', 'main', '--pr', String(pr), '--wait', '--poll-interval', '200ms', ...extra]);
 
-const openPrWith = async (number: number, files: Record<string, string>) => {
-  await commitOnBranch(world.gitRoot, REPO, { branch: `pr-${number}`, files, message: `PR ${number}` });
-  await openPr(world.gitRoot, { repo: REPO, number, head: `pr-${number}` });
-};
+const openPrWith = (number: number, files: Record<string, string>) => openPrWithFiles(world, number, files);
 
 const lines = (text: string): string[] => text.trim().split('\n').filter(Boolean);
 
 beforeAll(async () => {
   world = await makeWorld();
-  await commitOnBranch(world.gitRoot, REPO, {
-    branch: 'main',
-    files: { '.railyard.yml': `ci:\n  test: ${JSON.stringify(CHECK)}\nmerge:\n  required_statuses: [test]\n` },
-    message: 'CI config',
-  });
-  server = await startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE: 'on', RAILYARD_ENGINE_TICK_MS: '200' });
+  await configureCi(world, { test: SLOW_OR_FAIL_CHECK });
+  server = await startEmbedded(world);
   expect((await client(server.url, TOKENS.admin).createQueue()).status).toBe(200);
 });
 

@@ -1,15 +1,15 @@
 import request from 'supertest';
-import { branchSha, commitOnBranch, openPr } from '@railyard/testkit';
+import { branchSha } from '@railyard/testkit';
 import { REPO } from './support/client';
-import { prReaches } from './support/engine-world';
+import { configureCi, prReaches, startEmbedded } from './support/engine-world';
 import { junitXml, shaOf } from './support/junit';
 import { openApiContract } from './support/openapi-contract';
-import { startProcess, type RunningProcess } from './support/processes';
+import type { RunningProcess } from './support/processes';
+import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(180_000);
 
-const CHECK = 'if [ -f slow.txt ]; then sleep 60; fi; ! grep -rqs --exclude=.railyard.yml FAIL .';
 const KEY = { repo: REPO, targetBranch: 'main' };
 
 let world: World;
@@ -39,10 +39,7 @@ const call = async (method: 'get' | 'post', url: string, opts: CallOptions = {})
 const post = (url: string, body: unknown, token?: string | null) =>
   call('post', `/v1${url}`, { body, ...(token !== undefined ? { token } : {}) });
 
-const openPrWith = async (number: number, files: Record<string, string>) => {
-  await commitOnBranch(world.gitRoot, REPO, { branch: `pr-${number}`, files, message: `PR ${number}` });
-  await openPr(world.gitRoot, { repo: REPO, number, head: `pr-${number}` });
-};
+const openPrWith = (number: number, files: Record<string, string>) => openPrWithFiles(world, number, files);
 
 const report = (outcome: 'pass' | 'fail') =>
   Buffer.from(
@@ -57,12 +54,8 @@ const report = (outcome: 'pass' | 'fail') =>
 
 beforeAll(async () => {
   world = await makeWorld();
-  await commitOnBranch(world.gitRoot, REPO, {
-    branch: 'main',
-    files: { '.railyard.yml': `ci:\n  test: ${JSON.stringify(CHECK)}\nmerge:\n  required_statuses: [test]\n` },
-    message: 'CI config',
-  });
-  server = await startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE: 'on', RAILYARD_ENGINE_TICK_MS: '200' });
+  await configureCi(world, { test: SLOW_OR_FAIL_CHECK });
+  server = await startEmbedded(world);
   const doc = await request(server.url).get('/openapi.json').expect(200);
   contract = openApiContract(doc.body);
 });

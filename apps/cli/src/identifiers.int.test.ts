@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,13 +5,12 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { isValidBranchName, parseRepoSpec } from '@railyard/githost';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { runCli } from './program';
+import { cliInProcess, cliViaBin } from './testing';
 
 jest.setTimeout(120_000);
 
 const REPO = 'git.test/acme/widgets';
 const SHA_LENGTH = 40;
-const ROOT = path.resolve(__dirname, '../../..');
 
 let sandbox: string;
 let env: NodeJS.ProcessEnv;
@@ -35,12 +33,7 @@ const snapshot = async (dir: string): Promise<string[]> => {
   return out.sort();
 };
 
-const cli = async (argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  return { code: await runCli(argv, io, env), stdout, stderr };
-};
+const cli = (argv: string[]) => cliInProcess(argv, env);
 
 // A plain boolean: the type guard would narrow what fails it to never.
 const validBranch = (s: string): boolean => isValidBranchName(s);
@@ -229,14 +222,7 @@ describe('identifiers through the CLI (property)', () => {
     ];
     for (const bad of samples) {
       const argv = (commands(bad)[0] ?? []).slice();
-      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(
-          process.execPath,
-          ['apps/cli/bin/railyard.js', ...argv],
-          { cwd: ROOT, env: { ...process.env, ...env } },
-          (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-        ),
-      );
+      const run = await cliViaBin(argv, env);
       expect({ argv, code: run.code, stdout: run.stdout }).toEqual({ argv, code: 2, stdout: '' });
       expect(run.stderr).toMatch(/^error: .+\n\(add --help for usage\)\n$/);
     }

@@ -1,3 +1,4 @@
+import { DEFAULT_SETTINGS } from '@railyard/domain';
 import type { OperationDoc } from './openapi';
 import { createQueueRequest, deleteQueueRequest, getQueueRequest, updateQueueRequest } from './queue';
 import { getSubmittedPullRequestRequest, prActionRequest, setImpactedTargetsRequest, submitPullRequestRequest } from './pull-requests';
@@ -12,27 +13,7 @@ import {
 /** Examples shared by the operations below; each must be valid for its schema (Redocly checks). */
 const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const KEY = { repo: REPO, targetBranch: 'main' };
-const SETTINGS = {
-  state: 'running',
-  branch: 'main',
-  mode: 'single',
-  concurrency: 2,
-  bisectionConcurrency: 1,
-  testingTimeoutMinutes: 300,
-  pendingFailureDepth: 0,
-  canOptimisticallyMerge: false,
-  batch: false,
-  batchingMaxWaitTimeMinutes: 5,
-  batchingMinSize: 4,
-  commentsEnabled: true,
-  commandsEnabled: true,
-  createPrsForTestingBranches: true,
-  statusCheckEnabled: true,
-  directMergeMode: 'off',
-  optimizationMode: 'off',
-  mergeMethod: 'squash',
-  requiredStatuses: ['build', 'test'],
-};
+const SETTINGS = { state: 'running', branch: 'main', ...DEFAULT_SETTINGS, concurrency: 2, requiredStatuses: ['build', 'test'] };
 const ENVELOPE = { ...SETTINGS, testingTimeoutMins: 300, isBatching: false, batchingMaxWaitTimeMins: 5, queue: SETTINGS };
 const PR = {
   id: '0f8c2b1e-6a4d-4c1e-9a57-2d1f0b8e3c11',

@@ -1,41 +1,17 @@
 import { execFile } from 'node:child_process';
-import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { runCli } from '../program';
+import { cliInProcess, cliViaBin, PROJECT_ROOT } from '../testing';
 
 jest.setTimeout(60_000);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const REPO = 'git.test/acme/widgets';
-const projectRoot = path.resolve(__dirname, '../../../..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const railyard = (args: string[], gitRoot: string): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['apps/cli/bin/railyard.js', ...args],
-      { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-      },
-    );
-  });
-
-const inProcess = async (args: string[], gitRoot: string, env: NodeJS.ProcessEnv = {}): Promise<Run> => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await runCli(['status', ...args], io, { RAILYARD_GIT_ROOT: gitRoot, ...env });
-  return { code, stdout, stderr };
-};
+const railyard = (args: string[], gitRoot: string) => cliViaBin(args, { RAILYARD_GIT_ROOT: gitRoot });
+const inProcess = (args: string[], gitRoot: string, env: NodeJS.ProcessEnv = {}) =>
+  cliInProcess(['status', ...args], { RAILYARD_GIT_ROOT: gitRoot, ...env });
 
 describe('railyard status', () => {
   let root: string;
@@ -93,7 +69,7 @@ describe('railyard status', () => {
       execFile(
         'sh',
         ['-c', line],
-        { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: root }, maxBuffer: 1 << 24 },
+        { cwd: PROJECT_ROOT, env: { ...process.env, RAILYARD_GIT_ROOT: root }, maxBuffer: 1 << 24 },
         (error, out) => (error ? reject(error) : resolve(out)),
       ),
     );

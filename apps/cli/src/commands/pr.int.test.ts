@@ -1,43 +1,14 @@
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { runCli } from '../program';
+import { cliInProcess, cliViaBin } from '../testing';
 
 jest.setTimeout(60_000);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const REPO = 'git.test/acme/widgets';
-const projectRoot = path.resolve(__dirname, '../../../..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real command line: the `railyard` bin in a child process. */
-const railyard = (args: string[], gitRoot: string): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['apps/cli/bin/railyard.js', ...args],
-      { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-
-/** The same command in this process, for the many small cases. */
-const inProcess = async (args: string[], gitRoot: string): Promise<Run> => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await runCli(['pr', ...args], io, { RAILYARD_GIT_ROOT: gitRoot });
-  return { code, stdout, stderr };
-};
+const railyard = (args: string[], gitRoot: string) => cliViaBin(args, { RAILYARD_GIT_ROOT: gitRoot });
+const inProcess = (args: string[], gitRoot: string) => cliInProcess(['pr', ...args], { RAILYARD_GIT_ROOT: gitRoot });
 
 describe('railyard pr', () => {
   let root: string;

@@ -1,19 +1,13 @@
 import Redis from 'ioredis';
 import { redisKeys } from '@railyard/readmodels';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
-import { runCli } from '../program';
+import { cliInProcess } from '../testing';
 
 jest.setTimeout(30_000);
 
 const REDIS_URL = process.env.RAILYARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-const cli = async (args: string[], env: NodeJS.ProcessEnv) => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await runCli(args, io, env);
-  return { code, stdout, stderr };
-};
+const cli = cliInProcess;
 
 describe('railyard projections rebuild', () => {
   let dataDir: string;

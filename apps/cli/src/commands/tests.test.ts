@@ -1,14 +1,8 @@
-import { runCli } from '../program';
+import { cliInProcess } from '../testing';
 
 const ENV = { RAILYARD_API_URL: 'http://127.0.0.1:9', RAILYARD_API_TOKEN: 't' };
 
-const call = async (command: 'tests' | 'quarantine', args: string[], env: NodeJS.ProcessEnv = ENV) => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await runCli([command, ...args], io, env);
-  return { code, stdout, stderr };
-};
+const call = (command: 'tests' | 'quarantine', args: string[], env: NodeJS.ProcessEnv = ENV) => cliInProcess([command, ...args], env);
 
 describe('railyard tests / quarantine: usage', () => {
   it.each([
