@@ -60,7 +60,8 @@ describe('railyard submit --wait against a real server and the local CI', () => 
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const out = lines(run.stdout);
     expect(out[0]).toBe(`submitted #1 to ${REPO_SPEC} main`);
-    expect(out.some((l) => l.startsWith('#1 testing'))).toBe(true);
+    // The run is named (found in the queue's history when the answer does not carry it).
+    expect(out.some((l) => /^#1 testing · .*run \S+ on railyard-merge\/pr-1\/\S+/.test(l))).toBe(true);
     expect(out[out.length - 1]).toMatch(/^#1 merged/);
     expect(new Set(out).size).toBe(out.length);
   });
@@ -73,7 +74,12 @@ describe('railyard submit --wait against a real server and the local CI', () => 
     expect(run).toMatchObject({ code: 1, stderr: '' });
     const records = lines(run.stdout).map((l) => JSON.parse(l) as { type: string; outcome?: string; exitCode?: number; state?: string });
     expect(records.slice(0, -1).every((r) => r.type === 'progress')).toBe(true);
-    expect(records[records.length - 1]).toMatchObject({ type: 'verdict', outcome: 'failed', exitCode: 1 });
+    expect(records[records.length - 1]).toMatchObject({
+      type: 'verdict',
+      outcome: 'failed',
+      exitCode: 1,
+      reason: { code: 'TEST_RUN_REQUIRED_STATUS_FAILED' },
+    });
   });
 
   it('when the PR is cancelled while the CLI waits, then it exits 3', async () => {
@@ -85,7 +91,10 @@ describe('railyard submit --wait against a real server and the local CI', () => 
     const run = await waiting.done;
 
     expect(run.code).toBe(3);
-    expect(lines(run.stdout).pop()).toMatch(/^#3 cancelled/);
+    const out = lines(run.stdout);
+    expect(out.pop()).toMatch(/^#3 cancelled · API_REQUESTED/);
+    // While it tested, the line carried the check and its log link.
+    expect(out.some((l) => /^#3 testing · .* · checks: test pending http:\/\/\S+\/ci\/logs\/\S+\/test$/.test(l))).toBe(true);
   });
 
   it('when the verdict does not come within --timeout, then it exits 4 and leaves the PR in the queue', async () => {

@@ -112,6 +112,7 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .command('status')
     .description("a submitted PR's state, position and what it waits for (status set|list: commit statuses)")
     .enablePositionalOptions()
+    .usage('--repo <host/owner/name> --branch <branch> --pr <number> [options]  |  status set|list [options]')
     .argument('[command]', 'set or list: commit statuses (see status set --help)')
     .option('--pr <number>', 'the PR number');
   waitOptions(queueOptions(status)).option('--json', 'machine output: the answer as JSON');

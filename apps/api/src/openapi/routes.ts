@@ -23,10 +23,10 @@ const only =
  */
 export const apiDocsRouter = (): Router => {
   const router = Router();
-  const document = apiDocument();
   const page = readFileSync(path.join(PAGE_DIR, 'index.html'), 'utf8');
+  // Built on first request, not at start: generating it costs a few hundred ms a process need not wait for.
   router.get('/openapi.json', (_req, res) => {
-    res.json(document);
+    res.json(apiDocument());
   });
   // /docs and /docs/ alike: the page's links are relative to the root, so both resolve them the same way.
   router.get('/docs', (req, res) => {

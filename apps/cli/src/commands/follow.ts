@@ -1,7 +1,8 @@
 import type { CliContext } from '../context';
 import { ApiRefusal, postJson } from '../http';
+import { runIdFromHistory, verdictReasonFromHistory } from './from-history';
 import { getPr, getQueue, positionIn, type PrStatus, type QueueTarget } from './pr-target';
-import { progressLine, verdictLine, type RunCheck } from './render';
+import { progressLine, verdictLine, type RunCheck, type RunRef } from './render';
 
 /** `--wait`'s exit codes: the verdict, or that the wait ran out first. 2 stays bad usage, as everywhere. */
 export const WAIT_EXIT = { merged: 0, failed: 1, cancelled: 3, timed_out: 4 } as const;
@@ -20,21 +21,40 @@ const ACTIVE = new Set(['not_ready', 'pending', 'testing', 'tests_passed', 'pend
 const isOutage = (err: unknown): err is ApiRefusal =>
   err instanceof ApiRefusal && (err.status === 0 || err.status >= 500 || err.status === 429);
 
-/** The checks of the PR's current run with their log links; none when the server does not name the run. */
-const runChecks = async (t: QueueTarget, pr: PrStatus): Promise<RunCheck[]> => {
-  const run = pr.lastTestRun;
-  if (!run || !(pr.state === 'testing' || pr.state === 'pending_failure')) return [];
+const quietly = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
   try {
-    const details = await postJson<{ statusChecks: { context: string; url?: string; state: string }[] }>(
+    return await work();
+  } catch {
+    // Explanations are a courtesy: the wait goes on without them.
+    return undefined;
+  }
+};
+
+/**
+ * The PR's current run and its checks with their log links. The run is named by the answer's
+ * lastTestRun, or else found in the queue's history (asked once per entry into testing).
+ */
+const runOf = async (
+  t: QueueTarget,
+  pr: PrStatus,
+  runIds: Map<string, string | undefined>,
+): Promise<{ run?: RunRef; checks: RunCheck[] }> => {
+  if (!(pr.state === 'testing' || pr.state === 'pending_failure')) return { checks: [] };
+  const key = `${pr.state} ${pr.stateChangedAt}`;
+  if (!runIds.has(key)) runIds.set(key, pr.lastTestRun?.id ?? (await quietly(() => runIdFromHistory(t, pr))));
+  const id = runIds.get(key);
+  if (!id) return { checks: [] };
+  const details = await quietly(() =>
+    postJson<{ testBranch: string; statusChecks: { context: string; url?: string; state: string }[] }>(
       t.api,
       '/getMergeQueueTestingDetails',
-      { ...t.key, testRunId: run.id },
-    );
-    return details.statusChecks.map((s) => ({ name: s.context, state: s.state, ...(s.url ? { url: s.url } : {}) }));
-  } catch {
-    // The links are a courtesy: the wait goes on without them.
-    return [];
-  }
+      { ...t.key, testRunId: id },
+    ),
+  );
+  return {
+    run: { id, testBranch: details?.testBranch ?? pr.lastTestRun?.testBranch ?? '' },
+    checks: (details?.statusChecks ?? []).map((c) => ({ name: c.context, state: c.state, ...(c.url ? { url: c.url } : {}) })),
+  };
 };
 
 /**
@@ -55,6 +75,7 @@ export const followPr = async (
   const out = (line: string, record: object) => ctx.io.stdout.write(`${opts.json ? JSON.stringify(record) : line}\n`);
   let last = '';
   let outage = false;
+  const runIds = new Map<string, string | undefined>();
   let pr = first;
   for (;;) {
     try {
@@ -63,13 +84,16 @@ export const followPr = async (
       outage = false;
       if (!ACTIVE.has(pr.state)) {
         const outcome = pr.state as 'merged' | 'failed' | 'cancelled';
-        out(verdictLine(pr), { type: 'verdict', outcome, exitCode: WAIT_EXIT[outcome], pr });
+        const reason =
+          pr.stateReason ?? (outcome === 'merged' ? undefined : await quietly(() => verdictReasonFromHistory(t, pr as PrStatus)));
+        const explained = reason ? { ...pr, stateReason: reason } : pr;
+        out(verdictLine(explained), { type: 'verdict', outcome, exitCode: WAIT_EXIT[outcome], ...(reason ? { reason } : {}), pr });
         return WAIT_EXIT[outcome];
       }
       const place = positionIn(await getQueue(t), prNumber);
-      const checks = await runChecks(t, pr);
-      const line = progressLine(pr, place, checks);
-      if (line !== last) out(line, { type: 'progress', state: pr.state, ...(place ?? {}), checks, pr });
+      const { run, checks } = await runOf(t, pr, runIds);
+      const line = progressLine(pr, place, checks, run);
+      if (line !== last) out(line, { type: 'progress', state: pr.state, ...(place ?? {}), ...(run ? { run } : {}), checks, pr });
       last = line;
     } catch (err) {
       if (!isOutage(err)) throw err;

@@ -7,6 +7,12 @@ export interface RunCheck {
   url?: string;
 }
 
+/** The run testing a PR: from the answer's lastTestRun, or found in the queue's history. */
+export interface RunRef {
+  id: string;
+  testBranch: string;
+}
+
 export const waitingText = (entry: { waitingOn?: { message: string }[] }): string =>
   (entry.waitingOn ?? []).map((w) => w.message).join('; ');
 
@@ -14,12 +20,17 @@ const checksText = (checks: RunCheck[]): string =>
   checks.map((c) => `${c.name} ${c.state.toLowerCase()}${c.url ? ` ${c.url}` : ''}`).join(', ');
 
 /** One line for where a PR stands now: the line `--wait` prints when it changes. */
-export const progressLine = (pr: PrStatus, place: { position: number; depth: number } | undefined, checks: RunCheck[]): string => {
+export const progressLine = (
+  pr: PrStatus,
+  place: { position: number; depth: number } | undefined,
+  checks: RunCheck[],
+  current?: RunRef,
+): string => {
   const parts = [`#${pr.prNumber} ${pr.state}`];
   if (place) parts.push(`position ${place.position} of ${place.depth}`);
   if (pr.state === 'testing' || pr.state === 'pending_failure') {
-    const run = pr.lastTestRun;
-    if (run) parts.push(`run ${run.id} on ${run.testBranch}`);
+    const run = current ?? pr.lastTestRun;
+    if (run) parts.push(run.testBranch ? `run ${run.id} on ${run.testBranch}` : `run ${run.id}`);
     if (checks.length > 0) parts.push(`checks: ${checksText(checks)}`);
   }
   const waiting = waitingText(pr);
