@@ -6,6 +6,8 @@ export * from './urls';
 export * from './settings';
 export * from './local-ci';
 export * from './runner/local-ci-runner';
+export * from './runner/outcome';
+export { SANDBOX_UID, type CheckNetwork, type SandboxMode, type SandboxOptions } from './runner/sandbox';
 export * from './intake/schema';
 export * from './intake/commits';
 export {
