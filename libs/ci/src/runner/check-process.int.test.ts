@@ -20,8 +20,9 @@ const run = async (argv: string[]) => {
 };
 
 describe('startCheck', () => {
-  it('when the command runs and fails, then its exit code is reported as started', async () => {
-    expect(await run(checkArgv('exit 3'))).toEqual({ code: 3, signal: null, started: true });
+  it('when the command runs and fails, then its exit code is reported as started and both its outputs are in the log', async () => {
+    expect(await run(checkArgv('echo out; echo err >&2; exit 3'))).toEqual({ code: 3, signal: null, started: true });
+    expect(await fs.readFile(path.join(dir, 'log'), 'utf8')).toBe('out\nerr\n');
   });
 
   it('when what wraps the command exits before reaching it, then the exit is reported as not started', async () => {

@@ -32,7 +32,8 @@ const WRAPPER = [
  */
 const STARTED = [
   'printf . >&4',
-  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done 2>/dev/null',
+  // No redirection on the loop: bash would park stderr on a spare descriptor, which the loop closes.
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done',
   'exec bash -c "$1"',
 ].join('\n');
 
