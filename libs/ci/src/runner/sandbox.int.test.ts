@@ -1,6 +1,8 @@
+import { execFile, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import type { RepoRef } from '@railyard/domain';
 import { LocalCommitStatusStore, runGit, type CommitStatus } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
@@ -10,6 +12,9 @@ import type { CheckFinished } from './outcome';
 import { eventually } from './testing/processes';
 
 jest.setTimeout(60_000);
+
+const run = promisify(execFile);
+const chown = (args: string[]) => run('chown', args);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 let root: string;
@@ -97,6 +102,51 @@ describe('the sandbox of a local check', () => {
     // Of the bare repository only its objects are mounted; the logs directory does not exist at all.
     expect(log).toContain('\nobjects \n');
     expect(log).toContain("ci-logs': No such file or directory");
+  });
+
+  it('when the server runs as an unprivileged user, then the check runs as that user with no capabilities, in the same isolation', async () => {
+    // As root, the runner's process is moved to uid 65534 to take the user-namespace path; as
+    // anyone else it is that path already.
+    const asRoot = process.getuid?.() === 0;
+    const uid = asRoot ? 65534 : (process.getuid?.() as number);
+    const sha = await commitOnBranch(gitRoot, repo, {
+      branch: 'unprivileged',
+      files: {
+        '.railyard.yml': `ci:\n  probe: ${JSON.stringify(
+          "echo uid=$(id -u); grep CapEff /proc/self/status; echo procs=$(ls -d /proc/[0-9]* | wc -l); tr '\\0' '\\n' < /proc/1/environ; ls " +
+            root +
+            '; exec 3<>/dev/tcp/1.1.1.1/53 || echo net-none',
+        )}\n`,
+      },
+    });
+    if (asRoot) await chown(['-R', `${uid}:${uid}`, root]);
+    const id = runId();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'testing/runner-process.ts')], {
+      cwd: path.resolve(__dirname, '../../../..'),
+      env: {
+        PATH: process.env.PATH,
+        HOME: root,
+        UNPRIVILEGED_CANARY: 'canary-of-the-runner-0451',
+        RAILYARD_TEST_RUNNER: JSON.stringify({
+          gitRoot,
+          dataDir: root,
+          once: true,
+          trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 },
+        }),
+      },
+      ...(asRoot ? { uid, gid: uid } : {}),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    const log = await fs.readFile(path.join(root, 'ci-logs', id, checkFileName('probe')), 'utf8');
+    expect(log).toContain(`uid=${uid}\n`);
+    expect(log).toMatch(/CapEff:\s+0000000000000000\n/);
+    expect(Number(/procs=(\d+)/.exec(log)?.[1])).toBeLessThan(10);
+    expect(log).toContain('RAILYARD_CHECK=probe');
+    expect(log).not.toContain('canary-of-the-runner');
+    expect(log).toContain('net-none');
+    expect(log).toMatch(/\nci-work\ngit\n/);
+    expect((await statuses.list(repo, sha))[0]?.state).toBe('success');
   });
 
   it('when the network setting is host, then a check reaches the host’s loopback, which it does not by default', async () => {
