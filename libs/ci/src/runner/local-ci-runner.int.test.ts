@@ -2,65 +2,28 @@ import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore, type CommitStatus } from '@railyard/githost';
-import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { checkFileName } from '../urls';
-import { CiConfigError, LocalCiRunner, type LocalCiRunnerOptions, type UploadReportsInput } from './local-ci-runner';
+import type { CommitStatus } from '@railyard/githost';
+import { commitOnBranch } from '@railyard/testkit';
+import { CiConfigError, type UploadReportsInput } from './local-ci-runner';
 import type { CheckFinished } from './outcome';
+import { RunnerBed } from './testing/runner-bed';
 import { eventually, processesNamed, processToken } from './testing/processes';
 
 jest.setTimeout(60_000);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const PUBLIC = 'http://railyard.test:8080';
-let root: string;
-let gitRoot: string;
-let gitDir: string;
-let statuses: LocalCommitStatusStore;
-let runners: LocalCiRunner[];
+const bed = new RunnerBed(repo, { publicUrl: () => PUBLIC, baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME } });
 let n = 0;
 let runSeq = 0;
 
 const runId = (): string => `00000000-0000-4000-8000-${String(++runSeq).padStart(12, '0')}`;
 
 const commitConfig = (config: string, files: Record<string, string> = {}): Promise<string> =>
-  commitOnBranch(gitRoot, repo, { branch: `railyard-merge/pr-${++n}/x`, files: { '.railyard.yml': config, ...files } });
-
-/** A runner whose finished checks are counted in `finished`: how many times a check really ran. */
-const runner = (opts: Partial<LocalCiRunnerOptions> = {}, finished: CheckFinished[] = []): LocalCiRunner => {
-  const r = new LocalCiRunner({
-    onCheckFinished: (event) => void finished.push(event),
-    gitRoot,
-    dataDir: root,
-    statuses,
-    publicUrl: () => PUBLIC,
-    killGraceMs: 300,
-    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
-    ...opts,
-  });
-  runners.push(r);
-  return r;
-};
+  commitOnBranch(bed.gitRoot, repo, { branch: `railyard-merge/pr-${++n}/x`, files: { '.railyard.yml': config, ...files } });
 
 const byContext = async (sha: string): Promise<Record<string, CommitStatus>> =>
-  Object.fromEntries((await statuses.list(repo, sha)).map((s) => [s.context, s]));
-
-const logOf = (testRunId: string, check: string): Promise<string> =>
-  fs.readFile(path.join(root, 'ci-logs', testRunId, checkFileName(check)), 'utf8');
-
-beforeEach(async () => {
-  root = await makeTempDir();
-  gitRoot = path.join(root, 'git');
-  ({ gitDir } = await createRepoWithCommits(gitRoot, repo));
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
-  runners = [];
-});
-
-afterEach(async () => {
-  await Promise.all(runners.map((r) => r.close()));
-  await statuses.close();
-  await removeTempDir(root);
-});
+  Object.fromEntries((await bed.statuses.list(repo, sha)).map((s) => [s.context, s]));
 
 describe('LocalCiRunner', () => {
   it('when a passing and a failing check run, then each posts pending with its log URL, then success or failure, and logs its output', async () => {
@@ -69,7 +32,7 @@ describe('LocalCiRunner', () => {
     });
     const id = runId();
     const finished: CheckFinished[] = [];
-    const r = runner({}, finished);
+    const r = bed.runner({}, finished);
     await r.trigger({ repo, sha, branch: `railyard-merge/pr-1/${id}`, testRunId: id, timeoutMinutes: 5 });
     const posted = await byContext(sha);
     expect(posted.pass).toMatchObject({ state: 'pending', targetUrl: `${PUBLIC}/ci/logs/${id}/pass` });
@@ -84,22 +47,22 @@ describe('LocalCiRunner', () => {
       description: expect.stringMatching(/^passed in/),
     });
     expect(done.fail).toMatchObject({ state: 'failure', description: 'exit code 3' });
-    expect(await logOf(id, 'pass')).toMatch(/from the tested commit\n(.|\n)*to-stderr/);
-    expect(await logOf(id, 'fail')).toMatch(/\$ echo boom; exit 3\nboom\n# exit code 3\n/);
+    expect(await bed.logOf(id, 'pass')).toMatch(/from the tested commit\n(.|\n)*to-stderr/);
+    expect(await bed.logOf(id, 'fail')).toMatch(/\$ echo boom; exit 3\nboom\n# exit code 3\n/);
     expect(r.isRunning(id)).toBe(false);
     expect(finished.map((f) => [f.check, f.outcome.kind]).sort()).toEqual([
       ['fail', 'failed'],
       ['pass', 'passed'],
     ]);
     // The scratch checkouts are gone, and the bare repository never held any state of theirs.
-    expect(await fs.readdir(path.join(root, 'ci-work')).catch(() => [])).toEqual([]);
-    expect(existsSync(path.join(gitDir, 'worktrees'))).toBe(false);
+    expect(await fs.readdir(path.join(bed.root, 'ci-work')).catch(() => [])).toEqual([]);
+    expect(existsSync(path.join(bed.gitDir, 'worktrees'))).toBe(false);
   });
 
   it('when a check runs, then its environment is the documented one and nothing else of the server’s', async () => {
     const sha = await commitConfig('ci:\n  env: "env | sort"\n');
     const id = runId();
-    const r = runner({
+    const r = bed.runner({
       baseEnv: {
         PATH: process.env.PATH,
         LANG: 'C.UTF-8',
@@ -110,7 +73,7 @@ describe('LocalCiRunner', () => {
     });
     await r.trigger({ repo, sha, branch: 'railyard-merge/pr-1/x', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
-    const log = await logOf(id, 'env');
+    const log = await bed.logOf(id, 'env');
     const names = log
       .split('\n')
       .filter((l) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(l))
@@ -148,13 +111,13 @@ describe('LocalCiRunner', () => {
       `ci:\n  slow: |\n    (trap '' TERM; exec -a ${token}-deaf sleep 300) &\n    (exec -a ${token}-bg sleep 300) &\n    exec -a ${token}-main sleep 300\n`,
     );
     const id = runId();
-    const r = runner();
+    const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 0.1 });
     await eventually(async () => (await processesNamed(token)).length === 3);
     await r.whenDone(id);
     expect((await byContext(sha)).slow).toMatchObject({ state: 'error', description: 'timed out after 0.1 min; process tree killed' });
     await eventually(async () => (await processesNamed(token)).length === 0, 5000);
-    expect(await logOf(id, 'slow')).toMatch(/# timed out after 0\.1 min; process tree killed\n$/);
+    expect(await bed.logOf(id, 'slow')).toMatch(/# timed out after 0\.1 min; process tree killed\n$/);
   });
 
   it('when a run is cancelled, then running checks are killed, a process that left the group included, and queued ones never start', async () => {
@@ -164,7 +127,7 @@ describe('LocalCiRunner', () => {
     );
     const id = runId();
     const finished: CheckFinished[] = [];
-    const r = runner({ concurrency: 1 }, finished);
+    const r = bed.runner({ concurrency: 1 }, finished);
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 2);
     await r.cancel(id);
@@ -183,11 +146,11 @@ describe('LocalCiRunner', () => {
     const token = processToken('grace');
     const sha = await commitConfig(`ci:\n  tidy: "trap 'echo tidied-up; exit 0' TERM; (exec -a ${token} sleep 300) & wait"\n`);
     const id = runId();
-    const r = runner({ killGraceMs: 5000 });
+    const r = bed.runner({ killGraceMs: 5000 });
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 1);
     await r.cancel(id);
-    expect(await logOf(id, 'tidy')).toContain('tidied-up\n');
+    expect(await bed.logOf(id, 'tidy')).toContain('tidied-up\n');
     expect((await byContext(sha)).tidy).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
     await eventually(async () => (await processesNamed(token)).length === 0, 5000);
   });
@@ -197,7 +160,7 @@ describe('LocalCiRunner', () => {
     const names = ['a', 'b', 'c', 'd', 'e'];
     const sha = await commitConfig(`ci:\n${names.map((c) => `  ${c}: "exec -a ${token}-${c} sleep 0.5"`).join('\n')}\n`);
     const id = runId();
-    const r = runner({ concurrency: 2 });
+    const r = bed.runner({ concurrency: 2 });
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     let most = 0;
     const seen = new Set<number>();
@@ -216,11 +179,11 @@ describe('LocalCiRunner', () => {
     const sha = await commitConfig('ci:\n  once: "echo ran"\n');
     const id = runId();
     const finished: CheckFinished[] = [];
-    const r = runner({}, finished);
+    const r = bed.runner({}, finished);
     const input = { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 };
     await Promise.all([r.trigger(input), r.trigger(input)]);
     await r.whenDone(id);
-    const restarted = runner({}, finished);
+    const restarted = bed.runner({}, finished);
     await restarted.trigger(input);
     await restarted.whenDone(id);
     expect(finished.map((f) => f.check)).toEqual(['once']);
@@ -229,9 +192,9 @@ describe('LocalCiRunner', () => {
   it('when a restarted runner is triggered for a run whose check never finished, then that check runs again', async () => {
     const sha = await commitConfig('ci:\n  again: "echo ran"\n');
     const id = runId();
-    await statuses.set(repo, sha, { context: 'again', state: 'pending', targetUrl: `${PUBLIC}/ci/logs/${id}/again` });
+    await bed.statuses.set(repo, sha, { context: 'again', state: 'pending', targetUrl: `${PUBLIC}/ci/logs/${id}/again` });
     const finished: CheckFinished[] = [];
-    const r = runner({}, finished);
+    const r = bed.runner({}, finished);
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
     expect(finished.map((f) => [f.check, f.outcome.kind])).toEqual([['again', 'passed']]);
@@ -239,25 +202,25 @@ describe('LocalCiRunner', () => {
   });
 
   it('when the commit has no .railyard.yml or no checks in it, then nothing starts and nothing is posted', async () => {
-    const bare = await commitOnBranch(gitRoot, repo, { branch: 'plain', files: { 'a.txt': 'a' } });
+    const bare = await commitOnBranch(bed.gitRoot, repo, { branch: 'plain', files: { 'a.txt': 'a' } });
     const noChecks = await commitConfig('merge:\n  required_statuses: [external]\n');
-    const r = runner();
+    const r = bed.runner();
     for (const sha of [bare, noChecks]) {
       const id = runId();
       await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
       expect(r.isRunning(id)).toBe(false);
-      expect(await statuses.list(repo, sha)).toEqual([]);
+      expect(await bed.statuses.list(repo, sha)).toEqual([]);
     }
   });
 
   it('when .railyard.yml is malformed, then trigger rejects with a config error and posts nothing', async () => {
     const sha = await commitConfig('ci: [unclosed\n');
-    const r = runner();
+    const r = bed.runner();
     const id = runId();
     const err = await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CiConfigError);
     expect((err as CiConfigError).code).toBe('START_TEST_RUN_CONFIG_PARSING_FAILURE');
-    expect(await statuses.list(repo, sha)).toEqual([]);
+    expect(await bed.statuses.list(repo, sha)).toEqual([]);
     expect(r.isRunning(id)).toBe(false);
   });
 
@@ -265,7 +228,7 @@ describe('LocalCiRunner', () => {
     const sha = await commitConfig('ci:\n  build: "true"\n');
     const id = runId();
     const finished: CheckFinished[] = [];
-    const r = runner({ baseEnv: { PATH: path.join(root, 'empty-path') } }, finished);
+    const r = bed.runner({ baseEnv: { PATH: path.join(bed.root, 'empty-path') } }, finished);
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
     expect((await byContext(sha)).build).toMatchObject({
@@ -273,7 +236,7 @@ describe('LocalCiRunner', () => {
       description: expect.stringMatching(/^infrastructure error CI_(CHECK_NOT_STARTED|SANDBOX_UNAVAILABLE): /),
     });
     expect(finished[0]?.outcome).toMatchObject({ kind: 'infrastructure' });
-    expect(await logOf(id, 'build')).toMatch(/# infrastructure error CI_/);
+    expect(await bed.logOf(id, 'build')).toMatch(/# infrastructure error CI_/);
   });
 
   it('when .railyard.yml names reports, then the files the checks wrote are uploaded once after the checks', async () => {
@@ -282,7 +245,7 @@ describe('LocalCiRunner', () => {
     );
     const uploads: UploadReportsInput[] = [];
     const id = runId();
-    const r = runner({ uploadReports: async (input) => void uploads.push(input) });
+    const r = bed.runner({ uploadReports: async (input) => void uploads.push(input) });
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
     expect(uploads).toHaveLength(1);
@@ -294,7 +257,7 @@ describe('LocalCiRunner', () => {
     const token = processToken('close');
     const sha = await commitConfig(`ci:\n  forever: "exec -a ${token} sleep 300"\n`);
     const id = runId();
-    const r = runner();
+    const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 1);
     await r.close();
@@ -315,8 +278,8 @@ describe('LocalCiRunner', () => {
       env: {
         ...process.env,
         RAILYARD_TEST_RUNNER: JSON.stringify({
-          gitRoot,
-          dataDir: root,
+          gitRoot: bed.gitRoot,
+          dataDir: bed.root,
           trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 },
         }),
       },
@@ -332,19 +295,19 @@ describe('LocalCiRunner', () => {
     await eventually(async () => (await processesNamed(token)).length === 0, 10_000);
 
     // The attempt's directory and its owner file.
-    expect(await fs.readdir(path.join(root, 'ci-work', id))).toHaveLength(2);
-    expect(await runner().recover()).toBe(1);
-    expect(await fs.readdir(path.join(root, 'ci-work'))).toEqual([]);
+    expect(await fs.readdir(path.join(bed.root, 'ci-work', id))).toHaveLength(2);
+    expect(await bed.runner().recover()).toBe(1);
+    expect(await fs.readdir(path.join(bed.root, 'ci-work'))).toEqual([]);
   });
 
   it('when another runner of the same process recovers, then it leaves the checkouts of a live runner alone', async () => {
     const token = processToken('live');
     const sha = await commitConfig(`ci:\n  busy: "exec -a ${token} sleep 300"\n`);
     const id = runId();
-    const r = runner();
+    const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 1);
-    expect(await runner().recover()).toBe(0);
-    expect(await fs.readdir(path.join(root, 'ci-work', id))).toHaveLength(2);
+    expect(await bed.runner().recover()).toBe(0);
+    expect(await fs.readdir(path.join(bed.root, 'ci-work', id))).toHaveLength(2);
   });
 });

@@ -4,11 +4,11 @@ import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore, runGit, type CommitStatus } from '@railyard/githost';
-import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { checkFileName } from '../urls';
-import { LocalCiRunner, type LocalCiRunnerOptions } from './local-ci-runner';
+import { runGit, type CommitStatus } from '@railyard/githost';
+import { commitOnBranch } from '@railyard/testkit';
+import type { LocalCiRunnerOptions } from './local-ci-runner';
 import type { CheckFinished } from './outcome';
+import { RunnerBed } from './testing/runner-bed';
 import { eventually } from './testing/processes';
 
 jest.setTimeout(60_000);
@@ -17,28 +17,10 @@ const run = promisify(execFile);
 const chown = (args: string[]) => run('chown', args);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
-let root: string;
-let gitRoot: string;
-let gitDir: string;
-let statuses: LocalCommitStatusStore;
-let runners: LocalCiRunner[];
+const bed = new RunnerBed(repo);
 let seq = 0;
 
 const runId = (): string => `00000000-0000-4000-9000-${String(++seq).padStart(12, '0')}`;
-
-const runner = (opts: Partial<LocalCiRunnerOptions> = {}, finished: CheckFinished[] = []): LocalCiRunner => {
-  const r = new LocalCiRunner({
-    gitRoot,
-    dataDir: root,
-    statuses,
-    publicUrl: () => 'http://railyard.test',
-    killGraceMs: 300,
-    onCheckFinished: (event) => void finished.push(event),
-    ...opts,
-  });
-  runners.push(r);
-  return r;
-};
 
 /** Runs `command` as the check `probe` of a fresh commit holding `files`; answers its final status and log. */
 const runCheck = async (
@@ -46,32 +28,18 @@ const runCheck = async (
   opts: Partial<LocalCiRunnerOptions> = {},
   files: Record<string, string> = {},
 ): Promise<{ status: CommitStatus | undefined; log: string; sha: string; finished: CheckFinished[] }> => {
-  const sha = await commitOnBranch(gitRoot, repo, {
+  const sha = await commitOnBranch(bed.gitRoot, repo, {
     branch: `railyard-merge/pr-${++seq}/x`,
     files: { '.railyard.yml': `ci:\n  probe: ${JSON.stringify(command)}\n`, ...files },
   });
   const id = runId();
   const finished: CheckFinished[] = [];
-  const r = runner(opts, finished);
+  const r = bed.runner(opts, finished);
   await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
   await r.whenDone(id);
-  const status = (await statuses.list(repo, sha)).find((s) => s.context === 'probe');
-  return { status, log: await fs.readFile(path.join(root, 'ci-logs', id, checkFileName('probe')), 'utf8'), sha, finished };
+  const status = (await bed.statuses.list(repo, sha)).find((s) => s.context === 'probe');
+  return { status, log: await bed.logOf(id, 'probe'), sha, finished };
 };
-
-beforeEach(async () => {
-  root = await makeTempDir();
-  gitRoot = path.join(root, 'git');
-  ({ gitDir } = await createRepoWithCommits(gitRoot, repo));
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
-  runners = [];
-});
-
-afterEach(async () => {
-  await Promise.all(runners.map((r) => r.close()));
-  await statuses.close();
-  await removeTempDir(root);
-});
 
 describe('the sandbox of a local check', () => {
   it('when a check looks around, then it sees its own processes only, its checkout and /tmp writable, its repository’s objects read-only, and nothing else of the data dir', async () => {
@@ -83,9 +51,9 @@ describe('the sandbox of a local check', () => {
         'echo "clean: $(git status --porcelain | wc -l)"',
         'touch made-here && echo "checkout: writable"',
         'touch /tmp/x && echo "tmp: writable $HOME"',
-        `touch ${gitDir}/objects/x 2>/dev/null && echo "objects: writable" || echo "objects: read-only"`,
-        `ls ${gitDir} 2>&1 | tr '\\n' ' '; echo`,
-        `ls ${path.join(root, 'ci-logs')} 2>&1 | head -1`,
+        `touch ${bed.gitDir}/objects/x 2>/dev/null && echo "objects: writable" || echo "objects: read-only"`,
+        `ls ${bed.gitDir} 2>&1 | tr '\\n' ' '; echo`,
+        `ls ${path.join(bed.root, 'ci-logs')} 2>&1 | head -1`,
         'exec 3<>/dev/tcp/1.1.1.1/53 2>/dev/null && echo "net: reached" || echo "net: none"',
       ].join('; '),
     );
@@ -105,31 +73,31 @@ describe('the sandbox of a local check', () => {
   });
 
   it('when the server runs as an unprivileged user, then the check runs as that user with no capabilities, in the same isolation', async () => {
-    // As root, the runner's process is moved to uid 65534 to take the user-namespace path; as
+    // As bed.root, the runner's process is moved to uid 65534 to take the user-namespace path; as
     // anyone else it is that path already.
     const asRoot = process.getuid?.() === 0;
     const uid = asRoot ? 65534 : (process.getuid?.() as number);
-    const sha = await commitOnBranch(gitRoot, repo, {
+    const sha = await commitOnBranch(bed.gitRoot, repo, {
       branch: 'unprivileged',
       files: {
         '.railyard.yml': `ci:\n  probe: ${JSON.stringify(
           "echo uid=$(id -u); grep CapEff /proc/self/status; echo procs=$(ls -d /proc/[0-9]* | wc -l); tr '\\0' '\\n' < /proc/1/environ; ls " +
-            root +
+            bed.root +
             '; exec 3<>/dev/tcp/1.1.1.1/53 || echo net-none',
         )}\n`,
       },
     });
-    if (asRoot) await chown(['-R', `${uid}:${uid}`, root]);
+    if (asRoot) await chown(['-R', `${uid}:${uid}`, bed.root]);
     const id = runId();
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'testing/runner-process.ts')], {
       cwd: path.resolve(__dirname, '../../../..'),
       env: {
         PATH: process.env.PATH,
-        HOME: root,
+        HOME: bed.root,
         UNPRIVILEGED_CANARY: 'canary-of-the-runner-0451',
         RAILYARD_TEST_RUNNER: JSON.stringify({
-          gitRoot,
-          dataDir: root,
+          gitRoot: bed.gitRoot,
+          dataDir: bed.root,
           once: true,
           trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 },
         }),
@@ -138,7 +106,7 @@ describe('the sandbox of a local check', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
-    const log = await fs.readFile(path.join(root, 'ci-logs', id, checkFileName('probe')), 'utf8');
+    const log = await bed.logOf(id, 'probe');
     expect(log).toContain(`uid=${uid}\n`);
     expect(log).toMatch(/CapEff:\s+0000000000000000\n/);
     expect(Number(/procs=(\d+)/.exec(log)?.[1])).toBeLessThan(10);
@@ -146,7 +114,7 @@ describe('the sandbox of a local check', () => {
     expect(log).not.toContain('canary-of-the-runner');
     expect(log).toContain('net-none');
     expect(log).toMatch(/\nci-work\ngit\n/);
-    expect((await statuses.list(repo, sha))[0]?.state).toBe('success');
+    expect((await bed.statuses.list(repo, sha))[0]?.state).toBe('success');
   });
 
   it('when the network setting is host, then a check reaches the host’s loopback, which it does not by default', async () => {
@@ -167,7 +135,7 @@ describe('the sandbox of a local check', () => {
 
   it('when bubblewrap is not on the PATH, then the check does not run and reports CI_SANDBOX_UNAVAILABLE naming the fix', async () => {
     // A PATH with the shell the runner needs and nothing else: no bwrap.
-    const bin = path.join(root, 'bin');
+    const bin = path.join(bed.root, 'bin');
     await fs.mkdir(bin);
     for (const tool of ['bash', 'env']) await fs.symlink(path.join('/usr/bin', tool), path.join(bin, tool));
     const { status, log, finished } = await runCheck('echo ran-$((40 + 2))', { baseEnv: { PATH: bin } });
@@ -179,11 +147,14 @@ describe('the sandbox of a local check', () => {
     });
     expect(finished[0]?.outcome).toMatchObject({ kind: 'infrastructure', code: 'CI_SANDBOX_UNAVAILABLE' });
     expect(log).not.toContain('ran-42');
-    expect(await runner({ baseEnv: { PATH: bin } }).checkSandbox()).toEqual({ ok: false, reason: 'bubblewrap (bwrap) is not installed' });
+    expect(await bed.runner({ baseEnv: { PATH: bin } }).checkSandbox()).toEqual({
+      ok: false,
+      reason: 'bubblewrap (bwrap) is not installed',
+    });
   });
 
   it('when the sandbox is off, then the check runs as a plain process and its log says it was unsandboxed', async () => {
-    const { status, log } = await runCheck(`test -d ${path.join(root, 'ci-logs')} && echo sees-the-data-dir`, {
+    const { status, log } = await runCheck(`test -d ${path.join(bed.root, 'ci-logs')} && echo sees-the-data-dir`, {
       sandbox: { mode: 'off', network: 'host' },
     });
     expect(status?.state).toBe('success');
@@ -192,15 +163,15 @@ describe('the sandbox of a local check', () => {
   });
 
   it('when the checkout is removed while the check runs, then it reports CI_CHECKOUT_LOST rather than a failure', async () => {
-    const sha = await commitOnBranch(gitRoot, repo, {
+    const sha = await commitOnBranch(bed.gitRoot, repo, {
       branch: 'lost',
       files: { '.railyard.yml': 'ci:\n  probe: "touch started; sleep 2; test -f .railyard.yml"\n' },
     });
     const id = runId();
     const finished: CheckFinished[] = [];
-    const r = runner({}, finished);
+    const r = bed.runner({}, finished);
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
-    const runDir = path.join(root, 'ci-work', id);
+    const runDir = path.join(bed.root, 'ci-work', id);
     const checkout = async (): Promise<string | undefined> => {
       const attempt = (await fs.readdir(runDir).catch(() => [] as string[])).find((e) => !e.endsWith('.json'));
       return attempt && path.join(runDir, attempt, 'src');
@@ -211,7 +182,7 @@ describe('the sandbox of a local check', () => {
     });
     await fs.rm((await checkout()) as string, { recursive: true, force: true });
     await r.whenDone(id);
-    expect((await statuses.list(repo, sha))[0]).toMatchObject({
+    expect((await bed.statuses.list(repo, sha))[0]).toMatchObject({
       state: 'error',
       description: 'infrastructure error CI_CHECKOUT_LOST: the checkout disappeared while the check ran',
     });
@@ -219,24 +190,24 @@ describe('the sandbox of a local check', () => {
   });
 
   it('when the tested code links to a private file of the server, then the check cannot read it and the file keeps its owner and mode', async () => {
-    const secret = path.join(root, 'private-secret');
+    const secret = path.join(bed.root, 'private-secret');
     await fs.writeFile(secret, 'private-bytes-0123456789\n', { mode: 0o600 });
     const before = await fs.stat(secret);
     // Links are stored in the tree as links (mode 120000), exactly as a PR would push them.
-    const blob = async (content: string) => (await runGit(gitDir, ['hash-object', '-w', '--stdin'], { input: content })).stdout.trim();
+    const blob = async (content: string) => (await runGit(bed.gitDir, ['hash-object', '-w', '--stdin'], { input: content })).stdout.trim();
     const entries = [
       `120000 blob ${await blob(secret)}\tleak`,
-      `120000 blob ${await blob(root)}\tleak-dir`,
+      `120000 blob ${await blob(bed.root)}\tleak-dir`,
       `100644 blob ${await blob('ci:\n  probe: "cat leak; cat leak-dir/private-secret; ls -l"\n')}\t.railyard.yml`,
     ];
-    const tree = (await runGit(gitDir, ['mktree'], { input: `${entries.join('\n')}\n` })).stdout.trim();
+    const tree = (await runGit(bed.gitDir, ['mktree'], { input: `${entries.join('\n')}\n` })).stdout.trim();
     const who = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-    const sha = (await runGit(gitDir, ['commit-tree', tree], { env: who, input: 'links' })).stdout.trim();
+    const sha = (await runGit(bed.gitDir, ['commit-tree', tree], { env: who, input: 'links' })).stdout.trim();
     const id = runId();
-    const r = runner();
+    const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
-    const log = await fs.readFile(path.join(root, 'ci-logs', id, checkFileName('probe')), 'utf8');
+    const log = await bed.logOf(id, 'probe');
     expect(log).toMatch(/leak -> /);
     expect(log).not.toContain('private-bytes');
     const after = await fs.stat(secret);
