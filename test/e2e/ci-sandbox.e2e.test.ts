@@ -3,6 +3,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { commitOnBranch, createRepoWithCommits, gitDirOf, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { client, REPO } from './support/client';
+import { eventually } from './support/engine-world';
 import { startProcess, type RunningProcess } from './support/processes';
 
 jest.setTimeout(180_000);
@@ -43,16 +44,6 @@ const probe = (serverPid: number, gitDir: string): string =>
     'exit 0',
   ].join('\n');
 
-const eventually = async <T>(probeFn: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probeFn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
-
 beforeAll(async () => {
   tmp = await makeTempDir('railyard-e2e-');
   // Not made beforehand: the server creates it, as `npm start` does on a fresh clone.
@@ -85,10 +76,14 @@ beforeAll(async () => {
   expect((await admin.createQueue()).status).toBe(200);
   expect((await admin.setTargets(1, ['//app:test'])).status).toBe(200);
   expect((await admin.submit(1)).status).toBe(200);
-  state = await eventually(async () => {
-    const s = (await admin.getPr(1)).body.state as string;
-    return ['merged', 'failed', 'cancelled'].includes(s) ? s : undefined;
-  });
+  state = await eventually(
+    'PR 1 to settle',
+    async () => {
+      const s = (await admin.getPr(1)).body.state as string;
+      return ['merged', 'failed', 'cancelled'].includes(s) ? s : undefined;
+    },
+    120_000,
+  );
   // One run tested PR 1; its test branch is gone once merged, its log stays.
   const [testRunId] = await fs.readdir(path.join(dataDir, 'ci-logs'));
   // The log as a read-scope token holder gets it.
