@@ -72,7 +72,7 @@ describe('the sandbox of a local check', () => {
     expect(log).toContain("ci-logs': No such file or directory");
   });
 
-  it('when the server runs as an unprivileged user, then the check runs as that user with no capabilities, in the same isolation', async () => {
+  it('when the server runs as an unprivileged user, then the check runs as that user with no capabilities, in the same isolation, and what it leaves is removed', async () => {
     // As bed.root, the runner's process is moved to uid 65534 to take the user-namespace path; as
     // anyone else it is that path already.
     const asRoot = process.getuid?.() === 0;
@@ -83,6 +83,7 @@ describe('the sandbox of a local check', () => {
         '.railyard.yml': `ci:\n  probe: ${JSON.stringify(
           "echo uid=$(id -u); grep CapEff /proc/self/status; echo procs=$(ls -d /proc/[0-9]* | wc -l); tr '\\0' '\\n' < /proc/1/environ; ls " +
             bed.root +
+            '; mkdir -p cache/m /tmp/cache/m && chmod 555 cache /tmp/cache' +
             '; exec 3<>/dev/tcp/1.1.1.1/53 || echo net-none',
         )}\n`,
       },
@@ -115,6 +116,8 @@ describe('the sandbox of a local check', () => {
     expect(log).toContain('net-none');
     expect(log).toMatch(/\nci-work\ngit\n/);
     expect((await bed.statuses.list(repo, sha))[0]?.state).toBe('success');
+    // Read-only directories the check left (as module caches do) went with its checkout.
+    expect(await fs.readdir(path.join(bed.root, 'ci-work'))).toEqual([]);
   });
 
   it('when the network setting is host, then a check reaches the host’s loopback, which it does not by default', async () => {

@@ -1,6 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 /**
  * One attempt at one check: `<workDir>/<testRunId>/<random>/` holding `src` (the checkout) and `tmp`
@@ -47,9 +51,16 @@ export const createAttempt = async (workDir: string, testRunId: string, runner: 
   return attempt;
 };
 
-/** The directory first, its owner file last: a crash in between leaves a file that recovery finds. */
+/**
+ * The directory first, its owner file last: a crash in between leaves a file that recovery finds.
+ * A check may leave directories it made read-only (module caches do): their owner can delete them
+ * only after giving itself write permission back.
+ */
 export const removeAttempt = async (dir: string): Promise<void> => {
-  await fs.rm(dir, { recursive: true, force: true });
+  await fs.rm(dir, { recursive: true, force: true }).catch(async () => {
+    await run('chmod', ['-R', 'u+rwX', '--', dir]).catch(() => undefined);
+    await fs.rm(dir, { recursive: true, force: true });
+  });
   await fs.rm(`${dir}.owner.json`, { force: true });
 };
 
