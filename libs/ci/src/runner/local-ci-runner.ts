@@ -12,7 +12,7 @@ import { ciLogFile, ciLogPath, ciLogsDirOf, isValidTestRunId, joinUrl } from '..
 import { checkArgv, startCheck, type CheckExit, type CheckProcess } from './check-process';
 import { checkEnv, checkPath } from './check-env';
 import { makeCheckout } from './checkout';
-import { infrastructureDescription, type CheckFinished, type CheckOutcome, type InfrastructureErrorCode } from './outcome';
+import { statusOf, type CheckFinished, type CheckOutcome, type InfrastructureErrorCode } from './outcome';
 import { collectReports } from './reports';
 import { probeSandbox, SANDBOX_FIX, sandboxArgv, sandboxOwner, type SandboxOptions, type SandboxProbe } from './sandbox';
 import { Slots } from './slots';
@@ -76,29 +76,7 @@ const stopped = (run: { stop?: Stop; timeoutMinutes: number }, started: boolean)
       ? { kind: 'cancelled', started }
       : undefined;
 
-/** The commit status that tells the outcome: only a failure is `failure`; what is no verdict on the code is `error`. */
-const statusOf = (outcome: CheckOutcome): { state: CommitStatusInput['state']; description: string } => {
-  switch (outcome.kind) {
-    case 'passed':
-      return { state: 'success', description: `passed in ${outcome.seconds}s` };
-    case 'failed':
-      return {
-        state: 'failure',
-        description: outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`,
-      };
-    case 'timed_out':
-      return {
-        state: 'error',
-        description: outcome.started ? `timed out after ${outcome.minutes} min; process tree killed` : 'timed out before it started',
-      };
-    case 'cancelled':
-      return { state: 'error', description: outcome.started ? 'cancelled; process tree killed' : 'cancelled before it started' };
-    case 'infrastructure':
-      return { state: 'error', description: infrastructureDescription(outcome) };
-  }
-};
-
-const chown = promisify(execFile);
+const execFileAsync = promisify(execFile);
 
 interface DirIdentity {
   dev: number;
@@ -374,7 +352,7 @@ export class LocalCiRunner {
       await makeCheckout(run.gitDir, attempt.checkout, sha);
       const owner = sandboxOwner(this.sandbox);
       // -h and -P: a symbolic link in the tested code must not make root hand out the file it points to.
-      if (owner !== null) await chown('chown', ['-R', '-h', '-P', `${owner}:${owner}`, '--', attempt.checkout, attempt.scratch]);
+      if (owner !== null) await execFileAsync('chown', ['-R', '-h', '-P', `${owner}:${owner}`, '--', attempt.checkout, attempt.scratch]);
       const { dev, ino } = await fs.stat(attempt.checkout);
       return { dev, ino };
     } catch (err) {

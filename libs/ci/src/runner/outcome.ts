@@ -1,4 +1,4 @@
-import type { RepoRef } from '@railyard/domain';
+import type { CommitStatusState, RepoRef } from '@railyard/domain';
 
 /**
  * Why the local CI could not give a check's verdict, through no fault of the code under test
@@ -59,4 +59,26 @@ export const infrastructureErrorOf = (status: { state: string; description?: str
   const match = ENCODED.exec(status.description);
   const code = match?.[1] as InfrastructureErrorCode | undefined;
   return code && INFRASTRUCTURE_ERROR_CODES.includes(code) ? { code, message: match?.[2] ?? '' } : undefined;
+};
+
+/** The commit status that tells the outcome: only a failure is `failure`; what is no verdict on the code is `error`. */
+export const statusOf = (outcome: CheckOutcome): { state: CommitStatusState; description: string } => {
+  switch (outcome.kind) {
+    case 'passed':
+      return { state: 'success', description: `passed in ${outcome.seconds}s` };
+    case 'failed':
+      return {
+        state: 'failure',
+        description: outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`,
+      };
+    case 'timed_out':
+      return {
+        state: 'error',
+        description: outcome.started ? `timed out after ${outcome.minutes} min; process tree killed` : 'timed out before it started',
+      };
+    case 'cancelled':
+      return { state: 'error', description: outcome.started ? 'cancelled; process tree killed' : 'cancelled before it started' };
+    case 'infrastructure':
+      return { state: 'error', description: infrastructureDescription(outcome) };
+  }
 };
