@@ -50,8 +50,9 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     ...(opts.onCheckFinished ? { onCheckFinished: opts.onCheckFinished } : {}),
   });
   await runner.recover();
-  // Says loudly at start when checks cannot run in their sandbox, rather than at the first PR.
-  await runner.checkSandbox();
+  // Says loudly at start when checks cannot run in their sandbox, rather than at the first PR; not
+  // awaited, so a restart after a crash is not slowed by it (the first check shares the probe).
+  void runner.checkSandbox();
   return {
     statusStore: statuses,
     runner,
