@@ -14,6 +14,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   planner: () => import('./planner'),
   targets: () => import('./targets'),
   ci: () => import('./ci'),
+  'ci-isolation': () => import('./ci-isolation'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(
