@@ -14,6 +14,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   planner: () => import('./planner'),
   targets: () => import('./targets'),
   ci: () => import('./ci'),
+  'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
 };
 

@@ -16,7 +16,6 @@ let world: World;
 let server: RunningProcess;
 let ci: ReturnType<typeof client>;
 let admin: ReturnType<typeof client>;
-let runIds: string;
 
 const railyard = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
@@ -58,12 +57,11 @@ const testBranchOf = (n: number) =>
 
 beforeAll(async () => {
   world = await makeWorld();
-  runIds = path.join(world.dataDir, 'run-ids');
   // The checks the local CI runs for every run on main: one passes, one is advisory (not required).
   await commitOnBranch(world.gitRoot, REPO, {
     branch: 'main',
     files: {
-      '.railyard.yml': `ci:\n  unit: "echo $RAILYARD_TEST_RUN_ID >> ${runIds}; echo unit ok"\n  advisory: "exit 1"\nmerge:\n  required_statuses: [unit]\n`,
+      '.railyard.yml': 'ci:\n  unit: "echo unit ok"\n  advisory: "exit 1"\nmerge:\n  required_statuses: [unit]\n',
     },
     message: 'Add the CI config',
   });
@@ -83,7 +81,8 @@ describe('the local CI driven by the engine', () => {
     await world.openFeaturePr(1, { title: 'First feature' });
     expect((await ci.submit(1)).status).toBe(200);
     expect(await settled(1)).toBe('merged');
-    const [testRunId] = (await fs.readFile(runIds, 'utf8')).trim().split('\n');
+    // The first run of this server: its logs are the only ones (a check cannot write outside its sandbox).
+    const [testRunId] = await fs.readdir(path.join(world.dataDir, 'ci-logs'));
     const details = await ci.post('/getMergeQueueTestingDetails', { repo: REPO, targetBranch: 'main', testRunId });
     expect(details.status).toBe(200);
     expect(details.body).toMatchObject({

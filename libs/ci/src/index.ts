@@ -6,6 +6,9 @@ export * from './urls';
 export * from './settings';
 export * from './local-ci';
 export * from './runner/local-ci-runner';
+export * from './runner/outcome';
+export { makeCheckout, removeCheckout } from './runner/checkout';
+export { SANDBOX_UID, type CheckNetwork, type SandboxMode, type SandboxOptions } from './runner/sandbox';
 export * from './intake/schema';
 export * from './intake/commits';
 export {

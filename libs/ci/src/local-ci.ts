@@ -3,6 +3,7 @@ import { LocalCommitStatusStore, type CommitStatusStore } from '@railyard/githos
 import type { Logger } from '@railyard/observability';
 import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
+import { infrastructureErrorOf, type CheckFinished, type InfrastructureError } from './runner/outcome';
 import type { CiSettings } from './settings';
 
 /** The CI side of one process: the status store, the local runner, and required-status resolution. */
@@ -14,7 +15,11 @@ export interface LocalCi {
   trigger(input: TriggerInput): Promise<void>;
   cancel(testRunId: string): Promise<void>;
   isRunning(testRunId: string): boolean;
-  statuses(repo: RepoRef, sha: string): Promise<{ context: string; state: CommitStatusState; url?: string }[]>;
+  /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
+  statuses(
+    repo: RepoRef,
+    sha: string,
+  ): Promise<{ context: string; state: CommitStatusState; url?: string; infrastructureError?: InfrastructureError }[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
   close(): Promise<void>;
 }
@@ -25,6 +30,7 @@ export interface CreateLocalCiOptions {
   publicUrl: () => string;
   logger?: Logger;
   uploadReports?: (input: UploadReportsInput) => Promise<void>;
+  onCheckFinished?: (event: CheckFinished) => void;
 }
 
 /** Wires the pieces and clears checkouts a previous process left; close() stops running checks first. */
@@ -38,10 +44,15 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     publicUrl: () => settings.publicUrl ?? opts.publicUrl(),
     concurrency: settings.concurrency,
     killGraceMs: settings.killGraceMs,
+    sandbox: { mode: settings.sandbox ?? 'bwrap', network: settings.network ?? 'none', hiddenPaths: settings.hiddenPaths ?? [] },
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.uploadReports ? { uploadReports: opts.uploadReports } : {}),
+    ...(opts.onCheckFinished ? { onCheckFinished: opts.onCheckFinished } : {}),
   });
   await runner.recover();
+  // Says loudly at start when checks cannot run in their sandbox, rather than at the first PR; not
+  // awaited, so a restart after a crash is not slowed by it (the first check shares the probe).
+  void runner.checkSandbox();
   return {
     statusStore: statuses,
     runner,
@@ -50,7 +61,15 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     cancel: (testRunId) => runner.cancel(testRunId),
     isRunning: (testRunId) => runner.isRunning(testRunId),
     statuses: async (repo, sha) =>
-      (await statuses.list(repo, sha)).map((s) => ({ context: s.context, state: s.state, ...(s.targetUrl ? { url: s.targetUrl } : {}) })),
+      (await statuses.list(repo, sha)).map((s) => {
+        const infrastructureError = infrastructureErrorOf(s);
+        return {
+          context: s.context,
+          state: s.state,
+          ...(s.targetUrl ? { url: s.targetUrl } : {}),
+          ...(infrastructureError ? { infrastructureError } : {}),
+        };
+      }),
     onChange: (listener) => statuses.onChange(listener),
     close: async () => {
       await runner.close();

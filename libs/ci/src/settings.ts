@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { CheckNetwork, SandboxMode } from './runner/sandbox';
 
 /** What the CI pieces read from the environment, with the embedded defaults. */
 export interface CiSettings {
@@ -10,7 +11,19 @@ export interface CiSettings {
   concurrency: number;
   /** RAILYARD_CI_KILL_GRACE_MS: SIGTERM → SIGKILL delay for cancelled and timed-out checks. */
   killGraceMs: number;
+  /** RAILYARD_CI_SANDBOX: `bwrap` (default) or `off` (development only: checks can read the server's secrets). */
+  sandbox?: SandboxMode;
+  /** RAILYARD_CI_NETWORK: `none` (default: a loopback of the check's own) or `host`. */
+  network?: CheckNetwork;
+  /** Files holding secrets that checks must not see even under a system directory (RAILYARD_API_TOKENS_FILE). */
+  hiddenPaths?: string[];
 }
+
+const oneOf = <T extends string>(name: string, raw: string | undefined, values: readonly T[]): T => {
+  const value = (raw ?? '').trim() || values[0];
+  if (!values.includes(value as T)) throw new Error(`${name} must be one of ${values.join(', ')}, not "${raw}"`);
+  return value as T;
+};
 
 const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
   if (raw === undefined || raw === '') return fallback;
@@ -30,5 +43,8 @@ export const ciSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): CiSetti
     ...(publicUrl ? { publicUrl: publicUrl.replace(/\/+$/, '') } : {}),
     concurrency: int('RAILYARD_CI_CONCURRENCY', env.RAILYARD_CI_CONCURRENCY, 2, 1, 256),
     killGraceMs: int('RAILYARD_CI_KILL_GRACE_MS', env.RAILYARD_CI_KILL_GRACE_MS, 5000, 0, 600_000),
+    sandbox: oneOf('RAILYARD_CI_SANDBOX', env.RAILYARD_CI_SANDBOX, ['bwrap', 'off'] as const),
+    network: oneOf('RAILYARD_CI_NETWORK', env.RAILYARD_CI_NETWORK, ['none', 'host'] as const),
+    hiddenPaths: env.RAILYARD_API_TOKENS_FILE ? [path.resolve(env.RAILYARD_API_TOKENS_FILE)] : [],
   };
 };

@@ -17,7 +17,7 @@ export const loadTokens = (raw: string | undefined, dataDir: string, announce: (
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   const line = `admin:${secret}:admin`;
   try {

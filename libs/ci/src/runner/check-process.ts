@@ -1,26 +1,51 @@
 import { spawn } from 'node:child_process';
 
 /**
- * Runs the check's command and, beside it, a watchdog reading fd 3, a pipe whose other end only the
- * runner holds. When the runner dies (even by kill -9) the pipe closes, the read ends, and the
+ * Runs the argv given after it and, beside it, a watchdog reading fd 3, a pipe whose other end only
+ * the runner holds. When the runner dies (even by kill -9) the pipe closes, the read ends, and the
  * watchdog kills the whole process group: no check outlives the process that was going to judge it.
- * The command itself gets fd 3 closed.
+ *
+ * The wrapper and the argv's own launcher (bwrap) ignore SIGTERM: bwrap dies on it and takes the
+ * sandbox down at once, which would leave a cancelled check no grace period. `env --default-signal`
+ * in STARTED gives the command SIGTERM back, so a cancel still reaches it first.
  */
 const WRAPPER = [
-  'bash -c "$1" 3<&- &',
-  'cmd=$!',
-  '( read -r -u 3 _; kill -KILL -- -$$ ) &',
+  "trap '' TERM",
+  '( read -r -u 3 _; kill -KILL -- -$$ ) 4>&- &',
   'watchdog=$!',
+  // Not a job of this shell any more: its SIGKILL below is not reported in the check's log.
+  'disown "$watchdog"',
+  '"$@" 3<&- &',
+  'cmd=$!',
   'wait "$cmd"',
   'code=$?',
-  'kill "$watchdog" 2>/dev/null',
+  'kill -KILL "$watchdog" 2>/dev/null',
   'exit "$code"',
 ].join('\n');
+
+/**
+ * The last step before the check's command, inside the sandbox: one byte on fd 4 says "the sandbox
+ * is up and the command starts"; then every descriptor but 0, 1 and 2 is closed (fd 4, and whatever
+ * the server inherited from its own parent: bwrap passes descriptors through), and the command runs
+ * with `bash -c`. A process that exits without that byte never ran the command: an infrastructure
+ * error, not the check failing.
+ */
+const STARTED = [
+  'printf . >&4',
+  // No redirection on the loop: bash would park stderr on a spare descriptor, which the loop closes.
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done',
+  'exec bash -c "$1"',
+].join('\n');
+
+/** The argv that runs `command` as a check, with default signal handling and the started byte. */
+export const checkArgv = (command: string): string[] => ['env', '--default-signal=TERM', 'bash', '-c', STARTED, 'railyard-check', command];
 
 export interface CheckExit {
   /** Exit code, or null when killed by a signal. */
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** Whether the command itself was reached (the started byte arrived). */
+  started: boolean;
 }
 
 export interface CheckProcess {
@@ -32,9 +57,10 @@ export interface CheckProcess {
 }
 
 export interface StartCheckOptions {
-  command: string;
+  /** What to run: checkArgv's, possibly inside a sandbox's. */
+  argv: readonly string[];
   cwd: string;
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string>;
   /** File descriptor that receives both stdout and stderr. */
   logFd: number;
 }
@@ -50,14 +76,28 @@ const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts the command in its own process group; rejects when it cannot be started at all. */
+/** Starts the argv in its own process group; rejects when it cannot be started at all. */
 export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', WRAPPER, 'railyard-check', opts.command], {
+    const child = spawn('bash', ['-c', WRAPPER, 'railyard-check', ...opts.argv], {
       cwd: opts.cwd,
       env: opts.env,
       detached: true,
-      stdio: ['ignore', opts.logFd, opts.logFd, 'pipe'],
+      stdio: ['ignore', opts.logFd, opts.logFd, 'pipe', 'pipe'],
+    });
+    let started = false;
+    const marker = child.stdio[4];
+    marker?.on('data', () => (started = true));
+    // Every holder of fd 4 is gone once the group is: its end means the byte, if any, was read. Bounded,
+    // so that a holder nobody foresaw cannot keep the check from being judged.
+    const markerClosed = new Promise<void>((done) => {
+      const timer = setTimeout(done, 2000);
+      timer.unref();
+      if (!marker) return done();
+      marker.once('close', () => {
+        clearTimeout(timer);
+        done();
+      });
     });
     const exited = new Promise<CheckExit>((done) => {
       child.once('exit', (code, signal) => {
@@ -65,7 +105,7 @@ export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
         // The group still exists while such processes live, so its id cannot have been reused.
         signalGroup(child.pid ?? 0, 'SIGKILL');
         child.stdio[3]?.destroy();
-        done({ code, signal });
+        void markerClosed.then(() => done({ code, signal, started }));
       });
     });
     child.once('error', (err) => reject(err));

@@ -1,17 +1,22 @@
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import type { RepoRef } from '@railyard/domain';
 import { existingRepoDir, formatRepo, isObjectId, type CommitStatusInput, type CommitStatusStore } from '@railyard/githost';
 import { errorFields, type Logger } from '@railyard/observability';
 import { readRepoConfig } from '../config/repo-config';
 import type { Check } from '../config/railyard-config';
-import { checkFileName, ciLogFile, ciLogPath, ciLogsDirOf, isValidTestRunId, joinUrl } from '../urls';
-import { startCheck, type CheckProcess } from './check-process';
-import { checkEnv } from './check-env';
+import { ciLogFile, ciLogPath, ciLogsDirOf, isValidTestRunId, joinUrl } from '../urls';
+import { checkArgv, startCheck, type CheckExit, type CheckProcess } from './check-process';
+import { checkEnv, checkPath } from './check-env';
+import { makeCheckout } from './checkout';
+import { statusOf, type CheckFinished, type CheckOutcome, type InfrastructureErrorCode } from './outcome';
 import { collectReports } from './reports';
+import { probeSandbox, SANDBOX_FIX, sandboxArgv, sandboxOwner, type SandboxOptions, type SandboxProbe } from './sandbox';
 import { Slots } from './slots';
-import { recoverWorkDir, writeOwner } from './work-dir';
-import { addWorktree, removeWorktree } from './worktree';
+import { createAttempt, recoverWorkDir, registerRunner, removeAttempt, type Attempt } from './work-dir';
 
 export interface TriggerInput {
   repo: RepoRef;
@@ -45,7 +50,11 @@ export interface LocalCiRunnerOptions {
   logger?: Logger;
   /** Called once per run, after its checks, with the report files `.railyard.yml` names. */
   uploadReports?: (input: UploadReportsInput) => Promise<void>;
-  /** Environment the checks start from (RAILYARD_* and npm_* are removed). Default: this process's. */
+  /** Called once per check with what became of it, after its final status is posted; it must not throw. */
+  onCheckFinished?: (event: CheckFinished) => void;
+  /** Where checks run. Default: bubblewrap, no network. */
+  sandbox?: SandboxOptions;
+  /** Where the checks' PATH, LANG, LC_ALL and TZ come from; nothing else of it passes. Default: this process's environment. */
   baseEnv?: NodeJS.ProcessEnv;
 }
 
@@ -56,6 +65,23 @@ export class CiConfigError extends Error {
 }
 
 type Stop = 'cancelled' | 'timed_out';
+
+const infrastructure = (code: InfrastructureErrorCode, message: string): CheckOutcome => ({ kind: 'infrastructure', code, message });
+const RUNNER_FAILED = infrastructure('CI_RUNNER_ERROR', 'the runner failed; see the Railyard log');
+
+const stopped = (run: { stop?: Stop; timeoutMinutes: number }, started: boolean): CheckOutcome | undefined =>
+  run.stop === 'timed_out'
+    ? { kind: 'timed_out', minutes: run.timeoutMinutes, started }
+    : run.stop === 'cancelled'
+      ? { kind: 'cancelled', started }
+      : undefined;
+
+const execFileAsync = promisify(execFile);
+
+interface DirIdentity {
+  dev: number;
+  ino: number;
+}
 
 interface Run {
   input: TriggerInput;
@@ -83,6 +109,9 @@ export class LocalCiRunner {
   private readonly logger?: Logger;
   private readonly graceMs: number;
   private readonly workDir: string;
+  private readonly sandbox: SandboxOptions;
+  private readonly identity = registerRunner();
+  private sandboxProbe?: Promise<SandboxProbe>;
   private closed = false;
 
   constructor(private readonly opts: LocalCiRunnerOptions) {
@@ -90,13 +119,39 @@ export class LocalCiRunner {
     this.logger = opts.logger;
     this.graceMs = opts.killGraceMs ?? 5000;
     this.workDir = path.join(opts.dataDir, 'ci-work');
+    const sandbox = opts.sandbox ?? { mode: 'bwrap', network: 'none' };
+    // The data dir and the git root hold everything a check must not read; hidden wherever they are.
+    this.sandbox = { ...sandbox, hiddenPaths: [opts.dataDir, opts.gitRoot, ...(sandbox.hiddenPaths ?? [])] };
   }
 
   /** Removes scratch checkouts left by a runner that died; call once at start. */
   async recover(): Promise<number> {
-    const removed = await recoverWorkDir(this.workDir, removeWorktree);
+    const removed = await recoverWorkDir(this.workDir);
     if (removed > 0) this.logger?.info('ci: removed checkouts left by a stopped runner', { removed });
     return removed;
+  }
+
+  /**
+   * Whether checks can run in their sandbox here, said loudly in the log when they cannot (each check
+   * would report CI_SANDBOX_UNAVAILABLE) or when the sandbox is off. Call once at start.
+   */
+  async checkSandbox(): Promise<SandboxProbe> {
+    const probe = await this.sandboxReady();
+    if (this.sandbox.mode === 'off')
+      this.logger?.warn(
+        'ci: RAILYARD_CI_SANDBOX=off: checks run unsandboxed, as this process’s user, and can read its secrets; for development only',
+      );
+    else if (!probe.ok) this.logger?.error(`ci: checks cannot run: ${probe.reason}; ${SANDBOX_FIX}`);
+    return probe;
+  }
+
+  /** A probe that failed is tried again at the next check, so installing bubblewrap needs no restart. */
+  private async sandboxReady(): Promise<SandboxProbe> {
+    this.sandboxProbe ??= probeSandbox(this.sandbox, checkPath(this.opts.baseEnv ?? process.env));
+    const probe = this.sandboxProbe;
+    const result = await probe;
+    if (!result.ok && this.sandboxProbe === probe) this.sandboxProbe = undefined;
+    return result;
   }
 
   /**
@@ -152,6 +207,7 @@ export class LocalCiRunner {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.runs.keys()].map((id) => this.cancel(id)));
+    this.identity.release();
   }
 
   private async start(input: TriggerInput): Promise<Run | null> {
@@ -180,7 +236,7 @@ export class LocalCiRunner {
       reportFiles: [],
       done: Promise.resolve(),
     };
-    await fs.mkdir(path.join(ciLogsDirOf(this.opts.dataDir), testRunId), { recursive: true });
+    await fs.mkdir(path.join(ciLogsDirOf(this.opts.dataDir), testRunId), { recursive: true, mode: 0o700 });
     for (const check of todo) await this.post(run, check, 'pending', 'queued');
     const timeoutMs = Math.round(input.timeoutMinutes * 60_000);
     // setTimeout fires at once past 2^31-1 ms (24.8 days); a limit that far out is no limit.
@@ -208,7 +264,7 @@ export class LocalCiRunner {
   private async runCheck(run: Run, check: Check): Promise<void> {
     try {
       if (!(await this.slots.acquire(run.controller.signal))) {
-        await this.post(run, check, 'error', run.stop === 'timed_out' ? 'timed out before it started' : 'cancelled before it started');
+        await this.finish(run, check, stopped(run, false) ?? { kind: 'cancelled', started: false });
         return;
       }
       try {
@@ -218,44 +274,41 @@ export class LocalCiRunner {
       }
     } catch (err) {
       this.logger?.error('ci: check failed to run', { testRunId: run.input.testRunId, check: check.name, ...errorFields(err) });
-      await this.post(run, check, 'error', 'the runner failed; see the Railyard log').catch(() => undefined);
+      await this.finish(run, check, RUNNER_FAILED);
     }
   }
 
   private async execute(run: Run, check: Check): Promise<void> {
     const { testRunId, sha } = run.input;
-    const logFile = ciLogFile(this.opts.dataDir, testRunId, check.name);
-    const checkout = path.join(this.workDir, testRunId, checkFileName(check.name).replace(/\.log$/, ''));
-    const log = await fs.open(logFile, 'w');
+    const log = await fs.open(ciLogFile(this.opts.dataDir, testRunId, check.name), 'w', 0o600);
     const started = Date.now();
-    let state: CommitStatusInput['state'] = 'error';
-    let description = '';
+    let outcome = RUNNER_FAILED;
+    let attempt: Attempt | undefined;
     try {
       await log.write(`# railyard ci: check "${check.name}" at ${sha} (test run ${testRunId})\n$ ${check.command}\n`);
-      if (run.stop) {
-        description = run.stop === 'timed_out' ? 'timed out before it started' : 'cancelled before it started';
+      if (this.sandbox.mode === 'off')
+        await log.write('# WARNING: no sandbox (RAILYARD_CI_SANDBOX=off): this check could read the server’s secrets\n');
+      const early = await this.prepare(run, check, log);
+      if (early) {
+        outcome = early;
         return;
       }
-      await this.post(run, check, 'pending', 'running');
-      await writeOwner(checkout, run.gitDir);
-      try {
-        await addWorktree(run.gitDir, checkout, sha);
-      } catch (err) {
-        description = `could not start: no checkout of ${sha.slice(0, 12)}`;
-        await log.write(`# ${description}: ${(err as Error).message}\n`);
+      attempt = await createAttempt(this.workDir, testRunId, this.identity.id, check.name);
+      const made = await this.checkout(run, attempt, log);
+      if ('kind' in made) {
+        outcome = made;
         return;
       }
       let proc: CheckProcess;
       try {
         proc = await startCheck({
-          command: check.command,
-          cwd: checkout,
-          env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name),
+          argv: sandboxArgv(this.sandbox, { ...attempt, objects: path.join(run.gitDir, 'objects') }, checkArgv(check.command)),
+          cwd: attempt.checkout,
+          env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name, this.sandbox.mode === 'off' ? attempt.scratch : '/tmp'),
           logFd: log.fd,
         });
       } catch (err) {
-        description = `could not start: ${(err as Error).message}`;
-        await log.write(`# ${description}\n`);
+        outcome = infrastructure('CI_CHECK_NOT_STARTED', `could not start: ${(err as Error).message}`);
         return;
       }
       run.running.add(proc);
@@ -263,22 +316,76 @@ export class LocalCiRunner {
       if (run.controller.signal.aborted) void proc.killTree(this.graceMs);
       const exit = await proc.exited;
       run.running.delete(proc);
-      const seconds = Math.round((Date.now() - started) / 100) / 10;
-      if (run.stop === 'timed_out') description = `timed out after ${run.timeoutMinutes} min; process tree killed`;
-      else if (run.stop === 'cancelled') description = 'cancelled; process tree killed';
-      else if (exit.code === 0) [state, description] = ['success', `passed in ${seconds}s`];
-      else [state, description] = ['failure', exit.code === null ? `killed by ${exit.signal ?? 'a signal'}` : `exit code ${exit.code}`];
-      await log.write(`# ${description}\n`);
-      if (!run.stop && run.reports.length > 0) {
-        const found = await collectReports(checkout, run.reports);
+      outcome = await this.judge(run, exit, attempt.checkout, made, started);
+      if ((outcome.kind === 'passed' || outcome.kind === 'failed') && run.reports.length > 0) {
+        const found = await collectReports(attempt.checkout, run.reports);
         run.reportFiles.push(...found.files);
         if (found.paths.length > 0) await log.write(`# reports: ${found.paths.join(', ')}\n`);
       }
+    } catch (err) {
+      this.logger?.error('ci: check failed to run', { testRunId, check: check.name, ...errorFields(err) });
+      outcome = RUNNER_FAILED;
     } finally {
-      await log.close();
-      await removeWorktree(run.gitDir, checkout);
-      await fs.rm(`${checkout}.owner.json`, { force: true });
-      await this.post(run, check, state, description);
+      await log.write(`# ${statusOf(outcome).description}\n`).catch(() => undefined);
+      await log.close().catch(() => undefined);
+      if (attempt)
+        await removeAttempt(attempt.dir).catch((err: unknown) => this.logger?.error('ci: could not remove a checkout', errorFields(err)));
+      await this.finish(run, check, outcome);
+    }
+  }
+
+  /** Before anything is made: a run stopped meanwhile, or a sandbox that cannot work. Undefined: go on. */
+  private async prepare(run: Run, check: Check, log: FileHandle): Promise<CheckOutcome | undefined> {
+    const stop = stopped(run, false);
+    if (stop) return stop;
+    await this.post(run, check, 'pending', 'running');
+    const probe = await this.sandboxReady();
+    if (probe.ok) return undefined;
+    await log.write(`# ${probe.reason}\n`);
+    return infrastructure('CI_SANDBOX_UNAVAILABLE', `${probe.reason}; ${SANDBOX_FIX}`);
+  }
+
+  /** The checkout, owned by whoever the check runs as; answers its identity, to notice later that it was replaced. */
+  private async checkout(run: Run, attempt: Attempt, log: FileHandle): Promise<DirIdentity | CheckOutcome> {
+    const { sha } = run.input;
+    try {
+      await makeCheckout(run.gitDir, attempt.checkout, sha);
+      const owner = sandboxOwner(this.sandbox);
+      // -h and -P: a symbolic link in the tested code must not make root hand out the file it points to.
+      if (owner !== null) await execFileAsync('chown', ['-R', '-h', '-P', `${owner}:${owner}`, '--', attempt.checkout, attempt.scratch]);
+      const { dev, ino } = await fs.stat(attempt.checkout);
+      return { dev, ino };
+    } catch (err) {
+      await log.write(`# ${(err as Error).message}\n`);
+      return infrastructure('CI_CHECKOUT_FAILED', `no checkout of ${sha.slice(0, 12)}`);
+    }
+  }
+
+  /** The verdict, once the process is gone; only a command that ran in the checkout it was given can fail. */
+  private async judge(run: Run, exit: CheckExit, checkout: string, made: DirIdentity, started: number): Promise<CheckOutcome> {
+    const stop = stopped(run, true);
+    if (stop) return stop;
+    if (!exit.started)
+      return infrastructure(
+        'CI_CHECK_NOT_STARTED',
+        `the sandbox did not start the command (exit code ${exit.code ?? exit.signal}); see the log`,
+      );
+    const now = await fs.stat(checkout).catch(() => null);
+    if (!now || now.dev !== made.dev || now.ino !== made.ino)
+      return infrastructure('CI_CHECKOUT_LOST', 'the checkout disappeared while the check ran');
+    if (exit.code === 0) return { kind: 'passed', seconds: Math.round((Date.now() - started) / 100) / 10 };
+    return { kind: 'failed', exitCode: exit.code, signal: exit.signal };
+  }
+
+  /** Posts the final status, then tells the listener. */
+  private async finish(run: Run, check: Check, outcome: CheckOutcome): Promise<void> {
+    const { state, description } = statusOf(outcome);
+    await this.post(run, check, state, description);
+    const { repo, sha, testRunId } = run.input;
+    try {
+      this.opts.onCheckFinished?.({ repo, sha, testRunId, check: check.name, outcome });
+    } catch (err) {
+      this.logger?.error('ci: onCheckFinished threw', { testRunId, check: check.name, ...errorFields(err) });
     }
   }
 

@@ -1,20 +1,67 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 /**
- * Beside each scratch checkout `<dir>` lies `<dir>.owner.json`, written before the checkout is made:
- * which process made it and in which repository, so a runner starting after a crash can tell
- * leftovers from checkouts of a runner still alive.
+ * One attempt at one check: `<workDir>/<testRunId>/<random>/` holding `src` (the checkout) and `tmp`
+ * (the scratch directory, the check's /tmp). The random name makes every attempt's paths its own,
+ * even for two runners (an engine and its successor) running the same check of the same run.
+ *
+ * Beside it lies `<random>.owner.json`, written before the directory is made: which runner made it,
+ * so a runner starting after a crash can tell leftovers from the checkouts of a runner still alive.
  */
-interface Owner {
-  pid: number;
-  gitDir: string;
+export interface Attempt {
+  dir: string;
+  checkout: string;
+  scratch: string;
 }
 
-export const writeOwner = async (checkout: string, gitDir: string): Promise<void> => {
-  await fs.mkdir(path.dirname(checkout), { recursive: true });
-  const owner: Owner = { pid: process.pid, gitDir };
-  await fs.writeFile(`${checkout}.owner.json`, JSON.stringify(owner));
+interface Owner {
+  pid: number;
+  /** Which runner of that process: a process may hold several (tests do). */
+  runner: string;
+  check: string;
+}
+
+/** Runners alive in this process, by id: their attempts are never leftovers. */
+const liveRunners = new Set<string>();
+
+export const registerRunner = (): { id: string; release: () => void } => {
+  const id = randomBytes(8).toString('hex');
+  liveRunners.add(id);
+  return { id, release: () => liveRunners.delete(id) };
+};
+
+// Only the server's user may enter; the sandbox mounts what a check needs by itself.
+const PRIVATE = 0o700;
+
+export const createAttempt = async (workDir: string, testRunId: string, runner: string, check: string): Promise<Attempt> => {
+  const runDir = path.join(workDir, testRunId);
+  await fs.mkdir(runDir, { recursive: true, mode: PRIVATE });
+  const dir = path.join(runDir, randomBytes(6).toString('hex'));
+  const owner: Owner = { pid: process.pid, runner, check };
+  await fs.writeFile(`${dir}.owner.json`, JSON.stringify(owner), { mode: 0o600, flag: 'wx' });
+  await fs.mkdir(dir, { mode: PRIVATE });
+  const attempt = { dir, checkout: path.join(dir, 'src'), scratch: path.join(dir, 'tmp') };
+  await fs.mkdir(attempt.scratch, { mode: PRIVATE });
+  return attempt;
+};
+
+/**
+ * The directory first, its owner file last: a crash in between leaves a file that recovery finds.
+ * A check may leave directories it made read-only (module caches do): their owner can delete them
+ * only after giving itself write permission back.
+ */
+export const removeAttempt = async (dir: string): Promise<void> => {
+  await fs.rm(dir, { recursive: true, force: true }).catch(async () => {
+    await run('chmod', ['-R', 'u+rwX', '--', dir]).catch(() => undefined);
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  await fs.rm(`${dir}.owner.json`, { force: true });
 };
 
 const isAlive = (pid: number): boolean => {
@@ -27,8 +74,16 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
-/** Removes every checkout whose owner process is gone; answers how many. */
-export const recoverWorkDir = async (workDir: string, remove: (gitDir: string, checkout: string) => Promise<void>): Promise<number> => {
+const isLeftover = (owner: Owner | null): boolean => {
+  if (!owner) return true;
+  // The same pid as ours after a restart (containers often reuse it) is a previous life unless one
+  // of this process's runners made it.
+  if (owner.pid === process.pid) return !liveRunners.has(owner.runner);
+  return !isAlive(owner.pid);
+};
+
+/** Removes every attempt whose runner is gone; answers how many. */
+export const recoverWorkDir = async (workDir: string): Promise<number> => {
   let removed = 0;
   for (const run of await fs.readdir(workDir).catch(() => [] as string[])) {
     const runDir = path.join(workDir, run);
@@ -39,11 +94,8 @@ export const recoverWorkDir = async (workDir: string, remove: (gitDir: string, c
         .readFile(ownerFile, 'utf8')
         .then((t) => JSON.parse(t) as Owner)
         .catch(() => null);
-      if (owner && owner.pid !== process.pid && isAlive(owner.pid)) continue;
-      const checkout = ownerFile.slice(0, -'.owner.json'.length);
-      if (owner) await remove(owner.gitDir, checkout);
-      else await fs.rm(checkout, { recursive: true, force: true });
-      await fs.rm(ownerFile, { force: true });
+      if (!isLeftover(owner)) continue;
+      await removeAttempt(ownerFile.slice(0, -'.owner.json'.length));
       removed++;
     }
     // Only succeeds once the run's directory is empty.

@@ -22,10 +22,10 @@ export class FsBlobStore implements BlobStore {
     const dir = join(this.options.dir, digest.slice(0, 2));
     const target = join(dir, digest.slice(2));
     if (await exists(target)) return digest;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
     try {
-      const file = await open(temp, 'wx');
+      const file = await open(temp, 'wx', 0o600);
       try {
         await file.writeFile(bytes);
         await file.sync();

@@ -1,5 +1,5 @@
 import { SubscriptionSet } from '../shared/subscription-set';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
@@ -91,7 +91,12 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     const inMemory = options.file === ':memory:' || options.file === '';
     this.signal = inMemory ? new AppendSignal() : appendSignalForFile(resolve(options.file));
-    if (!inMemory) mkdirSync(dirname(options.file), { recursive: true });
+    if (!inMemory) {
+      // Private from the start: SQLite would create the file (and its -wal and -shm, which copy its
+      // mode) world-readable. An empty file is a new database to SQLite.
+      mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+      closeSync(openSync(options.file, 'a', 0o600));
+    }
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5_000 });
     try {
       this.db.pragma('journal_mode = WAL');
