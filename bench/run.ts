@@ -15,6 +15,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   targets: () => import('./targets'),
   ci: () => import('./ci'),
   'ci-isolation': () => import('./ci-isolation'),
+  bodies: () => import('./bodies'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { postJson, postOk } from './support/http';
 import { positiveIntFromEnv } from './support/settings';
 
@@ -15,45 +14,10 @@ import { positiveIntFromEnv } from './support/settings';
  *   BENCH_UPLOADS       uploads, each with different names (3)
  */
 
-const ROOT = path.resolve(__dirname, '..');
 const REPO = { host: 'bench.local', owner: 'acme', name: 'targets' };
 const BODY_LIMIT = 20 * 1024 * 1024;
 const progress = (line: string): void => void process.stderr.write(`[bench targets] ${line}\n`);
 const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
-
-/** Kilobytes of one line of /proc/<pid>/status (VmHWM: peak resident set, VmRSS: now). */
-const procKb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${field}:`));
-  return Number(line?.replace(/\D+/g, '') ?? NaN);
-};
-
-const startServer = async (dataDir: string, token: string): Promise<{ proc: ChildProcess; url: string }> => {
-  // node --import tsx, not the tsx CLI: one OS process, whose /proc entry is the server's.
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/server/src/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: '0',
-      RAILYARD_DATA_DIR: dataDir,
-      RAILYARD_API_TOKENS: `bench:${token}:admin`,
-      RAILYARD_ENGINE: 'off',
-      RAILYARD_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /"port":(\d+)/.exec(out);
-      if (m) resolve(`http://127.0.0.1:${m[1]}`);
-    });
-    proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { proc, url };
-};
 
 /** `count` distinct names of equal length, as a build system's labels look; `salt` makes each upload different. */
 export const targetNames = (count: number, salt: number, length = 38): string[] =>
@@ -65,7 +29,7 @@ export const run = async function* (): AsyncIterable<object> {
   const dir = await makeTempDir('railyard-bench-targets-');
   const token = randomBytes(24).toString('base64url');
   await createRepoWithCommits(path.join(dir, 'git'), REPO, { files: { 'README.md': '# t\n' } });
-  const server = await startServer(dir, token);
+  const server = await startEmbeddedServer(dir, token);
   try {
     await postOk(server.url, '/createQueue', token, { repo: REPO, targetBranch: 'main', mode: 'parallel' });
     for (let u = 1; u <= uploads; u++) {
@@ -97,8 +61,7 @@ export const run = async function* (): AsyncIterable<object> {
       };
     }
   } finally {
-    server.proc.kill('SIGTERM');
-    await new Promise((r) => server.proc.once('exit', r));
+    await server.stop();
     await removeTempDir(dir);
   }
 };

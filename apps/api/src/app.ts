@@ -68,6 +68,9 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pag
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Everything after /healthz is limited, unknown paths included: one place, so no route is left out.
+  if (deps.limiter) app.use(deps.limiter);
+  if (deps.bodyBudget) app.use(deps.bodyBudget);
   app.use(apiDocsRouter());
   const v1 = express.Router();
   v1.use(dispatchByPath([queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters]));

@@ -6,6 +6,8 @@ import type { Logger } from '@railyard/observability';
 import type { MetricsStore, ReadModelStore, TestHealthReadModels } from '@railyard/readmodels';
 import { buildApp } from './app';
 import { rateLimit } from './auth/rate-limit';
+import { bodyBudget } from './http/body-budget';
+import { BODY_LIMIT } from './http/json-body';
 import type { TokenRegistry } from './auth/tokens';
 import { ciPageRouters, ciRouters } from './ci/routes';
 import { QueueCommands } from './queue-commands';
@@ -29,7 +31,12 @@ export interface ApiParts {
   gitRoot: string;
   dataDir: string;
   readYourWritesTimeoutMs: number;
+  /** Per API token (0: off); see auth/rate-limit.ts. */
   rateLimitPerSecond: number;
+  /** Per source address, for requests without a valid token (0: off). */
+  rateLimitUnauthenticatedPerSecond: number;
+  /** Request-body bytes held at once; see http/body-budget.ts. */
+  maxBodyBytesInFlight: number;
   publicUrl?: string;
   clock?: { now: () => Date };
 }
@@ -56,7 +63,8 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     blobs: p.blobs,
     tokens: p.tokens,
     logger: p.logger,
-    limiter: rateLimit(p.rateLimitPerSecond),
+    limiter: rateLimit({ perToken: p.rateLimitPerSecond, perAddress: p.rateLimitUnauthenticatedPerSecond, tokens: p.tokens }),
+    bodyBudget: bodyBudget({ maxBytesInFlight: p.maxBodyBytesInFlight, maxBodyBytes: BODY_LIMIT }),
   };
   const testHealth = createTestHealth({
     eventStore: p.eventStore,

@@ -14,6 +14,8 @@ export interface ApiDeps {
   blobs: BlobStore;
   tokens: TokenRegistry;
   logger: Logger;
-  /** Per-token rate limit, run right after authentication (see auth/rate-limit.ts); none when absent. */
+  /** The rate limit (auth/rate-limit.ts), which buildApp puts in front of every route but /healthz; none when absent. */
   limiter?: RequestHandler;
+  /** The cap on request-body bytes in flight (http/body-budget.ts), after the limiter; none when absent. */
+  bodyBudget?: RequestHandler;
 }

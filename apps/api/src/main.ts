@@ -48,6 +48,8 @@ const main = async (): Promise<void> => {
     dataDir: config.dataDir,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerSecond: config.rateLimitPerSecond,
+    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
+    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     ...(publicUrl ? { publicUrl } : {}),
   });
   const server = app.listen(config.port, config.host, () => {

@@ -78,6 +78,8 @@ export const startServer = async (
     dataDir: config.dataDir,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerSecond: config.rateLimitPerSecond,
+    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
+    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

@@ -1,29 +1,48 @@
 import { z } from 'zod';
-import { MAX_UINT32 } from '@railyard/domain';
+import {
+  branchNameProblem,
+  isObjectId,
+  MAX_BRANCH_NAME_BYTES,
+  MAX_REPO_SEGMENT_LENGTH,
+  MAX_UINT32,
+  repoSegmentProblem,
+} from '@railyard/domain';
 
 /** Enum input is accepted in any case (`SQUASH`, `squash`); output is always lower snake case. */
 export const anyCaseEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values));
 
-/** A lone UTF-16 surrogate cannot be percent-encoded into a queue id; refuse it as input instead of failing later. */
-const wellFormed = (s: string): boolean => !/[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
-
-const name = (what: string) =>
+/** A zod string checked by one of the domain's identifier rules, whose problem becomes the field's message. */
+const identifier = (field: string, problemOf: (s: string) => string | undefined, description: string) =>
   z
-    .string({ error: `${what} must be a string` })
-    .trim()
-    .min(1, `${what} must not be empty`)
-    .max(255)
-    .refine(wellFormed, `${what} must be valid Unicode text`);
+    .string({ error: `${field} must be a string` })
+    .superRefine((s, ctx) => {
+      const problem = problemOf(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${field} ${problem}` });
+    })
+    .meta({ description });
 
-export const repoSchema = z.object({ host: name('repo.host'), owner: name('repo.owner'), name: name('repo.name') });
+/**
+ * Host, owner and name as the git host can serve them (libs/domain/src/identifiers.ts): taken as
+ * given, never trimmed or re-cased, so the queue is for exactly the repository the host finds.
+ */
+const segment = (field: string) =>
+  identifier(field, repoSegmentProblem, `1-${MAX_REPO_SEGMENT_LENGTH} of A-Z a-z 0-9 . _ -, not starting with . or -`);
 
-export const targetBranchSchema = z
-  .string({ error: 'targetBranch must be a string' })
-  .min(1, 'targetBranch must not be empty')
-  .max(255)
-  .refine((b) => ![...b].some((c) => c.charCodeAt(0) < 0x20), 'targetBranch must not hold control characters')
-  .refine(wellFormed, 'targetBranch must be valid Unicode text');
+export const repoSchema = z.object({ host: segment('repo.host'), owner: segment('repo.owner'), name: segment('repo.name') });
+
+/** A git branch name (git check-ref-format rules, no leading -); `/` and `@` are allowed. */
+export const branchNameSchema = (field: string) =>
+  identifier(field, branchNameProblem, `a git branch name (git check-ref-format), at most ${MAX_BRANCH_NAME_BYTES} bytes`);
+
+export const targetBranchSchema = branchNameSchema('targetBranch');
+
+/** A full commit id, 40 or 64 hex digits in either case; handed on in lowercase, as git prints it. */
+export const commitShaSchema = (field: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .transform((s) => s.toLowerCase())
+    .refine(isObjectId, `${field} must be a full commit SHA (40 or 64 hex digits)`);
 
 /** The official impacted-targets uploader sends the number as a JSON string, so digits in a string are accepted. */
 export const prNumberSchema = (min = 0) =>

@@ -33,7 +33,7 @@ export interface OperationDoc {
   parameters?: ParameterDoc[];
   request?: BodyDoc & { alternatives?: Record<string, { description: string }> };
   response: { description: string; body?: BodyDoc; mediaType?: 'application/json' | 'text/plain' | 'text/html'; text?: string };
-  /** Error statuses the operation answers besides those implied by its scope and body (401/403, 400/413/415, 429, 500). */
+  /** Error statuses the operation answers besides those implied by its scope and body (401/403, 400/413/415/503, 429, 500). */
   errors?: ErrorStatus[];
 }
 
@@ -91,7 +91,8 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
   },
   429: {
     name: 'TooManyRequests',
-    description: "The token is over RAILYARD_RATE_LIMIT_PER_SECOND (RATE_LIMIT_EXCEEDED); wait the `Retry-After` header's seconds.",
+    description:
+      "The token is over RAILYARD_RATE_LIMIT_PER_SECOND, or a client without a valid token over RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND for its address (RATE_LIMIT_EXCEEDED); wait the `Retry-After` header's seconds.",
     example: { code: 'RATE_LIMIT_EXCEEDED', message: 'token "ci" is over 5 requests per second' },
   },
   500: {
@@ -101,7 +102,8 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
   },
   503: {
     name: 'Unavailable',
-    description: 'The server cannot answer this now (a dependency is down or behind); retry after the `Retry-After` header when present.',
+    description:
+      'The server cannot answer this now: a dependency is down or behind, or the request bodies in flight are at RAILYARD_BODY_MIB_IN_FLIGHT (SERVER_BUSY, the body unread); retry after the `Retry-After` header when present.',
     example: { code: 'UNAVAILABLE', message: 'the read models are behind the event store' },
   },
 };
@@ -127,7 +129,7 @@ const scopeText: Record<OperationScope, string> = {
 const errorStatuses = (op: OperationDoc): number[] => {
   const statuses = new Set<number>(op.errors ?? []);
   if (op.scope !== 'public') [401, 403, 429].forEach((s) => statuses.add(s));
-  if (op.request) [400, 413, 415].forEach((s) => statuses.add(s));
+  if (op.request) [400, 413, 415, 503].forEach((s) => statuses.add(s));
   statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_PRIORITY_VALUE, PRIORITY_NAMES } from '@railyard/domain';
-import { anyCaseEnum, prNumberSchema, queueKeySchema } from './common';
+import { anyCaseEnum, commitShaSchema, prNumberSchema, queueKeySchema } from './common';
 
 const prRef = (min = 0) => z.object({ number: prNumberSchema(min) });
 
@@ -26,10 +26,7 @@ export const impactedTargetsSchema = z.union([
 export const setImpactedTargetsRequest = queueKeySchema.extend({
   pr: z.object({
     number: prNumberSchema(1),
-    sha: z
-      .string()
-      .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/i, 'pr.sha must be a full commit SHA')
-      .optional(),
+    sha: commitShaSchema('pr.sha').optional(),
   }),
   impactedTargets: impactedTargetsSchema,
 });

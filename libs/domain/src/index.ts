@@ -9,3 +9,4 @@ export * from './decide';
 export * from './commands/types';
 export * from './events-engine';
 export * from './engine';
+export * from './identifiers';

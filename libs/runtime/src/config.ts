@@ -14,6 +14,10 @@ export interface RuntimeConfig {
   readYourWritesTimeoutMs: number;
   /** Requests per second per API token; 0 = no limit. */
   rateLimitPerSecond: number;
+  /** Requests per second per source address without a valid token (none, unknown); 0 = no limit. */
+  rateLimitUnauthenticatedPerSecond: number;
+  /** Request-body bytes held at once across all requests; over it, 503 with Retry-After. */
+  maxBodyBytesInFlight: number;
   logLevel: string;
 }
 
@@ -49,6 +53,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     redisNamespace: env.RAILYARD_REDIS_NAMESPACE || 'rm1',
     readYourWritesTimeoutMs: int('RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS', env.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS, 5000, 0, 600000),
     rateLimitPerSecond: int('RAILYARD_RATE_LIMIT_PER_SECOND', env.RAILYARD_RATE_LIMIT_PER_SECOND, 0, 0, 1_000_000),
+    rateLimitUnauthenticatedPerSecond: int(
+      'RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND',
+      env.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
+      10,
+      0,
+      1_000_000,
+    ),
+    maxBodyBytesInFlight: int('RAILYARD_BODY_MIB_IN_FLIGHT', env.RAILYARD_BODY_MIB_IN_FLIGHT, 64, 1, 1_000_000) * 1024 * 1024,
     logLevel: env.RAILYARD_LOG_LEVEL || 'info',
   };
 };

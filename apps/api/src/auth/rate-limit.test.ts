@@ -2,49 +2,87 @@ import express from 'express';
 import request from 'supertest';
 import { createLogger } from '@railyard/observability';
 import { errorHandler } from '../http/errors';
-import { rateLimit } from './rate-limit';
+import { requireToken } from './middleware';
+import { rateLimit, type RateLimitOptions } from './rate-limit';
+import { parseTokenList, TokenRegistry } from './tokens';
 
-const appWith = (perSecond: number, clock: { t: number }) => {
+const A = 'alpha-secret-0123456789';
+const B = 'bravo-secret-0123456789';
+const tokens = new TokenRegistry(parseTokenList(`a:${A}:read,b:${B}:read`));
+
+/** The limiter in front of a route behind requireToken, as buildApp mounts it; x-forwarded-for stands in for the source address. */
+const appWith = (options: Omit<RateLimitOptions, 'tokens' | 'now'>, clock: { t: number }) => {
   const app = express();
-  app.use((req, res, next) => {
-    res.locals.actor = req.header('x-who') ?? 'anon';
+  app.use((req, _res, next) => {
+    const from = req.header('x-from');
+    if (from) Object.defineProperty(req.socket, 'remoteAddress', { value: from, configurable: true });
     next();
   });
-  app.get(
-    '/',
-    rateLimit(perSecond, () => clock.t),
-    (_req, res) => {
-      res.json({ ok: true });
-    },
-  );
+  app.use(rateLimit({ ...options, tokens, now: () => clock.t }));
+  app.get('/', requireToken(tokens, 'read'), (_req, res) => {
+    res.json({ ok: true });
+  });
   app.use(errorHandler(createLogger('test', 'silent')));
   return app;
+};
+const get = (app: express.Express, token?: string, from = '10.0.0.1') => {
+  const r = request(app).get('/').set('x-from', from);
+  return token ? r.set('x-api-token', token) : r;
 };
 
 describe('rateLimit', () => {
   it('when a token goes over its rate, then 429 with Retry-After, while another token is unaffected', async () => {
-    const clock = { t: 0 };
-    const app = appWith(2, clock);
-    expect((await request(app).get('/').set('x-who', 'a')).status).toBe(200);
-    expect((await request(app).get('/').set('x-who', 'a')).status).toBe(200);
-    const over = await request(app).get('/').set('x-who', 'a');
+    const app = appWith({ perToken: 2, perAddress: 0 }, { t: 0 });
+    expect((await get(app, A)).status).toBe(200);
+    expect((await get(app, A)).status).toBe(200);
+    const over = await get(app, A);
     expect(over.status).toBe(429);
     expect(over.headers['retry-after']).toBe('1');
-    expect(over.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
-    expect((await request(app).get('/').set('x-who', 'b')).status).toBe(200);
+    expect(over.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: 'token "a" is over 2 requests per second' });
+    expect((await get(app, B)).status).toBe(200);
   });
 
   it('when time passes, then the bucket refills', async () => {
     const clock = { t: 0 };
-    const app = appWith(1, clock);
-    expect((await request(app).get('/')).status).toBe(200);
-    expect((await request(app).get('/')).status).toBe(429);
+    const app = appWith({ perToken: 1, perAddress: 0 }, clock);
+    expect((await get(app, A)).status).toBe(200);
+    expect((await get(app, A)).status).toBe(429);
     clock.t = 1000;
-    expect((await request(app).get('/')).status).toBe(200);
+    expect((await get(app, A)).status).toBe(200);
   });
 
-  it('when the limit is 0, then nothing is limited', async () => {
-    const app = appWith(0, { t: 0 });
-    for (let i = 0; i < 20; i++) expect((await request(app).get('/')).status).toBe(200);
+  it('when both limits are 0, then nothing is limited', async () => {
+    const app = appWith({ perToken: 0, perAddress: 0 }, { t: 0 });
+    for (let i = 0; i < 20; i++) {
+      expect((await get(app, A)).status).toBe(200);
+      expect((await get(app)).status).toBe(401);
+    }
+  });
+
+  it('when an address guesses tokens, then its 401s count against the address until it gets 429s, and other addresses are unaffected', async () => {
+    const app = appWith({ perToken: 0, perAddress: 3 }, { t: 0 });
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push((await get(app, `guess-${i}-0123456789abcdef`, '10.0.0.7')).status);
+    expect(answers).toEqual([401, 401, 401, 429, 429, 429]);
+    const over = await get(app, undefined, '10.0.0.7');
+    expect(over.body.error.message).toBe('10.0.0.7 (without a valid token) is over 3 requests per second');
+    expect((await get(app, undefined, '10.0.0.8')).status).toBe(401);
+  });
+
+  it('when the same address then presents a valid token, then the token is counted, not the address', async () => {
+    const app = appWith({ perToken: 0, perAddress: 1 }, { t: 0 });
+    expect((await get(app, undefined, '10.0.0.9')).status).toBe(401);
+    expect((await get(app, undefined, '10.0.0.9')).status).toBe(429);
+    for (let i = 0; i < 5; i++) expect((await get(app, A, '10.0.0.9')).status).toBe(200);
+  });
+
+  it('when more addresses than it tracks are over their limit, then a new one is refused until the buckets refill', async () => {
+    const clock = { t: 0 };
+    const app = appWith({ perToken: 0, perAddress: 1, maxAddresses: 2 }, clock);
+    expect((await get(app, undefined, '10.1.0.1')).status).toBe(401);
+    expect((await get(app, undefined, '10.1.0.2')).status).toBe(401);
+    expect((await get(app, undefined, '10.1.0.3')).status).toBe(429);
+    clock.t = 2000;
+    expect((await get(app, undefined, '10.1.0.3')).status).toBe(401);
   });
 });

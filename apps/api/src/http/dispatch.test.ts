@@ -49,6 +49,13 @@ describe('dispatchByPath', () => {
     expect(res.body).toEqual({ error: 'boom' });
   });
 
+  it('when the path differs in case or ends in one slash, then the router that declares it answers, as express matches routes', async () => {
+    const app = appWith(a, b);
+    expect((await request(app).post('/B')).body).toEqual({ by: 'b' });
+    expect((await request(app).post('/a/')).body).toEqual({ by: 'a' });
+    expect((await request(app).post('/a//')).body).toEqual({ fell: 'through' });
+  });
+
   it('when the path is known but the method is not, or the path is unknown, then the request falls through', async () => {
     const app = appWith(a, b);
     expect((await request(app).get('/a')).body).toEqual({ fell: 'through' });

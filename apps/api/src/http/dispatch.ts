@@ -10,6 +10,13 @@ export const dispatchedRouters = new WeakMap<RequestHandler, Router[]>();
 const isStatic = (path: unknown): path is string => typeof path === 'string' && !/[:*?(]/.test(path);
 
 /**
+ * A path as express's routers match it by default (case-insensitive, one trailing slash optional):
+ * `/v1/GetQueue` and `/v1/getQueue/` reach the same endpoint here as through the ordinary chain,
+ * so every route answers its variants alike (docs/api.md, "Paths").
+ */
+const routeKey = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+
+/**
  * Sends each request straight to the router that declares its exact path. Express would otherwise
  * try every route of every router in turn; with some forty /v1 endpoints that walk was a tenth of the
  * CPU of a cheap read. Routers whose paths have parameters stay on express's ordinary chain.
@@ -23,13 +30,13 @@ export const dispatchByPath = (routers: Router[]): RequestHandler => {
       rest.push(router);
       continue;
     }
-    for (const p of new Set(paths)) byPath.set(p, [...(byPath.get(p) ?? []), router]);
+    for (const p of new Set(paths.map(routeKey))) byPath.set(p, [...(byPath.get(p) ?? []), router]);
   }
   const fallback = Router();
   if (rest.length) fallback.use(...rest);
   const chains = new Map([...byPath].map(([p, rs]) => [p, rs.length === 1 ? rs[0]! : Router().use(...rs)]));
   const dispatch: RequestHandler = (req, res, next) => {
-    const chain = chains.get(req.path);
+    const chain = chains.get(routeKey(req.path));
     // An error goes on to the error handlers; a plain "not mine" goes on to the other routers.
     if (chain)
       return chain(req, res, (err?: unknown) => (err && err !== 'route' && err !== 'router' ? next(err) : fallback(req, res, next)));

@@ -1,7 +1,8 @@
 import express, { type RequestHandler } from 'express';
 import { ApiError } from './errors';
 
-export const BODY_LIMIT = '20mb';
+/** The largest request body any route reads: 20 MiB. */
+export const BODY_LIMIT = 20 * 1024 * 1024;
 
 const parseJson = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
 

@@ -40,6 +40,8 @@ beforeAll(async () => {
     dataDir: dir,
     readYourWritesTimeoutMs: 1000,
     rateLimitPerSecond: 0,
+    rateLimitUnauthenticatedPerSecond: 0,
+    maxBodyBytesInFlight: 64 * 1024 * 1024,
   });
 });
 

@@ -293,6 +293,8 @@ export const appOperations: OperationDoc[] = [
     tag: 'Operations',
     summary: 'This document',
     scope: 'public',
+    // Limited per source address like every route but /healthz (docs/api.md, "Limits").
+    errors: [429],
     response: { description: 'The OpenAPI 3.1 document', body: { name: 'OpenApiDocument', schema: z.record(z.string(), z.unknown()) } },
   },
   {
@@ -302,6 +304,8 @@ export const appOperations: OperationDoc[] = [
     tag: 'Operations',
     summary: 'This document as a browsable page (assets served by this server, no CDN)',
     scope: 'public',
+    // Limited per source address like every route but /healthz (docs/api.md, "Limits").
+    errors: [429],
     response: { description: 'An HTML page', mediaType: 'text/html', text: '<!doctype html>…' },
   },
   {

@@ -1,5 +1,5 @@
-import { Router, type Request, type RequestHandler } from 'express';
-import type { RepoRef } from '@railyard/domain';
+import { Router, type Request } from 'express';
+import { repoRefProblems, type RepoRef } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import { PROMETHEUS_CONTENT_TYPE, railyardRegistry, renderFamilies, type MetricFamily } from '@railyard/observability';
 import { queueMetricFamilies, type MetricsStore } from '@railyard/readmodels';
@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import { requireToken } from '../auth/middleware';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
+import { validationError } from '../http/validate';
 
 /** A projection whose lag behind the event store is reported. */
 export interface LaggingProjection {
@@ -55,6 +56,12 @@ const repoFilter = (req: Request): RepoRef | undefined => {
     throw new ApiError(400, 'VALIDATION_FAILED', `repo must be owner/name, got ${JSON.stringify(repo)}`, [
       { field: 'repo', message: 'must be owner/name' },
     ]);
+  // The same rules as a queue's repository: a name no queue can have is a mistake, not an empty answer.
+  const bad = repoRefProblems({ host, owner, name }).map(({ part, problem }) => ({
+    field: part === 'host' ? 'repoHost' : 'repo',
+    message: `${part} ${problem}`,
+  }));
+  if (bad.length > 0) throw validationError(bad);
   return { host, owner, name };
 };
 
@@ -98,9 +105,7 @@ export const metricsRoutes = (deps: ApiDeps, options: MetricsRouteOptions): Rout
   const registry = options.registry ?? railyardRegistry;
   const now = () => (options.clock ?? { now: () => new Date() }).now().getTime();
 
-  // The same per-token limit as every endpoint, when the operator turned it on.
-  const limit: RequestHandler = deps.limiter ?? ((_req, _res, next) => next());
-  router.get('/getMergeQueueMetrics', requireToken(deps.tokens, 'read'), limit, async (req, res) => {
+  router.get('/getMergeQueueMetrics', requireToken(deps.tokens, 'read'), async (req, res) => {
     const repo = repoFilter(req);
     const nowMs = now();
     const docs = await options.metrics.queues(repo);

@@ -19,8 +19,7 @@ export const postRoute = (
   scope: Scope,
   handler: (body: unknown, ctx: RouteContext) => Promise<unknown>,
 ): void => {
-  const limit = deps.limiter ?? ((_req: Request, _res: Response, next: () => void) => next());
-  router.post(path, requireToken(deps.tokens, scope), limit, jsonBody, async (req, res) => {
+  router.post(path, requireToken(deps.tokens, scope), jsonBody, async (req, res) => {
     const ctx = { actor: String(res.locals.actor), correlationId: String(res.locals.requestId), req, res };
     const answer = await handler(req.body, ctx);
     res.status(200).json(answer ?? {});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyCaseEnum, repoSchema } from '@railyard/api-schema';
+import { anyCaseEnum, commitShaSchema, repoSchema } from '@railyard/api-schema';
 import { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH } from '@railyard/githost';
 
 // eslint-disable-next-line no-control-regex
@@ -17,10 +17,7 @@ const url = z
 export const setCommitStatusRequest = z
   .strictObject({
     repo: repoSchema,
-    sha: z
-      .string({ error: 'sha must be a string' })
-      .regex(/^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, 'sha must be a full commit SHA (40 or 64 hex digits)')
-      .transform((s) => s.toLowerCase()),
+    sha: commitShaSchema('sha'),
     context: z
       .string({ error: 'context must be a string' })
       .trim()

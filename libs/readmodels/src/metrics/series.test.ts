@@ -1,3 +1,4 @@
+import { queueIdOf } from '@railyard/domain';
 import type { MetricFamily } from '@railyard/observability';
 import { RecordedEventFactory } from '../testing/recorded';
 import { testQueueId } from '../testing/fixtures';
@@ -128,8 +129,13 @@ describe('metrics read model: the scripted queue history scraped at minute 90', 
     for (const f of families) expect(f.samples.every((s) => s.labels.branch === 'main')).toBe(true);
   });
 
-  it('when every series is labelled, then repo is owner/name and the histograms use the published buckets', () => {
-    expect(find(families, 'mq_depth_current').samples[0]?.labels).toEqual({ repo: 'acme/rails', branch: 'main', queue_type: 'main' });
+  it('when every series is labelled, then repo is owner/name, repo_host its host, and the histograms use the published buckets', () => {
+    expect(find(families, 'mq_depth_current').samples[0]?.labels).toEqual({
+      repo: 'acme/rails',
+      repo_host: 'github.com',
+      branch: 'main',
+      queue_type: 'main',
+    });
     for (const name of [
       'mq_pr_wait_duration_1h_seconds',
       'mq_pr_test_duration_1h_seconds',
@@ -182,6 +188,19 @@ describe('metrics read model: folding', () => {
     await store.apply(factory.record(OTHER, queueCreated(OTHER, t(10))));
     const families = queueMetricFamilies(await store.queues(), NOW);
     expect(value(families, 'mq_pr_conclusions_1h_total', { conclusion: 'cancelled' })).toBe(0);
+  });
+
+  it('when two hosts have a repository of the same owner/name, then no two series share their labels', async () => {
+    const factory = new RecordedEventFactory();
+    const store = new MemoryMetricsStore();
+    const onA = queueIdOf({ host: 'hosta.test', owner: 'dup', name: 'repo' }, 'main');
+    const onB = queueIdOf({ host: 'hostb.test', owner: 'dup', name: 'repo' }, 'main');
+    await store.apply([...factory.record(onA, queueCreated(onA, t(1))), ...factory.record(onB, queueCreated(onB, t(2)))]);
+    for (const f of queueMetricFamilies(await store.queues(), NOW)) {
+      const keys = f.samples.map((s) => JSON.stringify(Object.entries(s.labels).sort()));
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(new Set(f.samples.map((s) => s.labels.repo_host))).toEqual(new Set(['hosta.test', 'hostb.test']));
+    }
   });
 
   it('when asked for one repository, then only its queues are listed', async () => {

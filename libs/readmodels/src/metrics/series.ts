@@ -11,8 +11,13 @@ import {
   type QueueType,
 } from './model';
 
+/**
+ * `repo` is `owner/name` as Trunk's series have it; `repo_host` keeps two hosts' same-named
+ * repositories apart, so every queue's series are unique (docs/metrics.md).
+ */
 const labelsOf = (doc: QueueMetricsDoc, queueType: QueueType, extra: Record<string, string> = {}): Labels => ({
   repo: `${doc.repo.owner}/${doc.repo.name}`,
+  repo_host: doc.repo.host,
   branch: doc.branch,
   queue_type: queueType,
   ...extra,

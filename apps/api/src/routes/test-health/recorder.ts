@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from '@railyard/eventstore';
-import { isValidBranchName } from '@railyard/githost';
+import { isObjectId, isValidBranchName } from '@railyard/domain';
 import { errorFields, type Logger } from '@railyard/observability';
 import { repoIdOf, type ParseWarning, type RepoRef, type SuiteFailure, type TestResultsUploaded } from '@railyard/testhealth';
 import { ApiError } from '../../http/errors';
@@ -40,7 +40,6 @@ export interface UploadSummary {
   statusChanges: number;
 }
 
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
@@ -48,7 +47,7 @@ const badInput = (message: string): ApiError => new ApiError(400, 'VALIDATION_FA
 
 /** Refuses anything the event or the stores should never see; every message names the field. */
 export const checkUploadInput = (input: UploadInput): void => {
-  if (!SHA.test(input.commitSha)) throw badInput('sha must be a full lowercase hex commit id (40 or 64 characters)');
+  if (!isObjectId(input.commitSha)) throw badInput('sha must be a full lowercase hex commit id (40 or 64 characters)');
   if (!isValidBranchName(input.branch)) throw badInput(`branch ${JSON.stringify(input.branch)} is not a valid git branch name`);
   if (input.prNumber !== undefined && !(Number.isSafeInteger(input.prNumber) && input.prNumber >= 1 && input.prNumber <= 4_294_967_295)) {
     throw badInput('prNumber must be a positive integer');
