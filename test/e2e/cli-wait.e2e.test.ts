@@ -19,7 +19,7 @@ interface Run {
 }
 
 /** The real `railyard` bin as a CI job runs it: settings from RAILYARD_URL and RAILYARD_TOKEN. */
-const railyard = (args: string[]): { done: Promise<Run> } => {
+const railyard = (args: string[]): { done: Promise<Run>; stdoutSoFar: () => string } => {
   const child = spawn(process.execPath, ['apps/cli/bin/railyard.js', ...args], {
     cwd: ROOT,
     env: { ...process.env, RAILYARD_URL: server.url, RAILYARD_TOKEN: TOKENS.write },
@@ -29,7 +29,7 @@ const railyard = (args: string[]): { done: Promise<Run> } => {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return { done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr }))) };
+  return { done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr }))), stdoutSoFar: () => stdout };
 };
 
 const submitWait = (pr: number, ...extra: string[]) =>
@@ -87,6 +87,10 @@ describe('railyard submit --wait against a real server and the local CI', () => 
 
     const waiting = submitWait(3);
     await prReaches(server.url, 3, ['testing']);
+    // Cancel only once the CLI has itself seen the check pending: its poll could otherwise miss the testing state.
+    await eventually('the CLI to print the pending check', async () =>
+      /checks: test pending/.test(waiting.stdoutSoFar()) ? true : undefined,
+    );
     expect((await client(server.url, TOKENS.write).cancel(3)).status).toBe(200);
     const run = await waiting.done;
 
