@@ -93,6 +93,14 @@ const jsonSchemaOf = (doc: JsonObject, content: Json, refs: Set<string>): Json =
   return isObject(media) && media.schema !== undefined ? strip(doc, media.schema, refs) : null;
 };
 
+/** Where a description came from, recorded in the extracted file. */
+const sourceOf = (name: keyof typeof PINNED, doc: JsonObject): JsonObject => ({
+  package: name,
+  version: PINNED[name],
+  file: 'generated/api.github.com.json',
+  openapi: doc.openapi ?? null,
+});
+
 const extractRest = (modules: string): JsonObject => {
   const doc = readJson(path.join(modules, '@octokit/openapi/generated/api.github.com.json'));
   const refs = new Set<string>(['basic-error', 'validation-error']);
@@ -117,12 +125,7 @@ const extractRest = (modules: string): JsonObject => {
   const schemas: JsonObject = {};
   closeOverSchemas(doc, refs, schemas);
   return {
-    source: {
-      package: '@octokit/openapi',
-      version: PINNED['@octokit/openapi'],
-      file: 'generated/api.github.com.json',
-      openapi: doc.openapi,
-    },
+    source: sourceOf('@octokit/openapi', doc),
     operations,
     components: { schemas: sorted(schemas) },
   };
@@ -146,12 +149,7 @@ const extractWebhooks = (modules: string): JsonObject => {
   const schemas: JsonObject = {};
   closeOverSchemas(doc, refs, schemas);
   return {
-    source: {
-      package: '@octokit/openapi-webhooks',
-      version: PINNED['@octokit/openapi-webhooks'],
-      file: 'generated/api.github.com.json',
-      openapi: doc.openapi,
-    },
+    source: sourceOf('@octokit/openapi-webhooks', doc),
     events,
     components: { schemas: sorted(schemas) },
   };

@@ -1,21 +1,11 @@
-import { REPO, startReceiver, useFakeGithub } from './test-support';
+import { FULL_PERMISSIONS, REPO, startReceiver, useFakeGithub } from './test-support';
 
 // Statuses, check runs, branch rules, permissions and the PR conversation.
 
 jest.setTimeout(30_000);
 
-const PERMISSIONS = {
-  contents: 'write',
-  pull_requests: 'write',
-  checks: 'write',
-  statuses: 'write',
-  issues: 'write',
-  metadata: 'read',
-  administration: 'read',
-} as const;
-
 describe('fake GitHub checks and conversation', () => {
-  const ctx = useFakeGithub({}, { permissions: PERMISSIONS });
+  const ctx = useFakeGithub({}, { permissions: FULL_PERMISSIONS });
   const call = (method: string, path: string, body?: unknown) =>
     ctx.client.call(method, `/repos/${REPO}${path}`, { auth: ctx.inst.id, body });
   const main = async () => (await ctx.fake.branchSha(REPO, 'main')) as string;

@@ -1,7 +1,7 @@
 import { FakeGithub } from './fake-github';
 import { FakeGithubClient } from './http-client';
 import { REST_OPERATIONS, WEBHOOK_EVENTS, webhookSchemaKey } from './operations';
-import { startReceiver } from './test-support';
+import { FULL_PERMISSIONS, startReceiver } from './test-support';
 
 // Every operation the fake implements and every webhook it sends, exercised once on the success path;
 // the fake validates each answer and payload against GitHub's published schemas as it sends them.
@@ -39,15 +39,7 @@ describe('fake GitHub conformance to the published schemas', () => {
     const inst = fake.install({
       account: 'acme',
       repos: [REPO],
-      permissions: {
-        contents: 'write',
-        pull_requests: 'write',
-        checks: 'write',
-        statuses: 'write',
-        issues: 'write',
-        metadata: 'read',
-        administration: 'read',
-      },
+      permissions: FULL_PERMISSIONS,
     });
     fake.addReposToInstallation(inst.id, ['acme/other']);
     fake.removeReposFromInstallation(inst.id, ['acme/other']);

@@ -8,6 +8,17 @@ import type { FakeInstallation } from './model';
 
 export const REPO = 'acme/widgets';
 
+/** Every permission an operation of the fake asks for, for tests that call them all. */
+export const FULL_PERMISSIONS = {
+  contents: 'write',
+  pull_requests: 'write',
+  checks: 'write',
+  statuses: 'write',
+  issues: 'write',
+  metadata: 'read',
+  administration: 'read',
+} as const;
+
 export interface FakeContext {
   fake: FakeGithub;
   client: FakeGithubClient;

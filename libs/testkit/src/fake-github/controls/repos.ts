@@ -31,6 +31,28 @@ export const repoNamed = (core: FakeCore, fullName: string): FakeRepo => {
 /** The host segment of the fake's repository directories (`<root>/github.com/<owner>/<name>.git`). */
 const FAKE_HOST = 'github.com';
 
+/** A new empty bare repository and its record, with no rules, collaborators or branches yet. */
+const addRepo = async (
+  core: FakeCore,
+  spec: Pick<FakeRepo, 'owner' | 'name' | 'defaultBranch' | 'private' | 'parentId'>,
+): Promise<FakeRepo> => {
+  const gitDir = gitDirOf(core.root, { host: FAKE_HOST, owner: spec.owner.login, name: spec.name });
+  await initBareRepository(gitDir, spec.defaultBranch);
+  const repo: FakeRepo = {
+    ...spec,
+    id: core.state.nextId(),
+    gitDir,
+    createdAt: core.state.iso(),
+    collaborators: new Map(),
+    protection: new Map(),
+    rulesets: [],
+    bypassAppIds: new Set(),
+    knownBranches: new Map(),
+  };
+  core.state.repos.set(repo.id, repo);
+  return repo;
+};
+
 export const createRepo = async (
   core: FakeCore,
   input: { repo: string; defaultBranch?: string; files?: FileChanges; private?: boolean; ownerType?: FakeUser['type'] },
@@ -40,24 +62,7 @@ export const createRepo = async (
   if (core.state.repoByName(ownerLogin, name)) throw new Error(`repository ${input.repo} exists`);
   const owner = core.state.user(ownerLogin, input.ownerType ?? 'User');
   const defaultBranch = input.defaultBranch ?? 'main';
-  const gitDir = gitDirOf(core.root, { host: FAKE_HOST, owner: owner.login, name });
-  await initBareRepository(gitDir, defaultBranch);
-  const repo: FakeRepo = {
-    id: core.state.nextId(),
-    owner,
-    name,
-    gitDir,
-    defaultBranch,
-    private: input.private ?? false,
-    parentId: null,
-    createdAt: core.state.iso(),
-    collaborators: new Map(),
-    protection: new Map(),
-    rulesets: [],
-    bypassAppIds: new Set(),
-    knownBranches: new Map(),
-  };
-  core.state.repos.set(repo.id, repo);
+  const repo = await addRepo(core, { owner, name, defaultBranch, private: input.private ?? false, parentId: null });
   await commitFiles(core, {
     repo: input.repo,
     branch: defaultBranch,
@@ -71,25 +76,16 @@ export const createRepo = async (
 export const forkRepo = async (core: FakeCore, source: string, ownerLogin: string): Promise<FakeRepo> => {
   const parent = repoNamed(core, source);
   const owner = core.state.user(ownerLogin);
-  const gitDir = gitDirOf(core.root, { host: FAKE_HOST, owner: owner.login, name: parent.name });
-  await initBareRepository(gitDir, parent.defaultBranch);
-  await shareObjects(gitDir, parent.gitDir);
-  await shareObjects(parent.gitDir, gitDir);
-  const fork: FakeRepo = {
-    ...parent,
-    id: core.state.nextId(),
+  const fork = await addRepo(core, {
     owner,
-    gitDir,
+    name: parent.name,
+    defaultBranch: parent.defaultBranch,
+    private: parent.private,
     parentId: parent.id,
-    createdAt: core.state.iso(),
-    collaborators: new Map(),
-    protection: new Map(),
-    rulesets: [],
-    bypassAppIds: new Set(),
-    knownBranches: new Map(),
-  };
-  core.state.repos.set(fork.id, fork);
-  for (const [branch, sha] of parent.knownBranches) await compareAndSwapRef(gitDir, `refs/heads/${branch}`, sha, null);
+  });
+  await shareObjects(fork.gitDir, parent.gitDir);
+  await shareObjects(parent.gitDir, fork.gitDir);
+  for (const [branch, sha] of parent.knownBranches) await compareAndSwapRef(fork.gitDir, `refs/heads/${branch}`, sha, null);
   await syncBranches(core, fork, owner);
   return fork;
 };
