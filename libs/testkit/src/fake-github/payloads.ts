@@ -289,6 +289,7 @@ export const pushPayload = (repo: FakeRepo, push: PushFacts, inst: FakeInstallat
   const created = Math.floor(Date.parse(repo.createdAt) / 1000);
   return {
     ...base,
+    ...envelope(repo, inst, pusher, view),
     ref: push.ref,
     before: push.before,
     after: push.after,
@@ -311,6 +312,5 @@ export const pushPayload = (repo: FakeRepo, push: PushFacts, inst: FakeInstallat
       custom_properties: {},
     },
     pusher: { name: pusher.login, email: pusher.email },
-    ...(({ repository: _r, ...rest }) => rest)(envelope(repo, inst, pusher, view)),
   };
 };
