@@ -1,6 +1,16 @@
+const { esmOnlyPackageDirs, ignoreNodeModulesExcept } = require('./test/setup/esm-only-packages');
+
 // Three tiers: unit (pure, in-memory), integration (real SQLite, Redis, git), e2e (real processes over HTTP).
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] };
-const base = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+// ESM-only dependencies are compiled to CommonJS like our own sources (docs/decisions.md D80).
+const swc = (syntax) => ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax } } }];
+const transform = { '^.+\\.ts$': swc('typescript'), '^.+\\.js$': swc('ecmascript') };
+const base = {
+  transform,
+  transformIgnorePatterns: [ignoreNodeModulesExcept(esmOnlyPackageDirs(__dirname))],
+  resolver: '<rootDir>/test/setup/jest-resolver.js',
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 module.exports = {
   projects: [
     {

@@ -1,0 +1,5 @@
+export * from './settings';
+export * from './github-app';
+export * from './webhook-verifier';
+export { GITHUB_REQUESTS_METRIC, githubRequestCounter, routeLabel } from './request-metrics';
+export { InstallationTokenCache } from './token-cache';

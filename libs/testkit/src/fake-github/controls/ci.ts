@@ -1,0 +1,105 @@
+import { createCheckRun, createStatus, updateCheckRun } from '../check-actions';
+import type { FakeCore } from '../core';
+import type { CheckConclusion, CheckRun, CommitStatus, FakeRepo, StatusState } from '../model';
+import { repoNamed } from './repos';
+
+/**
+ * A CI system next to the fake GitHub: it reports as its own App (check runs) or user (statuses),
+ * either when a test tells it to or on its own for pushed branches it is configured to build.
+ */
+
+/** `never`: the check never reports at all; `stuck`: it starts and never finishes. */
+export type CiOutcome = 'success' | 'failure' | 'never' | 'stuck';
+
+export interface CiCheck {
+  name: string;
+  /** Report as a check run (default) or as a commit status. */
+  via?: 'check_run' | 'status';
+  outcome?: CiOutcome | ((build: { repo: string; branch: string; sha: string }) => CiOutcome | Promise<CiOutcome>);
+  /** Time from the push to the result. */
+  delayMs?: number;
+  detailsUrl?: string;
+}
+
+export interface CiConfig {
+  /** Which pushed branches it builds. */
+  branches: (branch: string) => boolean;
+  checks: CiCheck[];
+}
+
+export class FakeCi {
+  private readonly configs = new Map<number, CiConfig>();
+
+  constructor(private readonly core: FakeCore) {
+    core.branchListeners.push((repo, branch, sha) => this.onPush(repo, branch, sha));
+  }
+
+  /** Builds pushed branches of `repo` that `config.branches` accepts; null stops building. */
+  configure(repo: string, config: CiConfig | null): void {
+    const found = repoNamed(this.core, repo);
+    if (config === null) this.configs.delete(found.id);
+    else this.configs.set(found.id, config);
+  }
+
+  reportStatus(input: {
+    repo: string;
+    sha: string;
+    context: string;
+    state: StatusState;
+    targetUrl?: string;
+    description?: string;
+  }): Promise<CommitStatus> {
+    return createStatus(this.core, repoNamed(this.core, input.repo), { ...input, creator: this.core.ciApp.bot });
+  }
+
+  reportCheckRun(input: {
+    repo: string;
+    sha: string;
+    name: string;
+    status?: CheckRun['status'];
+    conclusion?: CheckConclusion;
+    detailsUrl?: string;
+  }): Promise<CheckRun> {
+    return createCheckRun(this.core, repoNamed(this.core, input.repo), this.core.ciApp, {
+      name: input.name,
+      headSha: input.sha,
+      status: input.status ?? (input.conclusion === undefined ? 'in_progress' : 'completed'),
+      conclusion: input.conclusion ?? null,
+      detailsUrl: input.detailsUrl ?? null,
+    });
+  }
+
+  completeCheckRun(id: number, conclusion: CheckConclusion): Promise<CheckRun> {
+    const run = this.core.state.checkRuns.get(id);
+    if (!run) throw new Error(`no check run ${id}`);
+    return updateCheckRun(this.core, run, { status: 'completed', conclusion }, this.core.ciApp.bot);
+  }
+
+  private onPush(repo: FakeRepo, branch: string, sha: string): void {
+    const config = this.configs.get(repo.id);
+    if (!config?.branches(branch)) return;
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    for (const check of config.checks) {
+      this.core.later(0, () => this.build(fullName, branch, sha, check));
+    }
+  }
+
+  private async build(repo: string, branch: string, sha: string, check: CiCheck): Promise<void> {
+    const outcome = typeof check.outcome === 'function' ? await check.outcome({ repo, branch, sha }) : (check.outcome ?? 'success');
+    if (outcome === 'never') return;
+    const targetUrl = check.detailsUrl ?? `https://ci.example.test/${encodeURIComponent(repo)}/${sha}/${encodeURIComponent(check.name)}`;
+    if (check.via === 'status') {
+      await this.reportStatus({ repo, sha, context: check.name, state: 'pending', targetUrl });
+      if (outcome === 'stuck') return;
+      this.core.later(check.delayMs ?? 0, async () => {
+        await this.reportStatus({ repo, sha, context: check.name, state: outcome, targetUrl });
+      });
+      return;
+    }
+    const run = await this.reportCheckRun({ repo, sha, name: check.name, status: 'in_progress', detailsUrl: targetUrl });
+    if (outcome === 'stuck') return;
+    this.core.later(check.delayMs ?? 0, async () => {
+      await this.completeCheckRun(run.id, outcome);
+    });
+  }
+}

@@ -1,0 +1,11 @@
+export { FakeGithub, type FakeGithubOptions } from './fake-github';
+export type { CiCheck, CiConfig, CiOutcome } from './controls/ci';
+export type { Fault, FaultHandle, FaultRule } from './faults';
+export type { Delivery } from './webhook-sender';
+export type { RequestRecord } from './requests';
+export type { Behaviour } from './core';
+export type * from './model';
+export { REST_OPERATIONS, WEBHOOK_EVENTS, type OperationId } from './operations';
+export { SchemaValidator, schemaValidator } from './schema-validator';
+export { FakeGithubClient } from './http-client';
+export { eventually, startReceiver, useFakeGithub, type ReceivedHook } from './test-support';
