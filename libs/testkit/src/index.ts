@@ -2,3 +2,4 @@ export * from './temp-dir';
 export * from './git-repos';
 export * from './pulls';
 export * from './prometheus';
+export * from './postgres';

@@ -1,0 +1,210 @@
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
+import { assertAppendable } from '../shared/append-rules';
+import { AppendSignal } from '../shared/append-signal';
+import { defaultBackoff } from '../shared/backoff';
+import { toJsonText } from '../shared/json-text';
+import { PollingSubscription } from '../shared/polling-subscription';
+import { SubscriptionSet } from '../shared/subscription-set';
+import { planBatch, type Outcome, type PendingAppend, type StoreState } from './batch-plan';
+import { AppendListener } from './listener';
+import { migrate } from './migrate';
+import { withConnection } from './pooled';
+import { advisoryLockKey, notifyChannel, quoteSchema } from './schema';
+import { eventColumns, statements, toRecorded, type EventTuple } from './statements';
+
+export interface PostgresEventStoreOptions {
+  /** e.g. `postgres://railyard@db.internal:5432/railyard`; TLS and passwords as libpq URLs take them. */
+  url: string;
+  /** Schema holding the tables (created on start); several installations may share one database. */
+  schema?: string;
+  /** Connections for reads and the group commit; the LISTEN connection is one more. */
+  poolSize?: number;
+  /** How often an idle subscription reads even without a notification (the safety net for lost ones). */
+  pollIntervalMs?: number;
+  /**
+   * A session idle inside a transaction this long is ended by the server, so a writer that stalls
+   * (a paused VM, a half-open socket) cannot hold the store-wide append lock for ever.
+   */
+  idleInTransactionTimeoutMs?: number;
+  /** How long an append waits for the append lock before its batch fails (the caller may retry). */
+  lockTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export const DEFAULT_POSTGRES_SCHEMA = 'railyard';
+
+/**
+ * The networked event store. Appends made in one turn of the event loop are group-committed in one
+ * transaction that first takes a store-wide advisory lock: positions are assigned under it, so they
+ * are contiguous and commit in position order, and a reader paging by position can never pass an
+ * event that commits later with a smaller one (docs/decisions.md, D40). The same lock makes the
+ * expected-revision check exact. Subscriptions poll, woken by LISTEN/NOTIFY.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly signal = new AppendSignal();
+  private readonly subscriptions = new SubscriptionSet();
+  private readonly sql: ReturnType<typeof statements>;
+  private readonly lockStatement: string;
+  private readonly listener: AppendListener;
+  private readonly now: () => Date;
+  private readonly pollIntervalMs: number;
+  private pending: PendingAppend[] = [];
+  private flushing: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    listenConfig: PoolConfig,
+    readonly schema: string,
+    options: PostgresEventStoreOptions,
+  ) {
+    this.sql = statements(quoteSchema(schema));
+    // A number computed here, never input: safe to put in the text of a simple (multi-statement) query.
+    this.lockStatement = `BEGIN; SELECT pg_advisory_xact_lock(${advisoryLockKey(schema, 'append').toString()})`;
+    this.listener = new AppendListener(listenConfig, notifyChannel(schema), this.signal, defaultBackoff);
+    this.now = options.now ?? (() => new Date());
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+  }
+
+  /** Connects and brings the schema up to date (one process migrates, the others wait for it). */
+  static async open(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+    quoteSchema(schema);
+    const session: PoolConfig = {
+      connectionString: options.url,
+      keepAlive: true,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
+      lock_timeout: options.lockTimeoutMs ?? 15_000,
+    };
+    const pool = new Pool({ ...session, application_name: 'railyard', max: options.poolSize ?? 4 });
+    // A pooled connection that dies while idle is dropped by the pool and replaced on next use.
+    pool.on('error', () => undefined);
+    try {
+      await migrate(pool, schema);
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
+    return new PostgresEventStore(pool, { ...session, application_name: 'railyard-listen' }, schema, options);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.assertOpen();
+    assertAppendable(streamId, events, expected);
+    const payloads = events.map((e): [string, string] => [
+      toJsonText(e.data, `data of event ${e.eventId}`),
+      toJsonText(e.metadata, `metadata of event ${e.eventId}`),
+    ]);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, payloads, resolve, reject });
+      // setImmediate: every append made by this turn's I/O callbacks joins the first batch.
+      this.flushing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.drain());
+    });
+  }
+
+  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    return this.rows(this.sql.readStream, [streamId, Math.max(0, fromRevision)]);
+  }
+
+  async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    if (maxCount <= 0) return [];
+    return this.rows(this.sql.readAll, [(fromPosition ?? 0n).toString(), Math.floor(maxCount)]);
+  }
+
+  async headPosition(): Promise<bigint | null> {
+    this.assertOpen();
+    const { rows } = await this.pool.query<{ head: string | null }>(this.sql.head);
+    const head = rows[0]?.head ?? null;
+    return head === null ? null : BigInt(head);
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    this.assertOpen();
+    this.listener.start();
+    const source = { readAfter: (after: bigint | null, max: number) => this.readAll(after, max), signal: this.signal };
+    return this.subscriptions.track(new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.subscriptions.closeAll();
+    this.closed = true;
+    // Appends accepted before close are committed, not dropped.
+    await this.flushing;
+    await this.listener.stop();
+    await this.pool.end();
+  }
+
+  /** Commits batches until nothing is pending; appends arriving meanwhile form the next batch. */
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      await this.commit(batch);
+    }
+    this.flushing = null;
+  }
+
+  private async commit(batch: PendingAppend[]): Promise<void> {
+    let outcomes: Outcome[];
+    let wrote: boolean;
+    try {
+      ({ outcomes, wrote } = await withConnection(this.pool, async (client) => {
+        await client.query(this.lockStatement);
+        try {
+          const plan = planBatch(batch, await this.stateFor(client, batch), this.now);
+          if (plan.rows.length > 0) await client.query(this.sql.insert, eventColumns(plan.rows));
+          await client.query('COMMIT');
+          return { outcomes: plan.outcomes, wrote: plan.rows.length > 0 };
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }));
+    } catch (err) {
+      // Nothing of the batch is known to stand (a lost COMMIT answer included): every caller hears
+      // of the failure, and a retry with the same event ids is recognised if it did commit.
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    if (wrote) this.signal.notify();
+    outcomes.forEach((outcome, i) => {
+      const p = batch[i] as PendingAppend;
+      if ('error' in outcome) p.reject(outcome.error);
+      else p.resolve(outcome.result);
+    });
+  }
+
+  private async stateFor(client: PoolClient, batch: readonly PendingAppend[]): Promise<StoreState> {
+    const ids = batch.flatMap((p) => p.events.map((e) => e.eventId));
+    const streams = [...new Set(batch.map((p) => p.streamId))];
+    const { rows } = await client.query<[string, string | null, string | null, string | null, string | null]>({
+      text: this.sql.state,
+      values: [ids, streams],
+      rowMode: 'array',
+    });
+    const state: StoreState = { found: new Map(), lastRevision: new Map(), head: 0n };
+    for (const [kind, key, streamId, revision, position] of rows) {
+      if (kind === 'e' && key !== null && streamId !== null && revision !== null && position !== null) {
+        state.found.set(key, { streamId, revision: Number(revision), position: BigInt(position) });
+      } else if (kind === 's' && key !== null && revision !== null) {
+        state.lastRevision.set(key, Number(revision));
+      } else if (kind === 'h' && position !== null) {
+        state.head = BigInt(position);
+      }
+    }
+    return state;
+  }
+
+  private async rows(text: string, values: unknown[]): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<EventTuple>({ text, values, rowMode: 'array' });
+    return rows.map(toRecorded);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('event store is closed');
+  }
+}

@@ -1,0 +1,56 @@
+import type { EventMetadata, RecordedEvent } from '../port';
+import type { EventRow } from './batch-plan';
+
+// Qualified, so ORDER BY and WHERE below mean the bigint columns and not these text outputs of the same name.
+const COLUMNS = 'e.position::text, e.stream_id, e.revision::text, e.event_id, e.type, e.data, e.metadata, e.recorded_at';
+
+/** The SQL of the store, for one quoted schema name. */
+export const statements = (q: string) => ({
+  readStream: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision`,
+  readAll: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.position > $1 ORDER BY e.position LIMIT $2`,
+  head: `SELECT max(position)::text AS head FROM ${q}.events`,
+  /**
+   * Everything a batch's decisions need, in one round trip: where its event ids already live, the
+   * last revision of each of its streams (an index probe each) and the head position.
+   */
+  state: `
+    SELECT 'e', event_id, stream_id, revision::text, position::text FROM ${q}.events WHERE event_id = ANY($1::text[])
+    UNION ALL
+    SELECT 's', s.id, NULL, (SELECT max(e.revision) FROM ${q}.events e WHERE e.stream_id = s.id)::text, NULL
+      FROM unnest($2::text[]) AS s(id)
+    UNION ALL
+    SELECT 'h', NULL, NULL, NULL, (SELECT max(position) FROM ${q}.events)::text`,
+  insert: `
+    INSERT INTO ${q}.events (position, stream_id, revision, event_id, type, data, metadata, recorded_at)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::json[], $7::json[], $8::timestamptz[])`,
+});
+
+/** The insert's parameters: one array per column. */
+export function eventColumns(rows: readonly EventRow[]): string[][] {
+  return [
+    rows.map((r) => r.position.toString()),
+    rows.map((r) => r.streamId),
+    rows.map((r) => String(r.revision)),
+    rows.map((r) => r.eventId),
+    rows.map((r) => r.type),
+    rows.map((r) => r.data),
+    rows.map((r) => r.metadata),
+    rows.map((r) => r.recordedAt),
+  ];
+}
+
+/** A row as the driver hands it over in array mode: json columns parsed, timestamptz as a Date. */
+export type EventTuple = [string, string, string, string, string, unknown, EventMetadata, Date];
+
+export function toRecorded([position, streamId, revision, eventId, type, data, metadata, recordedAt]: EventTuple): RecordedEvent {
+  return {
+    streamId,
+    revision: Number(revision),
+    position: BigInt(position),
+    eventId,
+    type,
+    data,
+    metadata,
+    recordedAt: recordedAt.toISOString(),
+  };
+}
