@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { PostgresEventStore, type PostgresEventStoreOptions } from '../../../libs/eventstore/src';
 import { createTestDatabase, DEFAULT_TEST_POSTGRES_URL, postgresUnreachableReason, type TestDatabase } from '../../../libs/testkit/src';
 
-const adminUrl = process.env.RAILYARD_TEST_POSTGRES_URL || DEFAULT_TEST_POSTGRES_URL;
+export const adminUrl = process.env.RAILYARD_TEST_POSTGRES_URL || DEFAULT_TEST_POSTGRES_URL;
 
 /** The URL with its password hidden, for messages. */
 const shown = (url: string): string => {
