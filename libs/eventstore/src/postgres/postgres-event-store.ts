@@ -105,13 +105,13 @@ export class PostgresEventStore implements EventStore {
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return this.rows(this.sql.readStream, [streamId, Math.max(0, fromRevision)]);
+    return this.rows('ry_read_stream', this.sql.readStream, [streamId, Math.max(0, fromRevision)]);
   }
 
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
     this.assertOpen();
     if (maxCount <= 0) return [];
-    return this.rows(this.sql.readAll, [(fromPosition ?? 0n).toString(), Math.floor(maxCount)]);
+    return this.rows('ry_read_all', this.sql.readAll, [(fromPosition ?? 0n).toString(), Math.floor(maxCount)]);
   }
 
   async headPosition(): Promise<bigint | null> {
@@ -156,7 +156,7 @@ export class PostgresEventStore implements EventStore {
         await client.query(this.lockStatement);
         try {
           const plan = planBatch(batch, await this.stateFor(client, batch), this.now);
-          if (plan.rows.length > 0) await client.query(this.sql.insert, eventColumns(plan.rows));
+          if (plan.rows.length > 0) await client.query({ name: 'ry_insert', text: this.sql.insert, values: eventColumns(plan.rows) });
           await client.query('COMMIT');
           return { outcomes: plan.outcomes, wrote: plan.rows.length > 0 };
         } catch (err) {
@@ -182,6 +182,7 @@ export class PostgresEventStore implements EventStore {
     const ids = batch.flatMap((p) => p.events.map((e) => e.eventId));
     const streams = [...new Set(batch.map((p) => p.streamId))];
     const { rows } = await client.query<[string, string | null, string | null, string | null, string | null]>({
+      name: 'ry_state',
       text: this.sql.state,
       values: [ids, streams],
       rowMode: 'array',
@@ -199,8 +200,8 @@ export class PostgresEventStore implements EventStore {
     return state;
   }
 
-  private async rows(text: string, values: unknown[]): Promise<RecordedEvent[]> {
-    const { rows } = await this.pool.query<EventTuple>({ text, values, rowMode: 'array' });
+  private async rows(name: string, text: string, values: unknown[]): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<EventTuple>({ name, text, values, rowMode: 'array' });
     return rows.map(toRecorded);
   }
 

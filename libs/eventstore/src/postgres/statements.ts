@@ -4,7 +4,11 @@ import type { EventRow } from './batch-plan';
 // Qualified, so ORDER BY and WHERE below mean the bigint columns and not these text outputs of the same name.
 const COLUMNS = 'e.position::text, e.stream_id, e.revision::text, e.event_id, e.type, e.data, e.metadata, e.recorded_at';
 
-/** The SQL of the store, for one quoted schema name. */
+/**
+ * The SQL of the store, for one quoted schema name. Each is used as a named (prepared) statement:
+ * the server parses and plans it once per connection. Names need only be unique per pool, and
+ * every store object has a pool of its own.
+ */
 export const statements = (q: string) => ({
   readStream: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision`,
   readAll: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.position > $1 ORDER BY e.position LIMIT $2`,
