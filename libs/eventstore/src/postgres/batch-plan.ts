@@ -1,15 +1,6 @@
-import type { AppendResult, ExpectedRevision, NewEvent } from '../port';
+import type { AppendResult } from '../port';
 import { assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
-
-/** An append waiting for the next group commit, its payloads already serialised. */
-export interface PendingAppend {
-  streamId: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  payloads: [string, string][];
-  resolve: (result: AppendResult) => void;
-  reject: (err: unknown) => void;
-}
+import type { PendingAppend } from '../shared/pending-append';
 
 /** What the database holds for a batch, read under the append lock. */
 export interface StoreState {

@@ -1,12 +1,11 @@
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
-import { assertAppendable } from '../shared/append-rules';
 import { AppendSignal } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
-import { toJsonText } from '../shared/json-text';
+import { preparePending, type PendingAppend } from '../shared/pending-append';
 import { PollingSubscription } from '../shared/polling-subscription';
 import { SubscriptionSet } from '../shared/subscription-set';
-import { planBatch, type Outcome, type PendingAppend, type StoreState } from './batch-plan';
+import { planBatch, type Outcome, type StoreState } from './batch-plan';
 import { AppendListener } from './listener';
 import { migrate } from './migrate';
 import { withConnection } from './pooled';
@@ -91,13 +90,9 @@ export class PostgresEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
-    assertAppendable(streamId, events, expected);
-    const payloads = events.map((e): [string, string] => [
-      toJsonText(e.data, `data of event ${e.eventId}`),
-      toJsonText(e.metadata, `metadata of event ${e.eventId}`),
-    ]);
+    const prepared = preparePending(streamId, events, expected);
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, payloads, resolve, reject });
+      this.pending.push({ ...prepared, resolve, reject });
       // setImmediate: every append made by this turn's I/O callbacks joins the first batch.
       this.flushing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.drain());
     });
