@@ -1,8 +1,11 @@
 import type { EventMetadata, RecordedEvent } from '../port';
 import type { EventRow } from './batch-plan';
 
-// Qualified, so ORDER BY and WHERE below mean the bigint columns and not these text outputs of the same name.
-const COLUMNS = 'e.position::text, e.stream_id, e.revision::text, e.event_id, e.type, e.data, e.metadata, e.recorded_at';
+// Qualified, so ORDER BY and WHERE below mean the bigint columns and not these text outputs of the
+// same name. recorded_at is formatted by the server as toISOString() would: a quarter less client CPU
+// per event read than the driver's Date parsing (docs/benchmarks.md).
+const COLUMNS = `e.position::text, e.stream_id, e.revision::text, e.event_id, e.type, e.data, e.metadata,
+  to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The SQL of the store, for one quoted schema name. Each is used as a named (prepared) statement:
@@ -43,8 +46,8 @@ export function eventColumns(rows: readonly EventRow[]): string[][] {
   ];
 }
 
-/** A row as the driver hands it over in array mode: json columns parsed, timestamptz as a Date. */
-export type EventTuple = [string, string, string, string, string, unknown, EventMetadata, Date];
+/** A row as the driver hands it over in array mode: json columns parsed, the rest text. */
+export type EventTuple = [string, string, string, string, string, unknown, EventMetadata, string];
 
 export function toRecorded([position, streamId, revision, eventId, type, data, metadata, recordedAt]: EventTuple): RecordedEvent {
   return {
@@ -55,6 +58,6 @@ export function toRecorded([position, streamId, revision, eventId, type, data, m
     type,
     data,
     metadata,
-    recordedAt: recordedAt.toISOString(),
+    recordedAt,
   };
 }
