@@ -96,6 +96,57 @@ describePostgres('postgres event store', (db) => {
       }
     });
 
+    describe('when two processes decide appends to one stream before either inserts', () => {
+      let other: PostgresEventStore;
+
+      beforeEach(async () => {
+        other = await PostgresEventStore.open({ url: await db.url(), schema: store.schema });
+        await store.append('hot', [newEvent('Created')], 'no_stream');
+      });
+
+      afterEach(() => other.close());
+
+      /** Both appends decided and queued on the append lock, which the test holds, then released. */
+      const raceUnderHeldLock = async (expected: 0 | 'any'): Promise<PromiseSettledResult<unknown>[]> => {
+        const holder = await db.connect();
+        try {
+          await holder.query('SELECT pg_advisory_lock($1)', [advisoryLockKey(store.schema, 'append').toString()]);
+          const racing = Promise.allSettled([
+            store.append('hot', [newEvent('Mine')], expected),
+            other.append('hot', [newEvent('Theirs')], expected),
+          ]);
+          await db.waitForSession("wait_event_type = 'Lock' AND wait_event = 'advisory' AND query ILIKE '%append_events%'", 2);
+          await holder.query('SELECT pg_advisory_unlock_all()');
+          return await racing;
+        } finally {
+          await holder.end();
+        }
+      };
+
+      it('then with expected any the second finds its decision stale, decides again under the lock and lands after the first', async () => {
+        const outcomes = await raceUnderHeldLock('any');
+
+        expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled']);
+        const read = await store.readStream('hot');
+        expect(read.map((e) => [e.revision, e.position])).toEqual([
+          [0, 1n],
+          [1, 2n],
+          [2, 3n],
+        ]);
+        expect(new Set(read.slice(1).map((e) => e.type))).toEqual(new Set(['Mine', 'Theirs']));
+      });
+
+      it('then with the same expected revision exactly one lands and the other gets WrongExpectedRevisionError', async () => {
+        const outcomes = await raceUnderHeldLock(0);
+
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        const refused = outcomes.find((o) => o.status === 'rejected');
+        expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(refused?.status === 'rejected' && refused.reason).toMatchObject({ expected: 0, actual: 1 });
+        expect(await store.readStream('hot')).toHaveLength(2);
+      });
+    });
+
     it('when the session of an append in progress is ended by the server, then that append fails, the process lives on and the next append works', async () => {
       const holder = await db.connect();
       try {

@@ -84,11 +84,11 @@ export class PostgresTestDatabase {
     return client;
   }
 
-  /** Waits until a session on the database matches `where` (a condition on pg_stat_activity); returns their pids. */
-  async waitForSession(where: string): Promise<number[]> {
+  /** Waits until `atLeast` sessions on the database match `where` (a condition on pg_stat_activity); returns their pids. */
+  async waitForSession(where: string, atLeast = 1): Promise<number[]> {
     for (let i = 0; i < 1_000; i++) {
       const rows = await this.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND ${where}`);
-      if (rows.length > 0) return rows.map((r) => r.pid);
+      if (rows.length >= atLeast) return rows.map((r) => r.pid);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     throw new Error(`no session matched ${where}`);

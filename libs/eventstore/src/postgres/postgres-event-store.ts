@@ -5,12 +5,12 @@ import { defaultBackoff } from '../shared/backoff';
 import { preparePending, type PendingAppend } from '../shared/pending-append';
 import { PollingSubscription } from '../shared/polling-subscription';
 import { SubscriptionSet } from '../shared/subscription-set';
-import { planBatch, type Outcome, type StoreState } from './batch-plan';
+import { planBatch, type BatchPlan, type StoreState } from './batch-plan';
 import { AppendListener } from './listener';
 import { migrate } from './migrate';
 import { withConnection } from './pooled';
 import { advisoryLockKey, notifyChannel, quoteSchema } from './schema';
-import { eventColumns, statements, toRecorded, type EventTuple } from './statements';
+import { appendParameters, statements, toRecorded, type EventTuple } from './statements';
 
 export interface PostgresEventStoreOptions {
   /** e.g. `postgres://railyard@db.internal:5432/railyard`; TLS and passwords as libpq URLs take them. */
@@ -33,17 +33,25 @@ export interface PostgresEventStoreOptions {
 
 export const DEFAULT_POSTGRES_SCHEMA = 'railyard';
 
+/** A committed batch: its decisions, and the position its first event followed. */
+interface Settled {
+  plan: BatchPlan;
+  base: bigint;
+}
+
 /**
- * The networked event store. Appends made in one turn of the event loop are group-committed in one
- * transaction that first takes a store-wide advisory lock: positions are assigned under it, so they
- * are contiguous and commit in position order, and a reader paging by position can never pass an
- * event that commits later with a smaller one (docs/decisions.md, D40). The same lock makes the
- * expected-revision check exact. Subscriptions poll, woken by LISTEN/NOTIFY.
+ * The networked event store. Appends made in one turn of the event loop are group-committed: decided
+ * together on what is committed, then inserted by one statement that takes a store-wide advisory
+ * lock and re-checks the streams written to. Positions are assigned under the lock, so they are
+ * contiguous and commit in position order, and a reader paging by position can never pass an event
+ * that commits later with a smaller one (docs/decisions.md, D40). Subscriptions poll, woken by
+ * LISTEN/NOTIFY.
  */
 export class PostgresEventStore implements EventStore {
   private readonly signal = new AppendSignal();
   private readonly subscriptions = new SubscriptionSet();
   private readonly sql: ReturnType<typeof statements>;
+  private readonly lockKey: string;
   private readonly lockStatement: string;
   private readonly listener: AppendListener;
   private readonly now: () => Date;
@@ -59,8 +67,9 @@ export class PostgresEventStore implements EventStore {
     options: PostgresEventStoreOptions,
   ) {
     this.sql = statements(quoteSchema(schema));
+    this.lockKey = advisoryLockKey(schema, 'append').toString();
     // A number computed here, never input: safe to put in the text of a simple (multi-statement) query.
-    this.lockStatement = `BEGIN; SELECT pg_advisory_xact_lock(${advisoryLockKey(schema, 'append').toString()})`;
+    this.lockStatement = `BEGIN; SELECT pg_advisory_xact_lock(${this.lockKey})`;
     this.listener = new AppendListener(listenConfig, notifyChannel(schema), this.signal, defaultBackoff);
     this.now = options.now ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
@@ -144,33 +153,54 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async commit(batch: PendingAppend[]): Promise<void> {
-    let outcomes: Outcome[];
-    let wrote: boolean;
+    let settled: Settled;
     try {
-      ({ outcomes, wrote } = await withConnection(this.pool, async (client) => {
+      settled = await withConnection(this.pool, async (client) => {
+        const optimistic = await this.decideAndInsert(client, batch);
+        if (optimistic) return optimistic;
+        // Another process wrote to one of the batch's streams meanwhile: decide again holding the
+        // lock from the start, so this second attempt cannot be overtaken.
         await client.query(this.lockStatement);
         try {
-          const plan = planBatch(batch, await this.stateFor(client, batch), this.now);
-          if (plan.rows.length > 0) await client.query({ name: 'ry_insert', text: this.sql.insert, values: eventColumns(plan.rows) });
+          const locked = await this.decideAndInsert(client, batch);
+          if (!locked) throw new Error('event store: append refused its own checks while holding the append lock');
           await client.query('COMMIT');
-          return { outcomes: plan.outcomes, wrote: plan.rows.length > 0 };
+          return locked;
         } catch (err) {
           await client.query('ROLLBACK').catch(() => undefined);
           throw err;
         }
-      }));
+      });
     } catch (err) {
-      // Nothing of the batch is known to stand (a lost COMMIT answer included): every caller hears
+      // Nothing of the batch is known to stand (a lost commit answer included): every caller hears
       // of the failure, and a retry with the same event ids is recognised if it did commit.
       for (const p of batch) p.reject(err);
       return;
     }
-    if (wrote) this.signal.notify();
-    outcomes.forEach((outcome, i) => {
+    const { plan, base } = settled;
+    if (plan.rows.length > 0) this.signal.notify();
+    plan.outcomes.forEach((outcome, i) => {
       const p = batch[i] as PendingAppend;
       if ('error' in outcome) p.reject(outcome.error);
-      else p.resolve(outcome.result);
+      else p.resolve(outcome.relative ? { ...outcome.result, position: base + outcome.result.position } : outcome.result);
     });
+  }
+
+  /**
+   * Decides the batch on what is committed, then inserts it with one statement that takes the append
+   * lock and re-checks the streams written to: two round trips, the lock held for one statement and
+   * the commit. Null when one of those streams moved in between (nothing was written).
+   */
+  private async decideAndInsert(client: PoolClient, batch: readonly PendingAppend[]): Promise<Settled | null> {
+    const plan = planBatch(batch, await this.stateFor(client, batch), this.now);
+    if (plan.rows.length === 0) return { plan, base: 0n };
+    const { rows } = await client.query<{ base: string | null }>({
+      name: 'ry_append',
+      text: this.sql.append,
+      values: [this.lockKey, ...appendParameters(plan)],
+    });
+    const base = rows[0]?.base ?? null;
+    return base === null ? null : { plan, base: BigInt(base) };
   }
 
   private async stateFor(client: PoolClient, batch: readonly PendingAppend[]): Promise<StoreState> {
@@ -182,14 +212,12 @@ export class PostgresEventStore implements EventStore {
       values: [ids, streams],
       rowMode: 'array',
     });
-    const state: StoreState = { found: new Map(), lastRevision: new Map(), head: 0n };
+    const state: StoreState = { found: new Map(), lastRevision: new Map() };
     for (const [kind, key, streamId, revision, position] of rows) {
       if (kind === 'e' && key !== null && streamId !== null && revision !== null && position !== null) {
         state.found.set(key, { streamId, revision: Number(revision), position: BigInt(position) });
       } else if (kind === 's' && key !== null && revision !== null) {
         state.lastRevision.set(key, Number(revision));
-      } else if (kind === 'h' && position !== null) {
-        state.head = BigInt(position);
       }
     }
     return state;

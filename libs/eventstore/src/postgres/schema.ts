@@ -15,7 +15,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
-    name: 'events table, notify trigger',
+    name: 'events table, notify trigger, append function',
     sql: (q) => `
 CREATE TABLE ${q}.events (
   position    bigint      PRIMARY KEY CHECK (position > 0),
@@ -35,6 +35,33 @@ BEGIN
 END $$;
 CREATE TRIGGER events_appended AFTER INSERT ON ${q}.events
   FOR EACH STATEMENT EXECUTE FUNCTION ${q}.notify_events_appended();
+-- Inserts a decided batch under the store-wide append lock (docs/decisions.md, D40), so the lock is
+-- held for one statement and the commit. Returns the position before the batch's first event, or
+-- NULL without writing when a checked stream's last revision (NULL: no stream) or an event id
+-- changed since the batch was decided; the caller then decides again.
+CREATE FUNCTION ${q}.append_events(
+  lock_key bigint, check_streams text[], check_revisions bigint[],
+  stream_ids text[], revisions bigint[], event_ids text[], types text[],
+  data json[], metadata json[], recorded_at timestamptz[]
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  base bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(lock_key);
+  -- A volatile function's statements each see what committed before them: after the lock, all of it.
+  IF EXISTS (
+    SELECT 1 FROM unnest(check_streams, check_revisions) AS c(stream_id, revision)
+     WHERE (SELECT max(e.revision) FROM ${q}.events e WHERE e.stream_id = c.stream_id) IS DISTINCT FROM c.revision
+  ) OR EXISTS (SELECT 1 FROM ${q}.events e WHERE e.event_id = ANY (event_ids)) THEN
+    RETURN NULL;
+  END IF;
+  SELECT coalesce(max(e.position), 0) INTO base FROM ${q}.events e;
+  INSERT INTO ${q}.events (position, stream_id, revision, event_id, type, data, metadata, recorded_at)
+  SELECT base + r.n, r.stream_id, r.revision, r.event_id, r.type, r.data, r.metadata, r.recorded_at
+    FROM unnest(stream_ids, revisions, event_ids, types, data, metadata, recorded_at)
+         WITH ORDINALITY AS r(stream_id, revision, event_id, type, data, metadata, recorded_at, n);
+  RETURN base;
+END $$;
 `,
   },
 ];

@@ -1,5 +1,5 @@
 import type { EventMetadata, RecordedEvent } from '../port';
-import type { EventRow } from './batch-plan';
+import type { BatchPlan } from './batch-plan';
 
 // Qualified, so ORDER BY and WHERE below mean the bigint columns and not these text outputs of the
 // same name. recorded_at is formatted by the server as toISOString() would: a quarter less client CPU
@@ -17,25 +17,23 @@ export const statements = (q: string) => ({
   readAll: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.position > $1 ORDER BY e.position LIMIT $2`,
   head: `SELECT max(position)::text AS head FROM ${q}.events`,
   /**
-   * Everything a batch's decisions need, in one round trip: where its event ids already live, the
-   * last revision of each of its streams (an index probe each) and the head position.
+   * Everything a batch's decisions need, in one round trip: where its event ids already live and the
+   * last revision of each of its streams (an index probe each).
    */
   state: `
     SELECT 'e', event_id, stream_id, revision::text, position::text FROM ${q}.events WHERE event_id = ANY($1::text[])
     UNION ALL
     SELECT 's', s.id, NULL, (SELECT max(e.revision) FROM ${q}.events e WHERE e.stream_id = s.id)::text, NULL
-      FROM unnest($2::text[]) AS s(id)
-    UNION ALL
-    SELECT 'h', NULL, NULL, NULL, (SELECT max(position) FROM ${q}.events)::text`,
-  insert: `
-    INSERT INTO ${q}.events (position, stream_id, revision, event_id, type, data, metadata, recorded_at)
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::json[], $7::json[], $8::timestamptz[])`,
+      FROM unnest($2::text[]) AS s(id)`,
+  append: `SELECT ${q}.append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)::text AS base`,
 });
 
-/** The insert's parameters: one array per column. */
-export function eventColumns(rows: readonly EventRow[]): string[][] {
+/** The append function's parameters after the lock key: the checks, then one array per column. */
+export function appendParameters(plan: BatchPlan): unknown[] {
+  const { rows, checks } = plan;
   return [
-    rows.map((r) => r.position.toString()),
+    checks.streams,
+    checks.revisions.map((r) => (r === null ? null : String(r))),
     rows.map((r) => r.streamId),
     rows.map((r) => String(r.revision)),
     rows.map((r) => r.eventId),
