@@ -109,14 +109,17 @@ const CASES = [
 export async function* run(args: string[] = []): AsyncIterable<object> {
   const seconds = positiveIntFromEnv('BENCH_SECONDS', 5);
   const wanted = (name: string) => args.length === 0 || args.some((a) => name.includes(a));
-  const backends = [
+  const makers = [
     { label: 'sqlite-full', make: sqliteBackend },
     { label: 'postgres', make: postgresBackend },
   ].filter((b) => wanted(b.label));
-  for (const { make } of backends) {
-    const backend = await make();
-    try {
-      for (const [n, c] of CASES.entries()) {
+  const backends: Backend[] = [];
+  try {
+    for (const { make } of makers) backends.push(await make());
+    // Case by case, each store in turn: load from other work on the machine comes and goes, and
+    // both sides of a comparison should meet the same.
+    for (const [n, c] of CASES.entries()) {
+      for (const backend of backends) {
         progress(`${backend.name} ${c.name}`);
         const stores: EventStore[] = [];
         for (let i = 0; i < c.stores; i++) stores.push(await backend.open(n));
@@ -136,8 +139,8 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
           loadAvg1m: round(os.loadavg()[0] ?? 0),
         };
       }
-    } finally {
-      await backend.cleanup();
     }
+  } finally {
+    for (const backend of backends) await backend.cleanup();
   }
 }
