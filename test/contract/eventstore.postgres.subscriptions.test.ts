@@ -41,6 +41,23 @@ describePostgres('postgres event store subscriptions', (db) => {
     await collector.untilSeen(events.map((e) => e.eventId));
   });
 
+  it('when a read returns fewer events than a batch holds, then the subscription waits for the next append instead of reading again', async () => {
+    await openPair(60_000);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
+    await listenerPids();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const reads = jest.spyOn(subscriber, 'readAll');
+
+    const events = [newEvent('Short'), newEvent('Short')];
+    await appender.append('short', events, 'no_stream');
+    await collector.untilSeen(events.map((e) => e.eventId));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Every read is a round trip, made per subscription per append: one that could only find nothing is waste.
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
   it('when the LISTEN connection is killed and events are appended while it is down, then the subscription catches up as it reconnects', async () => {
     await openPair(60_000);
     const collector = new Collector();

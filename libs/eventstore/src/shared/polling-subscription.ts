@@ -12,8 +12,8 @@ export interface PollSource {
 
 /**
  * Catch-up and live are one loop: read a page after the last delivered position, deliver it, and
- * when a page comes back empty, sleep until an in-process append or the poll interval (appends
- * from other processes sharing the file are only seen by polling).
+ * when a page comes back short (the end of the log), sleep until an in-process append or the poll
+ * interval (appends from other processes sharing the file are only seen by polling).
  */
 export class PollingSubscription extends SubscriptionLoop {
   constructor(
@@ -44,15 +44,16 @@ export class PollingSubscription extends SubscriptionLoop {
       }
       if (this.closed) return;
       const last = batch[batch.length - 1];
-      if (!last) {
-        // An append between the read and here would otherwise wait a whole interval.
-        if (this.source.signal.appendCount === appendsBefore) {
-          await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
-        }
-        continue;
+      if (last) {
+        if (!(await this.deliver(batch))) return;
+        after = last.position;
       }
-      if (!(await this.deliver(batch))) return;
-      after = last.position;
+      // A short page reached the end of the log as it was when read: no need to read again to find
+      // nothing (for a networked store that is a round trip per subscription per append). An append
+      // since the read would otherwise wait a whole interval.
+      if (batch.length < this.batchSize && this.source.signal.appendCount === appendsBefore) {
+        await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
+      }
     }
   }
 }
