@@ -29,10 +29,28 @@ export interface BatchPlan {
   rows: EventRow[];
   outcomes: Outcome[];
   /**
-   * What the decisions assumed of the streams written to: their last revision (null: no stream).
-   * The insert re-checks it under the append lock and refuses the batch if any moved.
+   * What the decisions took the streams written to to be: their last revision (null: no stream).
+   * The insert re-checks it, and that the event ids are new, under the append lock.
    */
   checks: { streams: string[]; revisions: (number | null)[] };
+}
+
+/**
+ * What a batch's appends take the store to be: each stream at the revision its first append in the
+ * batch expects, every event id new. Null when an append accepts any revision (nothing to assume).
+ * Deciding on it saves the read of the batch's state; where the database disagrees (a conflict, a
+ * retried append), the insert's checks refuse the batch and it is decided again on what is stored.
+ */
+export function assumedState(batch: readonly PendingAppend[]): StoreState | null {
+  const lastRevision = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const p of batch) {
+    if (p.expected === 'any') return null;
+    if (seen.has(p.streamId)) continue;
+    seen.add(p.streamId);
+    if (p.expected !== 'no_stream') lastRevision.set(p.streamId, p.expected);
+  }
+  return { found: new Map(), lastRevision };
 }
 
 /**

@@ -5,7 +5,7 @@ import { defaultBackoff } from '../shared/backoff';
 import { preparePending, type PendingAppend } from '../shared/pending-append';
 import { PollingSubscription } from '../shared/polling-subscription';
 import { SubscriptionSet } from '../shared/subscription-set';
-import { planBatch, type BatchPlan, type StoreState } from './batch-plan';
+import { assumedState, planBatch, type BatchPlan, type StoreState } from './batch-plan';
 import { AppendListener } from './listener';
 import { migrate } from './migrate';
 import { withConnection } from './pooled';
@@ -41,8 +41,8 @@ interface Settled {
 
 /**
  * The networked event store. Appends made in one turn of the event loop are group-committed: decided
- * together on what is committed, then inserted by one statement that takes a store-wide advisory
- * lock and re-checks the streams written to. Positions are assigned under the lock, so they are
+ * together on the state they expect (or, for expected `any`, on what is committed), then inserted by
+ * one statement that takes a store-wide advisory lock and re-checks that state. Positions are assigned under the lock, so they are
  * contiguous and commit in position order, and a reader paging by position can never pass an event
  * that commits later with a smaller one (docs/decisions.md, D40). Subscriptions poll, woken by
  * LISTEN/NOTIFY.
@@ -156,13 +156,13 @@ export class PostgresEventStore implements EventStore {
     let settled: Settled;
     try {
       settled = await withConnection(this.pool, async (client) => {
-        const optimistic = await this.decideAndInsert(client, batch);
+        const optimistic = await this.decideAndInsert(client, batch, assumedState(batch) ?? (await this.stateFor(client, batch)));
         if (optimistic) return optimistic;
-        // Another process wrote to one of the batch's streams meanwhile: decide again holding the
-        // lock from the start, so this second attempt cannot be overtaken.
+        // The store was not as the batch was decided on (another writer, a retried append): decide
+        // again on what is stored, holding the lock from the start so nobody can overtake.
         await client.query(this.lockStatement);
         try {
-          const locked = await this.decideAndInsert(client, batch);
+          const locked = await this.decideAndInsert(client, batch, await this.stateFor(client, batch));
           if (!locked) throw new Error('event store: append refused its own checks while holding the append lock');
           await client.query('COMMIT');
           return locked;
@@ -187,12 +187,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Decides the batch on what is committed, then inserts it with one statement that takes the append
-   * lock and re-checks the streams written to: two round trips, the lock held for one statement and
-   * the commit. Null when one of those streams moved in between (nothing was written).
+   * Decides the batch on `state`, then inserts it with one statement that takes the append lock and
+   * re-checks what the decisions took for granted: the lock is held for one statement and its commit.
+   * Null when the store was not so (nothing was written).
    */
-  private async decideAndInsert(client: PoolClient, batch: readonly PendingAppend[]): Promise<Settled | null> {
-    const plan = planBatch(batch, await this.stateFor(client, batch), this.now);
+  private async decideAndInsert(client: PoolClient, batch: readonly PendingAppend[], state: StoreState): Promise<Settled | null> {
+    const plan = planBatch(batch, state, this.now);
     if (plan.rows.length === 0) return { plan, base: 0n };
     const { rows } = await client.query<{ base: string | null }>({
       name: 'ry_append',
