@@ -14,6 +14,8 @@ export async function migrate(pool: Pool, schema: string, migrations: readonly M
   return withConnection(pool, async (client) => {
     await client.query('BEGIN');
     try {
+      // Waiting for another process's migration is normal at start and may outlast the appends' lock_timeout.
+      await client.query("SET LOCAL lock_timeout = '5min'");
       await client.query('SELECT pg_advisory_xact_lock($1)', [advisoryLockKey(schema, 'migrate').toString()]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${q}`);
       await client.query(
