@@ -8,6 +8,7 @@ import { SubscriptionSet } from '../shared/subscription-set';
 import { assumedState, planBatch, type BatchPlan, type StoreState } from './batch-plan';
 import { AppendListener } from './listener';
 import { migrate } from './migrate';
+import { ReadAhead } from './read-ahead';
 import { withConnection } from './pooled';
 import { advisoryLockKey, notifyChannel, quoteSchema } from './schema';
 import { appendParameters, statements, toRecorded, type EventTuple } from './statements';
@@ -49,6 +50,7 @@ interface Settled {
  */
 export class PostgresEventStore implements EventStore {
   private readonly signal = new AppendSignal();
+  private readonly readAhead = new ReadAhead((after, max) => this.rows('ry_read_all', this.sql.readAll, [after.toString(), max]));
   private readonly subscriptions = new SubscriptionSet();
   private readonly sql: ReturnType<typeof statements>;
   private readonly lockKey: string;
@@ -115,7 +117,7 @@ export class PostgresEventStore implements EventStore {
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
     this.assertOpen();
     if (maxCount <= 0) return [];
-    return this.rows('ry_read_all', this.sql.readAll, [(fromPosition ?? 0n).toString(), Math.floor(maxCount)]);
+    return this.readAhead.page(fromPosition ?? 0n, Math.floor(maxCount));
   }
 
   async headPosition(): Promise<bigint | null> {
