@@ -130,7 +130,12 @@ export class PostgresEventStore implements EventStore {
   subscribe(options: SubscribeOptions): Subscription {
     this.assertOpen();
     this.listener.start();
-    const source = { readAfter: (after: bigint | null, max: number) => this.readAll(after, max), signal: this.signal };
+    // The listener turns every NOTIFY into the signal; while it is down, the poll interval bounds the wait.
+    const source = {
+      readAfter: (after: bigint | null, max: number) => this.readAll(after, max),
+      signal: this.signal,
+      signalsEveryAppend: true,
+    };
     return this.subscriptions.track(new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff));
   }
 
