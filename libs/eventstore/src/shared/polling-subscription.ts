@@ -51,15 +51,18 @@ export class PollingSubscription extends SubscriptionLoop {
       }
       if (this.closed) return;
       const last = batch[batch.length - 1];
-      if (last) {
-        if (!(await this.deliver(batch))) return;
-        after = last.position;
+      if (!last) {
+        // An append between the read and here would otherwise wait a whole interval.
+        if (this.source.signal.appendCount === appendsBefore) {
+          await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
+        }
+        continue;
       }
+      if (!(await this.deliver(batch))) return;
+      after = last.position;
       // A short page reached the end of the log as it was when read; where the signal tells of every
       // append, reading again would be a round trip per subscription per append to find nothing.
-      // An append since the read would otherwise wait a whole interval.
-      const atEnd = last === undefined || (this.source.signalsEveryAppend === true && batch.length < this.batchSize);
-      if (atEnd && this.source.signal.appendCount === appendsBefore) {
+      if (this.source.signalsEveryAppend === true && batch.length < this.batchSize && this.source.signal.appendCount === appendsBefore) {
         await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
       }
     }
