@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import { httpRequestMetrics } from '@railyard/observability';
-import { openApiDocument } from '@railyard/api-schema';
 import type { ApiDeps } from './deps';
 import { dispatchByPath } from './http/dispatch';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors';
+import { apiDocsRouter } from './openapi/routes';
 import { impactedTargetRoutes } from './routes/impacted-targets';
 import { pullRequestRoutes } from './routes/pull-requests';
 import { queueRoutes } from './routes/queues';
@@ -68,10 +68,7 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pag
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  const openApi = openApiDocument();
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openApi);
-  });
+  app.use(apiDocsRouter());
   const v1 = express.Router();
   v1.use(dispatchByPath([queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters]));
   for (const path of V1_POST_PATHS)

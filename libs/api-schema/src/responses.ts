@@ -1,49 +1,115 @@
-import type { PrState, PriorityName, QueueRunState, QueueSettings } from '@railyard/domain';
+import { z } from 'zod';
+import {
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  PR_STATES,
+  PRIORITY_NAMES,
+  QUEUE_MODES,
+  QUEUE_STATES,
+} from '@railyard/domain';
 
 /**
- * The Queue object of the spec: every field, numbers typed number, enums lower snake case. The
- * settings are exactly the domain's QueueSettings; the spec adds the run state, branch and list.
+ * What the queue and PR endpoints answer, as zod schemas: the OpenAPI document is generated from
+ * them and the contract tests validate real answers against it (docs/api.md).
  */
-export type QueueResponse = QueueSettings & {
-  state: QueueRunState;
-  branch: string;
-  requiredStatuses: string[];
-};
 
-export interface EnqueuedPullRequest {
-  number: number;
-  title: string;
-  sha: string;
-  author: string;
-  state: PrState;
-  priority: number;
-  priorityName: PriorityName;
-  stateChangedAt: string;
-}
+const time = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
+const count = z.number().int().min(0);
 
-export interface GetQueueResponse extends QueueResponse {
-  enqueuedPullRequests: EnqueuedPullRequest[];
-}
+/** The Queue object of the spec: every field, numbers typed number, enums lower snake case. */
+export const queueResponseSchema = z.object({
+  state: z.enum(QUEUE_STATES),
+  branch: z.string(),
+  mode: z.enum(QUEUE_MODES),
+  concurrency: count,
+  bisectionConcurrency: count,
+  testingTimeoutMinutes: count,
+  pendingFailureDepth: count,
+  canOptimisticallyMerge: z.boolean(),
+  batch: z.boolean(),
+  batchingMaxWaitTimeMinutes: count,
+  batchingMinSize: count,
+  commentsEnabled: z.boolean(),
+  commandsEnabled: z.boolean(),
+  createPrsForTestingBranches: z.boolean(),
+  statusCheckEnabled: z.boolean(),
+  directMergeMode: z.enum(DIRECT_MERGE_MODES),
+  optimizationMode: z.enum(OPTIMIZATION_MODES),
+  mergeMethod: z.enum(MERGE_METHODS),
+  requiredStatuses: z.array(z.string()),
+  // Carried in the stored settings of queues created over HTTP; not in the spec's Queue object.
+  repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe("the queue's repository"),
+  targetBranch: z.string().optional().describe("the queue's branch, as given to createQueue"),
+});
+export type QueueResponse = z.infer<typeof queueResponseSchema>;
 
-export interface SubmittedPullRequestResponse {
-  id: string;
-  state: PrState;
-  readiness: { requiresImpactedTargets: boolean; doesBaseBranchMatch: boolean; hasImpactedTargets: boolean; gitHubMergeability: string };
-  stateChangedAt: string;
-  priorityValue: number;
-  priorityName: PriorityName;
-  usedDefaultPriorityName?: PriorityName;
-  skipTheLine: boolean;
-  forceEnqueued: boolean;
-  isCurrentlySubmittedToQueue: boolean;
-  noBatch: boolean;
-  prNumber: number;
-  prTitle: string;
-  prSha: string;
-  prBaseBranch: string;
-  prAuthor: string;
-}
+/** createQueue and updateQueue: the Queue, again under `queue`, and the older spellings Trunk's Terraform client reads. */
+export const queueEnvelopeSchema = queueResponseSchema.extend({
+  testingTimeoutMins: count.describe('older spelling of testingTimeoutMinutes'),
+  isBatching: z.boolean().describe('older spelling of batch'),
+  batchingMaxWaitTimeMins: count.describe('older spelling of batchingMaxWaitTimeMinutes'),
+  queue: queueResponseSchema,
+});
 
-export interface ErrorResponse {
-  error: { code: string; message: string; fields?: { field: string; message: string }[] };
-}
+export const enqueuedPullRequestSchema = z.object({
+  number: z.number().int().min(1),
+  title: z.string(),
+  sha: z.string(),
+  author: z.string(),
+  state: z.enum(PR_STATES),
+  priority: z.number().int().min(0).max(255),
+  priorityName: z.enum(PRIORITY_NAMES),
+  stateChangedAt: time,
+});
+export type EnqueuedPullRequest = z.infer<typeof enqueuedPullRequestSchema>;
+
+export const getQueueResponseSchema = queueEnvelopeSchema.extend({
+  enqueuedPullRequests: z.array(enqueuedPullRequestSchema).describe('every PR not yet merged, failed or cancelled, in queue order'),
+});
+export type GetQueueResponse = QueueResponse & { enqueuedPullRequests: EnqueuedPullRequest[] };
+
+export const submittedPullRequestSchema = z.object({
+  id: z.string(),
+  state: z.enum(PR_STATES),
+  readiness: z.object({
+    requiresImpactedTargets: z.boolean(),
+    doesBaseBranchMatch: z.boolean(),
+    hasImpactedTargets: z.boolean(),
+    gitHubMergeability: z.enum(['unspecified', 'in_progress', 'mergeable', 'not_mergeable']),
+  }),
+  stateChangedAt: time,
+  priorityValue: z.number().int().min(0).max(255),
+  priorityName: z.enum(PRIORITY_NAMES),
+  usedDefaultPriorityName: z.enum(PRIORITY_NAMES).optional().describe('present only when the default priority was applied'),
+  skipTheLine: z.boolean(),
+  forceEnqueued: z.boolean(),
+  isCurrentlySubmittedToQueue: z.boolean(),
+  noBatch: z.boolean(),
+  prNumber: z.number().int().min(1),
+  prTitle: z.string(),
+  prSha: z.string(),
+  prBaseBranch: z.string(),
+  prAuthor: z.string(),
+});
+export type SubmittedPullRequestResponse = z.infer<typeof submittedPullRequestSchema>;
+
+export const setImpactedTargetsResponseSchema = z.object({
+  prNumber: z.number().int().min(1),
+  headSha: z.string(),
+  impactsAll: z.boolean(),
+  count,
+  digest: z.string().describe('SHA-256 of the stored, sorted list'),
+});
+
+export const emptyResponseSchema = z.object({}).strict();
+
+/** Every error: a stable code, a sentence, and for validation errors each invalid field. */
+export const errorResponseSchema = z.object({
+  error: z.object({
+    code: z.string().describe('stable, upper snake case: see docs/api.md'),
+    message: z.string(),
+    fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;

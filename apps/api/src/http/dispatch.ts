@@ -4,6 +4,9 @@ interface Layer {
   route?: { path?: unknown };
 }
 
+/** The routers behind each dispatcher, for the route table (docs/api.md: every route is documented). */
+export const dispatchedRouters = new WeakMap<RequestHandler, Router[]>();
+
 const isStatic = (path: unknown): path is string => typeof path === 'string' && !/[:*?(]/.test(path);
 
 /**
@@ -25,11 +28,13 @@ export const dispatchByPath = (routers: Router[]): RequestHandler => {
   const fallback = Router();
   if (rest.length) fallback.use(...rest);
   const chains = new Map([...byPath].map(([p, rs]) => [p, rs.length === 1 ? rs[0]! : Router().use(...rs)]));
-  return (req, res, next) => {
+  const dispatch: RequestHandler = (req, res, next) => {
     const chain = chains.get(req.path);
     // An error goes on to the error handlers; a plain "not mine" goes on to the other routers.
     if (chain)
       return chain(req, res, (err?: unknown) => (err && err !== 'route' && err !== 'router' ? next(err) : fallback(req, res, next)));
     fallback(req, res, next);
   };
+  dispatchedRouters.set(dispatch, routers);
+  return dispatch;
 };

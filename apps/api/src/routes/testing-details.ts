@@ -11,7 +11,7 @@ import { parseBody } from '../http/validate';
 import { postRoute } from './route';
 
 // Not strict: v1 clients may send more than the spec names.
-const testingDetailsRequest = queueKeySchema.extend({
+export const testingDetailsRequest = queueKeySchema.extend({
   testRunId: z
     .string({ error: 'testRunId must be a string' })
     .max(300)

@@ -1,43 +1,14 @@
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { prCommand } from './pr';
+import { cliInProcess, cliViaBin } from '../testing';
 
 jest.setTimeout(60_000);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const REPO = 'git.test/acme/widgets';
-const projectRoot = path.resolve(__dirname, '../../../..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real command line: tsx running the CLI's main in a child process. */
-const railyard = (args: string[], gitRoot: string): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      path.join(projectRoot, 'node_modules/.bin/tsx'),
-      ['apps/cli/src/main.ts', ...args],
-      { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-
-/** The same command in this process, for the many small cases. */
-const inProcess = async (args: string[], gitRoot: string): Promise<Run> => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await prCommand(args, { RAILYARD_GIT_ROOT: gitRoot }, io);
-  return { code, stdout, stderr };
-};
+const railyard = (args: string[], gitRoot: string) => cliViaBin(args, { RAILYARD_GIT_ROOT: gitRoot });
+const inProcess = (args: string[], gitRoot: string) => cliInProcess(['pr', ...args], { RAILYARD_GIT_ROOT: gitRoot });
 
 describe('railyard pr', () => {
   let root: string;
@@ -120,11 +91,11 @@ describe('railyard pr', () => {
     [['show', '--repo', REPO, '--number', '0'], '--number must be a positive integer'],
     [['show', '--repo', REPO, '--number', '1e3'], '--number must be a positive integer'],
     [['show', '--repo', REPO, '--number=-1'], '--number must be a positive integer'],
-    [['close', '--repo', REPO, '--number', '1', '--head', 'x'], '--head is not an option of pr close'],
+    [['close', '--repo', REPO, '--number', '1', '--head', 'x'], "unknown option '--head'"],
     [['update', '--repo', REPO, '--number', '1'], 'needs at least one of --head, --base, --title'],
-    [['merge', '--repo', REPO, '--number', '1'], 'unknown subcommand "merge"'],
-    [['show', 'extra', '--repo', REPO, '--number', '1'], 'unexpected argument "extra"'],
-    [['show', '--repo', REPO, '--number', '1', '--colour'], "Unknown option '--colour'"],
+    [['merge', '--repo', REPO, '--number', '1'], "unknown command 'merge'"],
+    [['show', 'extra', '--repo', REPO, '--number', '1'], "too many arguments for 'show'"],
+    [['show', '--repo', REPO, '--number', '1', '--colour'], "unknown option '--colour'"],
     [['open', '--repo', REPO, '--number', '4', '--head', 'feature', '--base', 'a..b'], 'not a valid branch name'],
   ])('when the arguments are %j, then it exits 2 with a usage error', async (args, message) => {
     const run = await inProcess(args, root);
@@ -151,6 +122,7 @@ describe('railyard pr', () => {
     const run = await inProcess(['--help'], root);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('pr open');
+    expect(run.stdout).toContain('open [options]');
+    expect(run.stderr).toBe('');
   });
 });

@@ -1,41 +1,17 @@
 import { execFile } from 'node:child_process';
-import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { statusCommand } from './status';
+import { cliInProcess, cliViaBin, PROJECT_ROOT } from '../testing';
 
 jest.setTimeout(60_000);
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const REPO = 'git.test/acme/widgets';
-const projectRoot = path.resolve(__dirname, '../../../..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const railyard = (args: string[], gitRoot: string): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      path.join(projectRoot, 'node_modules/.bin/tsx'),
-      ['apps/cli/src/main.ts', ...args],
-      { cwd: projectRoot, env: { ...process.env, RAILYARD_GIT_ROOT: gitRoot } },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-      },
-    );
-  });
-
-const inProcess = async (args: string[], gitRoot: string, env: NodeJS.ProcessEnv = {}): Promise<Run> => {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
-  const code = await statusCommand(args, { RAILYARD_GIT_ROOT: gitRoot, ...env }, io);
-  return { code, stdout, stderr };
-};
+const railyard = (args: string[], gitRoot: string) => cliViaBin(args, { RAILYARD_GIT_ROOT: gitRoot });
+const inProcess = (args: string[], gitRoot: string, env: NodeJS.ProcessEnv = {}) =>
+  cliInProcess(['status', ...args], { RAILYARD_GIT_ROOT: gitRoot, ...env });
 
 describe('railyard status', () => {
   let root: string;
@@ -82,6 +58,26 @@ describe('railyard status', () => {
     expect(JSON.parse(list.stdout).statuses).toHaveLength(1);
   });
 
+  it('when the output is over 64 KiB and goes to a pipe, then every byte of it arrives before the CLI exits', async () => {
+    const store = new LocalCommitStatusStore({ root });
+    for (let i = 0; i < 150; i++) await store.set(repo, sha, { context: `ci/job-${i}`, state: 'success', description: 'd'.repeat(900) });
+    await store.close();
+
+    // A reader that starts late, as `railyard … | slow-consumer` does: the pipe fills while the CLI finishes.
+    const line = `"${process.execPath}" apps/cli/bin/railyard.js status list --repo ${REPO} --sha ${sha} | (sleep 1; cat)`;
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        'sh',
+        ['-c', line],
+        { cwd: PROJECT_ROOT, env: { ...process.env, RAILYARD_GIT_ROOT: root }, maxBuffer: 1 << 24 },
+        (error, out) => (error ? reject(error) : resolve(out)),
+      ),
+    );
+
+    expect(stdout.length).toBeGreaterThan(128 * 1024);
+    expect(JSON.parse(stdout).statuses).toHaveLength(150);
+  });
+
   it.each([
     [
       'a short sha',
@@ -103,14 +99,14 @@ describe('railyard status', () => {
     [
       'an option of set given to list',
       ['status', 'list', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c'],
-      /--context is not an option of status list/,
+      /unknown option '--context'/,
     ],
     [
       '--api without a token',
       ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--api', 'http://127.0.0.1:1'],
-      /--api needs --token/,
+      /no API token: give --token T or set RAILYARD_TOKEN/,
     ],
-    ['an unknown subcommand', ['status', 'frobnicate'], /unknown subcommand/],
+    ['an unknown subcommand', ['status', 'frobnicate'], /unknown subcommand "frobnicate"/],
   ])('when given %s, then it says why and exits 2 without writing', async (_what, args, message) => {
     const run = await inProcess(args.slice(1), root);
     expect(run.code).toBe(2);
@@ -150,6 +146,10 @@ describe('railyard status', () => {
   });
 
   it('when asked for help, then it prints the usage and exits 0', async () => {
-    expect(await inProcess(['--help'], root)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: railyard status/) });
+    expect(await inProcess(['--help'], root)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: railyard status/) });
+    expect(await inProcess(['set', '--help'], root)).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Usage: railyard status set/),
+    });
   });
 });

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { repoSchema } from './common';
+
+/** What the CI endpoints answer (statuses, test-run details, the local host's PR pages). */
+
+const time = z.iso.datetime({ offset: true }).describe('ISO 8601 time');
+const statusState = z.enum(['pending', 'success', 'failure', 'error']);
+
+export const commitStatusSchema = z.object({
+  context: z.string(),
+  state: statusState,
+  targetUrl: z.string().optional(),
+  description: z.string().optional(),
+  createdAt: time.describe('when this context first reported on this commit'),
+  updatedAt: time.describe('when it last reported'),
+});
+
+export const setCommitStatusResponseSchema = z.object({ repo: repoSchema, sha: z.string(), status: commitStatusSchema });
+
+export const getCommitStatusesResponseSchema = z.object({
+  repo: repoSchema,
+  sha: z.string(),
+  state: z.enum(['failure', 'success', 'pending']).describe("GitHub's combined state: failure if any failed, success if all passed"),
+  statuses: z.array(commitStatusSchema),
+});
+
+const checkRunSchema = z.object({
+  name: z.string(),
+  url: z.string(),
+  status: z.enum(['QUEUED', 'IN_PROGRESS', 'COMPLETED']),
+  conclusion: z.enum(['SUCCESS', 'FAILURE', 'CANCELLED', 'TIMED_OUT']).optional(),
+});
+
+/** The spec's Test run object, plus the run's id. */
+export const testingDetailsResponseSchema = z.object({
+  testRunId: z.string(),
+  requiredStatuses: z.array(z.string()),
+  requiredStatusesSource: z.enum(['trunk_config', 'repo_provider_branch_protection', 'merge_instance']),
+  testBranch: z.string(),
+  testBranchSha: z.string(),
+  checkSuites: z.array(z.object({ name: z.string(), checkRuns: z.array(checkRunSchema) })),
+  statusChecks: z.array(
+    z.object({ context: z.string(), url: z.string().optional(), state: z.enum(['PENDING', 'SUCCESS', 'FAILURE', 'ERROR']) }),
+  ),
+  testedPullRequests: z.array(z.object({ prNumber: z.number().int(), prUrl: z.string(), title: z.string() })),
+  createdAt: time,
+  status: z.enum(['in_progress', 'succeeded', 'failed', 'cancelled']),
+  dependentPrs: z.array(z.number().int()),
+  impactedTargets: z.array(z.string()).optional(),
+  impactedTargetsForTestedPrs: z.array(z.string()).optional(),
+});
+
+/** A PR of the local git host, as `GET /repos/…/pulls/N` shows it. */
+export const pullRequestPageSchema = z.object({
+  number: z.number().int().min(1),
+  title: z.string(),
+  author: z.string(),
+  headSha: z.string(),
+  baseBranch: z.string(),
+  state: z.enum(['open', 'closed', 'merged']),
+  mergeability: z.enum(['unspecified', 'in_progress', 'mergeable', 'not_mergeable']),
+});
+
+export const healthResponseSchema = z.object({ status: z.literal('ok') });
