@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteEventStore } from '@railyard/eventstore';
+import { createEventStore, type EventStoreConfig } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { groupsOf, layoutOf, settingsFromEnv, type Case, type Settings } from './support/api-cases';
 import type { Deployment } from './support/deployments';
@@ -20,8 +20,8 @@ const progress = (line: string): void => {
   process.stderr.write(`[bench api] ${line}\n`);
 };
 
-const headOf = async (eventsFile: string): Promise<bigint> => {
-  const store = new SqliteEventStore({ file: eventsFile });
+const headOf = async (events: EventStoreConfig): Promise<bigint> => {
+  const store = await createEventStore(events);
   try {
     return (await store.headPosition()) ?? 0n;
   } finally {
@@ -54,7 +54,7 @@ const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Pr
     beforeMeasure: c.countsEvents
       ? async () => {
           await settle();
-          before = await headOf(d.eventsFile);
+          before = await headOf(d.eventStore);
         }
       : undefined,
   });
@@ -63,7 +63,7 @@ const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Pr
   let events = {};
   if (c.countsEvents) {
     await settle();
-    const appended = Number((await headOf(d.eventsFile)) - before);
+    const appended = Number((await headOf(d.eventStore)) - before);
     events = { eventsAppended: appended, eventsPerOkRequest: real.ok > 0 ? round3(appended / real.ok) : 0 };
   }
   const ratio = base.reqPerSec > 0 ? round3(real.reqPerSec / base.reqPerSec) : 0;

@@ -1,17 +1,20 @@
 import path from 'node:path';
-import { SqliteEventStore } from '@railyard/eventstore';
+import { PostgresEventStore, SqliteEventStore, type EventStore } from '@railyard/eventstore';
 import { rebuildProjections } from '@railyard/projector';
 import { MemoryReadModelStore, RedisReadModelStore, type ReadModelStore } from '@railyard/readmodels';
 import Redis from 'ioredis';
-import { makeTempDir, removeTempDir } from '@railyard/testkit';
+import { createTestDatabase, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { dropNamespace } from './support/redis-namespace';
-import { positiveIntFromEnv, redisUrlFromEnv, uniqueNamespace } from './support/settings';
+import { positiveIntFromEnv, postgresUrlFromEnv, redisUrlFromEnv, uniqueNamespace } from './support/settings';
 import { workload } from './support/workload';
 
 /**
- * `npm run bench -- rebuild [memory|redis]`: writes a synthetic log of BENCH_EVENTS events (default
- * 1,000,000) into a SQLite event store, then times rebuildProjections from position 0 into the
- * in-memory read models and into Redis (a namespace of its own, deleted afterwards).
+ * `npm run bench -- rebuild [memory|redis] [sqlite|postgres]`: writes a synthetic log of BENCH_EVENTS
+ * events (default 1,000,000) into a SQLite event store and into PostgreSQL (a database of its own on
+ * BENCH_POSTGRES_URL, dropped afterwards), then times rebuildProjections from position 0 of each
+ * into the in-memory read models and into Redis (a namespace of its own, deleted afterwards).
+ * Results from SQLite keep their old names (rebuild/memory, rebuild/redis); PostgreSQL's are
+ * rebuild/postgres/memory and rebuild/postgres/redis.
  */
 
 const TARGET_EVENTS_PER_SEC = 50_000;
@@ -37,7 +40,7 @@ const redisCpuSeconds = async (redisUrl: string): Promise<number> => {
 
 const timeRebuild = async (
   name: string,
-  eventStore: SqliteEventStore,
+  eventStore: EventStore,
   readModels: ReadModelStore,
   head: bigint | null,
   batchSize?: number,
@@ -52,7 +55,7 @@ const timeRebuild = async (
     events,
     seconds: round3(seconds),
     eventsPerSec,
-    // The rebuild's own process: reading SQLite, folding, encoding for Redis.
+    // The rebuild's own process: reading the events, folding, encoding for Redis.
     cpuSeconds: round3((cpu.user + cpu.system) / 1e6),
     // A rebuild that stopped short would look fast; the checkpoint proves it went to the end.
     reachedHead: (await readModels.checkpoint()) === head,
@@ -62,54 +65,92 @@ const timeRebuild = async (
   };
 };
 
+interface Source {
+  name: 'sqlite' | 'postgres';
+  /** Prefix of the result names. */
+  prefix: string;
+  open(): Promise<{ store: EventStore; cleanup: () => Promise<void> }>;
+}
+
+const SOURCES: Source[] = [
+  {
+    name: 'sqlite',
+    prefix: 'rebuild',
+    open: async () => {
+      const work = await makeTempDir('railyard-bench-rebuild-');
+      // NORMAL: the seeding is set-up, not what is measured, and a power cut would only lose a temp file.
+      const store = new SqliteEventStore({ file: path.join(work, 'events.sqlite'), synchronous: 'normal' });
+      return { store, cleanup: () => removeTempDir(work) };
+    },
+  },
+  {
+    name: 'postgres',
+    prefix: 'rebuild/postgres',
+    open: async () => {
+      const db = await createTestDatabase(postgresUrlFromEnv(), 'bench_rebuild');
+      try {
+        return { store: await PostgresEventStore.open({ url: db.url }), cleanup: () => db.drop() };
+      } catch (err) {
+        await db.drop();
+        throw err;
+      }
+    },
+  },
+];
+
+/** Appends made without waiting are group-committed together, in order, so each chunk is one transaction. */
+const seed = async (store: EventStore, count: number): Promise<number> => {
+  const started = process.hrtime.bigint();
+  let chunk: Promise<unknown>[] = [];
+  for (const append of workload({ events: count })) {
+    chunk.push(store.append(append.streamId, append.events, append.expected));
+    if (chunk.length >= 5000) {
+      await Promise.all(chunk);
+      chunk = [];
+    }
+  }
+  await Promise.all(chunk);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+};
+
 export async function* run(args: string[] = []): AsyncIterable<object> {
   const count = positiveIntFromEnv('BENCH_EVENTS', 1_000_000);
   // Unset: rebuildProjections' own default, i.e. what `railyard projections rebuild` does.
   const batchSize = process.env.BENCH_REBUILD_BATCH ? positiveIntFromEnv('BENCH_REBUILD_BATCH', 1) : undefined;
   const redisUrl = redisUrlFromEnv();
-  const wanted = (target: string) => args.length === 0 || args.includes(target);
-  const work = await makeTempDir('railyard-bench-rebuild-');
-  // NORMAL: the seeding is set-up, not what is measured, and a power cut would only lose a temp file.
-  const eventStore = new SqliteEventStore({ file: path.join(work, 'events.sqlite'), synchronous: 'normal' });
-  try {
-    progress(`writing ${count} events`);
-    const started = process.hrtime.bigint();
-    // Appends made without waiting are group-committed together, in order, so each chunk is one transaction.
-    let chunk: Promise<unknown>[] = [];
-    for (const append of workload({ events: count })) {
-      chunk.push(eventStore.append(append.streamId, append.events, append.expected));
-      if (chunk.length >= 5000) {
-        await Promise.all(chunk);
-        chunk = [];
-      }
-    }
-    await Promise.all(chunk);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    yield { name: 'rebuild/seed-sqlite', events: count, seconds: round3(seconds), eventsPerSec: rate(count, seconds) };
-    const head = await eventStore.headPosition();
+  const targets = ['memory', 'redis'].filter((t) => !args.some((a) => a === 'memory' || a === 'redis') || args.includes(t));
+  const sources = SOURCES.filter((src) => !args.some((a) => a === 'sqlite' || a === 'postgres') || args.includes(src.name));
+  for (const source of sources) {
+    const { store, cleanup } = await source.open();
+    try {
+      progress(`writing ${count} events into ${source.name}`);
+      const seconds = await seed(store, count);
+      yield { name: `${source.prefix}/seed-${source.name}`, events: count, seconds: round3(seconds), eventsPerSec: rate(count, seconds) };
+      const head = await store.headPosition();
 
-    if (wanted('memory')) {
-      const memory = new MemoryReadModelStore();
-      try {
-        yield await timeRebuild('rebuild/memory', eventStore, memory, head, batchSize);
-      } finally {
-        await memory.close();
+      if (targets.includes('memory')) {
+        const memory = new MemoryReadModelStore();
+        try {
+          yield await timeRebuild(`${source.prefix}/memory`, store, memory, head, batchSize);
+        } finally {
+          await memory.close();
+        }
       }
-    }
-    if (wanted('redis')) {
-      const namespace = uniqueNamespace('rebuild');
-      const redis = new RedisReadModelStore({ redis: redisUrl, namespace });
-      try {
-        const redisBefore = await redisCpuSeconds(redisUrl);
-        const result = await timeRebuild('rebuild/redis', eventStore, redis, head, batchSize);
-        yield { ...result, redisCpuSeconds: round3((await redisCpuSeconds(redisUrl)) - redisBefore) };
-      } finally {
-        await redis.close();
-        await dropNamespace(redisUrl, namespace);
+      if (targets.includes('redis')) {
+        const namespace = uniqueNamespace('rebuild');
+        const redis = new RedisReadModelStore({ redis: redisUrl, namespace });
+        try {
+          const redisBefore = await redisCpuSeconds(redisUrl);
+          const result = await timeRebuild(`${source.prefix}/redis`, store, redis, head, batchSize);
+          yield { ...result, redisCpuSeconds: round3((await redisCpuSeconds(redisUrl)) - redisBefore) };
+        } finally {
+          await redis.close();
+          await dropNamespace(redisUrl, namespace);
+        }
       }
+    } finally {
+      await store.close();
+      await cleanup();
     }
-  } finally {
-    await eventStore.close();
-    await removeTempDir(work);
   }
 }

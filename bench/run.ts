@@ -7,6 +7,7 @@ import { dispatch, type BenchmarkRegistry } from './support/dispatch';
 const BENCHMARKS: BenchmarkRegistry = {
   api: () => import('./api'),
   rebuild: () => import('./rebuild'),
+  eventstore: () => import('./eventstore'),
   metrics: () => import('./metrics'),
   engine: () => import('./engine'),
   testhealth: () => import('./testhealth'),

@@ -1,11 +1,12 @@
 import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@railyard/testkit';
 import { startDistributed, startEmbedded, type Deployment, type DeploymentOptions } from './deployments';
 import { BENCH_REPO, type PullSpec } from './git-fixture';
 import { inParallel, postOk } from './http';
 import type { LoadResult } from './load';
 import { dropNamespace } from './redis-namespace';
 import { cyclingPrBodies, freshSubmitBodies, queueBody, resubmitBodies, type BodySource } from './request-bodies';
-import { positiveIntFromEnv, redisUrlFromEnv, uniqueNamespace } from './settings';
+import { positiveIntFromEnv, postgresUrlFromEnv, redisUrlFromEnv, uniqueNamespace } from './settings';
 
 /** The API benchmark's knobs, its cases, and the deployments they run against. */
 
@@ -24,6 +25,8 @@ export interface Settings {
   /** PRs opened but never submitted, for the first-submission case. */
   freshPrs: number;
   redisUrl: string;
+  /** The server the PostgreSQL cases create their database on. */
+  postgresUrl: string;
   /** When set, every Railyard process writes a V8 CPU profile here on exit. */
   cpuProfDir?: string;
   keepWorkDir: boolean;
@@ -39,6 +42,7 @@ export const settingsFromEnv = (env: NodeJS.ProcessEnv = process.env): Settings 
   resubmitPrs: positiveIntFromEnv('BENCH_RESUBMIT_PRS', 1000, env),
   freshPrs: positiveIntFromEnv('BENCH_FRESH_PRS', 20_000, env),
   redisUrl: redisUrlFromEnv(env),
+  postgresUrl: postgresUrlFromEnv(env),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   keepWorkDir: env.BENCH_KEEP === '1',
 });
@@ -140,6 +144,7 @@ const freshCase = (name: string, layout: PullLayout): Case => {
  */
 export const groupsOf = (s: Settings, layout: PullLayout): Group[] => {
   const namespace = uniqueNamespace('api');
+  let postgres: TestDatabase | undefined;
   const submitGroup = (sync: 'full' | 'normal'): Group => ({
     label: `sqlite-${sync}`,
     cases: [
@@ -167,6 +172,21 @@ export const groupsOf = (s: Settings, layout: PullLayout): Group[] => {
     },
     submitGroup('full'),
     submitGroup('normal'),
+    {
+      label: 'postgres',
+      cases: [
+        resubmitCase('submitPullRequest/resubmit/postgres', layout, SUBMIT_RATE),
+        freshCase('submitPullRequest/fresh/postgres', layout),
+      ],
+      start: async (opts) => {
+        postgres = await createTestDatabase(s.postgresUrl, 'bench_api');
+        return startEmbedded({ ...opts, postgres: { url: postgres.url, schema: 'railyard' }, engine: false });
+      },
+      prepare: (d) => createQueuesAndSubmit(d, layout.resubmit),
+      cleanup: async () => {
+        await postgres?.drop();
+      },
+    },
     {
       label: 'sqlite-full-engine',
       cases: [resubmitCase('submitPullRequest/resubmit/sqlite-full/engine-on-paused-queues', layout)],

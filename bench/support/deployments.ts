@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { EventStoreConfig } from '@railyard/eventstore';
 import { startChild, type Child } from './processes';
 
 export interface Deployment {
   /** Base URL of the API. */
   url: string;
   token: string;
-  /** The SQLite event log the deployment writes. */
-  eventsFile: string;
+  /** The event log the deployment writes. */
+  eventStore: EventStoreConfig;
   /** False once any of its processes has exited: a case that ran against a dead server measured nothing. */
   alive(): boolean;
   /** CPU seconds all of its processes have used so far. */
@@ -22,6 +23,8 @@ export interface DeploymentOptions {
   logDir: string;
   label: string;
   sync?: 'full' | 'normal';
+  /** PostgreSQL instead of the SQLite file in the data dir. */
+  postgres?: { url: string; schema: string };
   /** The embedded merge engine; off isolates the API's own write path (the engine has its own benchmark). */
   engine?: boolean;
   nodeFlags?: string[];
@@ -42,9 +45,13 @@ const commonEnv = (opts: DeploymentOptions, tokens: string): NodeJS.ProcessEnv =
   RAILYARD_ENGINE: opts.engine === false ? 'off' : 'on',
   // As shipped: every request writes an access-log line (and readiness is read from the info log).
   RAILYARD_LOG_LEVEL: 'info',
+  ...(opts.postgres ? { RAILYARD_POSTGRES_URL: opts.postgres.url, RAILYARD_POSTGRES_SCHEMA: opts.postgres.schema } : {}),
 });
 
-/** `npm start`: the embedded single process (SQLite events, in-memory read models, in-process projector). */
+const eventStoreOf = (opts: DeploymentOptions): EventStoreConfig =>
+  opts.postgres ? { kind: 'postgres', ...opts.postgres } : { kind: 'sqlite', file: path.join(opts.dataDir, 'events.sqlite') };
+
+/** `npm start`: the embedded single process (SQLite or PostgreSQL events, in-memory read models, in-process projector). */
 export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment> => {
   const { token, env } = tokenEnv();
   const server = await startChild({
@@ -57,7 +64,7 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
   return {
     url: server.url,
     token,
-    eventsFile: path.join(opts.dataDir, 'events.sqlite'),
+    eventStore: eventStoreOf(opts),
     alive: () => server.running(),
     cpuSeconds: () => server.cpuSeconds(),
     stop: () => server.stop(),
@@ -101,7 +108,7 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
     return {
       url: api.url,
       token,
-      eventsFile: path.join(opts.dataDir, 'events.sqlite'),
+      eventStore: eventStoreOf(opts),
       alive: () => children.every((c) => c.running()),
       cpuSeconds: () => children.reduce((sum, c) => sum + c.cpuSeconds(), 0),
       stop,

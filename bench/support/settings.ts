@@ -12,3 +12,7 @@ export const redisUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
 
 /** A Redis key namespace no other run (or test) uses; matches the read models' namespace rule. */
 export const uniqueNamespace = (label: string): string => `bench-${label}-${process.pid}-${Date.now().toString(36)}`;
+
+/** The PostgreSQL server the PostgreSQL cases create their own (temporary) databases on. */
+export const postgresUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
+  env.BENCH_POSTGRES_URL || env.RAILYARD_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -58,7 +58,7 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Records every batch a subscription hands over and lets a test wait for a condition on them. */
-class Collector {
+export class Collector {
   readonly batches: RecordedEvent[][] = [];
   private readonly waiters: { test: () => boolean; resolve: () => void }[] = [];
 

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore, type RecordedEvent } from '../../libs/eventstore/src';
 import { eventStoreContract, newEvent } from './eventstore.contract';
-import type { Ack, ChildPlan } from './eventstore.sqlite.child';
+import { expectContiguousRevisions, readEverything, writerPool } from './support/store-writer';
 
 // Child processes start through tsx on a shared 2-core machine; this is a hang guard, not a measurement.
 jest.setTimeout(120_000);
@@ -29,119 +28,11 @@ eventStoreContract('sqlite', async () => {
   };
 });
 
-async function readEverything(store: SqliteEventStore): Promise<RecordedEvent[]> {
-  const all: RecordedEvent[] = [];
-  for (;;) {
-    const page = await store.readAll(all[all.length - 1]?.position ?? null, 500);
-    if (page.length === 0) return all;
-    all.push(...page);
-  }
-}
-
-/** Every stream's revisions run 0, 1, 2, … with no gap or repeat. */
-function expectContiguousRevisions(events: readonly RecordedEvent[]): void {
-  const byStream = new Map<string, number[]>();
-  for (const e of events) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.revision]);
-  for (const revisions of byStream.values()) {
-    expect(revisions).toEqual(revisions.map((_, i) => i));
-  }
-}
-
-const TSX = resolve(__dirname, '../../node_modules/.bin/tsx');
-const CHILD = join(__dirname, 'eventstore.sqlite.child.ts');
-
-/** A writer process and what it has said so far. */
-class Writer {
-  readonly acks: Ack[] = [];
-  private readonly proc: ChildProcessWithoutNullStreams;
-  private readonly lines: string[] = [];
-  private stderr = '';
-  private readonly listeners = new Set<() => void>();
-  readonly exited: Promise<number | null>;
-
-  constructor(plan: ChildPlan) {
-    this.proc = spawn(TSX, [CHILD, JSON.stringify(plan)], { cwd: resolve(__dirname, '../..') });
-    let partial = '';
-    this.proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const parts = (partial + chunk).split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        this.lines.push(line);
-        if (line.startsWith('ack ')) this.acks.push(JSON.parse(line.slice(4)) as Ack);
-      }
-      this.changed();
-    });
-    this.proc.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.exited = new Promise((done) => {
-      this.proc.on('exit', (code) => {
-        this.changed();
-        done(code);
-      });
-    });
-  }
-
-  /** The pid of the script itself: tsx runs it in a process of its own. */
-  get scriptPid(): number {
-    const line = this.lines.find((l) => l.startsWith('pid '));
-    if (!line) throw new Error('writer has not reported its pid');
-    return Number(line.slice(4));
-  }
-
-  async until(test: () => boolean): Promise<void> {
-    while (!test()) {
-      if (this.proc.exitCode !== null) throw new Error(`writer exited (${this.proc.exitCode}): ${this.stderr}`);
-      await new Promise<void>((wake) => {
-        const listener = (): void => {
-          this.listeners.delete(listener);
-          wake();
-        };
-        this.listeners.add(listener);
-      });
-    }
-  }
-
-  ready(): Promise<void> {
-    return this.until(() => this.lines.includes('ready'));
-  }
-
-  go(): void {
-    this.proc.stdin.end('go\n');
-  }
-
-  async finished(): Promise<void> {
-    const code = await this.exited;
-    if (code !== 0) throw new Error(`writer exited (${code}): ${this.stderr}`);
-  }
-
-  /** Stops a writer a failed test left running: the script first, then tsx around it. */
-  kill(): void {
-    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
-    try {
-      process.kill(this.scriptPid, 'SIGKILL');
-    } catch {
-      // Never got as far as reporting its pid, or already gone.
-    }
-    this.proc.kill('SIGKILL');
-  }
-
-  private changed(): void {
-    for (const listener of [...this.listeners]) listener();
-  }
-}
-
 describe('sqlite event store', () => {
-  const writers: Writer[] = [];
-  const writer = (plan: ChildPlan): Writer => {
-    const w = new Writer(plan);
-    writers.push(w);
-    return w;
-  };
+  const writers = writerPool();
+  const writer = writers.start;
 
-  afterEach(() => {
-    for (const w of writers.splice(0)) w.kill();
-  });
+  afterEach(() => writers.killAll());
 
   it('when the store is reopened, then its events are all there and new positions continue after them', async () => {
     const file = join(await tempDir(), 'events.sqlite');
@@ -214,7 +105,7 @@ describe('sqlite event store', () => {
         notify();
       },
     });
-    const child = writer({ file, tag: 'remote', streams: ['remote'], eventsPerAppend: 2, appends: 10 });
+    const child = writer({ store: { kind: 'sqlite', file }, tag: 'remote', streams: ['remote'], eventsPerAppend: 2, appends: 10 });
     await child.ready();
     child.go();
     await child.finished();
@@ -236,7 +127,9 @@ describe('sqlite event store', () => {
     // Created here first, so the children only ever open an existing WAL database.
     await new SqliteEventStore({ file }).close();
     const streams = ['contended-1', 'contended-2'];
-    const children = ['left', 'right'].map((tag) => writer({ file, tag, streams, eventsPerAppend: 3, appends: 60 }));
+    const children = ['left', 'right'].map((tag) =>
+      writer({ store: { kind: 'sqlite', file }, tag, streams, eventsPerAppend: 3, appends: 60 }),
+    );
     await Promise.all(children.map((c) => c.ready()));
     children.forEach((c) => c.go());
     await Promise.all(children.map((c) => c.finished()));
@@ -266,7 +159,13 @@ describe('sqlite event store', () => {
   it('when a writer is killed with SIGKILL in the middle of a burst, then the store opens cleanly and holds every acknowledged append whole', async () => {
     const file = join(await tempDir(), 'events.sqlite');
     await new SqliteEventStore({ file }).close();
-    const child = writer({ file, tag: 'doomed', streams: ['burst-a', 'burst-b'], eventsPerAppend: 5, appends: null });
+    const child = writer({
+      store: { kind: 'sqlite', file },
+      tag: 'doomed',
+      streams: ['burst-a', 'burst-b'],
+      eventsPerAppend: 5,
+      appends: null,
+    });
     await child.ready();
     child.go();
     await child.until(() => child.acks.length >= 40);

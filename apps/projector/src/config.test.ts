@@ -30,12 +30,34 @@ describe('projectorConfigFromEnv', () => {
     expect(config.eventStore).toEqual({ kind: 'kurrent', url: 'kurrentdb://db:2113?tls=false' });
   });
 
+  it('when RAILYARD_POSTGRES_URL is set, then PostgreSQL is used, in schema railyard unless RAILYARD_POSTGRES_SCHEMA says otherwise', () => {
+    const url = 'postgres://railyard@db:5432/railyard';
+    expect(projectorConfigFromEnv({ RAILYARD_POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url, schema: 'railyard' });
+    expect(projectorConfigFromEnv({ RAILYARD_POSTGRES_URL: url, RAILYARD_POSTGRES_SCHEMA: 'ry2' }).eventStore).toMatchObject({
+      schema: 'ry2',
+    });
+  });
+
+  it('when PostgreSQL is chosen without a URL, or both networked stores are given without a choice, then it refuses to start', () => {
+    expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'postgres' })).toThrow(/RAILYARD_POSTGRES_URL/);
+    expect(() =>
+      projectorConfigFromEnv({ RAILYARD_POSTGRES_URL: 'postgres://db/railyard', RAILYARD_KURRENTDB_URL: 'kurrentdb://db:2113' }),
+    ).toThrow(/choose one with RAILYARD_EVENTSTORE/);
+    expect(
+      projectorConfigFromEnv({
+        RAILYARD_EVENTSTORE: 'kurrent',
+        RAILYARD_POSTGRES_URL: 'postgres://db/railyard',
+        RAILYARD_KURRENTDB_URL: 'kurrentdb://db:2113',
+      }).eventStore,
+    ).toEqual({ kind: 'kurrent', url: 'kurrentdb://db:2113' });
+  });
+
   it('when KurrentDB is chosen without a URL, then it refuses to start', () => {
     expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'kurrent' })).toThrow(/RAILYARD_KURRENTDB_URL/);
   });
 
   it('when the event store kind or the batch size is unusable, then it says which', () => {
-    expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'postgres' })).toThrow(/RAILYARD_EVENTSTORE/);
+    expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'mysql' })).toThrow(/RAILYARD_EVENTSTORE/);
     expect(() => projectorConfigFromEnv({ RAILYARD_PROJECTOR_BATCH_SIZE: '0' })).toThrow(/RAILYARD_PROJECTOR_BATCH_SIZE/);
   });
 });

@@ -5,12 +5,14 @@ import { RedisBlobStore } from './blob/redis-blob-store';
 import { KurrentEventStore } from './kurrent/kurrent-event-store';
 import { MemoryEventStore } from './memory/memory-event-store';
 import type { EventStore } from './port';
+import { PostgresEventStore } from './postgres/postgres-event-store';
 import { SqliteEventStore, type SqliteSynchronous } from './sqlite/sqlite-event-store';
 
 export type EventStoreConfig =
   | { kind: 'memory' }
   | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous; busyTimeoutMs?: number }
-  | { kind: 'kurrent'; url: string };
+  | { kind: 'kurrent'; url: string }
+  | { kind: 'postgres'; url: string; schema?: string };
 
 export type BlobStoreConfig = { kind: 'memory' } | { kind: 'fs'; dir: string } | { kind: 'redis'; url: string; prefix?: string };
 
@@ -23,6 +25,8 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
       return new SqliteEventStore({ file: config.file, synchronous: config.synchronous, busyTimeoutMs: config.busyTimeoutMs });
     case 'kurrent':
       return new KurrentEventStore({ url: config.url });
+    case 'postgres':
+      return PostgresEventStore.open({ url: config.url, schema: config.schema });
   }
 }
 

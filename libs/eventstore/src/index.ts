@@ -6,6 +6,7 @@ export * from './factory';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './memory/memory-event-store';
 export { SqliteEventStore, type SqliteEventStoreOptions, type SqliteSynchronous } from './sqlite/sqlite-event-store';
 export { KurrentEventStore, type KurrentEventStoreOptions } from './kurrent/kurrent-event-store';
+export { PostgresEventStore, DEFAULT_POSTGRES_SCHEMA, type PostgresEventStoreOptions } from './postgres/postgres-event-store';
 export { MemoryBlobStore } from './blob/memory-blob-store';
 export { FsBlobStore, type FsBlobStoreOptions } from './blob/fs-blob-store';
 export { RedisBlobStore, DEFAULT_BLOB_PREFIX, type RedisBlobStoreOptions } from './blob/redis-blob-store';

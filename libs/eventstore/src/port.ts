@@ -1,5 +1,5 @@
 /**
- * The event store port. Adapters: SQLite (embedded default), memory (unit tests), KurrentDB.
+ * The event store port. Adapters: SQLite (embedded default), memory (unit tests), KurrentDB, PostgreSQL.
  * Every adapter passes the same contract suite (test/contract/eventstore.contract.ts).
  */
 export interface EventMetadata {

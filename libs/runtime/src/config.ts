@@ -8,7 +8,11 @@ export interface RuntimeConfig {
   gitRoot: string;
   /** Raw `name:secret:scope,…`; undefined means "bootstrap an admin token in the data dir". */
   apiTokens?: string;
-  eventStore: { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' } | { kind: 'kurrent'; url: string } | { kind: 'memory' };
+  eventStore:
+    | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' }
+    | { kind: 'kurrent'; url: string }
+    | { kind: 'postgres'; url: string; schema: string }
+    | { kind: 'memory' };
   redisUrl?: string;
   redisNamespace: string;
   readYourWritesTimeoutMs: number;
@@ -32,16 +36,23 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const dataDir = path.resolve(env.RAILYARD_DATA_DIR || './data');
   const sync = (env.RAILYARD_SQLITE_SYNC || 'full').toLowerCase();
   if (sync !== 'full' && sync !== 'normal') throw new Error('RAILYARD_SQLITE_SYNC must be full or normal');
-  const kind = (env.RAILYARD_EVENTSTORE || (env.RAILYARD_KURRENTDB_URL ? 'kurrent' : 'sqlite')).toLowerCase();
-  if (!['sqlite', 'kurrent', 'kurrentdb', 'memory'].includes(kind))
-    throw new Error(`RAILYARD_EVENTSTORE must be sqlite, kurrent or memory, not ${kind}`);
+  if (!env.RAILYARD_EVENTSTORE && env.RAILYARD_POSTGRES_URL && env.RAILYARD_KURRENTDB_URL)
+    throw new Error('RAILYARD_POSTGRES_URL and RAILYARD_KURRENTDB_URL are both set: choose one with RAILYARD_EVENTSTORE');
+  const implied = env.RAILYARD_POSTGRES_URL ? 'postgres' : env.RAILYARD_KURRENTDB_URL ? 'kurrent' : 'sqlite';
+  const kind = (env.RAILYARD_EVENTSTORE || implied).toLowerCase();
+  if (!['sqlite', 'kurrent', 'kurrentdb', 'postgres', 'memory'].includes(kind))
+    throw new Error(`RAILYARD_EVENTSTORE must be sqlite, postgres, kurrent or memory, not ${kind}`);
   if (kind.startsWith('kurrent') && !env.RAILYARD_KURRENTDB_URL)
     throw new Error('RAILYARD_EVENTSTORE=kurrent needs RAILYARD_KURRENTDB_URL (kurrentdb://…)');
+  if (kind === 'postgres' && !env.RAILYARD_POSTGRES_URL)
+    throw new Error('RAILYARD_EVENTSTORE=postgres needs RAILYARD_POSTGRES_URL (postgres://…)');
   const eventStore: RuntimeConfig['eventStore'] = kind.startsWith('kurrent')
     ? { kind: 'kurrent', url: env.RAILYARD_KURRENTDB_URL as string }
-    : kind === 'memory'
-      ? { kind: 'memory' }
-      : { kind: 'sqlite', file: path.resolve(env.RAILYARD_SQLITE_FILE || path.join(dataDir, 'events.sqlite')), synchronous: sync };
+    : kind === 'postgres'
+      ? { kind: 'postgres', url: env.RAILYARD_POSTGRES_URL as string, schema: env.RAILYARD_POSTGRES_SCHEMA || 'railyard' }
+      : kind === 'memory'
+        ? { kind: 'memory' }
+        : { kind: 'sqlite', file: path.resolve(env.RAILYARD_SQLITE_FILE || path.join(dataDir, 'events.sqlite')), synchronous: sync };
   return {
     port: int('PORT', env.PORT, 8080, 0, 65535),
     host: env.RAILYARD_HOST || '127.0.0.1',

@@ -3,3 +3,4 @@ export * from './git-repos';
 export * from './pulls';
 export * from './prometheus';
 export * from './fake-github';
+export * from './postgres';

@@ -6,14 +6,21 @@ import { SubscriptionLoop } from './subscription-loop';
 /** A store that can be read by position and tells its own process when it has appended. */
 export interface PollSource {
   readAfter(after: bigint | null, maxCount: number): Promise<RecordedEvent[]>;
-  /** Fires after each append made through this store object. */
+  /** Fires after each append made through this store object (and, for some stores, by anyone). */
   signal: AppendSignal;
+  /**
+   * The signal also fires for appends by other processes (PostgreSQL's NOTIFY): then a short page
+   * is known to be the end of the log until the signal fires, and is not read again to find nothing.
+   * Without it (a SQLite file shared by processes) appends made during a delivery are only found by
+   * reading again, so the loop does so at once rather than after a poll interval.
+   */
+  signalsEveryAppend?: boolean;
 }
 
 /**
  * Catch-up and live are one loop: read a page after the last delivered position, deliver it, and
- * when a page comes back empty, sleep until an in-process append or the poll interval (appends
- * from other processes sharing the file are only seen by polling).
+ * at the end of the log sleep until the store's signal or the poll interval (appends from other
+ * processes sharing a SQLite file are only seen by polling).
  */
 export class PollingSubscription extends SubscriptionLoop {
   constructor(
@@ -53,6 +60,11 @@ export class PollingSubscription extends SubscriptionLoop {
       }
       if (!(await this.deliver(batch))) return;
       after = last.position;
+      // A short page reached the end of the log as it was when read; where the signal tells of every
+      // append, reading again would be a round trip per subscription per append to find nothing.
+      if (this.source.signalsEveryAppend === true && batch.length < this.batchSize && this.source.signal.appendCount === appendsBefore) {
+        await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
+      }
     }
   }
 }

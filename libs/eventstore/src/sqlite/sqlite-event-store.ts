@@ -12,10 +12,10 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../port';
-import { assertAppendable, assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
+import { assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
 import { AppendSignal, appendSignalForFile } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
-import { toJsonText } from '../shared/json-text';
+import { preparePending, type PendingAppend } from '../shared/pending-append';
 import { PollingSubscription } from '../shared/polling-subscription';
 import { CREATE_SCHEMA, SCHEMA_VERSION } from './schema';
 
@@ -46,16 +46,6 @@ interface EventRow {
   data: string;
   metadata: string;
   recorded_at: string;
-}
-
-/** An append waiting for the next group commit. */
-interface PendingAppend {
-  streamId: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  payloads: [string, string][];
-  resolve: (result: AppendResult) => void;
-  reject: (err: unknown) => void;
 }
 
 type AppendOutcome = { result: AppendResult; wrote: boolean } | { error: unknown };
@@ -126,14 +116,9 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
-    assertAppendable(streamId, events, expected);
-    // Serialised outside the write lock: it is the slow part and needs no database state.
-    const payloads = events.map((e): [string, string] => [
-      toJsonText(e.data, `data of event ${e.eventId}`),
-      toJsonText(e.metadata, `metadata of event ${e.eventId}`),
-    ]);
+    const prepared = preparePending(streamId, events, expected);
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, payloads, resolve, reject });
+      this.pending.push({ ...prepared, resolve, reject });
       // setImmediate runs after the poll phase, so every append the I/O callbacks of this turn make joins the group.
       if (this.pending.length === 1) setImmediate(() => this.flush());
     });

@@ -1,16 +1,16 @@
 /**
- * A separate OS process writing to a shared SQLite event store, driven by eventstore.sqlite.test.ts.
- * Usage: tsx eventstore.sqlite.child.ts '<json ChildPlan>'
+ * A separate OS process writing to a shared event store (SQLite file or PostgreSQL), driven through
+ * the Writer of store-writer.ts. Usage: tsx store-writer.child.ts '<json ChildPlan>'
  * Prints `pid <n>`, then `ready`, waits for a line on stdin, then one `ack <json>` per append that
  * returned (so the parent knows which appends were acknowledged), then `done` when finished.
  */
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { WrongExpectedRevisionError, type ExpectedRevision } from '../../libs/eventstore/src/port';
-import { SqliteEventStore } from '../../libs/eventstore/src/sqlite/sqlite-event-store';
+import { createEventStore, type EventStoreConfig } from '../../../libs/eventstore/src/factory';
+import { WrongExpectedRevisionError, type ExpectedRevision } from '../../../libs/eventstore/src/port';
 
 export interface ChildPlan {
-  file: string;
+  store: EventStoreConfig;
   tag: string;
   streams: string[];
   eventsPerAppend: number;
@@ -32,7 +32,7 @@ const say = (line: string): void => {
 
 async function main(): Promise<void> {
   const plan = JSON.parse(process.argv[2] ?? '') as ChildPlan;
-  const store = new SqliteEventStore({ file: plan.file });
+  const store = await createEventStore(plan.store);
   say(`pid ${process.pid}`);
   say('ready');
   const stdin = createInterface({ input: process.stdin });

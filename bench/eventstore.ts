@@ -1,0 +1,146 @@
+import os from 'node:os';
+import path from 'node:path';
+import { PostgresEventStore, SqliteEventStore, WrongExpectedRevisionError, type EventStore, type NewEvent } from '@railyard/eventstore';
+import { createTestDatabase, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { positiveIntFromEnv, postgresUrlFromEnv } from './support/settings';
+
+/**
+ * `npm run bench -- eventstore [sqlite] [postgres]`: appends per second and their latency, straight
+ * on the event store (no HTTP), SQLite with FULL sync against PostgreSQL (its store-wide append lock
+ * included). Each case runs BENCH_SECONDS (default 5) after a one-second warm-up:
+ * - one-stream: one appender, each append awaited before the next (the latency of one commit);
+ * - one-stream/4-writers: four store objects (for PostgreSQL four connections, as four processes
+ *   would be) appending to the same stream, catching up and retrying on a conflict;
+ * - many-streams/32: 32 appenders on their own streams through one store object (group commit);
+ * - many-streams/4x8: four store objects with 8 appenders each, all on their own streams.
+ */
+
+const progress = (line: string): void => {
+  process.stderr.write(`[bench eventstore] ${line}\n`);
+};
+
+let counter = 0;
+const event = (): NewEvent => {
+  counter += 1;
+  return {
+    eventId: `${process.pid}-${counter}-${Math.random().toString(36).slice(2)}`,
+    type: 'PrSubmitted',
+    data: {
+      pr: { number: counter, headSha: 'a'.repeat(40), title: 'A pull request of typical size' },
+      priority: 100,
+      at: new Date().toISOString(),
+    },
+    metadata: { schemaVersion: 1, actor: 'bench', correlationId: `c-${counter}`, at: new Date().toISOString() },
+  };
+};
+
+interface Load {
+  stores: EventStore[];
+  /** Appenders per store. */
+  perStore: number;
+  /** Stream of appender `i` of store `s`. */
+  stream: (s: number, i: number) => string;
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Runs every appender until the deadline; only appends that finished after the warm-up count. */
+async function drive(load: Load, seconds: number): Promise<{ appends: number; conflicts: number; latenciesMs: number[] }> {
+  const warmEnd = performance.now() + 1_000;
+  const end = warmEnd + seconds * 1_000;
+  let appends = 0;
+  let conflicts = 0;
+  const latenciesMs: number[] = [];
+  const revisions = new Map<string, number | 'no_stream'>();
+  const appender = async (store: EventStore, stream: string): Promise<void> => {
+    while (performance.now() < end) {
+      const started = performance.now();
+      try {
+        const result = await store.append(stream, [event()], revisions.get(stream) ?? 'no_stream');
+        revisions.set(stream, result.nextRevision);
+        if (started >= warmEnd) {
+          appends += 1;
+          latenciesMs.push(performance.now() - started);
+        }
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        revisions.set(stream, err.actual);
+        if (started >= warmEnd) conflicts += 1;
+      }
+    }
+  };
+  await Promise.all(load.stores.flatMap((store, s) => Array.from({ length: load.perStore }, (_, i) => appender(store, load.stream(s, i)))));
+  return { appends, conflicts, latenciesMs: latenciesMs.sort((a, b) => a - b) };
+}
+
+interface Backend {
+  name: string;
+  /** A store object on case `n`'s own log (a file, or a schema); every call is another object. */
+  open(n: number): Promise<EventStore>;
+  cleanup(): Promise<void>;
+}
+
+const sqliteBackend = async (): Promise<Backend> => {
+  const dir = await makeTempDir('railyard-bench-eventstore-');
+  return {
+    name: 'sqlite-full',
+    open: async (n) => new SqliteEventStore({ file: path.join(dir, `events-${n}.sqlite`), synchronous: 'full' }),
+    cleanup: () => removeTempDir(dir),
+  };
+};
+
+const postgresBackend = async (): Promise<Backend> => {
+  const db = await createTestDatabase(postgresUrlFromEnv(), 'bench_eventstore');
+  return {
+    name: 'postgres',
+    open: (n) => PostgresEventStore.open({ url: db.url, schema: `case_${n}` }),
+    cleanup: () => db.drop(),
+  };
+};
+
+const CASES = [
+  { name: 'one-stream', stores: 1, perStore: 1, stream: () => 'one' },
+  { name: 'one-stream/4-writers', stores: 4, perStore: 1, stream: () => 'one' },
+  { name: 'many-streams/32', stores: 1, perStore: 32, stream: (_s: number, i: number) => `s-${i}` },
+  { name: 'many-streams/4x8', stores: 4, perStore: 8, stream: (s: number, i: number) => `s-${s}-${i}` },
+];
+
+export async function* run(args: string[] = []): AsyncIterable<object> {
+  const seconds = positiveIntFromEnv('BENCH_SECONDS', 5);
+  const wanted = (name: string) => args.length === 0 || args.some((a) => name.includes(a));
+  const makers = [
+    { label: 'sqlite-full', make: sqliteBackend },
+    { label: 'postgres', make: postgresBackend },
+  ].filter((b) => wanted(b.label));
+  const backends: Backend[] = [];
+  try {
+    for (const { make } of makers) backends.push(await make());
+    // Case by case, each store in turn: load from other work on the machine comes and goes, and
+    // both sides of a comparison should meet the same.
+    for (const [n, c] of CASES.entries()) {
+      for (const backend of backends) {
+        progress(`${backend.name} ${c.name}`);
+        const stores: EventStore[] = [];
+        for (let i = 0; i < c.stores; i++) stores.push(await backend.open(n));
+        const cpuBefore = process.cpuUsage();
+        const { appends, conflicts, latenciesMs } = await drive({ stores, perStore: c.perStore, stream: c.stream }, seconds);
+        const cpu = process.cpuUsage(cpuBefore);
+        await Promise.all(stores.map((s) => s.close()));
+        yield {
+          name: `eventstore/${backend.name}/${c.name}`,
+          appendsPerSec: Math.round(appends / seconds),
+          p50Ms: round(percentile(latenciesMs, 0.5)),
+          p99Ms: round(percentile(latenciesMs, 0.99)),
+          conflictsPerSec: Math.round(conflicts / seconds),
+          // The benchmark's own process (the stores' client side); PostgreSQL's server CPU is not in it.
+          cpuMsPerAppend: appends > 0 ? round((cpu.user + cpu.system) / 1_000 / appends, 3) : 0,
+          seconds,
+          loadAvg1m: round(os.loadavg()[0] ?? 0),
+        };
+      }
+    }
+  } finally {
+    for (const backend of backends) await backend.cleanup();
+  }
+}

@@ -1,0 +1,81 @@
+import type { RecordedEvent } from '../port';
+import { ReadAhead } from './read-ahead';
+
+const event = (position: number): RecordedEvent => ({
+  streamId: 's',
+  revision: position - 1,
+  position: BigInt(position),
+  eventId: `e${position}`,
+  type: 'T',
+  data: {},
+  metadata: { schemaVersion: 1, actor: 'test', correlationId: 'c', at: '2030-01-01T00:00:00.000Z' },
+  recordedAt: '2030-01-01T00:00:00.000Z',
+});
+
+/** A log of `head` events whose reads are recorded; `grow` appends more. */
+function log(head: number) {
+  let size = head;
+  const reads: string[] = [];
+  const read = async (after: bigint, max: number): Promise<RecordedEvent[]> => {
+    reads.push(`${after}+${max}`);
+    return Array.from({ length: Math.max(0, Math.min(max, size - Number(after))) }, (_, i) => event(Number(after) + i + 1));
+  };
+  return { read, reads, grow: (n: number) => (size += n) };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ReadAhead', () => {
+  it('given a full page was read, when the next page is asked for, then it is the one already fetched', async () => {
+    const store = log(10);
+    const ahead = new ReadAhead(store.read);
+
+    await ahead.page(0n, 4);
+    await settle();
+    expect(store.reads).toEqual(['0+4', '4+4']);
+    const second = await ahead.page(4n, 4);
+
+    expect(second.map((e) => e.position)).toEqual([5n, 6n, 7n, 8n]);
+    expect(store.reads).toEqual(['0+4', '4+4', '8+4']);
+  });
+
+  it('given the page fetched ahead was short, when it is asked for, then it is read again and sees what was appended since', async () => {
+    const store = log(6);
+    const ahead = new ReadAhead(store.read);
+    await ahead.page(0n, 4);
+    await settle();
+    store.grow(3);
+
+    const next = await ahead.page(4n, 4);
+
+    expect(next.map((e) => e.position)).toEqual([5n, 6n, 7n, 8n]);
+    expect(store.reads.filter((r) => r === '4+4')).toHaveLength(2);
+  });
+
+  it('given a short page, when it is read, then nothing is fetched ahead', async () => {
+    const store = log(3);
+    const ahead = new ReadAhead(store.read);
+
+    await ahead.page(0n, 4);
+    await settle();
+
+    expect(store.reads).toEqual(['0+4']);
+  });
+
+  it('given the read ahead failed, when its page is asked for, then the reader reads it itself', async () => {
+    const store = log(8);
+    let failures = 0;
+    const ahead = new ReadAhead(async (after, max) => {
+      if (after === 4n && failures === 0) {
+        failures += 1;
+        throw new Error('connection lost');
+      }
+      return store.read(after, max);
+    });
+    await ahead.page(0n, 4);
+    await settle();
+
+    await expect(ahead.page(4n, 4)).resolves.toHaveLength(4);
+    expect(failures).toBe(1);
+  });
+});

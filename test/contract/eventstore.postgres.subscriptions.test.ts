@@ -1,0 +1,115 @@
+import { PostgresEventStore, type Subscription } from '../../libs/eventstore/src';
+import { Collector, newEvent } from './eventstore.contract';
+import { describePostgres } from './support/postgres';
+
+/**
+ * Subscriptions are woken by LISTEN/NOTIFY and poll as a safety net. These tests take the wake-up
+ * away in the ways production loses it and check no event is lost. The appender is a store object
+ * of its own, so nothing but the database can tell the subscriber about its appends.
+ */
+describePostgres('postgres event store subscriptions', (db) => {
+  let schema: string;
+  let subscriber: PostgresEventStore;
+  let appender: PostgresEventStore;
+  let subscription: Subscription | undefined;
+
+  const openPair = async (pollIntervalMs: number): Promise<void> => {
+    schema = db.newSchema();
+    const url = await db.url();
+    subscriber = await PostgresEventStore.open({ url, schema, pollIntervalMs });
+    appender = await PostgresEventStore.open({ url, schema });
+  };
+
+  afterEach(async () => {
+    await subscription?.close();
+    subscription = undefined;
+    await subscriber.close();
+    await appender.close();
+    await db.dropSchema(schema);
+  });
+
+  const listenerPids = () => db.waitForSession("application_name = 'railyard-listen' AND query ILIKE 'LISTEN%'");
+
+  it('when another process appends, then the notification wakes the subscription long before its next poll', async () => {
+    await openPair(60_000);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents });
+    await listenerPids();
+
+    const events = [newEvent('A'), newEvent('B')];
+    await appender.append('woken', events, 'no_stream');
+    await collector.untilSeen(events.map((e) => e.eventId));
+  });
+
+  it('when a read returns fewer events than a batch holds, then the subscription waits for the next append instead of reading again', async () => {
+    await openPair(60_000);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
+    await listenerPids();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const reads = jest.spyOn(subscriber, 'readAll');
+
+    const events = [newEvent('Short'), newEvent('Short')];
+    await appender.append('short', events, 'no_stream');
+    await collector.untilSeen(events.map((e) => e.eventId));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Every read is a round trip, made per subscription per append: one that could only find nothing is waste.
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('when the LISTEN connection is killed and events are appended while it is down, then the subscription catches up as it reconnects', async () => {
+    await openPair(60_000);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents });
+    const [before] = await listenerPids();
+
+    await db.sql('SELECT pg_terminate_backend($1)', [before]);
+    const missed = [newEvent('Missed')];
+    await appender.append('missed', missed, 'no_stream');
+
+    // The poll is a minute away: only the reconnect's catch-up can deliver within the test's time.
+    await collector.untilSeen(missed.map((e) => e.eventId));
+    const after = await listenerPids();
+    expect(after).not.toContain(before);
+    const later = [newEvent('Later')];
+    await appender.append('missed', later, 0);
+    await collector.untilSeen(later.map((e) => e.eventId));
+    expect(collector.events.map((e) => e.type)).toEqual(['Missed', 'Later']);
+  });
+
+  it('when no notification is ever sent, then polling alone delivers every event, in order, once', async () => {
+    await openPair(50);
+    await db.sql(`ALTER TABLE "${schema}".events DISABLE TRIGGER events_appended`);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents });
+
+    const appended = [];
+    for (let i = 0; i < 5; i++) {
+      const events = [newEvent('Polled', { i })];
+      await appender.append('polled', events, i === 0 ? 'no_stream' : i - 1);
+      appended.push(...events);
+    }
+    await collector.untilSeen(appended.map((e) => e.eventId));
+    expect(collector.events.map((e) => e.eventId)).toEqual(appended.map((e) => e.eventId));
+  });
+
+  it('when every connection of both stores is terminated, then appends and the subscription carry on after reconnecting', async () => {
+    await openPair(500);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents });
+    const first = [newEvent('First')];
+    await appender.append('dropped', first, 'no_stream');
+    await collector.untilSeen(first.map((e) => e.eventId));
+
+    await db.sql(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'railyard%' AND application_name <> 'railyard-test'",
+    );
+    const second = [newEvent('Second')];
+    // The first use of a pooled connection the server has just ended may fail; a caller retries.
+    await appender.append('dropped', second, 0).catch(() => appender.append('dropped', second, 0));
+
+    await collector.untilSeen(second.map((e) => e.eventId));
+    expect(collector.events.map((e) => e.type)).toEqual(['First', 'Second']);
+  });
+});
