@@ -1,7 +1,8 @@
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GitHostError } from '../errors';
 import { isValidBranchName } from './names';
+import { readSmallRegularFile } from './safe-files';
 
 export const PULL_FILE_VERSION = 1;
 export const PULL_STATES = ['open', 'closed', 'merged'] as const;
@@ -28,23 +29,12 @@ export const pullsDirOf = (gitDir: string): string => path.join(gitDir, 'railyar
 export const pullFileOf = (gitDir: string, number: number): string => path.join(pullsDirOf(gitDir), `${number}.json`);
 export const pullHeadRefOf = (number: number): string => `refs/pull/${number}/head`;
 
-const isMissing = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-};
-
 /** The PR's file, or null when the repository or the file does not exist. A malformed file throws. */
 export const readPullFile = async (gitDir: string, number: number): Promise<PullFile | null> => {
   const file = pullFileOf(gitDir, number);
-  let text: string;
-  try {
-    // Synchronous on purpose, as for loose refs (refs.ts): a small file on every submission's path.
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if (isMissing(err)) return null;
-    throw err;
-  }
-  return parsePullFile(text, number, file);
+  // Synchronous on purpose, as for loose refs (refs.ts): a small file on every submission's path.
+  const text = readSmallRegularFile(gitDir, path.relative(gitDir, file));
+  return text === null ? null : parsePullFile(text, number, file);
 };
 
 export const parsePullFile = (text: string, number: number, where: string): PullFile => {
