@@ -1,4 +1,12 @@
-import { DomainError, plan, type Action, type EngineCommand, type HostFacts, type QueueEvent, type QueueState } from '@railyard/domain';
+import {
+  DomainError,
+  plan as realPlan,
+  type Action,
+  type EngineCommand,
+  type HostFacts,
+  type QueueEvent,
+  type QueueState,
+} from '@railyard/domain';
 import type { CiPort } from './ci/port';
 import type { BranchHead, CodeHost } from './host/port';
 
@@ -38,6 +46,8 @@ export interface DriverDeps {
   observe?: <T>(kind: Action['kind'], run: () => Promise<T>) => Promise<T>;
   /** Rounds of plan → act per pass before the pass yields (and says there is more to do). */
   maxRounds?: number;
+  /** The planner; the domain's `plan` unless a test plants a broken one (the simulator's invariant tests). */
+  plan?: (s: QueueState, now: string, facts: HostFacts) => Action[];
 }
 
 type Outcome = 'done' | 'replan' | 'nothing';
@@ -79,7 +89,7 @@ export class QueueDriver {
       await this.ensureCi(state);
       const facts = await this.deps.facts.read(state, { verify });
       verify = false;
-      const actions = plan(state, this.deps.now().toISOString(), facts);
+      const actions = (this.deps.plan ?? realPlan)(state, this.deps.now().toISOString(), facts);
       if (actions.length === 0) return 'settled';
       this.stats.rounds++;
       let progressed = false;
