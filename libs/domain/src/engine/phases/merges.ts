@@ -57,8 +57,9 @@ export const merges: Phase = (c) => {
  * it is waiting and nothing is in flight (the queue is empty ahead of it). The engine reads host facts
  * for this PR only; the phases below decide with them.
  */
-export const directMergeCandidate = (s: QueueState, order: readonly Entry[] = planOrder(s)): Entry | undefined => {
+export const directMergeCandidate = (s: QueueState, inOrder?: readonly Entry[]): Entry | undefined => {
   if (s.settings.directMergeMode !== 'always') return undefined;
+  const order = inOrder ?? planOrder(s);
   const first = order[0];
   if (first?.state !== 'pending') return undefined;
   if (order.some((e) => e.flightSeq !== undefined || currentRun(s, e) !== undefined)) return undefined;
