@@ -1,6 +1,7 @@
 import {
   activeEntries,
   directMergeCandidate,
+  isMergeabilityKnown as isKnown,
   type DirectMergeFacts,
   type HostFacts,
   type Mergeability,
@@ -39,9 +40,6 @@ const emptyKnown = (): Known => ({
   required: new Map(),
   trees: new Map(),
 });
-
-/** A mergeability the planner can act on; `unspecified` and `in_progress` mean the host is still working it out. */
-const isKnown = (m: Mergeability): boolean => m === 'mergeable' || m === 'not_mergeable';
 
 /**
  * What the planner needs from the code host and CI, learned incrementally. A fact is read from the

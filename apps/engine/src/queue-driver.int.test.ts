@@ -97,6 +97,25 @@ describe('QueueDriver on the local git host', () => {
     expect((await entry(1))?.state).toBe('cancelled');
   });
 
+  it('when a PR is submitted before its mergeability is known, then it waits not_ready and starts once the host announces it', async () => {
+    const off = bed.host.watch(BED_REPO, ['main'], (e) => facts.onEvent(e));
+    try {
+      await bed.openAndSubmit(1, '1\n', 'known');
+      expect((await entry(1))?.readiness.mergeability).toBe('unspecified');
+      expect((await entry(1))?.state).toBe('not_ready');
+      // The first pass asks the host, which works it out in the background and announces it.
+      await driver.pass({ verify: true });
+      for (let i = 0; i < 100 && (await entry(1))?.state === 'not_ready'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        await driver.pass();
+      }
+      expect((await entry(1))?.readiness.mergeability).toBe('mergeable');
+      expect((await entry(1))?.state).toBe('testing');
+    } finally {
+      off();
+    }
+  });
+
   it('when the facts reader hears that a PR changed, then only that queue is planned again and the next pass reads the PR anew', async () => {
     await bed.openAndSubmit(1);
     await bed.command({ type: 'UpdateQueue', state: 'paused' });

@@ -87,11 +87,16 @@ export const localBed = async (branch = 'main') => {
     stream,
     command: (c: QueueCommand) => api.execute(stream, c, meta),
     read: () => api.read(stream),
-    /** Opens PR `n` adding its own file, and submits it with the mergeability the host works out. */
-    openAndSubmit: async (n: number, content = `${n}\n`): Promise<string> => {
+    /**
+     * Opens PR `n` adding its own file, and submits it as the API does: with the mergeability the host
+     * knows without working it out (`known`), or works out (`compute`).
+     */
+    openAndSubmit: async (n: number, content = `${n}\n`, mergeability: 'known' | 'compute' = 'compute'): Promise<string> => {
       const head = await commitOnBranch(gitRoot, BED_REPO, { branch: `pr-${n}`, files: { [`f${n}.txt`]: content }, message: `PR ${n}` });
       await openPr(gitRoot, { repo: BED_REPO, number: n, head: `pr-${n}` });
-      const pr = await new LocalGitHost({ root: gitRoot }).getPullRequest(BED_REPO, n);
+      // The admin works mergeability out when it opens a PR; a push to main since makes that answer stale.
+      if (mergeability === 'known') await commitOnBranch(gitRoot, BED_REPO, { branch: 'main', files: { [`main-${n}.txt`]: 'x\n' } });
+      const pr = await new LocalGitHost({ root: gitRoot }).getPullRequest(BED_REPO, n, { mergeability });
       if (!pr) throw new Error(`PR ${n} missing`);
       await api.execute(stream, { type: 'SubmitPullRequest', pr }, meta);
       return head;

@@ -77,7 +77,7 @@ export class LocalCodeHost {
   async pullRequest(repo: RepoRef, number: number): Promise<Omit<PullRequestSnapshot, 'mergeability'> | null> {
     const pull = await this.git.readPull(repo, number);
     if (pull === null) return null;
-    const { gitDir: _gitDir, ...rest } = pull;
+    const { gitDir: _gitDir, file: _file, ...rest } = pull;
     return rest;
   }
 
@@ -88,7 +88,7 @@ export class LocalCodeHost {
   async mergeability(repo: RepoRef, number: number, headSha: string): Promise<Mergeability> {
     const pull = await this.git.readPull(repo, number);
     if (pull === null || pull.state !== 'open') return 'not_mergeable';
-    const known = await this.git.knownMergeability(pull.gitDir, pull.baseBranch, headSha);
+    const known = await this.git.knownMergeability(pull.gitDir, pull.baseBranch, headSha, pull.file);
     if (known === 'mergeable' || known === 'not_mergeable' || known === 'in_progress') return known;
     void this.git.mergeabilityOf(pull.gitDir, pull.baseBranch, headSha).then(
       (mergeability) => this.emit({ kind: 'mergeability', repo, number, headSha, mergeability }),

@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { mergeTree } from './merge-tree';
 import { isValidPrNumber, repoDirOf } from './names';
-import { pullHeadRefOf, readPullFile } from './pull-file';
+import { pullHeadRefOf, readPullFile, storedMergeabilityFor, type PullFile } from './pull-file';
 import { RefReader } from './refs';
 
 export interface LocalGitHostOptions {
@@ -16,7 +16,7 @@ export interface LocalGitHostOptions {
   maxConcurrentGit?: number;
 }
 
-const snapshotOf = (p: Omit<PullRequestSnapshot, 'mergeability'> & { gitDir: string }): Omit<PullRequestSnapshot, 'mergeability'> => ({
+const snapshotOf = (p: Omit<PullRequestSnapshot, 'mergeability'>): Omit<PullRequestSnapshot, 'mergeability'> => ({
   number: p.number,
   title: p.title,
   author: p.author,
@@ -49,21 +49,35 @@ export class LocalGitHost implements GitHost {
     this.gitSlots = pLimit(opts.maxConcurrentGit ?? 4);
   }
 
-  async getPullRequest(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> {
+  /**
+   * The PR now. Mergeability is worked out with git unless `mergeability: 'known'` asks only for what
+   * is known without it: the answer cached here, or the one the admin stored in the PR file when it
+   * opened or updated the PR, while base and head are still at the commits it was worked out for.
+   */
+  async getPullRequest(
+    repo: RepoRef,
+    number: number,
+    opts: { mergeability?: 'compute' | 'known' } = {},
+  ): Promise<PullRequestSnapshot | null> {
     const pull = await this.readPull(repo, number);
     if (pull === null) return null;
     // Closed and merged PRs cannot be merged (again): no reason to ask git.
-    const mergeability = pull.state === 'open' ? await this.mergeabilityOf(pull.gitDir, pull.baseBranch, pull.headSha) : 'not_mergeable';
+    if (pull.state !== 'open') return { ...snapshotOf(pull), mergeability: 'not_mergeable' };
+    const compute = opts.mergeability !== 'known';
+    const mergeability = await this.mergeabilityAt(pull.gitDir, pull.baseBranch, pull.headSha, compute, pull.file);
     return { ...snapshotOf(pull), mergeability };
   }
 
   /** The PR without its mergeability (the file and the head ref only: no git process), or null. */
-  async readPull(repo: RepoRef, number: number): Promise<(Omit<PullRequestSnapshot, 'mergeability'> & { gitDir: string }) | null> {
+  async readPull(
+    repo: RepoRef,
+    number: number,
+  ): Promise<(Omit<PullRequestSnapshot, 'mergeability'> & { gitDir: string; file: PullFile }) | null> {
     const gitDir = repoDirOf(this.root, repo);
     if (gitDir === null || !isValidPrNumber(number)) return null;
     const [pull, headSha] = await Promise.all([readPullFile(gitDir, number), this.refs.read(gitDir, pullHeadRefOf(number))]);
     if (pull === null || headSha === null) return null;
-    return { gitDir, number, title: pull.title, author: pull.author, headSha, baseBranch: pull.baseBranch, state: pull.state };
+    return { gitDir, file: pull, number, title: pull.title, author: pull.author, headSha, baseBranch: pull.baseBranch, state: pull.state };
   }
 
   /** The mergeability of `headSha` into the base branch's head now; runs git only for a pair it has not seen. */
@@ -71,9 +85,9 @@ export class LocalGitHost implements GitHost {
     return this.mergeabilityAt(gitDir, baseBranch, headSha, true);
   }
 
-  /** As mergeabilityOf, from the cache only: `unspecified` when the pair was never worked out here. */
-  async knownMergeability(gitDir: string, baseBranch: string, headSha: string): Promise<Mergeability> {
-    return this.mergeabilityAt(gitDir, baseBranch, headSha, false);
+  /** As mergeabilityOf, without git: from the cache or the PR file's stored answer; `unspecified` (or `in_progress`) otherwise. */
+  async knownMergeability(gitDir: string, baseBranch: string, headSha: string, pull?: PullFile): Promise<Mergeability> {
+    return this.mergeabilityAt(gitDir, baseBranch, headSha, false, pull);
   }
 
   /** How much work the cache saved; for metrics and for tests that must see git was not run. */
@@ -86,7 +100,13 @@ export class LocalGitHost implements GitHost {
     this.refs.clear();
   }
 
-  private async mergeabilityAt(gitDir: string, baseBranch: string, headSha: string, compute: boolean): Promise<Mergeability> {
+  private async mergeabilityAt(
+    gitDir: string,
+    baseBranch: string,
+    headSha: string,
+    compute: boolean,
+    pull?: PullFile,
+  ): Promise<Mergeability> {
     const baseSha = await this.refs.read(gitDir, `refs/heads/${baseBranch}`);
     // No branch to merge into: not mergeable until it exists. Not cached, since it is keyed by no sha.
     if (baseSha === null) return 'not_mergeable';
@@ -96,6 +116,8 @@ export class LocalGitHost implements GitHost {
       this.counters.mergeabilityCacheHits++;
       return known;
     }
+    const stored = pull && storedMergeabilityFor(pull, baseSha, headSha);
+    if (stored) return stored;
     if (!compute) return this.inFlight.has(key) ? 'in_progress' : 'unspecified';
     // Many requests for one PR arrive together after a push; one git run answers them all.
     let pending = this.inFlight.get(key);

@@ -22,8 +22,23 @@ export interface PullFile {
   state: PullState;
   createdAt: string;
   updatedAt: string;
+  /** What the host worked out when the PR was opened or updated: valid while base and head are at these commits. */
+  mergeability?: StoredMergeability;
   [extra: string]: unknown;
 }
+
+export interface StoredMergeability {
+  baseSha: string;
+  headSha: string;
+  value: 'mergeable' | 'not_mergeable';
+}
+
+/** The stored answer when it is well-formed and still about `baseSha` and `headSha`; anything else is not known. */
+export const storedMergeabilityFor = (pull: PullFile, baseSha: string, headSha: string): 'mergeable' | 'not_mergeable' | undefined => {
+  const m = pull.mergeability as Partial<StoredMergeability> | undefined;
+  if (!m || typeof m !== 'object' || m.baseSha !== baseSha || m.headSha !== headSha) return undefined;
+  return m.value === 'mergeable' || m.value === 'not_mergeable' ? m.value : undefined;
+};
 
 export const pullsDirOf = (gitDir: string): string => path.join(gitDir, 'railyard', 'pulls');
 export const pullFileOf = (gitDir: string, number: number): string => path.join(pullsDirOf(gitDir), `${number}.json`);
