@@ -169,7 +169,12 @@ export const groupsOf = (s: Settings, layout: PullLayout): Group[] => {
     submitGroup('normal'),
     {
       label: 'sqlite-full-engine',
-      cases: [resubmitCase('submitPullRequest/resubmit/sqlite-full/engine-on-paused-queues', layout)],
+      cases: [
+        resubmitCase('submitPullRequest/resubmit/sqlite-full/engine-on-paused-queues', layout),
+        // First submissions with the engine on as `npm start` ships it: the API records them at once, the
+        // engine works out each one's mergeability in the background (a merge per PR) on the same cores.
+        { ...freshCase('submitPullRequest/fresh/sqlite-full/engine-on-paused-queues', layout), target: SUBMIT_RATE },
+      ],
       start: (opts) => startEmbedded({ ...opts, sync: 'full', engine: true }),
       prepare: (d) => createQueuesAndSubmit(d, layout.resubmit, { state: 'paused' }),
     },

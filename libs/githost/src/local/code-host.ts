@@ -67,7 +67,8 @@ export class LocalCodeHost {
   constructor(opts: LocalCodeHostOptions) {
     this.root = opts.root;
     this.now = opts.now ?? (() => new Date());
-    this.git = new LocalGitHost({ root: opts.root, maxConcurrentGit: opts.maxConcurrentGit ?? 2 });
+    // Mergeability is background work (nobody waits on it): niced, so API requests keep the CPU.
+    this.git = new LocalGitHost({ root: opts.root, maxConcurrentGit: opts.maxConcurrentGit ?? 2, niceness: 10 });
     this.admin = new LocalGitAdmin({ root: opts.root, now: this.now });
     this.statusStore = opts.statuses ?? new LocalCommitStatusStore({ root: opts.root });
     this.ownsStatusStore = opts.statuses === undefined;

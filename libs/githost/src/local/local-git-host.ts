@@ -14,6 +14,8 @@ export interface LocalGitHostOptions {
   mergeabilityCacheSize?: number;
   /** git processes allowed at once, so a burst of cache misses cannot fork-bomb the machine. */
   maxConcurrentGit?: number;
+  /** Niceness of the merges that work out mergeability: the engine's background work yields the CPU to requests. */
+  niceness?: number;
 }
 
 const snapshotOf = (p: Omit<PullRequestSnapshot, 'mergeability'>): Omit<PullRequestSnapshot, 'mergeability'> => ({
@@ -42,11 +44,13 @@ export class LocalGitHost implements GitHost {
   private readonly inFlight = new Map<string, Promise<Mergeability>>();
   private readonly gitSlots: pLimit.Limit;
   private readonly counters: LocalGitHostStats = { mergeTreeRuns: 0, mergeabilityCacheHits: 0 };
+  private readonly niceness: number | undefined;
 
   constructor(opts: LocalGitHostOptions) {
     this.root = opts.root;
     this.mergeability = new LRUCache({ max: opts.mergeabilityCacheSize ?? 50_000 });
     this.gitSlots = pLimit(opts.maxConcurrentGit ?? 4);
+    this.niceness = opts.niceness;
   }
 
   /**
