@@ -104,6 +104,17 @@ describe('simulate', () => {
     expect(r.merged + r.unfinished).toBe(r.prs);
   });
 
+  it('when direct merge is always on and the queue is often empty, then PRs whose own checks passed land without a run, and no bad PR merges', async () => {
+    const low = { prs: 120, arrivalsPerHour: 1, failureRate: 0.1 };
+    const off = await simulate(smallWorkload({ ...low, queue: { concurrency: 2 } }));
+    const on = await simulate(smallWorkload({ ...low, queue: { concurrency: 2, directMergeMode: 'always' } }));
+    expect(off.ciRunsPerMerge).toBeGreaterThanOrEqual(1);
+    expect(on.ciRunsPerMerge).toBeLessThan(0.5);
+    expect(on.merged + on.failed).toBe(120);
+    expect(on.failed).toBe(off.failed);
+    expect(on.badMerges).toBe(0);
+  });
+
   it('when batching is on, then the result carries the group-testing reference', async () => {
     const r = await simulate(smallWorkload({ prs: 60, failureRate: 0.05, queue: { batch: true, batchingMinSize: 4 } }));
     expect(r.batchSize).toBe(4);
