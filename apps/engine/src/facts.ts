@@ -31,6 +31,8 @@ interface Known {
   listedForRuns?: string;
 }
 
+const epochKey = (repo: RepoRef, kind: 'pull' | 'branch' | 'status', id: string): string =>
+  `${repo.host}/${repo.owner}/${repo.name}\0${kind}\0${id}`;
 const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.owner === b.owner && a.name === b.name;
 const emptyKnown = (): Known => ({
   pulls: new Map(),
@@ -51,6 +53,11 @@ const emptyKnown = (): Known => ({
  */
 export class FactsReader implements FactsSource {
   private readonly known = new Map<string, { repo: RepoRef; branch: string; facts: Known }>();
+  /**
+   * How many times an event said a fact changed, per fact. A read that an event overtook (the status
+   * posted while it was being read) is used once but not kept: the next pass reads it again.
+   */
+  private readonly epochs = new Map<string, number>();
 
   constructor(
     private readonly host: CodeHost,
@@ -64,12 +71,16 @@ export class FactsReader implements FactsSource {
    */
   onEvent(event: HostEvent): string[] {
     const touched: string[] = [];
+    if (event.kind === 'pull') this.bump(epochKey(event.repo, 'pull', String(event.number)));
+    if (event.kind === 'branch') this.bump(epochKey(event.repo, 'branch', event.branch));
+    if (event.kind === 'status') this.bump(epochKey(event.repo, 'status', event.sha));
     for (const [queueId, q] of this.known) {
       if (!sameRepo(q.repo, event.repo)) continue;
       const k = q.facts;
       switch (event.kind) {
+        // A pull or status the queue has not cached may be one it is reading right now: plan it again
+        // either way (a pass over cached facts calls no host).
         case 'pull':
-          if (!k.pulls.has(event.number) && !k.mergeability.has(event.number)) continue;
           k.pulls.delete(event.number);
           k.mergeability.delete(event.number);
           break;
@@ -79,7 +90,6 @@ export class FactsReader implements FactsSource {
           k.mergeability.clear();
           break;
         case 'status':
-          if (!k.statuses.has(event.sha)) continue;
           k.statuses.delete(event.sha);
           break;
         case 'mergeability': {
@@ -121,6 +131,18 @@ export class FactsReader implements FactsSource {
     return this.targetOf(s, k);
   }
 
+  private bump(key: string): void {
+    this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
+    if (this.epochs.size > 100_000) this.epochs.clear();
+  }
+
+  /** Loads a fact and answers whether no event about it came meanwhile (so it may be kept). */
+  private async loadGuarded<T>(key: string, load: () => Promise<T>): Promise<{ value: T; current: boolean }> {
+    const before = this.epochs.get(key) ?? 0;
+    const value = await load();
+    return { value, current: (this.epochs.get(key) ?? 0) === before };
+  }
+
   async read(s: QueueState, opts: { verify: boolean }): Promise<HostFacts> {
     if (opts.verify) this.known.delete(s.queueId);
     const k = this.factsOf(s);
@@ -130,8 +152,9 @@ export class FactsReader implements FactsSource {
     for (const e of activeEntries(s)) {
       let pr = k.pulls.get(e.prNumber);
       if (pr === undefined) {
-        pr = await this.host.pullRequest(s.repo, e.prNumber);
-        k.pulls.set(e.prNumber, pr);
+        const read = await this.loadGuarded(epochKey(s.repo, 'pull', String(e.prNumber)), () => this.host.pullRequest(s.repo, e.prNumber));
+        pr = read.value;
+        if (read.current) k.pulls.set(e.prNumber, pr);
       }
       if (pr === null) continue;
       const facts: PullFacts = { headSha: pr.headSha, baseBranch: pr.baseBranch, state: pr.state };
@@ -146,7 +169,7 @@ export class FactsReader implements FactsSource {
     const statuses = new Map<string, readonly ReportedStatus[]>();
     for (const run of s.runs.values())
       if (run.status === 'testing')
-        statuses.set(run.testBranchSha, await this.statusesOf(k, run.testBranchSha, () => this.ci.statuses(s.repo, run.testBranchSha)));
+        statuses.set(run.testBranchSha, await this.statusesOf(s, k, run.testBranchSha, () => this.ci.statuses(s.repo, run.testBranchSha)));
 
     // Branches are listed when the queue's runs changed since the last listing (a run ended and was
     // dropped leaves its branch to sweep), and on verification (orphans of a crash); not on every pass.
@@ -172,8 +195,10 @@ export class FactsReader implements FactsSource {
   }
 
   private async targetOf(s: QueueState, k: Known): Promise<BranchHead | null> {
-    if (k.target === undefined) k.target = await this.host.branchHead(s.repo, s.branch);
-    return k.target;
+    if (k.target !== undefined) return k.target;
+    const read = await this.loadGuarded(epochKey(s.repo, 'branch', s.branch), () => this.host.branchHead(s.repo, s.branch));
+    if (read.current) k.target = read.value;
+    return read.value;
   }
 
   private async mergeabilityOf(s: QueueState, k: Known, pr: HostPullRequest): Promise<Mergeability | undefined> {
@@ -186,13 +211,17 @@ export class FactsReader implements FactsSource {
     return value;
   }
 
-  private async statusesOf(k: Known, sha: string, load: () => Promise<readonly ReportedStatus[]>): Promise<readonly ReportedStatus[]> {
-    let known = k.statuses.get(sha);
-    if (known === undefined) {
-      known = await load();
-      k.statuses.set(sha, known);
-    }
-    return known;
+  private async statusesOf(
+    s: QueueState,
+    k: Known,
+    sha: string,
+    load: () => Promise<readonly ReportedStatus[]>,
+  ): Promise<readonly ReportedStatus[]> {
+    const known = k.statuses.get(sha);
+    if (known !== undefined) return known;
+    const read = await this.loadGuarded(epochKey(s.repo, 'status', sha), load);
+    if (read.current) k.statuses.set(sha, read.value);
+    return read.value;
   }
 
   /** Facts for the one PR a direct merge could take (the rule is the domain's: `directMergeCandidate`, `headChecksPassed`). */
@@ -216,7 +245,7 @@ export class FactsReader implements FactsSource {
       required = 'error' in answer ? [] : answer.statuses;
       k.required.set(e.headSha, required);
     }
-    const headStatuses = await this.statusesOf(k, e.headSha, () => this.host.statuses(s.repo, e.headSha));
+    const headStatuses = await this.statusesOf(s, k, e.headSha, () => this.host.statuses(s.repo, e.headSha));
     return { prNumber: e.prNumber, headSha: e.headSha, upToDate, headTree, requiredStatuses: required, headStatuses };
   }
 }

@@ -116,12 +116,13 @@ describe('QueueDriver on the local git host', () => {
     }
   });
 
-  it('when the facts reader hears that a PR changed, then only that queue is planned again and the next pass reads the PR anew', async () => {
+  it('when the facts reader hears that a PR of its repository changed, then that queue is planned again; another repository, not', async () => {
     await bed.openAndSubmit(1);
     await bed.command({ type: 'UpdateQueue', state: 'paused' });
     await driver.pass({ verify: true });
     expect(facts.onEvent({ kind: 'pull', repo: BED_REPO, number: 1 })).toEqual([bed.queueId]);
     expect(facts.onEvent({ kind: 'pull', repo: { ...BED_REPO, name: 'other' }, number: 1 })).toEqual([]);
-    expect(facts.onEvent({ kind: 'pull', repo: BED_REPO, number: 99 })).toEqual([]);
+    expect(facts.onEvent({ kind: 'branch', repo: BED_REPO, branch: 'other-branch' })).toEqual([]);
+    expect(facts.onEvent({ kind: 'branch', repo: BED_REPO, branch: 'main' })).toEqual([bed.queueId]);
   });
 });
