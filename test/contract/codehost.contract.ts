@@ -50,6 +50,15 @@ export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBe
       if (!h) throw new Error('the base branch is missing');
       return h;
     };
+    /** A test branch of the PRs `stack` (number → head) on `baseSha`, named after the last one. */
+    const build = (baseSha: string, stack: [number, string][], testRunId: string, method: 'squash' | 'merge_commit' = 'squash') =>
+      bed.host.buildTestBranch(bed.repo, {
+        baseSha,
+        stack: stack.map(([number, headSha]) => ({ number, headSha })),
+        method,
+        testRunId,
+        prNumber: (stack.at(-1) as [number, string])[0],
+      });
 
     it('when a PR is open, then it reads with its head and base; an unknown PR reads as null', async () => {
       const sha = await bed.openPr(1, { 'one.txt': '1\n' });
@@ -85,16 +94,14 @@ export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBe
       const base = await head();
       const one = await bed.openPr(1, { 'one.txt': '1\n' });
       const two = await bed.openPr(2, { 'two.txt': '2\n' });
-      const built = await bed.host.buildTestBranch(bed.repo, {
-        baseSha: base.sha,
-        stack: [
-          { number: 1, headSha: one },
-          { number: 2, headSha: two },
+      const built = await build(
+        base.sha,
+        [
+          [1, one],
+          [2, two],
         ],
-        method: 'squash',
-        testRunId: 'run-1',
-        prNumber: 2,
-      });
+        'run-1',
+      );
       if (!built.ok) throw new Error(`unexpected conflict ${JSON.stringify(built.conflict)}`);
       expect(built.branch).toBe('railyard-merge/pr-2/run-1');
       expect(built.steps.map((s) => s.number)).toEqual([1, 2]);
@@ -115,16 +122,15 @@ export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBe
       const base = await head();
       const one = await bed.openPr(1, { 'same.txt': 'one\n' });
       const two = await bed.openPr(2, { 'same.txt': 'two\n' });
-      const built = await bed.host.buildTestBranch(bed.repo, {
-        baseSha: base.sha,
-        stack: [
-          { number: 1, headSha: one },
-          { number: 2, headSha: two },
+      const built = await build(
+        base.sha,
+        [
+          [1, one],
+          [2, two],
         ],
-        method: 'merge_commit',
-        testRunId: 'run-2',
-        prNumber: 2,
-      });
+        'run-2',
+        'merge_commit',
+      );
       expect(built).toMatchObject({ ok: false, conflict: { number: 2, with: 1 } });
       expect(await bed.host.listTestBranches(bed.repo)).toEqual([]);
     });
@@ -132,13 +138,7 @@ export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBe
     it('when the branch moved since the engine read it, then a landing changes nothing and says where the branch is', async () => {
       const base = await head();
       const one = await bed.openPr(1, { 'one.txt': '1\n' });
-      const built = await bed.host.buildTestBranch(bed.repo, {
-        baseSha: base.sha,
-        stack: [{ number: 1, headSha: one }],
-        method: 'squash',
-        testRunId: 'run-3',
-        prNumber: 1,
-      });
+      const built = await build(base.sha, [[1, one]], 'run-3');
       if (!built.ok) throw new Error('unexpected conflict');
       const pushed = await bed.pushToBranch(bed.base, { 'hotfix.txt': 'hot\n' });
       expect(await bed.host.land(bed.repo, { branch: bed.base, sha: built.sha, expected: base.sha })).toEqual({
@@ -151,13 +151,7 @@ export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBe
     it('when the target holds the tree the run stood on under other commits, then the copied commit keeps the tested tree', async () => {
       const base = await head();
       const one = await bed.openPr(1, { 'one.txt': '1\n' });
-      const built = await bed.host.buildTestBranch(bed.repo, {
-        baseSha: base.sha,
-        stack: [{ number: 1, headSha: one }],
-        method: 'squash',
-        testRunId: 'run-4',
-        prNumber: 1,
-      });
+      const built = await build(base.sha, [[1, one]], 'run-4');
       if (!built.ok) throw new Error('unexpected conflict');
       const copied = await bed.host.carryOnto(bed.repo, { mode: 'copy', from: base.sha, to: built.sha, onto: base.sha });
       if (!copied.ok) throw new Error('copy failed');

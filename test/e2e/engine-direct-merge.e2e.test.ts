@@ -40,6 +40,15 @@ const headOf = async (n: number): Promise<string> => (await branchSha(world.gitR
 const report = async (sha: string, context: string, state: 'success' | 'failure'): Promise<void> => {
   expect((await client(server.url, TOKENS.write).post('/setCommitStatus', { repo: REPO, sha, context, state })).status).toBe(200);
 };
+/** Opens PR `n`, posts `statuses` on its head, submits it and waits until it merged. */
+const submitWithHeadStatuses = async (n: number, statuses: Record<string, 'success' | 'failure'>): Promise<void> => {
+  await openPrWithFile(world, n, `${n}\n`);
+  const head = await headOf(n);
+  for (const [context, state] of Object.entries(statuses)) await report(head, context, state);
+  expect((await client(server.url, TOKENS.write).submit(n)).status).toBe(200);
+  expect((await prReaches(server.url, n, TERMINAL)).state).toBe('merged');
+};
+
 /** How PR `n` merged: directly, or from a run of its own. */
 const mergedHow = async (n: number): Promise<{ reason: unknown; runs: number }> => {
   const events = await queueEvents(world);
@@ -57,23 +66,13 @@ describe('direct merge (directMergeMode: always) over real processes', () => {
   });
 
   it('when every required status passes on the PR head, then it merges directly without a run', async () => {
-    await openPrWithFile(world, 2, '2\n');
-    const head = await headOf(2);
-    await report(head, 'tests', 'success');
-    await report(head, 'lint', 'success');
-    expect((await client(server.url, TOKENS.write).submit(2)).status).toBe(200);
-    expect((await prReaches(server.url, 2, TERMINAL)).state).toBe('merged');
+    await submitWithHeadStatuses(2, { tests: 'success', lint: 'success' });
     expect(await mergedHow(2)).toEqual({ reason: 'MERGE_GRAPH_DIRECT_MERGE', runs: 0 });
     expect(filesOnMain(world)).toContain('f2.txt');
   });
 
   it('when one required status failed on the PR head, then the PR goes through a normal run', async () => {
-    await openPrWithFile(world, 3, '3\n');
-    const head = await headOf(3);
-    await report(head, 'tests', 'success');
-    await report(head, 'lint', 'failure');
-    expect((await client(server.url, TOKENS.write).submit(3)).status).toBe(200);
-    expect((await prReaches(server.url, 3, TERMINAL)).state).toBe('merged');
+    await submitWithHeadStatuses(3, { tests: 'success', lint: 'failure' });
     expect(await mergedHow(3)).toEqual({ reason: 'MERGE_GRAPH_MERGE', runs: 1 });
   });
 });

@@ -54,18 +54,22 @@ export const copyCommitsOnto = async (gitDir: string, from: string, to: string, 
   let parent = onto;
   for (const sha of stdout.split('\n').filter(Boolean)) {
     const c = await readCommit(gitDir, sha);
-    parent = await commitTree(gitDir, {
-      tree: c.tree,
-      parents: [parent, ...c.parents.slice(1)],
-      message: c.message,
-      author: c.author,
-      committer: c.committer,
-      authorDate: c.authorDate,
-      committerDate: c.committerDate,
-    });
+    parent = await rewrite(gitDir, c, c.tree, parent);
   }
   return parent;
 };
+
+/** `c` again with another tree and first parent: its other parents, authorship, dates and message kept. */
+const rewrite = (gitDir: string, c: RawCommit, tree: string, firstParent: string): Promise<string> =>
+  commitTree(gitDir, {
+    tree,
+    parents: [firstParent, ...c.parents.slice(1)],
+    message: c.message,
+    author: c.author,
+    committer: c.committer,
+    authorDate: c.authorDate,
+    committerDate: c.committerDate,
+  });
 
 export type Replayed = { ok: true; sha: string } | { ok: false; paths: string[] };
 
@@ -95,15 +99,7 @@ export const replayCommitsOnto = async (gitDir: string, from: string, to: string
     const merged = await mergeTree(gitDir, standIn, sha, { allowUnrelated: first === undefined });
     if (!merged.clean) return { ok: false, paths: merged.conflicts };
     tree = merged.tree;
-    parent = await commitTree(gitDir, {
-      tree,
-      parents: [parent, ...c.parents.slice(1)],
-      message: c.message,
-      author: c.author,
-      committer: c.committer,
-      authorDate: c.authorDate,
-      committerDate: c.committerDate,
-    });
+    parent = await rewrite(gitDir, c, tree, parent);
   }
   return { ok: true, sha: parent };
 };
