@@ -43,6 +43,19 @@ const emptyKnown = (): Known => ({
   trees: new Map(),
 });
 
+/** Keeps what the queue still uses, so memory follows the queue and not its history. */
+const forgetUnused = (
+  k: Known,
+  pulls: ReadonlyMap<number, unknown>,
+  statuses: ReadonlyMap<string, unknown>,
+  dm?: DirectMergeFacts,
+): void => {
+  for (const n of k.pulls.keys()) if (!pulls.has(n)) k.pulls.delete(n);
+  for (const n of k.mergeability.keys()) if (!pulls.has(n)) k.mergeability.delete(n);
+  for (const sha of k.statuses.keys()) if (!statuses.has(sha) && sha !== dm?.headSha) k.statuses.delete(sha);
+  for (const m of [k.upToDate, k.required, k.trees]) if (m.size > 1000) m.clear();
+};
+
 /**
  * What the planner needs from the code host and CI, learned incrementally. A fact is read from the
  * host once and kept until an event says it changed (a PR pushed or closed, the target moved, a
@@ -182,6 +195,7 @@ export class FactsReader implements FactsSource {
     if (overlaps) facts.overlaps = overlaps;
     const directMerge = target ? await this.directMergeOf(s, k, target) : undefined;
     if (directMerge) facts.directMerge = directMerge;
+    forgetUnused(k, pulls, statuses, directMerge);
     return facts;
   }
 

@@ -60,7 +60,8 @@ export class LocalCodeHost {
   private readonly ownsStatusStore: boolean;
   private readonly committer: Identity;
   private readonly now: () => Date;
-  private readonly listeners = new Set<(event: LocalHostEvent) => void>();
+  /** Each listener with how many watches it holds: one function may watch several queues' branches. */
+  private readonly listeners = new Map<(event: LocalHostEvent) => void, number>();
   private readonly watched = new Map<string, Watched>();
   private offStatuses: (() => void) | null = null;
 
@@ -196,7 +197,7 @@ export class LocalCodeHost {
   }
 
   watch(repo: RepoRef, branches: readonly string[], listener: (event: LocalHostEvent) => void): () => void {
-    this.listeners.add(listener);
+    this.listeners.set(listener, (this.listeners.get(listener) ?? 0) + 1);
     this.offStatuses ??= this.statusStore.onChange((r, sha) => this.emit({ kind: 'status', repo: r, sha }));
     const key = `${repo.host}/${repo.owner}/${repo.name}\0${[...branches].sort().join('\0')}`;
     let w = this.watched.get(key);
@@ -217,7 +218,9 @@ export class LocalCodeHost {
     return () => {
       if (done) return;
       done = true;
-      this.listeners.delete(listener);
+      const holds = (this.listeners.get(listener) ?? 1) - 1;
+      if (holds > 0) this.listeners.set(listener, holds);
+      else this.listeners.delete(listener);
       const current = this.watched.get(key);
       if (current && --current.users === 0) {
         current.watcher?.close();
@@ -248,7 +251,7 @@ export class LocalCodeHost {
   }
 
   private emit(event: LocalHostEvent): void {
-    for (const listener of [...this.listeners]) {
+    for (const listener of [...this.listeners.keys()]) {
       try {
         listener(event);
       } catch {
