@@ -19,8 +19,11 @@ import type { TargetOverlapsCache } from './targets';
 interface Known {
   target?: BranchHead | null;
   pulls: Map<number, HostPullRequest | null>;
-  /** Per PR: the answer and the head it was given for. Dropped when the target moves (the base changed). */
-  mergeability: Map<number, { headSha: string; value: Mergeability }>;
+  /**
+   * Per PR: the answer and the head it was given for, or `asked` while the host works it out (it is
+   * not asked again until its event comes). Dropped when the target moves (the base changed).
+   */
+  mergeability: Map<number, { headSha: string; value: Mergeability | 'asked' }>;
   /** Commit statuses per sha (test branches and the direct-merge candidate's head). */
   statuses: Map<string, readonly ReportedStatus[]>;
   /** Direct merge: whether a head holds the target (per target sha and head), and the statuses a head requires. */
@@ -217,12 +220,11 @@ export class FactsReader implements FactsSource {
 
   private async mergeabilityOf(s: QueueState, k: Known, pr: HostPullRequest): Promise<Mergeability | undefined> {
     const cached = k.mergeability.get(pr.number);
-    if (cached?.headSha === pr.headSha) return cached.value;
+    if (cached?.headSha === pr.headSha) return cached.value === 'asked' ? undefined : cached.value;
     const value = await this.host.mergeability(s.repo, pr.number, pr.headSha);
     // Not known yet: the host announces the answer with a `mergeability` event, and the queue is planned again then.
-    if (!isKnown(value)) return undefined;
-    k.mergeability.set(pr.number, { headSha: pr.headSha, value });
-    return value;
+    k.mergeability.set(pr.number, { headSha: pr.headSha, value: isKnown(value) ? value : 'asked' });
+    return isKnown(value) ? value : undefined;
   }
 
   private async statusesOf(

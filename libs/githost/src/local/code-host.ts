@@ -64,6 +64,7 @@ export class LocalCodeHost {
   private readonly listeners = new Map<(event: LocalHostEvent) => void, number>();
   private readonly watched = new Map<string, Watched>();
   private offStatuses: (() => void) | null = null;
+  private readonly working = new Set<string>();
 
   constructor(opts: LocalCodeHostOptions) {
     this.root = opts.root;
@@ -91,11 +92,18 @@ export class LocalCodeHost {
     const pull = await this.git.readPull(repo, number);
     if (pull === null || pull.state !== 'open') return 'not_mergeable';
     const known = await this.git.knownMergeability(pull.gitDir, pull.baseBranch, headSha, pull.file);
-    if (known === 'mergeable' || known === 'not_mergeable' || known === 'in_progress') return known;
-    void this.git.mergeabilityOf(pull.gitDir, pull.baseBranch, headSha).then(
-      (mergeability) => this.emit({ kind: 'mergeability', repo, number, headSha, mergeability }),
-      () => this.emit({ kind: 'resync', repo }),
-    );
+    if (known === 'mergeable' || known === 'not_mergeable') return known;
+    // One background merge and one announcement per PR head, however often it is asked meanwhile.
+    const key = `${pull.gitDir}\0${number}\0${headSha}`;
+    if (this.working.has(key)) return 'in_progress';
+    this.working.add(key);
+    void this.git
+      .mergeabilityOf(pull.gitDir, pull.baseBranch, headSha)
+      .then(
+        (mergeability) => this.emit({ kind: 'mergeability', repo, number, headSha, mergeability }),
+        () => this.emit({ kind: 'resync', repo }),
+      )
+      .finally(() => this.working.delete(key));
     return 'in_progress';
   }
 
