@@ -25,6 +25,8 @@ export interface EngineOptions {
   /** Every queue's host facts are re-read this often (the safety net for a missed event), and orphan test branches swept. */
   verifyMs?: number;
   backoff?: BackoffSettings;
+  /** How long a pass waits after an API command on its queue, to serve the commands that follow it too. */
+  gatherMs?: number;
   /** Whether this process may drive a queue now; always true in the embedded shape. */
   owns?: (queueId: string) => Promise<boolean>;
   /** Called when a queue is no longer driven here, so its lease can be released. */
@@ -126,7 +128,8 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
       for (const e of events)
         if (e.streamId.startsWith(QUEUE_STREAM_PREFIX) && e.metadata.actor !== 'engine')
           touched.add(e.streamId.slice(QUEUE_STREAM_PREFIX.length));
-      for (const q of touched) loopOf(q).schedule();
+      // A burst of API commands on a queue is served by one pass a moment later, not one pass per command.
+      for (const q of touched) loopOf(q).schedule({ withinMs: options.gatherMs ?? 25 });
     },
     onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),
   });

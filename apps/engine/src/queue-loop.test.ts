@@ -65,6 +65,16 @@ describe('QueueLoop', () => {
     await loop.stop();
   });
 
+  it('when requests come in a burst with withinMs, then one pass serves them all', async () => {
+    const { driver, passes } = driverThat({ now: false });
+    const { observer } = recorder();
+    const loop = new QueueLoop('q', driver, { owns: async () => true, observer });
+    for (let i = 0; i < 50; i++) loop.schedule({ withinMs: 20 });
+    await loop.idle();
+    expect(passes).toHaveLength(1);
+    await loop.stop();
+  });
+
   it('when the loop is stopped during a backoff, then no pass runs after', async () => {
     const { driver, passes } = driverThat({ now: true });
     const { observer } = recorder();

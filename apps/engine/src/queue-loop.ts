@@ -40,6 +40,7 @@ export class QueueLoop {
   private failures = 0;
   private lastCode: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  private soon: { timer: NodeJS.Timeout; fired: Promise<void> } | null = null;
 
   constructor(
     readonly queueId: string,
@@ -60,9 +61,26 @@ export class QueueLoop {
     return this.failures;
   }
 
-  /** Asks for a pass; `verify` re-reads every host fact of the queue instead of trusting what events said. */
-  schedule(opts: { verify?: boolean } = {}): void {
+  /**
+   * Asks for a pass; `verify` re-reads every host fact of the queue instead of trusting what events
+   * said. `withinMs` gathers requests: the pass starts that much later and serves every request
+   * made meanwhile (a burst of API submissions costs a pass per burst, not one per request).
+   */
+  schedule(opts: { verify?: boolean; withinMs?: number } = {}): void {
     if (this.stopped) return;
+    if (opts.withinMs !== undefined && opts.withinMs > 0 && !opts.verify) {
+      if (this.soon !== null || this.retryTimer !== null) return;
+      let fire = (): void => undefined;
+      const fired = new Promise<void>((resolve) => (fire = resolve));
+      const timer = setTimeout(() => {
+        this.soon = null;
+        this.schedule();
+        fire();
+      }, opts.withinMs);
+      timer.unref();
+      this.soon = { timer, fired };
+      return;
+    }
     this.due = true;
     if (opts.verify) this.verifyDue = true;
     if (this.retryTimer !== null) return;
@@ -76,12 +94,14 @@ export class QueueLoop {
     this.stopped = true;
     this.driver.stop();
     this.clearTimer();
+    if (this.soon) clearTimeout(this.soon.timer);
+    this.soon = null;
     await this.running;
   }
 
   /** Settles once no pass is running or due (a queue in backoff counts as settled). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.soon) await (this.running ?? this.soon?.fired);
   }
 
   private clearTimer(): void {
