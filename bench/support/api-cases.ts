@@ -108,7 +108,8 @@ const createQueuesAndSubmit = async (d: Deployment, pulls: PullSpec[], queue: ob
 const untilMergeabilityKnown = async (d: Deployment, pulls: PullSpec[], timeoutMs = 600_000): Promise<void> => {
   const until = Date.now() + timeoutMs;
   for (const branch of new Set(pulls.map((p) => p.base))) {
-    while ((await postOk(d.url, '/getQueue', d.token, { repo: BENCH_REPO, targetBranch: branch })).includes('"unspecified"')) {
+    // Every benchmark PR merges cleanly, so each one is pending once the engine learned its mergeability.
+    while ((await postOk(d.url, '/getQueue', d.token, { repo: BENCH_REPO, targetBranch: branch })).includes('"state":"not_ready"')) {
       if (Date.now() > until) throw new Error(`mergeability of the PRs on ${branch} was still unknown after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 500));
     }
