@@ -138,9 +138,7 @@ export interface CodeHost {
   close(): Promise<void>;
 }
 
-/** Codes a CodeHost error carries (`code` on the thrown error), the ones the engine branches on. */
-export const HOST_REPO_NOT_FOUND = 'REPO_NOT_FOUND';
-
+/** The `code` a CodeHost error carries (`REPO_NOT_FOUND`, `INVALID_INPUT`, …), which the engine reports by. */
 export const hostErrorCode = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
