@@ -15,9 +15,9 @@ import {
   type ReportedStatus,
 } from '@railyard/domain';
 import { createLocalCi } from '@railyard/ci';
-import { startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
+import { localCodeHost, startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
-import { LocalGitAdmin, LocalGitHost, LocalGitWriter, RefReader, repoDirOf } from '@railyard/githost';
+import { LocalGitHost, LocalGitWriter, RefReader, repoDirOf } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 
@@ -119,17 +119,17 @@ const openAndSubmit = async (b: Bed, numbers: number[]): Promise<void> => {
   }
 };
 
-const engineOn = (b: Bed, ci: CiPort, tickMs = 50): EngineHandle =>
-  startEngine({
-    eventStore: b.store,
-    gitRoot: b.gitRoot,
-    gitHost: b.host,
-    writer: new LocalGitWriter({ root: b.gitRoot }),
-    admin: new LocalGitAdmin({ root: b.gitRoot }),
-    ci,
-    logger: createLogger('bench-engine', 'error'),
-    tickMs,
-  });
+const engineOn = (b: Bed, ci: Parameters<typeof localCodeHost>[1], tickMs = 50): EngineHandle => {
+  const host = localCodeHost(b.gitRoot, ci);
+  const engine = startEngine({ eventStore: b.store, host, ci, logger: createLogger('bench-engine', 'error'), tickMs });
+  return {
+    ...engine,
+    stop: async () => {
+      await engine.stop();
+      await host.close();
+    },
+  };
+};
 
 const statusToMerge = async (count: number): Promise<object> => {
   const b = await bed();

@@ -13,7 +13,7 @@ export async function* run(args: string[]): AsyncIterable<object> {
   for (const file of files) {
     const workload = await loadWorkload(file);
     const started = Date.now();
-    const result = simulate(workload);
+    const result = await simulate(workload);
     results.push(result);
     process.stderr.write(`[bench simulate] ${workload.name}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     yield { name: `simulate/${workload.name}`, ...result };

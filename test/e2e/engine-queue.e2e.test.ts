@@ -143,17 +143,6 @@ describe('the merge engine over a real repository and processes', () => {
     expect(reasonsOf(await queueEvents(s.world), 'TestsRestarted', 2)).toEqual(['PREREQUISITE_MERGE_ITEM_CANCELLED']);
   });
 
-  it('when direct merge is always on and an up-to-date PR enters an empty queue, then it merges without a test run', async () => {
-    const s = await setup({ directMergeMode: 'always' });
-    await openPrWithFile(s.world, 1, '1\n');
-    await s.ci.submit(1);
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
-    const events = await queueEvents(s.world);
-    expect(events.some((e) => e.type === 'TestRunStarted')).toBe(false);
-    expect(reasonsOf(events, 'PrMerged', 1)).toEqual(['MERGE_GRAPH_DIRECT_MERGE']);
-    expect(filesOnMain(s.world)).toContain('f1.txt');
-  });
-
   it('when someone pushes to the target branch during a run, then the run restarts on the new head and the push stays', async () => {
     const s = await setup({}, { tests: `sleep 1.5; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');

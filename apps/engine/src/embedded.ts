@@ -1,5 +1,5 @@
 import type { BlobStore, EventStore } from '@railyard/eventstore';
-import { LocalGitAdmin, LocalGitWriter, type GitHost } from '@railyard/githost';
+import { LocalCodeHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import type { CiPort } from './ci/port';
 import { startEngine, type EngineHandle } from './engine';
@@ -9,42 +9,52 @@ export interface EmbeddedEngineInput {
   /** Impacted-target lists, for parallel mode. */
   blobs?: BlobStore;
   gitRoot: string;
-  gitHost: GitHost;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
   /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server). */
-  ci: CiPort;
+  ci: CiPort & { statusStore?: ConstructorParameters<typeof LocalCodeHost>[0]['statuses'] };
 }
 
 /** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
 export const engineEnabled = (env: NodeJS.ProcessEnv): boolean => (env.RAILYARD_ENGINE ?? 'on').toLowerCase() !== 'off';
 
-export const engineTickMs = (env: NodeJS.ProcessEnv): number => {
-  const n = Number(env.RAILYARD_ENGINE_TICK_MS ?? 1000);
-  return Number.isInteger(n) && n >= 10 ? n : 1000;
+const intFrom = (value: string | undefined, fallback: number, min: number): number => {
+  const n = Number(value ?? fallback);
+  return Number.isInteger(n) && n >= min ? n : fallback;
 };
+
+export const engineTickMs = (env: NodeJS.ProcessEnv): number => intFrom(env.RAILYARD_ENGINE_TICK_MS, 1000, 10);
+
+/** How often each queue's host facts are re-read whatever the events said (RAILYARD_ENGINE_VERIFY_MS). */
+export const engineVerifyMs = (env: NodeJS.ProcessEnv): number => intFrom(env.RAILYARD_ENGINE_VERIFY_MS, 30_000, 100);
+
+/** The local git host as the engine's code host, reading the CI's status store when it has one. */
+export const localCodeHost = (gitRoot: string, ci: EmbeddedEngineInput['ci']): LocalCodeHost =>
+  new LocalCodeHost({ root: gitRoot, ...(ci.statusStore ? { statuses: ci.statusStore } : {}) });
 
 /** The engine inside the embedded process, with the local git host and local CI. Null when switched off. */
 export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle & { ci: CiPort }) | null => {
   const env = input.env ?? process.env;
   if (!engineEnabled(env)) return null;
   const { ci } = input;
+  const host = localCodeHost(input.gitRoot, ci);
   const engine = startEngine({
     eventStore: input.eventStore,
-    gitRoot: input.gitRoot,
-    gitHost: input.gitHost,
-    writer: new LocalGitWriter({ root: input.gitRoot }),
-    admin: new LocalGitAdmin({ root: input.gitRoot }),
+    host,
     ci,
     logger: input.logger,
     ...(input.blobs ? { blobs: input.blobs } : {}),
     tickMs: engineTickMs(env),
+    verifyMs: engineVerifyMs(env),
     ...(input.now ? { now: input.now } : {}),
   });
   return {
     ...engine,
     ci,
-    stop: () => engine.stop(),
+    stop: async () => {
+      await engine.stop();
+      await host.close();
+    },
   };
 };

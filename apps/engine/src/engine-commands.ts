@@ -10,6 +10,7 @@ import {
   type QueueState,
 } from '@railyard/domain';
 import { CommandHandler, type EventStore, type HandlerResult } from '@railyard/eventstore';
+import type { QueueLog } from './queue-driver';
 
 export const ENGINE_ACTOR = 'engine';
 
@@ -37,5 +38,13 @@ export class EngineCommands {
 
   read(streamId: string): Promise<QueueState> {
     return this.handler.read(streamId);
+  }
+
+  /** One queue's stream as the driver writes it. */
+  logOf(streamId: string): QueueLog {
+    return {
+      read: () => this.read(streamId),
+      execute: async (command) => (await this.execute(streamId, command, randomUUID())).events,
+    };
   }
 }

@@ -1,26 +1,32 @@
-import { parseQueueId, QUEUE_STREAM_PREFIX, type RepoRef } from '@railyard/domain';
+import { randomUUID } from 'node:crypto';
+import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode } from '@railyard/domain';
 import type { BlobStore, EventStore, Subscription } from '@railyard/eventstore';
-import type { GitHost, LocalGitAdmin, LocalGitWriter } from '@railyard/githost';
-import { errorFields, type Logger } from '@railyard/observability';
+import { errorFields, timeEngineAction, type Logger } from '@railyard/observability';
 import type { CiPort } from './ci/port';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
+import { hostErrorCode, type CodeHost, type HostEvent } from './host/port';
+import { engineMetrics } from './metrics';
 import { QueueDriver, type DriverStats } from './queue-driver';
+import { QueueLoop, type BackoffSettings } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
 
 export interface EngineOptions {
   eventStore: EventStore;
-  gitRoot: string;
-  gitHost: GitHost;
-  writer: LocalGitWriter;
-  admin: LocalGitAdmin;
+  /** The code host the engine builds, lands and reads on (the local host's LocalCodeHost, or a forge's adapter). */
+  host: CodeHost;
   ci: CiPort;
   logger: Logger;
   /** Where impacted-target lists are stored: parallel mode reads them to find overlapping PRs. Without it every PR counts as impacting everything. */
   blobs?: BlobStore;
   now?: () => Date;
-  /** Every queue is looked at this often: timeouts, pushes, closes, and branch clean-up. */
+  /** Every queue is planned this often without an event: timeouts and batch waits. A pass with nothing new costs no host call. */
   tickMs?: number;
+  /** Every queue's host facts are re-read this often (the safety net for a missed event), and orphan test branches swept. */
+  verifyMs?: number;
+  backoff?: BackoffSettings;
+  /** How long a pass waits after an API command on its queue, to serve the commands that follow it too. */
+  gatherMs?: number;
   /** Whether this process may drive a queue now; always true in the embedded shape. */
   owns?: (queueId: string) => Promise<boolean>;
   /** Called when a queue is no longer driven here, so its lease can be released. */
@@ -29,42 +35,90 @@ export interface EngineOptions {
 
 export interface EngineHandle {
   stop(): Promise<void>;
-  /** Ask for a pass on every queue now (tests, and a status change that CI reported elsewhere). */
+  /** Ask for a pass on every queue now, re-reading every host fact (tests, and a change the host could not announce). */
   poke(): void;
   /** Settles when no queue has a pass running or due. */
   idle(): Promise<void>;
   stats(): Record<string, DriverStats>;
+  /** Queues whose last pass failed, with the number of failures in a row. */
+  failing(): Record<string, number>;
 }
 
-const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.owner === b.owner && a.name === b.name;
+const problemOf = (err: unknown): { code: HostProblemCode; detail: string } | null => {
+  const code = hostErrorCode(err);
+  const detail = err instanceof Error ? err.message : String(err);
+  if (code === 'REPO_NOT_FOUND') return { code: 'REPOSITORY_NOT_FOUND', detail };
+  if (code === 'INVALID_INPUT') return { code: 'INVALID_TARGET_BRANCH', detail };
+  return null;
+};
 
 /**
- * The merge engine: a process manager over every queue stream. Events on a queue, CI status changes
- * and a clock tick each trigger a pass of that queue's driver.
+ * The merge engine: a process manager over every queue stream. A queue is planned when its stream
+ * gets an event from someone else, when the host or CI announces a change that concerns it, on a
+ * tick (time-based decisions), and on a slower verification that re-reads its host facts.
  */
 export const startEngine = (options: EngineOptions): EngineHandle => {
   const now = options.now ?? (() => new Date());
   const commands = new EngineCommands(options.eventStore, now);
-  const facts = new FactsReader(options.gitRoot, options.gitHost, options.ci, new TargetOverlapsCache(options.blobs));
-  const drivers = new Map<string, QueueDriver>();
-  const deps = {
-    commands,
-    facts,
-    writer: options.writer,
-    admin: options.admin,
-    ci: options.ci,
-    gitRoot: options.gitRoot,
-    logger: options.logger,
-    now,
-    owns: options.owns ?? (async () => true),
+  const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs));
+  const loops = new Map<string, QueueLoop>();
+  const unwatch = new Map<string, () => void>();
+  const failing = new Set<string>();
+  const missing = new Set<string>();
+  const owns = options.owns ?? (async () => true);
+
+  const onHostEvent = (event: HostEvent): void => {
+    for (const q of facts.onEvent(event)) loops.get(q)?.schedule();
   };
-  const driverOf = (queueId: string): QueueDriver => {
-    let d = drivers.get(queueId);
-    if (!d) {
-      d = new QueueDriver(queueId, deps);
-      drivers.set(queueId, d);
-    }
-    return d;
+
+  const recordProblem = async (queueId: string, problem: { code: HostProblemCode; detail: string } | null): Promise<void> => {
+    if (problem?.code === 'REPOSITORY_NOT_FOUND') missing.add(queueId);
+    else missing.delete(queueId);
+    engineMetrics.queuesRepositoryMissing.set(missing.size);
+    await commands
+      .execute(queueStreamOf(queueId), { type: 'ReportHostProblem', problem }, randomUUID())
+      .catch((err: unknown) => options.logger.warn('engine could not record a host problem', { queueId, ...errorFields(err) }));
+  };
+
+  const loopOf = (queueId: string): QueueLoop => {
+    let loop = loops.get(queueId);
+    if (loop) return loop;
+    const driver = new QueueDriver({
+      log: commands.logOf(queueStreamOf(queueId)),
+      facts,
+      host: options.host,
+      ci: options.ci,
+      logger: options.logger,
+      now,
+      newRunId: randomUUID,
+      observe: timeEngineAction,
+    });
+    loop = new QueueLoop(queueId, driver, {
+      owns,
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      observer: {
+        onFailure: (err) => engineMetrics.passFailures.inc({ code: hostErrorCode(err) ?? 'OTHER' }),
+        onFailing: async (err, delayMs) => {
+          failing.add(queueId);
+          engineMetrics.queuesFailing.set(failing.size);
+          options.logger.error('engine pass failed; backing off', { queueId, delayMs, ...errorFields(err) });
+          const problem = problemOf(err);
+          if (problem) await recordProblem(queueId, problem);
+        },
+        onRecovered: async (failedPasses) => {
+          failing.delete(queueId);
+          engineMetrics.queuesFailing.set(failing.size);
+          options.logger.info('engine pass succeeded again', { queueId, failedPasses });
+          await recordProblem(queueId, null);
+        },
+      },
+    });
+    loops.set(queueId, loop);
+    const { repo, branch } = parseQueueId(queueId);
+    unwatch.set(queueId, options.host.watch(repo, [branch], onHostEvent));
+    // The first pass of a queue re-reads everything and sweeps test branches a crash may have orphaned.
+    loop.schedule({ verify: true });
+    return loop;
   };
 
   const subscription: Subscription = options.eventStore.subscribe({
@@ -74,38 +128,44 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
       for (const e of events)
         if (e.streamId.startsWith(QUEUE_STREAM_PREFIX) && e.metadata.actor !== 'engine')
           touched.add(e.streamId.slice(QUEUE_STREAM_PREFIX.length));
-      for (const q of touched) driverOf(q).schedule();
+      // A burst of API commands on a queue is served by one pass a moment later, not one pass per command.
+      for (const q of touched) loopOf(q).schedule({ withinMs: options.gatherMs ?? 25 });
     },
     onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),
   });
 
-  const offCi = options.ci.onChange((repo) => {
-    for (const d of drivers.values()) {
-      const { repo: queueRepo } = parseQueueId(d.queueId);
-      if (sameRepo(repo, queueRepo)) d.schedule();
-    }
-  });
+  const offCi = options.ci.onChange((repo, sha) => onHostEvent({ kind: 'status', repo, sha }));
 
+  const tickMs = options.tickMs ?? 1000;
+  const verifyMs = options.verifyMs ?? 30_000;
   const tick = setInterval(() => {
-    for (const d of drivers.values()) d.schedule({ sweep: true });
-  }, options.tickMs ?? 1000);
+    for (const loop of loops.values()) loop.schedule();
+  }, tickMs);
+  const verify = setInterval(() => {
+    for (const loop of loops.values()) loop.schedule({ verify: true });
+  }, verifyMs);
   tick.unref();
+  verify.unref();
 
-  options.logger.info('engine started', { tickMs: options.tickMs ?? 1000 });
+  options.logger.info('engine started', { tickMs, verifyMs });
   return {
     poke: () => {
-      for (const d of drivers.values()) d.schedule({ sweep: true });
+      for (const loop of loops.values()) loop.schedule({ verify: true });
     },
     idle: async () => {
-      await Promise.all([...drivers.values()].map((d) => d.idle()));
+      await Promise.all([...loops.values()].map((l) => l.idle()));
     },
-    stats: () => Object.fromEntries([...drivers].map(([q, d]) => [q, { ...d.stats }])),
+    stats: () => Object.fromEntries([...loops].map(([q, l]) => [q, { ...l.driver.stats }])),
+    failing: () => Object.fromEntries([...loops].filter(([, l]) => l.consecutiveFailures > 0).map(([q, l]) => [q, l.consecutiveFailures])),
     stop: async () => {
       clearInterval(tick);
+      clearInterval(verify);
       offCi();
       await subscription.close();
-      await Promise.all([...drivers.values()].map((d) => d.stop()));
-      if (options.onRelease) await Promise.all([...drivers.keys()].map((q) => options.onRelease?.(q)));
+      for (const off of unwatch.values()) off();
+      await Promise.all([...loops.values()].map((l) => l.stop()));
+      for (const q of loops.keys()) facts.drop(q);
+      if (options.onRelease) await Promise.all([...loops.keys()].map((q) => options.onRelease?.(q)));
     },
   };
 };

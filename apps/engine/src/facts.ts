@@ -1,83 +1,267 @@
-import { currentRun, planOrder, type HostFacts, type PullFacts, type QueueState, type ReportedStatus } from '@railyard/domain';
-import { pullHeadRefOf, readPullFile, RefReader, repoDirOf, type GitHost } from '@railyard/githost';
+import {
+  activeEntries,
+  directMergeCandidate,
+  isMergeabilityKnown as isKnown,
+  type DirectMergeFacts,
+  type HostFacts,
+  type Mergeability,
+  type PullFacts,
+  type QueueState,
+  type RepoRef,
+  type ReportedStatus,
+} from '@railyard/domain';
 import type { CiPort } from './ci/port';
-import { isAncestor, listTestBranches, treeOf } from './git/commits';
+import type { BranchHead, CodeHost, HostEvent, HostPullRequest, TestBranchRef } from './host/port';
+import type { FactsSource } from './queue-driver';
 import type { TargetOverlapsCache } from './targets';
 
+/** What the engine knows of one queue's host facts; a missing key means "ask the host". */
+interface Known {
+  target?: BranchHead | null;
+  pulls: Map<number, HostPullRequest | null>;
+  /**
+   * Per PR: the answer and the head it was given for, or `asked` while the host works it out (it is
+   * not asked again until its event comes). Dropped when the target moves (the base changed).
+   */
+  mergeability: Map<number, { headSha: string; value: Mergeability | 'asked' }>;
+  /** Commit statuses per sha (test branches and the direct-merge candidate's head). */
+  statuses: Map<string, readonly ReportedStatus[]>;
+  /** Direct merge: whether a head holds the target (per target sha and head), and the statuses a head requires. */
+  upToDate: Map<string, boolean>;
+  required: Map<string, readonly string[]>;
+  trees: Map<string, string>;
+  /** The queue's run ids when test branches were last listed: a run the state dropped may leave a branch to sweep. */
+  listedForRuns?: string;
+}
+
+const epochKey = (repo: RepoRef, kind: 'pull' | 'branch' | 'status', id: string): string =>
+  `${repo.host}/${repo.owner}/${repo.name}\0${kind}\0${id}`;
+const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.owner === b.owner && a.name === b.name;
+const emptyKnown = (): Known => ({
+  pulls: new Map(),
+  mergeability: new Map(),
+  statuses: new Map(),
+  upToDate: new Map(),
+  required: new Map(),
+  trees: new Map(),
+});
+
+/** Keeps what the queue still uses, so memory follows the queue and not its history. */
+const forgetUnused = (
+  k: Known,
+  pulls: ReadonlyMap<number, unknown>,
+  statuses: ReadonlyMap<string, unknown>,
+  dm?: DirectMergeFacts,
+): void => {
+  for (const n of k.pulls.keys()) if (!pulls.has(n)) k.pulls.delete(n);
+  for (const n of k.mergeability.keys()) if (!pulls.has(n)) k.mergeability.delete(n);
+  for (const sha of k.statuses.keys()) if (!statuses.has(sha) && sha !== dm?.headSha) k.statuses.delete(sha);
+  for (const m of [k.upToDate, k.required, k.trees]) if (m.size > 1000) m.clear();
+};
+
 /**
- * Reads what the planner needs from the local host and CI. PR files and refs are read from disk on
- * every round (cheap); mergeability, which costs a merge, is asked only for PRs waiting to be ready,
- * and the list of test branches only when the caller sweeps.
+ * What the planner needs from the code host and CI, learned incrementally. A fact is read from the
+ * host once and kept until an event says it changed (a PR pushed or closed, the target moved, a
+ * status posted, mergeability worked out), or until a verification pass re-reads everything (a slower
+ * schedule, the safety net for a missed event). A pass over a queue whose facts did not change costs
+ * no host call, so idle queues cost nothing and a busy API is not slowed by the engine re-reading
+ * every PR on every event.
  */
-export class FactsReader {
-  private readonly refs = new RefReader(64);
-  private readonly trees = new Map<string, string>();
+export class FactsReader implements FactsSource {
+  private readonly known = new Map<string, { repo: RepoRef; branch: string; facts: Known }>();
+  /**
+   * How many times an event said a fact changed, per fact. A read that an event overtook (the status
+   * posted while it was being read) is used once but not kept: the next pass reads it again.
+   */
+  private readonly epochs = new Map<string, number>();
 
   constructor(
-    private readonly gitRoot: string,
-    private readonly gitHost: GitHost,
+    private readonly host: CodeHost,
     private readonly ci: CiPort,
     private readonly overlaps?: TargetOverlapsCache,
   ) {}
 
-  /** The target branch's head and tree now, or null when it (or the repository) does not exist. */
-  async target(s: QueueState): Promise<HostFacts['target']> {
-    const gitDir = repoDirOf(this.gitRoot, s.repo);
-    const sha = gitDir === null ? null : await this.refs.read(gitDir, `refs/heads/${s.branch}`);
-    return gitDir === null || sha === null ? null : { sha, tree: await this.treeOf(gitDir, sha) };
+  /**
+   * Folds a host event into what is known; answers the queues it concerns (to be planned again).
+   * A CI status change is a `status` event too.
+   */
+  onEvent(event: HostEvent): string[] {
+    const touched: string[] = [];
+    if (event.kind === 'pull') this.bump(epochKey(event.repo, 'pull', String(event.number)));
+    if (event.kind === 'branch') this.bump(epochKey(event.repo, 'branch', event.branch));
+    if (event.kind === 'status') this.bump(epochKey(event.repo, 'status', event.sha));
+    for (const [queueId, q] of this.known) {
+      if (!sameRepo(q.repo, event.repo)) continue;
+      const k = q.facts;
+      switch (event.kind) {
+        // A pull or status the queue has not cached may be one it is reading right now: plan it again
+        // either way (a pass over cached facts calls no host).
+        case 'pull':
+          k.pulls.delete(event.number);
+          k.mergeability.delete(event.number);
+          break;
+        case 'branch':
+          if (event.branch !== q.branch) continue;
+          delete k.target;
+          k.mergeability.clear();
+          break;
+        case 'status':
+          k.statuses.delete(event.sha);
+          break;
+        case 'mergeability': {
+          const pull = k.pulls.get(event.number);
+          if (pull === undefined || pull === null || pull.headSha !== event.headSha) continue;
+          if (isKnown(event.mergeability)) k.mergeability.set(event.number, { headSha: event.headSha, value: event.mergeability });
+          break;
+        }
+        case 'resync':
+          q.facts = emptyKnown();
+          break;
+      }
+      touched.push(queueId);
+    }
+    return touched;
   }
 
-  async read(s: QueueState, opts: { sweep: boolean }): Promise<HostFacts> {
-    const gitDir = repoDirOf(this.gitRoot, s.repo);
-    if (gitDir === null) return { target: null, pulls: new Map(), statuses: new Map(), testBranches: [] };
-    const target = await this.target(s);
+  /** The queue is no longer driven here: forget its facts. */
+  drop(queueId: string): void {
+    this.known.delete(queueId);
+  }
+
+  forgetPull(s: QueueState, prNumber: number): void {
+    const k = this.known.get(s.queueId)?.facts;
+    k?.pulls.delete(prNumber);
+    k?.mergeability.delete(prNumber);
+  }
+
+  forgetTarget(s: QueueState): void {
+    const k = this.known.get(s.queueId)?.facts;
+    if (!k) return;
+    delete k.target;
+    k.mergeability.clear();
+  }
+
+  async target(s: QueueState): Promise<BranchHead | null> {
+    const k = this.factsOf(s);
+    delete k.target;
+    return this.targetOf(s, k);
+  }
+
+  private bump(key: string): void {
+    this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
+    if (this.epochs.size > 100_000) this.epochs.clear();
+  }
+
+  /** Loads a fact and answers whether no event about it came meanwhile (so it may be kept). */
+  private async loadGuarded<T>(key: string, load: () => Promise<T>): Promise<{ value: T; current: boolean }> {
+    const before = this.epochs.get(key) ?? 0;
+    const value = await load();
+    return { value, current: (this.epochs.get(key) ?? 0) === before };
+  }
+
+  async read(s: QueueState, opts: { verify: boolean }): Promise<HostFacts> {
+    if (opts.verify) this.known.delete(s.queueId);
+    const k = this.factsOf(s);
+    const target = await this.targetOf(s, k);
 
     const pulls = new Map<number, PullFacts>();
-    const active = [...s.entries.values()].filter((e) => e.state !== 'merged' && e.state !== 'failed' && e.state !== 'cancelled');
-    await Promise.all(
-      active.map(async (e) => {
-        const [file, headSha] = await Promise.all([
-          readPullFile(gitDir, e.prNumber).catch(() => null),
-          this.refs.read(gitDir, pullHeadRefOf(e.prNumber)),
-        ]);
-        if (file === null || headSha === null) return;
-        const facts: PullFacts = { headSha, baseBranch: file.baseBranch, state: file.state };
-        if (e.state === 'not_ready' && file.state === 'open' && headSha === e.headSha) {
-          const snapshot = await this.gitHost.getPullRequest(s.repo, e.prNumber);
-          if (snapshot) facts.mergeability = snapshot.mergeability;
-        }
-        pulls.set(e.prNumber, facts);
-      }),
-    );
+    for (const e of activeEntries(s)) {
+      let pr = k.pulls.get(e.prNumber);
+      if (pr === undefined) {
+        const read = await this.loadGuarded(epochKey(s.repo, 'pull', String(e.prNumber)), () => this.host.pullRequest(s.repo, e.prNumber));
+        pr = read.value;
+        if (read.current) k.pulls.set(e.prNumber, pr);
+      }
+      if (pr === null) continue;
+      const facts: PullFacts = { headSha: pr.headSha, baseBranch: pr.baseBranch, state: pr.state };
+      // Mergeability is asked only for PRs waiting to be ready: computing it is a merge.
+      if (e.state === 'not_ready' && pr.state === 'open' && pr.headSha === e.headSha) {
+        const m = await this.mergeabilityOf(s, k, pr);
+        if (m !== undefined) facts.mergeability = m;
+      }
+      pulls.set(e.prNumber, facts);
+    }
 
-    const statuses = new Map<string, ReportedStatus[]>();
+    const statuses = new Map<string, readonly ReportedStatus[]>();
     for (const run of s.runs.values())
-      if (run.status === 'testing') statuses.set(run.testBranchSha, await this.ci.statuses(s.repo, run.testBranchSha));
+      if (run.status === 'testing')
+        statuses.set(run.testBranchSha, await this.statusesOf(s, k, run.testBranchSha, () => this.ci.statuses(s.repo, run.testBranchSha)));
 
-    const facts: HostFacts = { target, pulls, statuses, testBranches: opts.sweep ? await listTestBranches(gitDir) : [] };
+    // Branches are listed when the queue's runs changed since the last listing (a run ended and was
+    // dropped leaves its branch to sweep), and on verification (orphans of a crash); not on every pass.
+    const runs = [...s.runs.keys()].join(',');
+    const listBranches = opts.verify || k.listedForRuns !== runs;
+    const testBranches: TestBranchRef[] = listBranches ? await this.host.listTestBranches(s.repo) : [];
+    k.listedForRuns = runs;
+    const facts: HostFacts = { target, pulls, statuses, testBranches };
     const overlaps = await this.overlaps?.forQueue(s);
     if (overlaps) facts.overlaps = overlaps;
-    const order = planOrder(s);
-    const first = order[0];
-    const nothingInFlight = order.every((e) => e.flightSeq === undefined && currentRun(s, e) === undefined);
-    if (s.settings.directMergeMode === 'always' && target && first?.state === 'pending' && nothingInFlight) {
-      facts.directMerge = {
-        prNumber: first.prNumber,
-        headSha: first.headSha,
-        upToDate: await isAncestor(gitDir, target.sha, first.headSha).catch(() => false),
-        headTree: await this.treeOf(gitDir, first.headSha).catch(() => ''),
-      };
-    }
+    const directMerge = target ? await this.directMergeOf(s, k, target) : undefined;
+    if (directMerge) facts.directMerge = directMerge;
+    forgetUnused(k, pulls, statuses, directMerge);
     return facts;
   }
 
-  private async treeOf(gitDir: string, sha: string): Promise<string> {
-    const key = `${gitDir}\0${sha}`;
-    const known = this.trees.get(key);
+  private factsOf(s: QueueState): Known {
+    let q = this.known.get(s.queueId);
+    if (!q || q.branch !== s.branch || !sameRepo(q.repo, s.repo)) {
+      q = { repo: s.repo, branch: s.branch, facts: emptyKnown() };
+      this.known.set(s.queueId, q);
+    }
+    return q.facts;
+  }
+
+  private async targetOf(s: QueueState, k: Known): Promise<BranchHead | null> {
+    if (k.target !== undefined) return k.target;
+    const read = await this.loadGuarded(epochKey(s.repo, 'branch', s.branch), () => this.host.branchHead(s.repo, s.branch));
+    if (read.current) k.target = read.value;
+    return read.value;
+  }
+
+  private async mergeabilityOf(s: QueueState, k: Known, pr: HostPullRequest): Promise<Mergeability | undefined> {
+    const cached = k.mergeability.get(pr.number);
+    if (cached?.headSha === pr.headSha) return cached.value === 'asked' ? undefined : cached.value;
+    const value = await this.host.mergeability(s.repo, pr.number, pr.headSha);
+    // Not known yet: the host announces the answer with a `mergeability` event, and the queue is planned again then.
+    k.mergeability.set(pr.number, { headSha: pr.headSha, value: isKnown(value) ? value : 'asked' });
+    return isKnown(value) ? value : undefined;
+  }
+
+  private async statusesOf(
+    s: QueueState,
+    k: Known,
+    sha: string,
+    load: () => Promise<readonly ReportedStatus[]>,
+  ): Promise<readonly ReportedStatus[]> {
+    const known = k.statuses.get(sha);
     if (known !== undefined) return known;
-    const tree = await treeOf(gitDir, sha);
-    if (this.trees.size > 10_000) this.trees.clear();
-    this.trees.set(key, tree);
-    return tree;
+    const read = await this.loadGuarded(epochKey(s.repo, 'status', sha), load);
+    if (read.current) k.statuses.set(sha, read.value);
+    return read.value;
+  }
+
+  /** Facts for the one PR a direct merge could take (the rule is the domain's: `directMergeCandidate`, `headChecksPassed`). */
+  private async directMergeOf(s: QueueState, k: Known, target: BranchHead): Promise<DirectMergeFacts | undefined> {
+    const e = directMergeCandidate(s);
+    if (!e) return undefined;
+    const key = `${target.sha}..${e.headSha}`;
+    let upToDate = k.upToDate.get(key);
+    if (upToDate === undefined) {
+      upToDate = await this.host.isAncestor(s.repo, target.sha, e.headSha).catch(() => false);
+      k.upToDate.set(key, upToDate);
+    }
+    let headTree = k.trees.get(e.headSha);
+    if (headTree === undefined) {
+      headTree = await this.host.treeOf(s.repo, e.headSha).catch(() => '');
+      if (headTree !== '') k.trees.set(e.headSha, headTree);
+    }
+    let required = k.required.get(e.headSha);
+    if (required === undefined) {
+      const answer = await this.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, sha: e.headSha });
+      required = 'error' in answer ? [] : answer.statuses;
+      k.required.set(e.headSha, required);
+    }
+    const headStatuses = await this.statusesOf(s, k, e.headSha, () => this.host.statuses(s.repo, e.headSha));
+    return { prNumber: e.prNumber, headSha: e.headSha, upToDate, headTree, requiredStatuses: required, headStatuses };
   }
 }

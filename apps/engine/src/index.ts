@@ -1,7 +1,16 @@
-export * from './ci/port';
-export * from './ci/repo-config';
-export * from './engine';
-export * from './engine-commands';
-export * from './facts';
-export * from './queue-driver';
-export * from './embedded';
+export type { CiPort, CiTrigger, RequiredStatusesAnswer } from './ci/port';
+export { startEngine, type EngineHandle, type EngineOptions } from './engine';
+export { EngineCommands, ENGINE_ACTOR } from './engine-commands';
+export { FactsReader } from './facts';
+export * from './host/port';
+export {
+  QueueDriver,
+  type DriverDeps,
+  type DriverLogger,
+  type DriverStats,
+  type FactsSource,
+  type PassEnd,
+  type QueueLog,
+} from './queue-driver';
+export { QueueLoop, DEFAULT_BACKOFF, type BackoffSettings, type LoopObserver } from './queue-loop';
+export { engineEnabled, engineTickMs, engineVerifyMs, localCodeHost, startEmbeddedEngine, type EmbeddedEngineInput } from './embedded';

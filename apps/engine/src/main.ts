@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
-import { LocalGitAdmin, LocalGitWriter } from '@railyard/githost';
 import { createLogger, errorFields } from '@railyard/observability';
-import { loadConfig, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
+import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
-import { engineTickMs } from './embedded';
+import { engineTickMs, engineVerifyMs, localCodeHost } from './embedded';
 import { startEngine } from './engine';
 import { QueueLeases } from './queue-leases';
 
@@ -27,23 +26,21 @@ const main = async (): Promise<void> => {
   });
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
-  const gitHost = openGitHost(config);
   // The same CI and commit-status store as the API processes: statuses posted to any API replica (or
   // with `railyard status set`) reach this engine through the shared store under the git root.
   const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
+  const host = localCodeHost(config.gitRoot, ci);
   const engine = startEngine({
     eventStore,
-    gitRoot: config.gitRoot,
-    gitHost,
-    writer: new LocalGitWriter({ root: config.gitRoot }),
-    admin: new LocalGitAdmin({ root: config.gitRoot }),
+    host,
     ci,
     logger,
     blobs,
     tickMs: engineTickMs(process.env),
+    verifyMs: engineVerifyMs(process.env),
     owns: leases.owns,
     onRelease: leases.release,
   });
@@ -55,7 +52,7 @@ const main = async (): Promise<void> => {
     void (async () => {
       await engine.stop();
       await ci.close();
-      await Promise.all([eventStore.close(), blobs.close(), gitHost.close()]);
+      await Promise.all([eventStore.close(), blobs.close(), host.close()]);
       await redis.quit();
       process.exit(0);
     })().catch((err: unknown) => {

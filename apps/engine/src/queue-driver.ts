@@ -1,124 +1,110 @@
-import { randomUUID } from 'node:crypto';
-import { DomainError, plan, queueStreamOf, type Action, type EngineCommand, type QueueEvent, type QueueState } from '@railyard/domain';
-import { GitHostError, isGitHostError, repoDirOf, type LocalGitAdmin, type LocalGitWriter } from '@railyard/githost';
-import { errorFields, type Logger, timeEngineAction } from '@railyard/observability';
+import {
+  DomainError,
+  plan as realPlan,
+  type Action,
+  type EngineCommand,
+  type HostFacts,
+  type QueueEvent,
+  type QueueState,
+} from '@railyard/domain';
 import type { CiPort } from './ci/port';
-import type { EngineCommands } from './engine-commands';
-import type { FactsReader } from './facts';
-import { copyCommitsOnto, directMergeCommit, replayCommitsOnto } from './git/commits';
+import type { BranchHead, CodeHost } from './host/port';
+
+/** One queue's stream as the engine writes it: the state folded so far, and its commands through decideEngine. */
+export interface QueueLog {
+  read(): Promise<QueueState>;
+  /** The events the command recorded (none when its outcome is already in the log); DomainError when it no longer fits. */
+  execute(command: EngineCommand): Promise<readonly QueueEvent[]>;
+}
+
+/** What the planner is shown: the host and CI facts of the queue (apps/engine/src/facts.ts; the simulator's world). */
+export interface FactsSource {
+  read(s: QueueState, opts: { verify: boolean }): Promise<HostFacts>;
+  /** The target branch now, read from the host: a merge acts only on a fresh answer. */
+  target(s: QueueState): Promise<BranchHead | null>;
+  /** Forget what is known of a PR, so the next read asks the host again. */
+  forgetPull(s: QueueState, prNumber: number): void;
+  /** Forget the target's head: the engine just moved it (or found it moved). */
+  forgetTarget(s: QueueState): void;
+}
+
+export interface DriverLogger {
+  info(message: string, meta?: object): unknown;
+  warn(message: string, meta?: object): unknown;
+}
 
 export interface DriverDeps {
-  commands: EngineCommands;
-  facts: FactsReader;
-  writer: LocalGitWriter;
-  admin: LocalGitAdmin;
+  log: QueueLog;
+  facts: FactsSource;
+  host: CodeHost;
   ci: CiPort;
-  gitRoot: string;
-  logger: Logger;
+  logger: DriverLogger;
   now: () => Date;
-  /** Whether this process may drive the queue now (a lease in the distributed shape). */
-  owns: (queueId: string) => Promise<boolean>;
-  /** Rounds of plan → act per pass before yielding to other queues. */
+  /** Ids of new test runs (random UUIDs in the engine, a counter in the simulator). */
+  newRunId: () => string;
+  /** Wraps each action (the engine times them: railyard_engine_action_duration_seconds). */
+  observe?: <T>(kind: Action['kind'], run: () => Promise<T>) => Promise<T>;
+  /** Rounds of plan → act per pass before the pass yields (and says there is more to do). */
   maxRounds?: number;
+  /** The planner; the domain's `plan` unless a test plants a broken one (the simulator's invariant tests). */
+  plan?: (s: QueueState, now: string, facts: HostFacts) => Action[];
 }
 
 type Outcome = 'done' | 'replan' | 'nothing';
 
-/** What the engine measured about itself; read by benchmarks and logs. */
+/** What the driver measured about itself; read by benchmarks, logs and the simulator. */
 export interface DriverStats {
   passes: number;
   rounds: number;
   actions: number;
 }
 
+/** How a pass ended: nothing left to do, or `maxRounds` reached while the planner still acted. */
+export type PassEnd = 'settled' | 'more';
+
 /**
- * Drives one queue: fold its state, plan, carry out the actions on the host and CI, record each
- * outcome, and plan again until nothing is left. Passes never overlap; a trigger during a pass
- * makes one more pass after it.
+ * Drives one queue: fold its state, read the facts, plan, carry out the actions on the code host and
+ * CI, record each outcome, and plan again until a round changes nothing. The engine, the simulator and
+ * the tests all drive queues with this class; only the ports behind it differ. Scheduling (events,
+ * ticks, backoff) is the caller's: see QueueLoop.
  */
 export class QueueDriver {
-  private dirty = false;
-  private sweep = false;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-  private failures = 0;
-  private retryTimer: NodeJS.Timeout | null = null;
   readonly stats: DriverStats = { passes: 0, rounds: 0, actions: 0 };
+  private stopped = false;
 
-  constructor(
-    readonly queueId: string,
-    private readonly deps: DriverDeps,
-  ) {}
+  constructor(private readonly deps: DriverDeps) {}
 
-  private get stream(): string {
-    return queueStreamOf(this.queueId);
-  }
-
-  schedule(opts: { sweep?: boolean } = {}): void {
-    if (this.stopped) return;
-    this.dirty = true;
-    if (opts.sweep) this.sweep = true;
-    this.running ??= this.loop().finally(() => {
-      this.running = null;
-      if (this.dirty && !this.stopped) this.schedule();
-    });
-  }
-
-  async stop(): Promise<void> {
+  stop(): void {
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.running;
   }
 
-  /** Settles once no pass is running or due. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.dirty && !this.stopped) {
-      this.dirty = false;
-      const sweep = this.sweep;
-      this.sweep = false;
-      try {
-        if (!(await this.deps.owns(this.queueId))) return;
-        await this.pass(sweep);
-        this.failures = 0;
-      } catch (err) {
-        this.failures++;
-        const delay = Math.min(30_000, 100 * 2 ** Math.min(this.failures, 8));
-        this.deps.logger.error('engine pass failed; retrying', { queueId: this.queueId, delayMs: delay, ...errorFields(err) });
-        this.retryTimer = setTimeout(() => this.schedule({ sweep: true }), delay);
-        this.retryTimer.unref();
-        return;
-      }
-    }
-  }
-
-  private async pass(sweep: boolean): Promise<void> {
+  async pass(opts: { verify?: boolean } = {}): Promise<PassEnd> {
     this.stats.passes++;
     const maxRounds = this.deps.maxRounds ?? 200;
-    for (let round = 0; round < maxRounds && !this.stopped; round++) {
-      const state = await this.deps.commands.read(this.stream);
-      if (!state.exists) return;
+    let verify = opts.verify ?? false;
+    for (let round = 0; round < maxRounds; round++) {
+      if (this.stopped) return 'settled';
+      const state = await this.deps.log.read();
+      if (!state.exists) return 'settled';
       await this.ensureCi(state);
-      const facts = await this.deps.facts.read(state, { sweep });
-      const actions = plan(state, this.deps.now().toISOString(), facts);
-      if (actions.length === 0) return;
+      const facts = await this.deps.facts.read(state, { verify });
+      verify = false;
+      const actions = (this.deps.plan ?? realPlan)(state, this.deps.now().toISOString(), facts);
+      if (actions.length === 0) return 'settled';
       this.stats.rounds++;
       let progressed = false;
       for (const action of actions) {
-        if (this.stopped) return;
+        if (this.stopped) return 'settled';
         this.stats.actions++;
-        // Observed per kind of action (railyard_engine_action_duration_seconds), so a slow git host or CI shows.
-        const outcome = await timeEngineAction(action.kind, () => this.act(state, action));
+        const act = () => this.act(state, action);
+        const outcome = await (this.deps.observe ? this.deps.observe(action.kind, act) : act());
         if (outcome !== 'nothing') progressed = true;
         if (outcome === 'replan') break;
       }
       // A round that changed nothing would only repeat itself: wait for the next event or tick.
-      if (!progressed) return;
+      if (!progressed) return 'settled';
     }
-    if (!this.stopped) this.dirty = true;
+    return this.stopped ? 'settled' : 'more';
   }
 
   /** After a restart the CI knows nothing of the runs still testing: start their checks again. */
@@ -135,20 +121,20 @@ export class QueueDriver {
     }
   }
 
-  private async record(command: EngineCommand): Promise<QueueEvent[] | null> {
+  private async record(s: QueueState, command: EngineCommand): Promise<readonly QueueEvent[] | null> {
     try {
-      const { events } = await this.deps.commands.execute(this.stream, command, randomUUID());
+      const events = await this.deps.log.execute(command);
       for (const e of events) {
         if (e.type === 'TestRunCancelled' || e.type === 'TestRunTimedOut' || e.type === 'TestRunFailed' || e.type === 'TestRunSucceeded')
           await this.deps.ci.cancel(e.data.testRunId);
       }
       if (events.length > 0)
-        this.deps.logger.info('engine recorded', { queueId: this.queueId, command: command.type, events: events.map((e) => e.type) });
+        this.deps.logger.info('engine recorded', { queueId: s.queueId, command: command.type, events: events.map((e) => e.type) });
       return events;
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       this.deps.logger.warn('engine command no longer applies', {
-        queueId: this.queueId,
+        queueId: s.queueId,
         command: command.type,
         code: err.code,
         message: err.message,
@@ -160,7 +146,7 @@ export class QueueDriver {
   private async act(s: QueueState, a: Action): Promise<Outcome> {
     switch (a.kind) {
       case 'record': {
-        const events = await this.record(a.command);
+        const events = await this.record(s, a.command);
         return events === null ? 'replan' : events.length > 0 ? 'done' : 'nothing';
       }
       case 'startRun':
@@ -172,16 +158,14 @@ export class QueueDriver {
       case 'completeMerge':
         return this.completeMerge(s, a.prNumber, a.mergeSha, a.testRunId, a.reason);
       case 'deleteBranch':
-        await this.deps.writer.deleteBranch(s.repo, a.branch).catch((err: unknown) => {
-          if (!isGitHostError(err, 'REF_MOVED')) throw err;
-        });
+        await this.deps.host.deleteBranch(s.repo, a.branch);
         return 'done';
     }
   }
 
   private async startRun(s: QueueState, a: Extract<Action, { kind: 'startRun' }>): Promise<Outcome> {
-    const testRunId = randomUUID();
-    const built = await this.deps.writer.buildTestBranch(s.repo, {
+    const testRunId = this.deps.newRunId();
+    const built = await this.deps.host.buildTestBranch(s.repo, {
       baseSha: a.baseSha,
       stack: a.stack,
       method: s.settings.mergeMethod,
@@ -198,16 +182,16 @@ export class QueueDriver {
       const detail = tested
         ? `PR #${number} conflicts with ${what}${files}`
         : `PR #${number}, stacked under this run, no longer applies on ${what}${files}`;
-      await this.record({ type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
+      await this.record(s, { type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
     const required = await this.deps.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, sha: built.sha });
     if ('error' in required) {
-      await this.deps.writer.deleteBranch(s.repo, built.branch, built.sha);
-      await this.record({ type: 'FailPr', prNumber: a.prNumber, reason: required.error, detail: required.message });
+      await this.deps.host.deleteBranch(s.repo, built.branch, built.sha);
+      await this.record(s, { type: 'FailPr', prNumber: a.prNumber, reason: required.error, detail: required.message });
       return 'replan';
     }
-    const events = await this.record({
+    const events = await this.record(s, {
       type: 'StartTestRun',
       testRunId,
       testBranch: built.branch,
@@ -221,7 +205,7 @@ export class QueueDriver {
       requiredStatusesSource: required.source,
     });
     if (events === null) {
-      await this.deps.writer.deleteBranch(s.repo, built.branch, built.sha).catch(() => false);
+      await this.deps.host.deleteBranch(s.repo, built.branch, built.sha);
       return 'replan';
     }
     await this.deps.ci.trigger({
@@ -234,10 +218,16 @@ export class QueueDriver {
     return 'done';
   }
 
-  private gitDir(s: QueueState): string {
-    const dir = repoDirOf(this.deps.gitRoot, s.repo);
-    if (dir === null) throw new GitHostError('INVALID_INPUT', `not a valid repository: ${s.repo.owner}/${s.repo.name}`);
-    return dir;
+  /**
+   * Whether the PR is still what the queue holds (open, same head, same base). Facts come from events
+   * and a slower verification; a missed push must never land the old head, so a landing asks first.
+   */
+  private async stillQueued(s: QueueState, prNumber: number): Promise<boolean> {
+    const pr = await this.deps.host.pullRequest(s.repo, prNumber);
+    const entry = s.entries.get(prNumber);
+    if (pr && entry && pr.state === 'open' && pr.headSha === entry.headSha && pr.baseBranch === s.branch) return true;
+    this.deps.facts.forgetPull(s, prNumber);
+    return false;
   }
 
   /**
@@ -252,48 +242,51 @@ export class QueueDriver {
   private async merge(s: QueueState, a: Extract<Action, { kind: 'merge' }>): Promise<Outcome> {
     const target = await this.deps.facts.target(s);
     if (!target || target.sha !== a.onto) return 'replan';
+    if (!(await this.stillQueued(s, a.prNumber))) return 'replan';
     let newSha: string;
     if (target.sha === a.before.sha) newSha = a.after.sha;
-    else if (target.tree === a.before.tree) newSha = await copyCommitsOnto(this.gitDir(s), a.before.sha, a.after.sha, target.sha);
-    else if (s.settings.mode === 'parallel') {
-      const replayed = await replayCommitsOnto(this.gitDir(s), a.before.sha, a.after.sha, target.sha);
+    else if (target.tree === a.before.tree) {
+      const copied = await this.deps.host.carryOnto(s.repo, { mode: 'copy', from: a.before.sha, to: a.after.sha, onto: target.sha });
+      if (!copied.ok) return 'replan';
+      newSha = copied.sha;
+    } else if (s.settings.mode === 'parallel') {
+      const replayed = await this.deps.host.carryOnto(s.repo, { mode: 'replay', from: a.before.sha, to: a.after.sha, onto: target.sha });
       if (!replayed.ok) {
         const detail = `PR #${a.prNumber} passed its tests but no longer applies on ${s.branch} after PRs of other lanes merged: ${replayed.paths.join(', ') || 'unrelated histories'}; their impacted targets did not overlap with this PR's, check the targets`;
-        await this.record({ type: 'FailPr', prNumber: a.prNumber, reason: 'GITHUB_API_MERGE_PR_FAILED', detail, testRunId: a.testRunId });
+        await this.record(s, {
+          type: 'FailPr',
+          prNumber: a.prNumber,
+          reason: 'GITHUB_API_MERGE_PR_FAILED',
+          detail,
+          testRunId: a.testRunId,
+        });
         return 'replan';
       }
       newSha = replayed.sha;
     } else return 'replan';
-    if (!(await this.moveTarget(s, newSha, target.sha))) return 'replan';
+    if (!(await this.land(s, newSha, target.sha))) return 'replan';
     return this.completeMerge(s, a.prNumber, newSha, a.testRunId, 'MERGE_GRAPH_MERGE', target.sha);
   }
 
   private async directMerge(s: QueueState, a: Extract<Action, { kind: 'directMerge' }>): Promise<Outcome> {
-    const entry = s.entries.get(a.prNumber);
-    const newSha = await directMergeCommit(this.gitDir(s), {
+    if (!(await this.stillQueued(s, a.prNumber))) return 'replan';
+    const newSha = await this.deps.host.directMergeCommit(s.repo, {
       baseSha: a.baseSha,
       headSha: a.headSha,
       prNumber: a.prNumber,
-      title: entry?.title ?? '',
+      title: s.entries.get(a.prNumber)?.title ?? '',
       method: s.settings.mergeMethod,
-      committer: { name: 'Railyard', email: 'railyard@localhost' },
-      date: `${Math.floor(this.deps.now().getTime() / 1000)} +0000`,
     });
-    if (!(await this.moveTarget(s, newSha, a.baseSha))) return 'replan';
+    if (!(await this.land(s, newSha, a.baseSha))) return 'replan';
     return this.completeMerge(s, a.prNumber, newSha, undefined, 'MERGE_GRAPH_DIRECT_MERGE', a.baseSha);
   }
 
-  private async moveTarget(s: QueueState, newSha: string, expected: string): Promise<boolean> {
-    try {
-      await this.deps.writer.moveBranch(s.repo, s.branch, newSha, expected);
-      return true;
-    } catch (err) {
-      if (isGitHostError(err, 'REF_MOVED') || isGitHostError(err, 'LOCKED')) {
-        this.deps.logger.warn('target branch moved under the engine; planning again', { queueId: this.queueId, ...errorFields(err) });
-        return false;
-      }
-      throw err;
-    }
+  private async land(s: QueueState, sha: string, expected: string): Promise<boolean> {
+    const landing = await this.deps.host.land(s.repo, { branch: s.branch, sha, expected });
+    this.deps.facts.forgetTarget(s);
+    if (landing.landed) return true;
+    this.deps.logger.warn('target branch moved under the engine; planning again', { queueId: s.queueId, expected, actual: landing.actual });
+    return false;
   }
 
   /** The host PR is marked before the merge is recorded, so a crash in between is repaired by recognising the merge. */
@@ -305,11 +298,8 @@ export class QueueDriver {
     reason: 'MERGE_GRAPH_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE' | 'MANUAL_MERGE',
     ontoSha?: string,
   ): Promise<Outcome> {
-    await this.deps.admin.markPullRequestMerged({ repo: s.repo, number: prNumber }).catch((err: unknown) => {
-      // Already merged (a crash after marking) or closed meanwhile: the target holds the PR either way.
-      if (!isGitHostError(err, 'PR_MERGED') && !isGitHostError(err, 'PR_CLOSED')) throw err;
-    });
-    const events = await this.record({
+    await this.deps.host.markMerged(s.repo, prNumber);
+    const events = await this.record(s, {
       type: 'MarkMerged',
       prNumber,
       mergeSha,

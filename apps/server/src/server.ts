@@ -58,7 +58,6 @@ export const startServer = async (
     eventStore,
     blobs,
     gitRoot: config.gitRoot,
-    gitHost,
     logger,
     ci,
     ...(options.clock ? { now: options.clock.now } : {}),

@@ -22,6 +22,10 @@ export class GitModel {
   private sha = 'main-0';
   private shas = 0;
   readonly testBranches = new Map<string, string>();
+  /** The PR each commit the model wrote adds, so a landing knows what it lands (a step of a test branch, a copy, a direct merge). */
+  private readonly commits = new Map<string, number>();
+  /** Test branches by their head commit: what CI builds and tests. */
+  private readonly built = new Map<string, { stack: readonly number[]; baseVersion: number }>();
 
   constructor(private readonly prs: ReadonlyMap<number, SimPr>) {}
 
@@ -76,6 +80,8 @@ export class GitModel {
       return { prNumber: n, sha: `${testRunId}-c${i}`, tree: treeId(tree) };
     });
     const sha = steps.at(-1)?.sha ?? baseSha;
+    for (const step of steps) this.commits.set(step.sha, step.prNumber);
+    this.built.set(sha, { stack, baseVersion: base.version });
     this.testBranches.set(`railyard-merge/pr-${prNumber}/${testRunId}`, testRunId);
     return { ok: true, sha, steps, baseVersion: base.version };
   }
@@ -90,9 +96,26 @@ export class GitModel {
     this.testBranches.delete(branch);
   }
 
-  /** A fresh commit id for a copy of a PR's commit onto the target. */
-  newSha(): string {
-    return `main-${++this.shas}`;
+  /** The stack and base of the test branch whose head is `sha`. */
+  builtAt(sha: string): { stack: readonly number[]; baseVersion: number } | undefined {
+    return this.built.get(sha);
+  }
+
+  /** A fresh commit that adds PR `prNumber` (a copy or replay of its commit, or a direct merge). */
+  commitFor(prNumber: number): string {
+    const sha = `main-${++this.shas}`;
+    this.commits.set(sha, prNumber);
+    return sha;
+  }
+
+  /** The PR a commit the model wrote adds. */
+  prOf(sha: string): number | undefined {
+    return this.commits.get(sha);
+  }
+
+  /** The target's length in merges: a PR created now is up to date until the next merge. */
+  get version(): number {
+    return this.log.length;
   }
 
   /** Moves the target by compare-and-swap to a commit that holds the target's tree plus the PR. */

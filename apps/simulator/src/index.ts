@@ -5,7 +5,7 @@ export * from './load-workloads';
 export * from './prng';
 export * from './result';
 export * from './simulator';
-export * from './sim-executor';
+
 export * from './targets';
 export * from './workload';
 export { World, targetsRefOf } from './world';

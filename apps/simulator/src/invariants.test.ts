@@ -2,14 +2,14 @@ import { afterStep, beforeStep, evolve, foldQueue, plan, stackOf, type Action, t
 import type { CiRun } from './ci-model';
 import { InvariantChecker, InvariantViolation, type InvariantCode, type WorldView } from './invariants';
 import type { SimPr } from './pr-model';
-import type { Planner } from './sim-executor';
+import type { Planner } from './simulator';
 import { simulate } from './simulator';
 import { smallWorkload } from './testing';
 import { World } from './world';
 
-const violation = (fn: () => unknown): InvariantViolation => {
+const violation = async (fn: () => unknown): Promise<InvariantViolation> => {
   try {
-    fn();
+    await fn();
   } catch (err) {
     if (err instanceof InvariantViolation) return err;
     throw err;
@@ -17,7 +17,7 @@ const violation = (fn: () => unknown): InvariantViolation => {
   throw new Error('expected an invariant violation, none was raised');
 };
 
-const expectViolation = (code: InvariantCode, fn: () => unknown): void => expect(violation(fn).code).toBe(code);
+const expectViolation = async (code: InvariantCode, fn: () => unknown): Promise<void> => expect((await violation(fn)).code).toBe(code);
 
 /** The real planner, except where `tamper` returns actions of its own. */
 const tampered =
@@ -30,11 +30,11 @@ const tampered =
 const entriesIn = (s: QueueState, state: string) => [...s.entries.values()].filter((e) => e.state === state);
 
 describe('invariants, planted through a broken planner', () => {
-  it('when the real planner runs a queue, then no invariant breaks', () => {
-    expect(() => simulate(smallWorkload({ failureRate: 0.2, flakeRate: 0.1, queue: { concurrency: 4 } }))).not.toThrow();
+  it('when the real planner runs a queue, then no invariant breaks', async () => {
+    await expect(simulate(smallWorkload({ failureRate: 0.2, flakeRate: 0.1, queue: { concurrency: 4 } }))).resolves.toBeDefined();
   });
 
-  it('when a planner merges a PR that never had a test run, then MERGED_UNTESTED', () => {
+  it('when a planner merges a PR that never had a test run, then MERGED_UNTESTED', async () => {
     const planner = tampered((s, _a, facts) => {
       const first = entriesIn(s, 'pending')[0];
       if (!first || !facts.target) return undefined;
@@ -50,10 +50,10 @@ describe('invariants, planted through a broken planner', () => {
         },
       ];
     });
-    expectViolation('MERGED_UNTESTED', () => simulate(smallWorkload(), { planner }));
+    await expectViolation('MERGED_UNTESTED', () => simulate(smallWorkload(), { planner }));
   });
 
-  it('when a planner merges a PR whose run failed, then MERGED_UNTESTED', () => {
+  it('when a planner merges a PR whose run failed, then MERGED_UNTESTED', async () => {
     const planner = tampered((s, _a, facts) => {
       const suspect = entriesIn(s, 'pending_failure')[0];
       const run = suspect?.testRunId === undefined ? undefined : s.runs.get(suspect.testRunId);
@@ -64,18 +64,18 @@ describe('invariants, planted through a broken planner', () => {
       if (!before || !after || before.tree !== facts.target.tree) return undefined;
       return [{ kind: 'merge', prNumber: suspect.prNumber, testRunId: run.testRunId, index, before, after, onto: facts.target.sha }];
     });
-    expectViolation('MERGED_UNTESTED', () => simulate(smallWorkload({ failureRate: 0.5 }), { planner }));
+    await expectViolation('MERGED_UNTESTED', () => simulate(smallWorkload({ failureRate: 0.5 }), { planner }));
   });
 
-  it('when a planner records a merge the target branch does not hold, then MERGE_NOT_ON_TARGET', () => {
+  it('when a planner records a merge the target branch does not hold, then MERGE_NOT_ON_TARGET', async () => {
     const planner = tampered((s) => {
       const first = entriesIn(s, 'pending')[0];
       return first ? [{ kind: 'completeMerge', prNumber: first.prNumber, mergeSha: 'nowhere', reason: 'MERGE_GRAPH_MERGE' }] : undefined;
     });
-    expectViolation('MERGE_NOT_ON_TARGET', () => simulate(smallWorkload(), { planner }));
+    await expectViolation('MERGE_NOT_ON_TARGET', () => simulate(smallWorkload(), { planner }));
   });
 
-  it('when a planner tests the newest PR alone and merges it first, then ORDER_BROKEN', () => {
+  it('when a planner tests the newest PR alone and merges it first, then ORDER_BROKEN', async () => {
     const planner = tampered((s, actions, facts) => {
       if (!actions.some((a) => a.kind === 'startRun') || !facts.target) return undefined;
       const waiting = entriesIn(s, 'pending');
@@ -94,10 +94,10 @@ describe('invariants, planted through a broken planner', () => {
         },
       ];
     });
-    expectViolation('ORDER_BROKEN', () => simulate(smallWorkload({ arrivalsPerHour: 600 }), { planner }));
+    await expectViolation('ORDER_BROKEN', () => simulate(smallWorkload({ arrivalsPerHour: 600 }), { planner }));
   });
 
-  it('when a planner merges a stacked PR before the PR under it, then TREE_NOT_TESTED', () => {
+  it('when a planner merges a stacked PR before the PR under it, then TREE_NOT_TESTED', async () => {
     const planner = tampered((s, actions, facts) => {
       const merge = actions.find((a) => a.kind === 'merge');
       if (!merge || !facts.target) return undefined;
@@ -112,10 +112,12 @@ describe('invariants, planted through a broken planner', () => {
         { kind: 'merge', prNumber: behind.prNumber, testRunId: run.testRunId, index, before: facts.target, after, onto: facts.target.sha },
       ];
     });
-    expectViolation('TREE_NOT_TESTED', () => simulate(smallWorkload({ arrivalsPerHour: 600, queue: { concurrency: 4 } }), { planner }));
+    await expectViolation('TREE_NOT_TESTED', () =>
+      simulate(smallWorkload({ arrivalsPerHour: 600, queue: { concurrency: 4 } }), { planner }),
+    );
   });
 
-  it('when a planner fails a PR whose run passed and nothing flakes, then INNOCENT_BLAMED', () => {
+  it('when a planner fails a PR whose run passed and nothing flakes, then INNOCENT_BLAMED', async () => {
     const planner = tampered((s) => {
       const passed = entriesIn(s, 'tests_passed')[0];
       return passed
@@ -127,33 +129,35 @@ describe('invariants, planted through a broken planner', () => {
           ]
         : undefined;
     });
-    expectViolation('INNOCENT_BLAMED', () => simulate(smallWorkload(), { planner }));
+    await expectViolation('INNOCENT_BLAMED', () => simulate(smallWorkload(), { planner }));
   });
 
-  it('when a planner starts more runs than the concurrency allows, then BUDGET_EXCEEDED', () => {
+  it('when a planner starts more runs than the concurrency allows, then BUDGET_EXCEEDED', async () => {
     const planner: Planner = (s, now, facts) => plan({ ...s, settings: { ...s.settings, concurrency: 6 } }, now, facts);
-    expectViolation('BUDGET_EXCEEDED', () => simulate(smallWorkload({ arrivalsPerHour: 600, queue: { concurrency: 2 } }), { planner }));
+    await expectViolation('BUDGET_EXCEEDED', () =>
+      simulate(smallWorkload({ arrivalsPerHour: 600, queue: { concurrency: 2 } }), { planner }),
+    );
   });
 
-  it('when a planner never stops acting at one instant, then LIVELOCK', () => {
-    expectViolation('LIVELOCK', () =>
+  it('when a planner never stops acting at one instant, then LIVELOCK', async () => {
+    await expectViolation('LIVELOCK', () =>
       simulate(smallWorkload(), { planner: () => [{ kind: 'deleteBranch', branch: 'railyard-merge/pr-1/x' }] }),
     );
   });
 
-  it('when a planner does nothing while PRs wait, then STALLED', () => {
-    expectViolation('STALLED', () => simulate(smallWorkload(), { planner: () => [] }));
+  it('when a planner does nothing while PRs wait, then STALLED', async () => {
+    await expectViolation('STALLED', () => simulate(smallWorkload(), { planner: () => [] }));
   });
 
-  it('when a planner builds a run on a commit the target never was, then UNKNOWN_BASE', () => {
+  it('when a planner builds a run on a commit the target never was, then UNKNOWN_BASE', async () => {
     const planner = tampered((_s, actions) => {
       const start = actions.find((a) => a.kind === 'startRun');
       return start ? [{ ...start, baseSha: 'somewhere-else' }] : undefined;
     });
-    expectViolation('UNKNOWN_BASE', () => simulate(smallWorkload(), { planner }));
+    await expectViolation('UNKNOWN_BASE', () => simulate(smallWorkload(), { planner }));
   });
 
-  it('when a planner keeps restarting PRs that passed, so that none ever leaves, then STALLED', () => {
+  it('when a planner keeps restarting PRs that passed, so that none ever leaves, then STALLED', async () => {
     const planner = tampered((s) => {
       const passed = entriesIn(s, 'tests_passed');
       return passed.length > 0
@@ -163,12 +167,12 @@ describe('invariants, planted through a broken planner', () => {
           }))
         : undefined;
     });
-    const err = violation(() => simulate(smallWorkload(), { planner }));
+    const err = await violation(() => simulate(smallWorkload(), { planner }));
     expect(err.code).toBe('STALLED');
     expect(err.message).toContain('none merged or failed');
   });
 
-  it('when a planner stacks a PR already on the target, then STACKED_MERGED_PR', () => {
+  it('when a planner stacks a PR already on the target, then STACKED_MERGED_PR', async () => {
     const merged: number[] = [];
     const planner: Planner = (s, now, facts) => {
       for (const e of s.entries.values()) if (e.state === 'merged' && !merged.includes(e.prNumber)) merged.push(e.prNumber);
@@ -180,7 +184,7 @@ describe('invariants, planted through a broken planner', () => {
           : a,
       );
     };
-    expectViolation('STACKED_MERGED_PR', () => simulate(smallWorkload(), { planner }));
+    await expectViolation('STACKED_MERGED_PR', () => simulate(smallWorkload(), { planner }));
   });
 });
 
@@ -244,42 +248,42 @@ const mergedEvent = (prNumber: number): QueueEvent => ({
 });
 
 describe('InvariantChecker, fed directly', () => {
-  it('when a bad PR merges on a run that passed and no test misses breakages, then BAD_PR_MERGED', () => {
+  it('when a bad PR merges on a run that passed and no test misses breakages, then BAD_PR_MERGED', async () => {
     const s = stateWith(submitted(1));
-    expectViolation('BAD_PR_MERGED', () =>
+    await expectViolation('BAD_PR_MERGED', () =>
       checker().onEvent(s, mergedEvent(1), view({ mergeLog: [1], runs: [passedRun([1])], prs: [pr(1, true)] })),
     );
   });
 
-  it('when misses are modelled, then a bad merge is counted, not refused', () => {
+  it('when misses are modelled, then a bad merge is counted, not refused', async () => {
     const s = stateWith(submitted(1));
     expect(() =>
       checker({ misses: true }).onEvent(s, mergedEvent(1), view({ mergeLog: [1], runs: [passedRun([1])], prs: [pr(1, true)] })),
     ).not.toThrow();
   });
 
-  it('when a merged PR is moved again, then TERMINAL_STATE_CHANGED', () => {
+  it('when a merged PR is moved again, then TERMINAL_STATE_CHANGED', async () => {
     const s = stateWith(submitted(1), mergedEvent(1));
     const restart: QueueEvent = { type: 'TestsRestarted', data: { prNumber: 1, reason: 'TESTS_RESTARTED_BY_API_REQUEST', at: at(50) } };
-    expectViolation('TERMINAL_STATE_CHANGED', () => checker().onEvent(s, restart, view({ prs: [pr(1)] })));
+    await expectViolation('TERMINAL_STATE_CHANGED', () => checker().onEvent(s, restart, view({ prs: [pr(1)] })));
   });
 
-  it('when the simulation ends with a PR still queued, then PR_LOST', () => {
+  it('when the simulation ends with a PR still queued, then PR_LOST', async () => {
     const s = stateWith(submitted(1), submitted(2), mergedEvent(1));
-    expectViolation('PR_LOST', () => checker().atEnd(s, view(), 2, false));
+    await expectViolation('PR_LOST', () => checker().atEnd(s, view(), 2, false));
   });
 
-  it('when the simulation was cut at its time limit, then PRs still queued are allowed', () => {
+  it('when the simulation was cut at its time limit, then PRs still queued are allowed', async () => {
     const s = stateWith(submitted(1));
     expect(() => checker().atEnd(s, view(), 1, true)).not.toThrow();
   });
 
-  it('when the log counts more merges than the target holds, then TARGET_OUT_OF_SYNC', () => {
+  it('when the log counts more merges than the target holds, then TARGET_OUT_OF_SYNC', async () => {
     const s = stateWith(submitted(1));
-    expectViolation('TARGET_OUT_OF_SYNC', () => checker().atQuiescence(s, view({ mergeLog: [] }), 1));
+    await expectViolation('TARGET_OUT_OF_SYNC', () => checker().atQuiescence(s, view({ mergeLog: [] }), 1));
   });
 
-  it('when parallel lanes merge in between, then only a PR overlapping the merged one and missing from its run breaks the tree rule', () => {
+  it('when parallel lanes merge in between, then only a PR overlapping the merged one and missing from its run breaks the tree rule', async () => {
     const s = stateWith(submitted(1), submitted(2), submitted(3));
     const laneA = { ...pr(1), areas: [0] };
     const laneB = { ...pr(2), areas: [1] };
@@ -289,6 +293,6 @@ describe('InvariantChecker, fed directly', () => {
     const ok = view({ ...base, mergeLog: [2, 3], prs: [laneA, laneB, laneA2] });
     expect(() => checker().onEvent(evolve(stateWith(submitted(2), submitted(3)), mergedEvent(2)), mergedEvent(3), ok)).not.toThrow();
     const bad = view({ ...base, mergeLog: [1, 3], prs: [laneA, laneB, laneA2] });
-    expectViolation('TREE_NOT_TESTED', () => checker().onEvent(evolve(s, mergedEvent(1)), mergedEvent(3), bad));
+    await expectViolation('TREE_NOT_TESTED', () => checker().onEvent(evolve(s, mergedEvent(1)), mergedEvent(3), bad));
   });
 });

@@ -87,6 +87,7 @@ export class InvariantChecker {
     if (!w.holds(n)) fail('MERGE_NOT_ON_TARGET', `PR #${n} is recorded merged but the target branch does not hold it`);
     if (d.reason === 'MERGE_GRAPH_DIRECT_MERGE') {
       if (!this.o.directMergeAllowed) fail('MERGED_UNTESTED', `PR #${n} merged directly although direct merge is off`);
+      if (w.pr(n)?.headChecks !== 'success') fail('MERGED_UNTESTED', `PR #${n} merged directly although its own checks did not pass`);
     } else {
       this.checkBackingRun(n, d.testRunId, w, fail);
     }

@@ -5,6 +5,9 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
+// Each case starts node with tsx and runs a workload: seconds on a busy machine.
+jest.setTimeout(60_000);
+
 /** `npm run simulate -- …` as an operator runs it: a real node process with tsx, from the repository root. */
 const simulateCli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {

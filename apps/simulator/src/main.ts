@@ -47,7 +47,7 @@ const main = async (): Promise<number> => {
   for (const w of workloads) {
     const run = { ...w, ...(args.seed !== undefined ? { seed: args.seed } : {}), ...(args.prs !== undefined ? { prs: args.prs } : {}) };
     const started = Date.now();
-    const result = simulate(run);
+    const result = await simulate(run);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     process.stderr.write(`simulate: ${w.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s of wall time\n`);
   }

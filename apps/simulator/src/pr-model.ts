@@ -18,6 +18,10 @@ export interface SimPr {
   arrivedAt: number;
   /** When it entered the queue; later than arrivedAt when the backlog was full. */
   submittedAt?: number;
+  /** Direct-merge workloads: the verdict of the PR's own checks on its head, run before it was submitted. */
+  headChecks?: 'success' | 'failure';
+  /** Direct-merge workloads: the target's length in merges when the head was made; up to date while the target has not moved since. */
+  baseVersion?: number;
 }
 
 const pickAreas = (w: Workload, rng: Prng): readonly number[] | 'all' => {

@@ -5,7 +5,7 @@ import { parseWorkload, WorkloadError } from './workload';
 import { targetsRefOf } from './world';
 
 describe('simulate', () => {
-  it('when a workload runs twice with the same seed, then the results are identical', () => {
+  it('when a workload runs twice with the same seed, then the results are identical', async () => {
     const w = smallWorkload({
       prs: 120,
       failureRate: 0.1,
@@ -13,16 +13,16 @@ describe('simulate', () => {
       ci: { durationMinutes: 30, distribution: 'lognormal', sigma: 0.4 },
       queue: { concurrency: 4 },
     });
-    expect(simulate(w)).toEqual(simulate(w));
+    expect(await simulate(w)).toEqual(await simulate(w));
   });
 
-  it('when only the seed changes, then the results differ', () => {
+  it('when only the seed changes, then the results differ', async () => {
     const w = smallWorkload({ prs: 120, failureRate: 0.1, queue: { concurrency: 4 } });
-    expect(simulate({ ...w, seed: 2 })).not.toEqual(simulate(w));
+    expect(await simulate({ ...w, seed: 2 })).not.toEqual(await simulate(w));
   });
 
-  it('when nothing fails and the queue is saturated, then k runs merge every T', () => {
-    const r = simulate(smallWorkload({ prs: 300, arrivalsPerHour: 30, warmupMinutes: 60, queue: { concurrency: 4 } }));
+  it('when nothing fails and the queue is saturated, then k runs merge every T', async () => {
+    const r = await simulate(smallWorkload({ prs: 300, arrivalsPerHour: 30, warmupMinutes: 60, queue: { concurrency: 4 } }));
     expect(r.boundMergesPerHour).toBe(8);
     expect(r.mergesPerHour).toBeGreaterThan(7.6);
     expect(r.mergesPerHour).toBeLessThanOrEqual(8.4);
@@ -30,8 +30,8 @@ describe('simulate', () => {
     expect(r.saturation).toBeGreaterThan(0.99);
   });
 
-  it('when some PRs are bad and nothing flakes, then exactly the bad ones fail and every other one merges', () => {
-    const r = simulate(smallWorkload({ prs: 200, failureRate: 0.15, queue: { concurrency: 4 } }));
+  it('when some PRs are bad and nothing flakes, then exactly the bad ones fail and every other one merges', async () => {
+    const r = await simulate(smallWorkload({ prs: 200, failureRate: 0.15, queue: { concurrency: 4 } }));
     expect(r.failed).toBe(r.culpritEjections);
     expect(r.failed).toBe(Math.round(r.realizedFailureRate * 200));
     expect(r.merged + r.failed).toBe(200);
@@ -39,17 +39,17 @@ describe('simulate', () => {
     expect(r.badMerges).toBe(0);
   });
 
-  it('when runs flake, then good PRs are ejected and counted as innocent', () => {
-    const r = simulate(smallWorkload({ prs: 200, flakeRate: 0.2, queue: { concurrency: 2 } }));
+  it('when runs flake, then good PRs are ejected and counted as innocent', async () => {
+    const r = await simulate(smallWorkload({ prs: 200, flakeRate: 0.2, queue: { concurrency: 2 } }));
     expect(r.flakes).toBeGreaterThan(0);
     expect(r.innocentEjections).toBeGreaterThan(0);
     expect(r.culpritEjections).toBe(0);
   });
 
-  it('when anti-flake protection is on and one PR tests at a time, then a flake is cleared by the next run stacking it instead of ejecting the PR', () => {
+  it('when anti-flake protection is on and one PR tests at a time, then a flake is cleared by the next run stacking it instead of ejecting the PR', async () => {
     const flaky = { prs: 200, arrivalsPerHour: 30, failureRate: 0.05, flakeRate: 0.1 };
-    const off = simulate(smallWorkload({ ...flaky, queue: { concurrency: 1 } }));
-    const on = simulate(smallWorkload({ ...flaky, queue: { concurrency: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1 } }));
+    const off = await simulate(smallWorkload({ ...flaky, queue: { concurrency: 1 } }));
+    const on = await simulate(smallWorkload({ ...flaky, queue: { concurrency: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1 } }));
     expect(off.innocentEjections).toBeGreaterThan(10);
     expect(on.flakes).toBeGreaterThan(10);
     expect(on.innocentEjections).toBeLessThanOrEqual(4);
@@ -57,19 +57,21 @@ describe('simulate', () => {
     expect(on.badMerges).toBe(0);
   });
 
-  it('when tests can miss a breakage, then bad PRs merge and are counted', () => {
-    const r = simulate(smallWorkload({ prs: 200, failureRate: 0.3, missRate: 0.5, queue: { concurrency: 2 } }));
+  it('when tests can miss a breakage, then bad PRs merge and are counted', async () => {
+    const r = await simulate(smallWorkload({ prs: 200, failureRate: 0.3, missRate: 0.5, queue: { concurrency: 2 } }));
     expect(r.badMerges).toBeGreaterThan(0);
   });
 
-  it('when PRs conflict, then they fail at build time without a CI run and none of them merges', () => {
-    const r = simulate(smallWorkload({ prs: 150, conflicts: { withBase: 0.1, withEarlier: 0.1, window: 4 }, queue: { concurrency: 4 } }));
+  it('when PRs conflict, then they fail at build time without a CI run and none of them merges', async () => {
+    const r = await simulate(
+      smallWorkload({ prs: 150, conflicts: { withBase: 0.1, withEarlier: 0.1, window: 4 }, queue: { concurrency: 4 } }),
+    );
     expect(r.conflictEjections).toBeGreaterThan(0);
     expect(r.merged + r.conflictEjections).toBe(150);
   });
 
-  it('when PRs carry priorities, then the queue still keeps order within each level', () => {
-    const r = simulate(
+  it('when PRs carry priorities, then the queue still keeps order within each level', async () => {
+    const r = await simulate(
       smallWorkload({
         prs: 150,
         arrivalsPerHour: 120,
@@ -81,8 +83,8 @@ describe('simulate', () => {
     expect(r.unfinished).toBe(0);
   });
 
-  it('when the queue is in parallel mode, then every PR uploads its targets first and is admitted', () => {
-    const r = simulate(
+  it('when the queue is in parallel mode, then every PR uploads its targets first and is admitted', async () => {
+    const r = await simulate(
       smallWorkload({ prs: 100, failureRate: 0.1, areas: { count: 4, crossCutting: 0.1 }, queue: { mode: 'parallel', concurrency: 8 } }),
     );
     expect(r.mode).toBe('parallel');
@@ -90,27 +92,38 @@ describe('simulate', () => {
     expect(r.laneBoundMergesPerHour).toBeGreaterThan(r.boundMergesPerHour);
   });
 
-  it('when arrivals outpace the queue, then the backlog is held at maxWaiting', () => {
-    const r = simulate(smallWorkload({ prs: 200, arrivalsPerHour: 600, maxWaiting: 10, queue: { concurrency: 2 } }));
+  it('when arrivals outpace the queue, then the backlog is held at maxWaiting', async () => {
+    const r = await simulate(smallWorkload({ prs: 200, arrivalsPerHour: 600, maxWaiting: 10, queue: { concurrency: 2 } }));
     expect(r.meanWaiting).toBeLessThanOrEqual(10);
     expect(r.meanWaiting).toBeGreaterThan(8);
   });
 
-  it('when the time limit comes first, then the PRs left are reported unfinished', () => {
-    const r = simulate(smallWorkload({ prs: 100, maxHours: 5 }));
+  it('when the time limit comes first, then the PRs left are reported unfinished', async () => {
+    const r = await simulate(smallWorkload({ prs: 100, maxHours: 5 }));
     expect(r.unfinished).toBeGreaterThan(0);
     expect(r.merged + r.unfinished).toBe(r.prs);
   });
 
-  it('when batching is on, then the result carries the group-testing reference', () => {
-    const r = simulate(smallWorkload({ prs: 60, failureRate: 0.05, queue: { batch: true, batchingMinSize: 4 } }));
+  it('when direct merge is always on and the queue is often empty, then PRs whose own checks passed land without a run, and no bad PR merges', async () => {
+    const low = { prs: 120, arrivalsPerHour: 1, failureRate: 0.1 };
+    const off = await simulate(smallWorkload({ ...low, queue: { concurrency: 2 } }));
+    const on = await simulate(smallWorkload({ ...low, queue: { concurrency: 2, directMergeMode: 'always' } }));
+    expect(off.ciRunsPerMerge).toBeGreaterThanOrEqual(1);
+    expect(on.ciRunsPerMerge).toBeLessThan(0.5);
+    expect(on.merged + on.failed).toBe(120);
+    expect(on.failed).toBe(off.failed);
+    expect(on.badMerges).toBe(0);
+  });
+
+  it('when batching is on, then the result carries the group-testing reference', async () => {
+    const r = await simulate(smallWorkload({ prs: 60, failureRate: 0.05, queue: { batch: true, batchingMinSize: 4 } }));
     expect(r.batchSize).toBe(4);
     expect(r.dorfmanRunsPerMerge).toBeCloseTo(0.435, 3);
   });
 });
 
 describe('parseWorkload', () => {
-  it('when required fields are missing, then the error names each of them', () => {
+  it('when required fields are missing, then the error names each of them', async () => {
     const err = (() => {
       try {
         parseWorkload({ name: 'x' }, 'w.json');
@@ -123,18 +136,18 @@ describe('parseWorkload', () => {
     for (const field of ['prs', 'arrivalsPerHour', 'ci', 'failureRate']) expect((err as Error).message).toContain(field);
   });
 
-  it('when a key is unknown or a rate is out of range, then it is refused by name', () => {
+  it('when a key is unknown or a rate is out of range, then it is refused by name', async () => {
     expect(() => smallWorkload({ queue: { concurency: 4 } as never })).toThrow(/queue/);
     expect(() => smallWorkload({ failureRate: 1.5 })).toThrow(/failureRate/);
   });
 
-  it('when a parallel workload names no areas, then it is refused', () => {
+  it('when a parallel workload names no areas, then it is refused', async () => {
     expect(() => smallWorkload({ queue: { mode: 'parallel' } })).toThrow(/areas/);
   });
 });
 
 describe('targetsRefOf', () => {
-  it('when targets repeat, then they are stored sorted and unique, addressed as the API addresses them', () => {
+  it('when targets repeat, then they are stored sorted and unique, addressed as the API addresses them', async () => {
     const ref = targetsRefOf(['b', 'a', 'a']);
     expect(ref).toEqual({ digest: createHash('sha256').update('a\nb').digest('hex'), count: 2, all: false });
     expect(targetsRefOf('ALL').all).toBe(true);

@@ -1,12 +1,21 @@
-import { DEFAULT_SETTINGS, plan } from '@railyard/domain';
+import { DEFAULT_SETTINGS, plan, type Action, type HostFacts, type QueueState } from '@railyard/domain';
+import { QueueDriver } from '@railyard/engine';
 import { buildResult, type SimResult } from './result';
 import { EventQueue } from './event-queue';
 import { InvariantViolation } from './invariants';
 import { generatePr, type SimPr } from './pr-model';
 import { Prng } from './prng';
-import { SimExecutor, type Planner } from './sim-executor';
+import { SimCi } from './sim-ci';
+import { SimHost } from './sim-host';
 import { defaultMaxWaiting, type Workload } from './workload';
 import { World } from './world';
+
+/** The planner the simulator drives: the real `plan` by default, a stand-in in tests. */
+export type Planner = (s: QueueState, now: string, facts: HostFacts) => Action[];
+
+/** More rounds than this at one instant means the planner keeps acting without converging. */
+const MAX_ROUNDS_PER_INSTANT = 5_000;
+const quiet = { info: () => undefined, warn: () => undefined };
 
 type SimEvent = { kind: 'arrival' } | { kind: 'ciAnswer'; testRunId: string } | { kind: 'tick' };
 
@@ -16,14 +25,31 @@ export interface SimulateOptions {
 }
 
 /**
- * Runs one workload to the end: PRs arrive (Poisson), the real planner plans, the modelled CI answers
- * after its drawn duration, and the clock jumps from one event to the next. Every recorded event is
- * checked against the model; a broken invariant throws InvariantViolation.
+ * Runs one workload to the end: PRs arrive (Poisson), the engine's own QueueDriver plans with the real
+ * planner and acts on the modelled host and CI, the modelled CI answers after its drawn duration, and
+ * the clock jumps from one event to the next. Every recorded event is checked against the model; a
+ * broken invariant rejects with InvariantViolation.
  */
-export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimResult => {
+export const simulate = async (workload: Workload, opts: SimulateOptions = {}): Promise<SimResult> => {
   const w = new World(workload);
   const agenda = new EventQueue<SimEvent>();
-  const exec = new SimExecutor(w, opts.planner ?? plan, (testRunId, at) => agenda.push(at, { kind: 'ciAnswer', testRunId }));
+  const minute = (): number => w.now / 60_000;
+  const driver = new QueueDriver({
+    log: w.log,
+    facts: w.factsSource,
+    host: new SimHost(w.git, w.prs, minute),
+    ci: new SimCi(w, w.git, w.ci, (testRunId, at) => agenda.push(at, { kind: 'ciAnswer', testRunId })),
+    logger: quiet,
+    now: () => new Date(w.nowIso()),
+    newRunId: () => w.newId('run'),
+    plan: opts.planner ?? plan,
+    maxRounds: MAX_ROUNDS_PER_INSTANT,
+  });
+  /** One pass of the driver at the current instant, to the end. */
+  const drive = async (): Promise<void> => {
+    if ((await driver.pass()) === 'more')
+      throw new InvariantViolation('LIVELOCK', `the planner still acts after ${MAX_ROUNDS_PER_INSTANT} rounds at one instant`, minute());
+  };
   const arrivals = new Prng(workload.seed, 'arrivals');
   const natures = new Prng(workload.seed, 'prs');
   const settings = { ...DEFAULT_SETTINGS, ...workload.queue };
@@ -77,7 +103,7 @@ export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimRes
       else ticked = true;
     }
     releaseHeld();
-    do exec.drive();
+    do await drive();
     while (releaseHeld());
     w.checker.atQuiescence(w.state, w, w.mergedCount);
     w.metrics.sampleWaiting(w.now, w.waiting());
@@ -103,5 +129,10 @@ export const simulate = (workload: Workload, opts: SimulateOptions = {}): SimRes
   }
   w.checker.atEnd(w.state, w, generated, stoppedAtLimit);
 
-  return buildResult(workload, w, { from: workload.warmupMinutes * 60_000, to: lastSubmission, generated, plannerRounds: exec.rounds });
+  return buildResult(workload, w, {
+    from: workload.warmupMinutes * 60_000,
+    to: lastSubmission,
+    generated,
+    plannerRounds: driver.stats.rounds,
+  });
 };

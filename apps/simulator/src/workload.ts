@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_SETTINGS, OPTIMIZATION_MODES, QUEUE_MODES } from '@railyard/domain';
+import { DEFAULT_SETTINGS, DIRECT_MERGE_MODES, OPTIMIZATION_MODES, QUEUE_MODES } from '@railyard/domain';
 
 const probability = z.number().min(0).max(1);
 const positiveInt = z.number().int().min(1);
@@ -17,6 +17,7 @@ const queueSettings = z
     batchingMinSize: positiveInt,
     batchingMaxWaitTimeMinutes: positiveInt,
     optimizationMode: z.enum(OPTIMIZATION_MODES),
+    directMergeMode: z.enum(DIRECT_MERGE_MODES),
   })
   .partial()
   .strict();

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
-  DomainError,
   decide,
   decideEngine,
   evolve,
   initialQueueState,
   isTerminal,
   OverlapIndex,
+  directMergeCandidate,
   type DecideContext,
-  type EngineCommand,
   type HostFacts,
   type PullFacts,
   type QueueCommand,
@@ -19,8 +18,10 @@ import {
   type ReportedStatus,
   type TargetsRef,
 } from '@railyard/domain';
+import type { FactsSource, QueueLog } from '@railyard/engine';
 import { CiModel, CHECK, type CiRun } from './ci-model';
 import { GitModel } from './git-model';
+import { SIM_BRANCH } from './sim-host';
 import { InvariantChecker, type WorldView } from './invariants';
 import { Metrics } from './metrics';
 import { targetNames, type SimPr } from './pr-model';
@@ -28,7 +29,7 @@ import { Prng } from './prng';
 import type { Workload } from './workload';
 
 export const SIM_REPO: RepoRef = { host: 'sim.local', owner: 'railyard', name: 'simulated' };
-export const SIM_BRANCH = 'main';
+export { SIM_BRANCH };
 /** Simulated time 0. Any fixed instant works: the domain only ever sees ISO strings. */
 export const EPOCH_MS = Date.UTC(2025, 0, 6, 0, 0, 0);
 
@@ -75,9 +76,31 @@ export class World implements WorldView {
     this.checker = new InvariantChecker({
       missesPossible: workload.missRate > 0,
       flakesPossible: workload.flakeRate > 0,
-      directMergeAllowed: false,
+      directMergeAllowed: workload.queue.directMergeMode === 'always',
     });
+    this.heads = new Prng(workload.seed, 'heads');
   }
+
+  /** Draws of the PRs' own checks, a stream of their own so workloads without direct merge draw as before. */
+  private readonly heads: Prng;
+
+  /** The queue's stream as the engine's QueueDriver writes it: the real decideEngine, every event shown to the checker. */
+  readonly log: QueueLog = {
+    read: async () => this.state,
+    execute: async (command) => {
+      const events = decideEngine(this.state, command, this.context());
+      this.apply(events);
+      return events;
+    },
+  };
+
+  /** What the driver is shown: the facts an engine would read now (below), and the target fresh from the model. */
+  readonly factsSource: FactsSource = {
+    read: async () => this.facts(),
+    target: async () => this.git.target(),
+    forgetPull: () => undefined,
+    forgetTarget: () => undefined,
+  };
 
   get mode(): QueueMode {
     return this.state.settings.mode;
@@ -157,18 +180,6 @@ export class World implements WorldView {
     this.apply(decide(this.state, command, this.context()));
   }
 
-  /** An engine command as the executor records it; null when it no longer fits the state (the executor replans). */
-  record(command: EngineCommand): QueueEvent[] | null {
-    try {
-      const events = decideEngine(this.state, command, this.context());
-      this.apply(events);
-      return events;
-    } catch (err) {
-      if (err instanceof DomainError) return null;
-      throw err;
-    }
-  }
-
   createQueue(): void {
     this.command({
       type: 'CreateQueue',
@@ -182,6 +193,13 @@ export class World implements WorldView {
 
   submit(pr: SimPr): void {
     pr.submittedAt = this.now;
+    if (this.workload.queue.directMergeMode === 'always') {
+      // The author's CI ran on the head, made on the target as it is now: it fails a bad PR unless the test misses it, and may flake.
+      const missed = this.heads.chance(this.workload.missRate);
+      const flaked = this.heads.chance(this.workload.flakeRate);
+      pr.headChecks = (pr.bad && !missed) || flaked ? 'failure' : 'success';
+      pr.baseVersion = this.git.version;
+    }
     if (this.state.settings.mode === 'parallel' || this.workload.areas) {
       const list = targetNames(pr, this.workload.areas?.targetsPerArea ?? 1);
       const ref = targetsRefOf(list);
@@ -236,6 +254,17 @@ export class World implements WorldView {
     const testBranches = [...this.git.testBranches].map(([branch, testRunId]) => ({ branch, testRunId }));
     const facts: HostFacts = { target: this.git.target(), pulls, statuses, testBranches };
     if (this.state.settings.mode === 'parallel') facts.overlaps = this.overlaps;
+    const candidate = directMergeCandidate(this.state);
+    const pr = candidate && this.prs.get(candidate.prNumber);
+    if (candidate && pr)
+      facts.directMerge = {
+        prNumber: pr.number,
+        headSha: pr.headSha,
+        upToDate: pr.baseVersion === this.git.version,
+        headTree: this.git.treeWith(pr.number),
+        requiredStatuses: [...this.state.requiredStatuses],
+        headStatuses: pr.headChecks ? [{ context: CHECK, state: pr.headChecks }] : [],
+      };
     return facts;
   }
 }

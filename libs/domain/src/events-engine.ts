@@ -77,7 +77,18 @@ export type PrMerged = Ev<'PrMerged', { prNumber: number; mergeSha: string; onto
 /** `detail` says what to fix, e.g. which PR or base commit it conflicts with. */
 export type PrFailed = Ev<'PrFailed', { prNumber: number; reason: FailReason; detail: string; testRunId?: string }>;
 
+/**
+ * What keeps the engine from driving the queue, as the engine saw it: the repository is gone from the
+ * host, or the queue's branch is not a name the host can serve. Recorded when it starts and when it
+ * changes; `QueueHostProblemCleared` when a pass succeeds again. Read models show it (docs/engine.md).
+ */
+export type HostProblemCode = 'REPOSITORY_NOT_FOUND' | 'INVALID_TARGET_BRANCH';
+export type QueueHostProblemReported = Ev<'QueueHostProblemReported', { code: HostProblemCode; detail: string }>;
+export type QueueHostProblemCleared = Ev<'QueueHostProblemCleared', object>;
+
 export type EngineEvent =
+  | QueueHostProblemReported
+  | QueueHostProblemCleared
   | TestRunStarted
   | TestRunStatusReported
   | TestRunSucceeded

@@ -2,6 +2,9 @@ import type { QueueMode } from './config';
 import type { Mergeability, PrReadinessChanged, Readiness } from './events';
 import type { Entry } from './state';
 
+/** `unspecified` and `in_progress` mean the host is still working it out (GitHub's `mergeable: null`). */
+export const isMergeabilityKnown = (m: Mergeability): boolean => m === 'mergeable' || m === 'not_mergeable';
+
 export const isReady = (r: Readiness): boolean =>
   r.doesBaseBranchMatch && r.mergeability === 'mergeable' && (!r.requiresImpactedTargets || r.hasImpactedTargets);
 

@@ -1,6 +1,6 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
 import { entryStateAfter, isTerminal, type PrState, type QueueEvent, type Readiness, type TargetsRef } from './events';
-import type { CommitStatusState, RequiredStatusesSource, TestRunStep } from './events-engine';
+import type { CommitStatusState, HostProblemCode, RequiredStatusesSource, TestRunStep } from './events-engine';
 import type { RepoRef } from './ids';
 import type { PriorityName } from './priority';
 
@@ -93,6 +93,8 @@ export interface QueueState {
    * foreign push.
    */
   mergedOnto: Map<string, string>;
+  /** Set while the engine reports that it cannot drive the queue (QueueHostProblemReported), with when that began. */
+  hostProblem?: { code: HostProblemCode; detail: string; since: string };
 }
 
 export const initialQueueState = (): QueueState => ({
@@ -275,6 +277,13 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
     }
     case 'QueueDeleted':
       return { ...state, exists: false };
+    case 'QueueHostProblemReported':
+      return { ...state, hostProblem: { code: event.data.code, detail: event.data.detail, since: event.data.at } };
+    case 'QueueHostProblemCleared': {
+      const next = { ...state };
+      delete next.hostProblem;
+      return next;
+    }
     case 'PrSubmitted': {
       const d = event.data;
       state.entries.set(d.prNumber, {

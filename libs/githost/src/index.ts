@@ -1,19 +1,55 @@
-export * from './port';
-export * from './errors';
-export * from './local/admin';
-export * from './local/config';
-export * from './local/git';
-export * from './local/local-git-host';
-export * from './local/merge-tree';
-export * from './local/names';
-export * from './local/pull-file';
-export * from './local/refs';
-export * from './local/revisions';
-export * from './local/branches';
-export * from './local/commits';
-export * from './local/local-git-writer';
-export * from './local/repos';
-export * from './local/test-branch';
-export * from './local/statuses';
-export { statusFileOf, statusesDirOf, MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH } from './local/statuses-file';
+// What other packages use of the git host; everything else in local/ is the adapter's own.
+export type { GitHost } from './port';
+export { GitHostError, isGitHostError, type GitHostErrorCode } from './errors';
+export { LocalGitAdmin, type OpenPullRequestInput, type PullRequestRecord, type UpdatePullRequestInput } from './local/admin';
+export { LocalCodeHost, type LocalCodeHostOptions, type LocalHostEvent } from './local/code-host';
+export { commitSummary, type CommitSummary } from './local/revisions';
+export { commitTree, type CommitSpec, type Identity } from './local/commits';
+export { gitRootFromEnv } from './local/config';
+export { runGit, type GitOptions, type GitResult } from './local/git';
+export { LocalGitHost, type LocalGitHostOptions, type LocalGitHostStats } from './local/local-git-host';
+export { DEFAULT_COMMITTER, LocalGitWriter, type LocalGitWriterOptions } from './local/local-git-writer';
+export { mergeTree, type MergeTreeResult } from './local/merge-tree';
+export {
+  formatRepo,
+  isObjectId,
+  isValidBranchName,
+  isValidPrNumber,
+  isValidRepoRef,
+  isValidRepoSegment,
+  parseRepoSpec,
+  repoDirOf,
+} from './local/names';
+export {
+  PULL_FILE_VERSION,
+  PULL_STATES,
+  parsePullFile,
+  pullFileOf,
+  pullHeadRefOf,
+  pullsDirOf,
+  readPullFile,
+  type PullFile,
+  type PullState,
+} from './local/pull-file';
+export { RefReader, isValidRefName, parsePackedRefs } from './local/refs';
+export { existingRepoDir, repoDirOrThrow } from './local/repos';
+export {
+  COMMIT_STATUS_STATES,
+  LocalCommitStatusStore,
+  type CommitStatus,
+  type CommitStatusInput,
+  type CommitStatusListener,
+  type CommitStatusState,
+  type CommitStatusStore,
+  type LocalCommitStatusStoreOptions,
+} from './local/statuses';
+export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH, statusFileOf, statusesDirOf } from './local/statuses-file';
 export { journalFileOf, listRepositories } from './local/statuses-journal';
+export {
+  testBranchName,
+  type BuildTestBranchInput,
+  type BuildTestBranchResult,
+  type StackConflict,
+  type StackStep,
+  type StackedPullRequest,
+} from './local/test-branch';

@@ -5,7 +5,11 @@ import type { PullRequestSnapshot, RepoRef } from '@railyard/domain';
  * Read side only for now; the merge engine adds the write side (test branches, merges).
  */
 export interface GitHost {
-  /** The PR as the host sees it now, or null when the repository or the PR does not exist. */
-  getPullRequest(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null>;
+  /**
+   * The PR as the host sees it now, or null when the repository or the PR does not exist. With
+   * `mergeability: 'known'` the host answers only what it already knows (`unspecified` otherwise),
+   * without working it out: a submission never waits for a merge (the engine learns it later).
+   */
+  getPullRequest(repo: RepoRef, number: number, opts?: { mergeability?: 'compute' | 'known' }): Promise<PullRequestSnapshot | null>;
   close(): Promise<void>;
 }

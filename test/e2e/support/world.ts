@@ -17,7 +17,9 @@ export const makeWorld = async () => {
   const dataDir = await makeTempDir('railyard-e2e-');
   const gitRoot = path.join(dataDir, 'git');
   const { sha: initial } = await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# widgets\n', 'shared.txt': 'base\n' } });
-  let mainMovedForConflicts = false;
+  // Main edits shared.txt before any PR is opened, so PRs from `initial` that edit it conflict, and a
+  // PR opened later from main keeps the mergeability the host worked out when it was opened.
+  await commitOnBranch(gitRoot, REPO, { branch: 'main', files: { 'shared.txt': 'changed on main\n' }, message: 'main edits shared' });
 
   return {
     dataDir,
@@ -35,10 +37,6 @@ export const makeWorld = async () => {
     },
     /** A PR editing shared.txt from the initial commit while main edited it too: git says it conflicts. */
     openConflictingPr: async (number: number) => {
-      if (!mainMovedForConflicts) {
-        await commitOnBranch(gitRoot, REPO, { branch: 'main', files: { 'shared.txt': 'changed on main\n' }, message: 'main edits shared' });
-        mainMovedForConflicts = true;
-      }
       await commitOnBranch(gitRoot, REPO, {
         branch: `conflict-${number}`,
         from: initial,

@@ -27,7 +27,9 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
     const { repo, targetBranch } = body;
     const queue = await readModels.getQueue(queueIdOf(repo, targetBranch));
     if (!queue) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
-    const pr = await gitHost.getPullRequest(repo, body.pr.number);
+    // Mergeability as far as the host knows it now: a submission never waits for a merge to be worked
+    // out. When it is not known the PR waits not_ready (`unspecified`) until the engine learns it.
+    const pr = await gitHost.getPullRequest(repo, body.pr.number, { mergeability: 'known' });
     if (!pr) throw new ApiError(404, 'PR_NOT_FOUND', `PR #${body.pr.number} does not exist in ${repo.host}/${repo.owner}/${repo.name}`);
     const command: QueueCommand = { type: 'SubmitPullRequest', pr, priority: body.priority ?? undefined, noBatch: body.noBatch };
     return runAndShow(repo, targetBranch, pr.number, command, ctx);

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors';
 import { isTerminal, type QueueEvent } from '../events';
 import { DEFAULT_PRIORITY, MAX_PRIORITY_VALUE, resolvePriority } from '../priority';
-import { isReady, readinessChange, readinessOf } from '../readiness';
+import { isMergeabilityKnown, isReady, readinessChange, readinessOf } from '../readiness';
 import { targetsFor, type Entry, type QueueState } from '../state';
 import { requireActiveEntry, requireInteger, requireQueue } from './guards';
 import type { CancelPullRequest, DecideContext, RestartTestsOnPullRequest, SetImpactedTargets, SubmitPullRequest } from './types';
@@ -79,7 +79,8 @@ const resubmit = (s: QueueState, existing: Entry, c: SubmitPullRequest, now: str
       mode: s.settings.mode,
       queueBranch: s.branch,
       baseBranch: c.pr.baseBranch,
-      mergeability: c.pr.mergeability,
+      // A host that has not worked mergeability out yet says nothing new: what the queue learned stays.
+      mergeability: isMergeabilityKnown(c.pr.mergeability) ? c.pr.mergeability : existing.readiness.mergeability,
       hasImpactedTargets: targetsFor(s, c.pr.number, c.pr.headSha) !== undefined,
     });
     const change = readinessChange(existing, readiness, now);

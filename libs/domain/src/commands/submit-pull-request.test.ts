@@ -326,6 +326,21 @@ describe('re-submitting a waiting PR', () => {
       ]);
   });
 
+  it('when the host has not worked mergeability out yet, then a re-submission keeps what the queue learned', () => {
+    given([created, prSubmitted(7)])
+      .when(submit(7, { pr: { mergeability: 'unspecified' } }))
+      .then([]);
+    given([created, stuck])
+      .when(submit(7, { pr: { mergeability: 'in_progress' } }))
+      .then([]);
+  });
+
+  it('when a PR is first submitted before the host knows its mergeability, then it waits not_ready saying unspecified', () => {
+    given([created])
+      .when(submit(8, { pr: { mergeability: 'unspecified' } }))
+      .then([submitted(8, { state: 'not_ready', readiness: readiness({ mergeability: 'unspecified' }) })]);
+  });
+
   it('when a signal changes but the entry stays not_ready, then the reason says only READINESS_UPDATED', () => {
     given([created, stuck])
       .when(submit(7, { pr: { mergeability: 'not_mergeable', baseBranch: 'develop' } }))

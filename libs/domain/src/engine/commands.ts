@@ -1,5 +1,13 @@
 import type { CancelReason, Mergeability, RestartReason } from '../events';
-import type { CommitStatusState, FailReason, MergeReason, RequiredStatusesSource, TestRunFailed, TestRunStep } from '../events-engine';
+import type {
+  CommitStatusState,
+  FailReason,
+  HostProblemCode,
+  MergeReason,
+  RequiredStatusesSource,
+  TestRunFailed,
+  TestRunStep,
+} from '../events-engine';
 
 /**
  * What the merge engine records. Each is decided against the queue's state like an API command; a
@@ -91,7 +99,14 @@ export interface RefreshReadiness {
   mergeability: Mergeability;
 }
 
+/** The engine cannot drive the queue for a reason the queue should show (`problem`), or no longer (null). */
+export interface ReportHostProblem {
+  type: 'ReportHostProblem';
+  problem: { code: HostProblemCode; detail: string } | null;
+}
+
 export type EngineCommand =
+  | ReportHostProblem
   | StartTestRun
   | ReportTestStatus
   | CompleteTestRun

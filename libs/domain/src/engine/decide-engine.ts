@@ -15,6 +15,7 @@ import type {
   MarkMerged,
   PassBySuccessor,
   RefreshReadiness,
+  ReportHostProblem,
   ReportTestStatus,
   RestartTests,
   StartTestRun,
@@ -25,6 +26,8 @@ import { currentRun, requiredOutcome } from './runs';
 export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext): QueueEvent[] => {
   requireQueue(s);
   switch (c.type) {
+    case 'ReportHostProblem':
+      return reportHostProblem(s, c, ctx.now);
     case 'StartTestRun':
       return startTestRun(s, c, ctx.now);
     case 'ReportTestStatus':
@@ -50,6 +53,13 @@ export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext
     case 'CompleteModeSwitch':
       return completeModeSwitch(s, ctx.now);
   }
+};
+
+/** Only a change is recorded: the same problem seen again, or none when there was none, decides nothing. */
+const reportHostProblem = (s: QueueState, c: ReportHostProblem, at: string): QueueEvent[] => {
+  if (c.problem === null) return s.hostProblem ? [{ type: 'QueueHostProblemCleared', data: { at } }] : [];
+  if (s.hostProblem?.code === c.problem.code) return [];
+  return [{ type: 'QueueHostProblemReported', data: { ...c.problem, at } }];
 };
 
 const stale = (message: string): DomainError => new DomainError('PR_NOT_IN_ACTIVE_STATE', message);

@@ -12,13 +12,25 @@ export interface HostFacts {
   statuses: ReadonlyMap<string, readonly ReportedStatus[]>;
   /** Test branches that exist on the host, with the run id their name carries. */
   testBranches: readonly { branch: string; testRunId: string }[];
-  /** Only for the PR a direct merge could take: whether it is up to date with the target, and its tree. */
-  directMerge?: { prNumber: number; upToDate: boolean; headSha: string; headTree: string };
+  /** Only for the PR a direct merge could take (`directMergeCandidate`): what the host says of its head. */
+  directMerge?: DirectMergeFacts;
   /**
    * Parallel mode: which uploaded impacted-target lists overlap, computed by the engine from the
    * lists in the blob store (cached by digest). Without it every PR counts as impacting everything.
    */
   overlaps?: TargetOverlaps;
+}
+
+export interface DirectMergeFacts {
+  prNumber: number;
+  headSha: string;
+  /** Whether the PR head holds the target's head: merged as it is, it lands exactly its own tree. */
+  upToDate: boolean;
+  headTree: string;
+  /** The statuses the queue requires (its own list, else the repository's at the head); empty when none resolve. */
+  requiredStatuses: readonly string[];
+  /** The latest status of each context reported on the PR head. */
+  headStatuses: readonly ReportedStatus[];
 }
 
 export interface PullFacts {

@@ -7,3 +7,4 @@ export * from './order';
 export * from './overlaps';
 export * from './plan';
 export * from './runs';
+export { directMergeCandidate, headChecksPassed } from './phases/merges';

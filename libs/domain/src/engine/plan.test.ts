@@ -18,6 +18,7 @@ import {
   treeWith,
 } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
+import { directMergeCandidate } from './phases/merges';
 
 const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [
   queueCreated({ settings }),
@@ -504,25 +505,64 @@ describe('plan: the host', () => {
 });
 
 describe('plan: direct merge', () => {
-  const dm = (upToDate: boolean, headTree = 'T+1') => ({ prNumber: 1, upToDate, headSha: 'sha-1', headTree });
+  const passing = [{ context: 'tests', state: 'success' as const }];
+  const dm = (
+    upToDate: boolean,
+    headStatuses: { context: string; state: 'success' | 'failure' | 'pending' }[] = passing,
+    headTree = 'T+1',
+  ) => ({
+    prNumber: 1,
+    upToDate,
+    headSha: 'sha-1',
+    headTree,
+    requiredStatuses: ['tests'],
+    headStatuses,
+  });
+  const always = queueWith({ directMergeMode: 'always' }, [1]);
 
-  it('when always on, the queue is empty and the PR is up to date, then it merges without a run', () => {
-    expect(givenQueue(queueWith({ directMergeMode: 'always' }, [1])).planned(facts({ directMerge: dm(true) }))).toEqual([
+  it('when always on, the queue is empty, the PR is up to date and every required status passes on its head, then it merges without a run', () => {
+    expect(givenQueue(always).planned(facts({ directMerge: dm(true) }))).toEqual([
       { kind: 'directMerge', prNumber: 1, headSha: 'sha-1', baseSha: BASE_SHA },
     ]);
   });
 
+  it('when no status has reported on the PR head, then it is tested as usual', () => {
+    expect(givenQueue(always).planned(facts({ directMerge: dm(true, []) }))).toEqual([startOf(1)]);
+  });
+
+  it('when a required status failed on the PR head, then it is tested as usual', () => {
+    expect(givenQueue(always).planned(facts({ directMerge: dm(true, [{ context: 'tests', state: 'failure' }]) }))).toEqual([startOf(1)]);
+  });
+
+  it('when a required status is still pending on the PR head, then it is tested as usual', () => {
+    expect(givenQueue(always).planned(facts({ directMerge: dm(true, [{ context: 'tests', state: 'pending' }]) }))).toEqual([startOf(1)]);
+  });
+
+  it('when only another context passed on the PR head, then it is tested as usual', () => {
+    expect(givenQueue(always).planned(facts({ directMerge: dm(true, [{ context: 'lint', state: 'success' }]) }))).toEqual([startOf(1)]);
+  });
+
+  it('when no required status resolves for the queue, then it is tested as usual', () => {
+    expect(givenQueue(always).planned(facts({ directMerge: { ...dm(true), requiredStatuses: [] } }))).toEqual([startOf(1)]);
+  });
+
   it('when the PR is not up to date, then it is tested as usual', () => {
-    expect(givenQueue(queueWith({ directMergeMode: 'always' }, [1])).planned(facts({ directMerge: dm(false) }))).toEqual([startOf(1)]);
+    expect(givenQueue(always).planned(facts({ directMerge: dm(false) }))).toEqual([startOf(1)]);
   });
 
   it('when the target already holds the PR tree, then the direct merge is recognised', () => {
-    expect(
-      givenQueue(queueWith({ directMergeMode: 'always' }, [1])).planned(facts({ sha: 'direct', tree: 'T+1', directMerge: dm(true) })),
-    ).toEqual([{ kind: 'completeMerge', prNumber: 1, mergeSha: 'direct', reason: 'MERGE_GRAPH_DIRECT_MERGE' }]);
+    expect(givenQueue(always).planned(facts({ sha: 'direct', tree: 'T+1', directMerge: dm(true) }))).toEqual([
+      { kind: 'completeMerge', prNumber: 1, mergeSha: 'direct', reason: 'MERGE_GRAPH_DIRECT_MERGE' },
+    ]);
   });
 
-  it('when direct merge is off, then an up-to-date PR is tested', () => {
+  it('when direct merge is off, then an up-to-date PR with passing checks is tested', () => {
     expect(givenQueue(queueWith({}, [1])).planned(facts({ directMerge: dm(true) }))).toEqual([startOf(1)]);
+  });
+
+  it('when the queue has a PR in flight, then no PR is a direct-merge candidate', () => {
+    const history = [...queueWith({ directMergeMode: 'always' }, [1, 2]), ...runStarted('r1', 1)];
+    expect(directMergeCandidate(givenQueue(history).state)).toBeUndefined();
+    expect(directMergeCandidate(givenQueue(always).state)?.prNumber).toBe(1);
   });
 });

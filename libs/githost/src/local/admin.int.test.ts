@@ -54,6 +54,7 @@ describe('LocalGitAdmin', () => {
       state: 'open',
       createdAt: '2025-03-01T10:00:00.000Z',
       updatedAt: '2025-03-01T10:00:00.000Z',
+      mergeability: { baseSha: (await runGit(gitDir, ['rev-parse', 'main'])).stdout.trim(), headSha: record.headSha, value: 'mergeable' },
     });
     expect(await fs.readdir(path.join(gitDir, 'railyard/pulls'))).toEqual(['1.json']);
     expect((await runGit(gitDir, ['rev-parse', 'refs/pull/1/head'])).stdout.trim()).toBe(record.headSha);

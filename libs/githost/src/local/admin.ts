@@ -4,9 +4,10 @@ import type { RepoRef } from '@railyard/domain';
 import { GitHostError } from '../errors';
 import { runGit } from './git';
 import { formatRepo, isValidBranchName, isValidPrNumber } from './names';
-import { PULL_FILE_VERSION, PullFileLock, pullHeadRefOf, readPullFile, type PullFile } from './pull-file';
+import { PULL_FILE_VERSION, PullFileLock, pullHeadRefOf, readPullFile, type PullFile, type StoredMergeability } from './pull-file';
 import { RefReader } from './refs';
 import { existingRepoDir, repoDirOrThrow } from './repos';
+import { mergeTree } from './merge-tree';
 import { commitSummary, resolveCommit } from './revisions';
 
 export interface OpenPullRequestInput {
@@ -83,6 +84,7 @@ export class LocalGitAdmin {
         state: 'open',
         createdAt: current?.createdAt ?? now,
         updatedAt: now,
+        ...(await this.mergeabilityOf(gitDir, input.base, headSha)),
       };
       return { pull, headSha };
     });
@@ -103,6 +105,7 @@ export class LocalGitAdmin {
         ...(input.title !== undefined && { title: input.title }),
         ...(input.base !== undefined && { baseBranch: input.base }),
         updatedAt: this.now().toISOString(),
+        ...(await this.mergeabilityOf(gitDir, input.base ?? pull.baseBranch, headSha)),
       };
       return { pull: updated, headSha };
     });
@@ -139,6 +142,18 @@ export class LocalGitAdmin {
     } finally {
       await lock.release();
     }
+  }
+
+  /**
+   * What a forge works out after a push: whether the head merges into the base's head now. Stored in
+   * the PR file, it lets a submission take the answer without running git; it stops counting once
+   * either side moves (LocalGitHost compares the commits).
+   */
+  private async mergeabilityOf(gitDir: string, base: string, headSha: string): Promise<{ mergeability: StoredMergeability } | object> {
+    const baseSha = await this.refs.read(gitDir, `refs/heads/${base}`);
+    if (baseSha === null) return {};
+    const merged = await mergeTree(gitDir, baseSha, headSha);
+    return { mergeability: { baseSha, headSha, value: merged.clean ? 'mergeable' : 'not_mergeable' } };
   }
 
   private async headOf(gitDir: string, number: number): Promise<string> {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { GitHostError } from '../errors';
 
 export interface GitResult {
@@ -14,6 +15,8 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Exit codes that are answers rather than failures (merge-tree's 1 means "conflicts"). */
   okCodes?: readonly number[];
+  /** Scheduling niceness for work nobody waits on (background mergeability), so requests keep the CPU. */
+  niceness?: number;
 }
 
 // Variables that would point git at some other repository, index or object store than the one we
@@ -62,6 +65,13 @@ export const runGit = (gitDir: string | null, args: readonly string[], opts: Git
         resolve({ code, stdout, stderr });
       },
     );
+    if (opts.niceness !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, opts.niceness);
+      } catch {
+        // Exited already, or not allowed here: it runs at normal priority, which is only slower for others.
+      }
+    }
     // A git that exits before reading its input closes the pipe; the exit code tells the story.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(opts.input ?? '');

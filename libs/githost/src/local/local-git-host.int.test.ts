@@ -125,9 +125,31 @@ describe('LocalGitHost.getPullRequest', () => {
     for (const n of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(await host.getPullRequest(repo, n)).toBeNull();
   });
 
+  /** Moves main past what the admin worked out when it opened the PRs, so their stored answers no longer count. */
+  const moveMainPastStoredAnswers = () => commitOnBranch(root, repo, { branch: 'main', files: { 'z.txt': 'z\n' } });
+
+  it('when the admin opened the PR and nothing moved since, then its stored answer is given and git does not run', async () => {
+    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(root, { repo, number: 5, head: 'feature' });
+
+    expect((await host.getPullRequest(repo, 5))?.mergeability).toBe('mergeable');
+    expect((await host.getPullRequest(repo, 5, { mergeability: 'known' }))?.mergeability).toBe('mergeable');
+    expect(host.stats().mergeTreeRuns).toBe(0);
+  });
+
+  it('when only what is known is asked and the stored answer is stale, then it is unspecified and git does not run', async () => {
+    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(root, { repo, number: 5, head: 'feature' });
+    await moveMainPastStoredAnswers();
+
+    expect((await host.getPullRequest(repo, 5, { mergeability: 'known' }))?.mergeability).toBe('unspecified');
+    expect(host.stats().mergeTreeRuns).toBe(0);
+  });
+
   it('when nothing changed between two reads, then git runs once', async () => {
     await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
     await openPr(root, { repo, number: 5, head: 'feature' });
+    await moveMainPastStoredAnswers();
 
     const first = await host.getPullRequest(repo, 5);
     const second = await host.getPullRequest(repo, 5);
@@ -139,6 +161,7 @@ describe('LocalGitHost.getPullRequest', () => {
   it('when many reads of one PR arrive at once, then one git run answers them all', async () => {
     await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
     await openPr(root, { repo, number: 5, head: 'feature' });
+    await moveMainPastStoredAnswers();
 
     const answers = await Promise.all(Array.from({ length: 20 }, () => host.getPullRequest(repo, 5)));
 
@@ -166,7 +189,8 @@ describe('LocalGitHost.getPullRequest', () => {
     await commitOnBranch(root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
 
     expect((await host.getPullRequest(repo, 2))?.mergeability).toBe('not_mergeable');
-    expect(host.stats().mergeTreeRuns).toBe(2);
+    // The first answer was the one the admin stored when it opened the PR; the moved base needs git.
+    expect(host.stats().mergeTreeRuns).toBe(1);
   });
 
   it('when the PR is retargeted, then baseBranch and mergeability follow the new base', async () => {

@@ -1,11 +1,11 @@
 import type { Mergeability, PullRequestSnapshot, RepoRef } from '@railyard/domain';
 import type { GitHost } from '../port';
-import { LruCache } from './lru';
+import { LRUCache } from 'lru-cache';
+import pLimit from 'p-limit';
 import { mergeTree } from './merge-tree';
 import { isValidPrNumber, repoDirOf } from './names';
-import { pullHeadRefOf, readPullFile } from './pull-file';
+import { pullHeadRefOf, readPullFile, storedMergeabilityFor, type PullFile } from './pull-file';
 import { RefReader } from './refs';
-import { Semaphore } from './semaphore';
 
 export interface LocalGitHostOptions {
   /** Directory holding `<host>/<owner>/<name>.git`. */
@@ -14,7 +14,18 @@ export interface LocalGitHostOptions {
   mergeabilityCacheSize?: number;
   /** git processes allowed at once, so a burst of cache misses cannot fork-bomb the machine. */
   maxConcurrentGit?: number;
+  /** Niceness of the merges that work out mergeability: the engine's background work yields the CPU to requests. */
+  niceness?: number;
 }
+
+const snapshotOf = (p: Omit<PullRequestSnapshot, 'mergeability'>): Omit<PullRequestSnapshot, 'mergeability'> => ({
+  number: p.number,
+  title: p.title,
+  author: p.author,
+  headSha: p.headSha,
+  baseBranch: p.baseBranch,
+  state: p.state,
+});
 
 export interface LocalGitHostStats {
   mergeTreeRuns: number;
@@ -29,32 +40,58 @@ export interface LocalGitHostStats {
 export class LocalGitHost implements GitHost {
   readonly root: string;
   private readonly refs = new RefReader();
-  private readonly mergeability: LruCache<string, Mergeability>;
+  private readonly mergeability: LRUCache<string, Mergeability>;
   private readonly inFlight = new Map<string, Promise<Mergeability>>();
-  private readonly gitSlots: Semaphore;
+  private readonly gitSlots: pLimit.Limit;
   private readonly counters: LocalGitHostStats = { mergeTreeRuns: 0, mergeabilityCacheHits: 0 };
+  private readonly niceness: number | undefined;
 
   constructor(opts: LocalGitHostOptions) {
     this.root = opts.root;
-    this.mergeability = new LruCache(opts.mergeabilityCacheSize ?? 50_000);
-    this.gitSlots = new Semaphore(opts.maxConcurrentGit ?? 4);
+    this.mergeability = new LRUCache({ max: opts.mergeabilityCacheSize ?? 50_000 });
+    this.gitSlots = pLimit(opts.maxConcurrentGit ?? 4);
+    this.niceness = opts.niceness;
   }
 
-  async getPullRequest(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> {
+  /**
+   * The PR now. Mergeability is worked out with git unless `mergeability: 'known'` asks only for what
+   * is known without it: the answer cached here, or the one the admin stored in the PR file when it
+   * opened or updated the PR, while base and head are still at the commits it was worked out for.
+   */
+  async getPullRequest(
+    repo: RepoRef,
+    number: number,
+    opts: { mergeability?: 'compute' | 'known' } = {},
+  ): Promise<PullRequestSnapshot | null> {
+    const pull = await this.readPull(repo, number);
+    if (pull === null) return null;
+    // Closed and merged PRs cannot be merged (again): no reason to ask git.
+    if (pull.state !== 'open') return { ...snapshotOf(pull), mergeability: 'not_mergeable' };
+    const compute = opts.mergeability !== 'known';
+    const mergeability = await this.mergeabilityAt(pull.gitDir, pull.baseBranch, pull.headSha, compute, pull.file);
+    return { ...snapshotOf(pull), mergeability };
+  }
+
+  /** The PR without its mergeability (the file and the head ref only: no git process), or null. */
+  async readPull(
+    repo: RepoRef,
+    number: number,
+  ): Promise<(Omit<PullRequestSnapshot, 'mergeability'> & { gitDir: string; file: PullFile }) | null> {
     const gitDir = repoDirOf(this.root, repo);
     if (gitDir === null || !isValidPrNumber(number)) return null;
     const [pull, headSha] = await Promise.all([readPullFile(gitDir, number), this.refs.read(gitDir, pullHeadRefOf(number))]);
     if (pull === null || headSha === null) return null;
-    return {
-      number,
-      title: pull.title,
-      author: pull.author,
-      headSha,
-      baseBranch: pull.baseBranch,
-      state: pull.state,
-      // Closed and merged PRs cannot be merged (again): no reason to ask git.
-      mergeability: pull.state === 'open' ? await this.mergeabilityOf(gitDir, pull.baseBranch, headSha) : 'not_mergeable',
-    };
+    return { gitDir, file: pull, number, title: pull.title, author: pull.author, headSha, baseBranch: pull.baseBranch, state: pull.state };
+  }
+
+  /** The mergeability of `headSha` into the base branch's head now; runs git only for a pair it has not seen. */
+  async mergeabilityOf(gitDir: string, baseBranch: string, headSha: string): Promise<Mergeability> {
+    return this.mergeabilityAt(gitDir, baseBranch, headSha, true);
+  }
+
+  /** As mergeabilityOf, without git: from the cache or the PR file's stored answer; `unspecified` (or `in_progress`) otherwise. */
+  async knownMergeability(gitDir: string, baseBranch: string, headSha: string, pull?: PullFile): Promise<Mergeability> {
+    return this.mergeabilityAt(gitDir, baseBranch, headSha, false, pull);
   }
 
   /** How much work the cache saved; for metrics and for tests that must see git was not run. */
@@ -67,7 +104,13 @@ export class LocalGitHost implements GitHost {
     this.refs.clear();
   }
 
-  private async mergeabilityOf(gitDir: string, baseBranch: string, headSha: string): Promise<Mergeability> {
+  private async mergeabilityAt(
+    gitDir: string,
+    baseBranch: string,
+    headSha: string,
+    compute: boolean,
+    pull?: PullFile,
+  ): Promise<Mergeability> {
     const baseSha = await this.refs.read(gitDir, `refs/heads/${baseBranch}`);
     // No branch to merge into: not mergeable until it exists. Not cached, since it is keyed by no sha.
     if (baseSha === null) return 'not_mergeable';
@@ -77,15 +120,17 @@ export class LocalGitHost implements GitHost {
       this.counters.mergeabilityCacheHits++;
       return known;
     }
+    const stored = pull && storedMergeabilityFor(pull, baseSha, headSha);
+    if (stored) return stored;
+    if (!compute) return this.inFlight.has(key) ? 'in_progress' : 'unspecified';
     // Many requests for one PR arrive together after a push; one git run answers them all.
     let pending = this.inFlight.get(key);
     if (pending === undefined) {
-      pending = this.gitSlots
-        .run(async () => {
-          this.counters.mergeTreeRuns++;
-          const result = await mergeTree(gitDir, baseSha, headSha);
-          return result.clean ? 'mergeable' : 'not_mergeable';
-        })
+      pending = this.gitSlots(async () => {
+        this.counters.mergeTreeRuns++;
+        const result = await mergeTree(gitDir, baseSha, headSha);
+        return result.clean ? 'mergeable' : 'not_mergeable';
+      })
         .then((answer: Mergeability) => {
           this.mergeability.set(key, answer);
           return answer;

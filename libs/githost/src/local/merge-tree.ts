@@ -13,14 +13,17 @@ export const mergeTree = async (
   gitDir: string,
   ours: string,
   theirs: string,
-  opts: { allowUnrelated?: boolean } = {},
+  opts: { allowUnrelated?: boolean; niceness?: number } = {},
 ): Promise<MergeTreeResult> => {
   const args = ['merge-tree', '--write-tree', '--no-messages', '--name-only', '-z'];
   if (opts.allowUnrelated) args.push('--allow-unrelated-histories');
   // Object ids only: a name starting with `-` could otherwise be read as an option.
   if (!isObjectId(ours) || !isObjectId(theirs))
     throw new GitHostError('INVALID_INPUT', `merge-tree takes object ids, got ${ours} and ${theirs}`);
-  const { code, stdout, stderr } = await runGit(gitDir, [...args, ours, theirs], { okCodes: [1, 128] });
+  const { code, stdout, stderr } = await runGit(gitDir, [...args, ours, theirs], {
+    okCodes: [1, 128],
+    ...(opts.niceness !== undefined ? { niceness: opts.niceness } : {}),
+  });
   if (code === 128) {
     if (/unrelated histories/.test(stderr)) return { clean: false, conflicts: [], unrelated: true };
     throw new GitHostError('GIT_FAILED', `git merge-tree ${ours} ${theirs} failed: ${stderr.trim()}`);

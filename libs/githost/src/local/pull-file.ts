@@ -1,7 +1,8 @@
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GitHostError } from '../errors';
 import { isValidBranchName } from './names';
+import { readSmallRegularFile } from './safe-files';
 
 export const PULL_FILE_VERSION = 1;
 export const PULL_STATES = ['open', 'closed', 'merged'] as const;
@@ -21,30 +22,34 @@ export interface PullFile {
   state: PullState;
   createdAt: string;
   updatedAt: string;
+  /** What the host worked out when the PR was opened or updated: valid while base and head are at these commits. */
+  mergeability?: StoredMergeability;
   [extra: string]: unknown;
 }
+
+export interface StoredMergeability {
+  baseSha: string;
+  headSha: string;
+  value: 'mergeable' | 'not_mergeable';
+}
+
+/** The stored answer when it is well-formed and still about `baseSha` and `headSha`; anything else is not known. */
+export const storedMergeabilityFor = (pull: PullFile, baseSha: string, headSha: string): 'mergeable' | 'not_mergeable' | undefined => {
+  const m = pull.mergeability as Partial<StoredMergeability> | undefined;
+  if (!m || typeof m !== 'object' || m.baseSha !== baseSha || m.headSha !== headSha) return undefined;
+  return m.value === 'mergeable' || m.value === 'not_mergeable' ? m.value : undefined;
+};
 
 export const pullsDirOf = (gitDir: string): string => path.join(gitDir, 'railyard', 'pulls');
 export const pullFileOf = (gitDir: string, number: number): string => path.join(pullsDirOf(gitDir), `${number}.json`);
 export const pullHeadRefOf = (number: number): string => `refs/pull/${number}/head`;
 
-const isMissing = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-};
-
 /** The PR's file, or null when the repository or the file does not exist. A malformed file throws. */
 export const readPullFile = async (gitDir: string, number: number): Promise<PullFile | null> => {
   const file = pullFileOf(gitDir, number);
-  let text: string;
-  try {
-    // Synchronous on purpose, as for loose refs (refs.ts): a small file on every submission's path.
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if (isMissing(err)) return null;
-    throw err;
-  }
-  return parsePullFile(text, number, file);
+  // Synchronous on purpose, as for loose refs (refs.ts): a small file on every submission's path.
+  const text = readSmallRegularFile(gitDir, path.relative(gitDir, file));
+  return text === null ? null : parsePullFile(text, number, file);
 };
 
 export const parsePullFile = (text: string, number: number, where: string): PullFile => {

@@ -1,7 +1,9 @@
-import { promises as fs, readFileSync, statSync } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { LruCache } from './lru';
-import { isObjectId } from './names';
+import { LRUCache } from 'lru-cache';
+import { GitHostError } from '../errors';
+import { readSmallRegularFile } from './safe-files';
+import { isObjectId, isValidBranchName } from './names';
 
 interface PackedRefs {
   /** Identity of the file we parsed: git rewrites packed-refs by rename, so a change shows here. */
@@ -22,20 +24,26 @@ const isMissing = (err: unknown): boolean => {
  * instead of a git process. The parsed packed-refs of each repository is kept until its file changes.
  */
 export class RefReader {
-  private readonly packed: LruCache<string, PackedRefs>;
+  private readonly packed: LRUCache<string, PackedRefs>;
 
   constructor(maxRepositories = 1024) {
-    this.packed = new LruCache(maxRepositories);
+    this.packed = new LRUCache({ max: maxRepositories });
   }
 
-  /** The object id `refname` (e.g. `refs/heads/main`) points at, or null when there is no such ref. */
+  /**
+   * The object id `refname` (e.g. `refs/heads/main`) points at, or null when there is no such ref.
+   * A refname that is not `refs/<valid components>` is refused before it is turned into a path: a
+   * queue's branch comes from an event stream, and `refs/heads/../../x` must never reach the disk.
+   */
   async read(gitDir: string, refname: string): Promise<string | null> {
+    assertRefName(refname);
     let name = refname;
     for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
       const value = (await this.readLoose(gitDir, name)) ?? (await this.readPacked(gitDir, name));
       if (value === null) return null;
       if (!value.startsWith('ref: ')) return isObjectId(value) ? value : null;
       name = value.slice('ref: '.length);
+      if (!isValidRefName(name)) return null;
     }
     return null;
   }
@@ -48,15 +56,41 @@ export class RefReader {
   // page cache, read on every submission, and fs.promises costs several thread-pool round trips (about
   // 70 µs of CPU per file here, against 6 µs for a synchronous read; docs/benchmarks.md).
   private async readLoose(gitDir: string, refname: string): Promise<string | null> {
-    try {
-      return readFileSync(path.join(gitDir, refname), 'utf8').trim();
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
+    return readSmallRegularFile(gitDir, refname)?.trim() ?? null;
+  }
+
+  /**
+   * Every ref under `prefix` (e.g. `refs/heads/railyard-merge/`) with the object it points at, loose
+   * refs over packed ones, read from the files as `read` does: no git process.
+   */
+  async list(gitDir: string, prefix: string): Promise<Map<string, string>> {
+    if (!prefix.endsWith('/') || !isValidRefName(prefix.slice(0, -1)))
+      throw new GitHostError('INVALID_INPUT', `not a ref prefix: ${prefix}`);
+    const refs = new Map<string, string>();
+    for (const [name, sha] of (await this.packedRefs(gitDir)) ?? []) if (name.startsWith(prefix)) refs.set(name, sha);
+    const walk = async (relative: string): Promise<void> => {
+      const entries = await fs.readdir(path.join(gitDir, relative), { withFileTypes: true }).catch((err: unknown) => {
+        if (isMissing(err)) return [];
+        throw err;
+      });
+      for (const entry of entries) {
+        const name = `${relative}/${entry.name}`;
+        if (entry.isDirectory()) await walk(name);
+        else if (entry.isFile() && isValidRefName(name)) {
+          const value = readSmallRegularFile(gitDir, name)?.trim();
+          if (value !== undefined && isObjectId(value)) refs.set(name, value);
+        }
+      }
+    };
+    await walk(prefix.slice(0, -1));
+    return refs;
   }
 
   private async readPacked(gitDir: string, refname: string): Promise<string | null> {
+    return (await this.packedRefs(gitDir))?.get(refname) ?? null;
+  }
+
+  private async packedRefs(gitDir: string): Promise<Map<string, string> | null> {
     const file = path.join(gitDir, 'packed-refs');
     let signature: string;
     try {
@@ -78,9 +112,16 @@ export class RefReader {
       cached = { signature, refs: parsePackedRefs(text) };
       this.packed.set(gitDir, cached);
     }
-    return cached.refs.get(refname) ?? null;
+    return cached.refs;
   }
 }
+
+/** `refs/` followed by components git's check-ref-format accepts (the branch-name rules, which are stricter). */
+export const isValidRefName = (name: string): boolean => name.startsWith('refs/') && isValidBranchName(name.slice('refs/'.length));
+
+const assertRefName = (name: string): void => {
+  if (!isValidRefName(name)) throw new GitHostError('INVALID_INPUT', `not a valid ref name: ${JSON.stringify(name)}`);
+};
 
 /** `<oid> <refname>` lines; `#` starts the header, `^<oid>` is the peeled value of the tag above it. */
 export const parsePackedRefs = (text: string): Map<string, string> => {

@@ -2,7 +2,7 @@ import { readinessOf, sameReadiness } from '../../readiness';
 import { activeEntries, targetsFor } from '../../state';
 import type { Action } from '../actions';
 import { record, testingRuns, type Phase } from '../context';
-import { mergeable } from './merges';
+import { directMergeFactsOf, mergeable } from './merges';
 
 const TERMINAL_STATUS = new Set(['success', 'failure', 'error']);
 
@@ -21,17 +21,9 @@ export const recogniseMerges: Phase = (c) => {
         { kind: 'completeMerge', prNumber: m.e.prNumber, mergeSha: target.sha, testRunId: m.run.testRunId, reason: 'MERGE_GRAPH_MERGE' },
       ];
   }
-  const dm = c.facts.directMerge;
-  const first = c.order[0];
-  if (
-    c.chain.length === 0 &&
-    dm &&
-    first?.prNumber === dm.prNumber &&
-    first.headSha === dm.headSha &&
-    c.s.settings.directMergeMode === 'always' &&
-    target.tree === dm.headTree
-  )
-    return [{ kind: 'completeMerge', prNumber: first.prNumber, mergeSha: target.sha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }];
+  const direct = directMergeFactsOf(c);
+  if (direct && target.tree === direct.dm.headTree)
+    return [{ kind: 'completeMerge', prNumber: direct.e.prNumber, mergeSha: target.sha, reason: 'MERGE_GRAPH_DIRECT_MERGE' }];
   return [];
 };
 

@@ -1,5 +1,7 @@
-import type { Entry, TestRun } from '../../state';
+import type { Entry, QueueState, TestRun } from '../../state';
 import { mayMerge, mergedPrefix, positionIn, type Ctx, type Phase } from '../context';
+import type { DirectMergeFacts } from '../facts';
+import { planOrder } from '../order';
 import { afterStep, beforeStep, currentRun } from '../runs';
 
 export interface Mergeable {
@@ -50,11 +52,39 @@ export const merges: Phase = (c) => {
   return [];
 };
 
-export const directMerge: Phase = (c) => {
+/**
+ * The PR a direct merge could take: with `directMergeMode: always`, the first PR in plan order when
+ * it is waiting and nothing is in flight (the queue is empty ahead of it). The engine reads host facts
+ * for this PR only; the phases below decide with them.
+ */
+export const directMergeCandidate = (s: QueueState, inOrder?: readonly Entry[]): Entry | undefined => {
+  if (s.settings.directMergeMode !== 'always') return undefined;
+  const order = inOrder ?? planOrder(s);
+  const first = order[0];
+  if (first?.state !== 'pending') return undefined;
+  if (order.some((e) => e.flightSeq !== undefined || currentRun(s, e) !== undefined)) return undefined;
+  return first;
+};
+
+/** The candidate's facts, when the engine read them for the PR and head the queue holds. */
+export const directMergeFactsOf = (c: Ctx): { e: Entry; dm: DirectMergeFacts } | undefined => {
   const dm = c.facts.directMerge;
-  const first = c.order[0];
+  const e = directMergeCandidate(c.s, c.order);
+  return dm && e && e.prNumber === dm.prNumber && e.headSha === dm.headSha ? { e, dm } : undefined;
+};
+
+/**
+ * Direct merge skips the queue's own run, never the checks: every required status must be passing on
+ * the PR head, which is the tree that lands (the PR is up to date). With no required status known,
+ * or one missing, pending or failed, the PR goes through a normal run.
+ */
+export const headChecksPassed = (dm: DirectMergeFacts): boolean =>
+  dm.requiredStatuses.length > 0 &&
+  dm.requiredStatuses.every((context) => dm.headStatuses.some((st) => st.context === context && st.state === 'success'));
+
+export const directMerge: Phase = (c) => {
+  const found = directMergeFactsOf(c);
   const target = c.facts.target;
-  if (!mayMerge(c.s) || c.s.settings.directMergeMode !== 'always' || c.chain.length > 0 || !dm || !target) return [];
-  if (first?.state !== 'pending' || first.prNumber !== dm.prNumber || first.headSha !== dm.headSha || !dm.upToDate) return [];
-  return [{ kind: 'directMerge', prNumber: first.prNumber, headSha: first.headSha, baseSha: target.sha }];
+  if (!found || !target || !mayMerge(c.s) || !found.dm.upToDate || !headChecksPassed(found.dm)) return [];
+  return [{ kind: 'directMerge', prNumber: found.e.prNumber, headSha: found.e.headSha, baseSha: target.sha }];
 };

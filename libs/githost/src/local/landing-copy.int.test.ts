@@ -1,7 +1,7 @@
 import type { RepoRef } from '@railyard/domain';
-import { LocalGitWriter } from '@railyard/githost';
+import { LocalGitWriter } from './local-git-writer';
 import { branchSha, commitOnBranch, createRepoWithCommits, gitDirOf, makeTempDir, removeTempDir, treeOf } from '@railyard/testkit';
-import { copyCommitsOnto, isAncestor } from './commits';
+import { copyCommitsOnto, isAncestor } from './landing';
 
 const REPO: RepoRef = { host: 'git.local', owner: 'acme', name: 'engine' };
 let root: string;

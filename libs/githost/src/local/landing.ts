@@ -1,5 +1,8 @@
-import { commitSummary, commitTree, mergeTree, runGit, type Identity } from '@railyard/githost';
 import type { MergeMethod } from '@railyard/domain';
+import { commitTree, treeOfCommit, type Identity } from './commits';
+import { runGit } from './git';
+import { mergeTree } from './merge-tree';
+import { commitSummary } from './revisions';
 
 interface RawCommit {
   tree: string;
@@ -51,18 +54,22 @@ export const copyCommitsOnto = async (gitDir: string, from: string, to: string, 
   let parent = onto;
   for (const sha of stdout.split('\n').filter(Boolean)) {
     const c = await readCommit(gitDir, sha);
-    parent = await commitTree(gitDir, {
-      tree: c.tree,
-      parents: [parent, ...c.parents.slice(1)],
-      message: c.message,
-      author: c.author,
-      committer: c.committer,
-      authorDate: c.authorDate,
-      committerDate: c.committerDate,
-    });
+    parent = await rewrite(gitDir, c, c.tree, parent);
   }
   return parent;
 };
+
+/** `c` again with another tree and first parent: its other parents, authorship, dates and message kept. */
+const rewrite = (gitDir: string, c: RawCommit, tree: string, firstParent: string): Promise<string> =>
+  commitTree(gitDir, {
+    tree,
+    parents: [firstParent, ...c.parents.slice(1)],
+    message: c.message,
+    author: c.author,
+    committer: c.committer,
+    authorDate: c.authorDate,
+    committerDate: c.committerDate,
+  });
 
 export type Replayed = { ok: true; sha: string } | { ok: false; paths: string[] };
 
@@ -76,7 +83,7 @@ export type Replayed = { ok: true; sha: string } | { ok: false; paths: string[] 
 export const replayCommitsOnto = async (gitDir: string, from: string, to: string, onto: string): Promise<Replayed> => {
   const { stdout } = await runGit(gitDir, ['rev-list', '--first-parent', '--reverse', `${from}..${to}`]);
   let parent = onto;
-  let tree = await treeOf(gitDir, onto);
+  let tree = await treeOfCommit(gitDir, onto);
   for (const sha of stdout.split('\n').filter(Boolean)) {
     const c = await readCommit(gitDir, sha);
     const first = c.parents[0];
@@ -92,21 +99,10 @@ export const replayCommitsOnto = async (gitDir: string, from: string, to: string
     const merged = await mergeTree(gitDir, standIn, sha, { allowUnrelated: first === undefined });
     if (!merged.clean) return { ok: false, paths: merged.conflicts };
     tree = merged.tree;
-    parent = await commitTree(gitDir, {
-      tree,
-      parents: [parent, ...c.parents.slice(1)],
-      message: c.message,
-      author: c.author,
-      committer: c.committer,
-      authorDate: c.authorDate,
-      committerDate: c.committerDate,
-    });
+    parent = await rewrite(gitDir, c, tree, parent);
   }
   return { ok: true, sha: parent };
 };
-
-export const treeOf = async (gitDir: string, sha: string): Promise<string> =>
-  (await runGit(gitDir, ['rev-parse', '--verify', `${sha}^{tree}`])).stdout.trim();
 
 export const isAncestor = async (gitDir: string, ancestor: string, of: string): Promise<boolean> =>
   (await runGit(gitDir, ['merge-base', '--is-ancestor', ancestor, of], { okCodes: [1] })).code === 0;
@@ -117,7 +113,7 @@ export const directMergeCommit = async (
   input: { baseSha: string; headSha: string; prNumber: number; title: string; method: MergeMethod; committer: Identity; date: string },
 ): Promise<string> => {
   if (input.method === 'rebase') return input.headSha;
-  const tree = await treeOf(gitDir, input.headSha);
+  const tree = await treeOfCommit(gitDir, input.headSha);
   if (input.method === 'merge_commit')
     return commitTree(gitDir, {
       tree,
@@ -138,13 +134,4 @@ export const directMergeCommit = async (
     authorDate: input.date,
     committerDate: input.date,
   });
-};
-
-export const listTestBranches = async (gitDir: string): Promise<{ branch: string; testRunId: string }[]> => {
-  const { stdout } = await runGit(gitDir, ['for-each-ref', '--format=%(refname)', 'refs/heads/railyard-merge/']);
-  return stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((ref) => ref.slice('refs/heads/'.length))
-    .map((branch) => ({ branch, testRunId: branch.split('/').pop() ?? '' }));
 };

@@ -1,7 +1,7 @@
 import type { RepoRef } from '@railyard/domain';
-import { LocalGitWriter } from '@railyard/githost';
+import { LocalGitWriter } from './local-git-writer';
 import { branchSha, commitOnBranch, createRepoWithCommits, fileAt, gitDirOf, makeTempDir, removeTempDir, treeOf } from '@railyard/testkit';
-import { replayCommitsOnto } from './commits';
+import { replayCommitsOnto } from './landing';
 
 const REPO: RepoRef = { host: 'git.local', owner: 'acme', name: 'lanes' };
 let root: string;

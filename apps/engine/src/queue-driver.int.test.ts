@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf } from '@railyard/testkit';
+import { EngineCommands } from './engine-commands';
+import { FactsReader } from './facts';
+import { QueueDriver } from './queue-driver';
+import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
+
+const quiet = { info: () => undefined, warn: () => undefined };
+
+let bed: LocalBed;
+let driver: QueueDriver;
+let facts: FactsReader;
+
+beforeEach(async () => {
+  bed = await localBed();
+  facts = new FactsReader(bed.host, bed.ci);
+  // As the engine wires it: a status posted on a sha is news for the queues that read it.
+  bed.ci.onChange((repo, sha) => facts.onEvent({ kind: 'status', repo, sha }));
+  const commands = new EngineCommands(bed.store, () => new Date());
+  driver = new QueueDriver({
+    log: commands.logOf(bed.stream),
+    facts,
+    host: bed.host,
+    ci: bed.ci,
+    logger: quiet,
+    now: () => new Date(),
+    newRunId: randomUUID,
+  });
+  await bed.command({ type: 'CreateQueue', queueId: bed.queueId, repo: BED_REPO, branch: 'main', settings: { concurrency: 2 } });
+});
+afterEach(() => bed.close());
+
+const entry = async (n: number) => (await bed.read()).entries.get(n);
+const testBranches = (): string[] =>
+  execFileSync(
+    'git',
+    [`--git-dir=${gitDirOf(bed.gitRoot, BED_REPO)}`, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/railyard-merge/'],
+    {
+      encoding: 'utf8',
+    },
+  )
+    .split('\n')
+    .filter(Boolean);
+
+describe('QueueDriver on the local git host', () => {
+  it('when a PR is submitted and its required status passes on the test branch, then a pass lands exactly the tested tree and sweeps the branch', async () => {
+    await bed.openAndSubmit(1);
+    expect(await driver.pass({ verify: true })).toBe('settled');
+    const run = bed.ci.triggered[0];
+    expect(run?.branch).toMatch(/^railyard-merge\/pr-1\//);
+    expect((await entry(1))?.state).toBe('testing');
+
+    await bed.ci.post(run?.sha as string, 'success');
+    await driver.pass();
+    expect((await entry(1))?.state).toBe('merged');
+    const main = (await branchSha(bed.gitRoot, BED_REPO, 'main')) as string;
+    expect(await treeOf(bed.gitRoot, BED_REPO, main)).toBe(await treeOf(bed.gitRoot, BED_REPO, run?.sha as string));
+    expect(await fileAt(bed.gitRoot, BED_REPO, main, 'f1.txt')).toBe('1\n');
+    expect(testBranches()).toEqual([]);
+  });
+
+  it('when two PRs queue at concurrency 2, then the second is stacked on the first and both land in order', async () => {
+    await bed.openAndSubmit(1);
+    await bed.openAndSubmit(2);
+    await driver.pass({ verify: true });
+    expect(bed.ci.triggered.map((t) => t.branch.split('/')[1])).toEqual(['pr-1', 'pr-2']);
+    for (const t of [...bed.ci.triggered].reverse()) await bed.ci.post(t.sha, 'success');
+    await driver.pass();
+    expect([(await entry(1))?.state, (await entry(2))?.state]).toEqual(['merged', 'merged']);
+    const main = (await branchSha(bed.gitRoot, BED_REPO, 'main')) as string;
+    expect(await treeOf(bed.gitRoot, BED_REPO, main)).toBe(await treeOf(bed.gitRoot, BED_REPO, bed.ci.triggered[1]?.sha as string));
+  });
+
+  it('when the PR head is moved with plain git and its run passes, then the old head never lands and the PR is cancelled as pushed to', async () => {
+    await bed.openAndSubmit(1);
+    await driver.pass({ verify: true });
+    const before = await branchSha(bed.gitRoot, BED_REPO, 'main');
+    const moved = await commitOnBranch(bed.gitRoot, BED_REPO, { branch: 'pr-1', files: { 'f1.txt': 'again\n' } });
+    execFileSync('git', [`--git-dir=${gitDirOf(bed.gitRoot, BED_REPO)}`, 'update-ref', 'refs/pull/1/head', moved]);
+    await bed.ci.post(bed.ci.triggered[0]?.sha as string, 'success');
+    await driver.pass();
+    expect(await branchSha(bed.gitRoot, BED_REPO, 'main')).toBe(before);
+    const e = await entry(1);
+    expect(e?.state).toBe('cancelled');
+  });
+
+  it('when a PR is closed without any notification, then a verification pass cancels it', async () => {
+    await bed.openAndSubmit(1);
+    await bed.command({ type: 'UpdateQueue', state: 'paused' });
+    await driver.pass({ verify: true });
+    const { LocalGitAdmin } = await import('@railyard/githost');
+    await new LocalGitAdmin({ root: bed.gitRoot }).closePullRequest({ repo: BED_REPO, number: 1 });
+    await driver.pass();
+    expect((await entry(1))?.state).toBe('pending');
+    await driver.pass({ verify: true });
+    expect((await entry(1))?.state).toBe('cancelled');
+  });
+
+  it('when a PR is submitted before its mergeability is known, then it waits not_ready and starts once the host announces it', async () => {
+    const off = bed.host.watch(BED_REPO, ['main'], (e) => facts.onEvent(e));
+    try {
+      await bed.openAndSubmit(1, '1\n', 'known');
+      expect((await entry(1))?.readiness.mergeability).toBe('unspecified');
+      expect((await entry(1))?.state).toBe('not_ready');
+      // The first pass asks the host, which works it out in the background and announces it.
+      await driver.pass({ verify: true });
+      for (let i = 0; i < 100 && (await entry(1))?.state === 'not_ready'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        await driver.pass();
+      }
+      expect((await entry(1))?.readiness.mergeability).toBe('mergeable');
+      expect((await entry(1))?.state).toBe('testing');
+    } finally {
+      off();
+    }
+  });
+
+  it('when the facts reader hears that a PR of its repository changed, then that queue is planned again; another repository, not', async () => {
+    await bed.openAndSubmit(1);
+    await bed.command({ type: 'UpdateQueue', state: 'paused' });
+    await driver.pass({ verify: true });
+    expect(facts.onEvent({ kind: 'pull', repo: BED_REPO, number: 1 })).toEqual([bed.queueId]);
+    expect(facts.onEvent({ kind: 'pull', repo: { ...BED_REPO, name: 'other' }, number: 1 })).toEqual([]);
+    expect(facts.onEvent({ kind: 'branch', repo: BED_REPO, branch: 'other-branch' })).toEqual([]);
+    expect(facts.onEvent({ kind: 'branch', repo: BED_REPO, branch: 'main' })).toEqual([bed.queueId]);
+  });
+});
