@@ -7,13 +7,16 @@ import { busyRuns } from './stacks';
 
 /**
  * What the test results uploaded for the run's commit say of its failure, with what is known from
- * before: a genuine failure (its own, or the split batch's) stays genuine. Results are read by commit,
+ * before: a genuine failure stays genuine, and a half bisection convicted without running inherits
+ * the genuine failure of the batch it splits. Results are read by commit,
  * so a re-run also sees the results of the attempts before it (docs/engine.md, Flakes).
  */
 export const verdictOf = (c: Ctx, run: TestRun): FailureVerdict => {
   const verdict = judgeFailure(c.facts.testResults?.get(run.testBranchSha));
-  if (verdict.kind !== 'genuine' && (run.genuineFailure === true || run.judgement === 'genuine')) return { kind: 'genuine', tests: [] };
-  return verdict;
+  if (verdict.kind === 'genuine') return verdict;
+  // A run that failed is judged on its own results; one bisection convicted without running, on the batch's.
+  const known = run.status === 'failed' ? run.judgement === 'genuine' : run.genuineFailure === true;
+  return known ? { kind: 'genuine', tests: [] } : verdict;
 };
 
 /** Whether the run's failure is known to be real: then no witness, no re-run, blame at once. */
