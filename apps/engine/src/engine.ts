@@ -63,9 +63,10 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
   const commands = new EngineCommands(options.eventStore, now);
   const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs));
   // Failing runs are judged with their JUnit results (docs/engine.md, Flakes).
-  const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), (err) =>
-    options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),
-  );
+  const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), {
+    onError: (err) => options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),
+    ciRunning: (testRunId) => options.ci.isRunning(testRunId),
+  });
   const loops = new Map<string, QueueLoop>();
   const unwatch = new Map<string, () => void>();
   const failing = new Set<string>();

@@ -4,6 +4,7 @@ import {
   type HostFacts,
   type QueueState,
   type RepoRef,
+  type ReportedStatus,
   type RunTestResults,
   type TestHealth,
   type TestRun,
@@ -144,13 +145,39 @@ const failsNow = (run: TestRun, facts: HostFacts): boolean => {
 };
 
 /**
+ * A failure a run's checks reported while this process's CI still works on the run (it uploads the
+ * run's JUnit reports once every check finished) is shown once that is done: judged without its
+ * results, a real failure would spend a re-run and a quarantined one could not pass. The check's
+ * other statuses are shown as they are; a CI this process does not run is never held.
+ */
+const holdUntilUploaded = (s: QueueState, facts: HostFacts, ciRunning?: (testRunId: string) => boolean): HostFacts => {
+  if (!ciRunning) return facts;
+  let statuses: Map<string, readonly ReportedStatus[]> | undefined;
+  for (const run of s.runs.values()) {
+    if (run.status !== 'testing' || !ciRunning(run.testRunId)) continue;
+    const reported = facts.statuses.get(run.testBranchSha);
+    if (!reported?.some((st) => st.state === 'failure' || st.state === 'error')) continue;
+    statuses ??= new Map(facts.statuses);
+    statuses.set(
+      run.testBranchSha,
+      reported.filter((st) => st.state !== 'failure' && st.state !== 'error'),
+    );
+  }
+  return statuses ? { ...facts, statuses } : facts;
+};
+
+/**
  * The engine's facts with the test results of failing runs added (HostFacts.testResults). A lookup
  * that fails leaves the results out: the planner then knows nothing of the failure, which re-runs
  * it at worst, and never passes it (quarantine needs the results).
  */
-export const withTestResults = (inner: FactsSource, index: TestResultsIndex, onError?: (err: unknown) => void): FactsSource => ({
-  read: async (s, opts) => {
-    const facts = await inner.read(s, opts);
+export const withTestResults = (
+  inner: FactsSource,
+  index: TestResultsIndex,
+  opts: { onError?: (err: unknown) => void; ciRunning?: (testRunId: string) => boolean } = {},
+): FactsSource => ({
+  read: async (s, readOpts) => {
+    const facts = holdUntilUploaded(s, await inner.read(s, readOpts), opts.ciRunning);
     const shas = commitsToJudge(s, facts);
     if (shas.length === 0) return facts;
     const testResults = new Map<string, RunTestResults>();
@@ -160,7 +187,7 @@ export const withTestResults = (inner: FactsSource, index: TestResultsIndex, onE
         if (failing) testResults.set(sha, { failing });
       }
     } catch (err) {
-      onError?.(err);
+      opts.onError?.(err);
       return facts;
     }
     return { ...facts, testResults };
