@@ -2,6 +2,79 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+// Boundaries (docs/architecture.md, "Boundaries"): libraries never import apps, the domain does no
+// I/O and depends on no other package, and the CLI reaches other parts only through libraries.
+const APPS = ['api', 'cli', 'engine', 'projector', 'server', 'simulator'];
+const appImports = {
+  group: [...APPS.map((app) => `@railyard/${app}`), ...APPS.map((app) => `@railyard/${app}/**`), '**/apps/**'],
+  message: 'A library never imports an app (docs/architecture.md, "Boundaries"); move what it needs into a library.',
+};
+const IO_MODULES = [
+  'fs',
+  'fs/*',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'dgram',
+  'dns',
+  'tls',
+  'worker_threads',
+  'cluster',
+  'os',
+  'process',
+  'readline',
+  'zlib',
+  'stream',
+  'stream/*',
+  'timers',
+  'timers/*',
+  'perf_hooks',
+  'v8',
+  'vm',
+];
+const domainIo = {
+  group: [
+    ...IO_MODULES.flatMap((m) => [m, `node:${m}`]),
+    'ioredis',
+    'express',
+    'express/**',
+    'better-sqlite3',
+    'pg',
+    'pg/**',
+    '@kurrent/**',
+    'winston',
+    'prom-client',
+    '@octokit/**',
+  ],
+  message: 'libs/domain is pure: no I/O (docs/architecture.md, "Boundaries"); do it in an adapter and pass the result in.',
+};
+// Relative paths reach another package too ('../../eventstore/src/…'): named by the package's folder.
+const LIBS = [
+  'api-schema',
+  'auth',
+  'ci',
+  'eventstore',
+  'githost',
+  'github',
+  'observability',
+  'readmodels',
+  'runtime',
+  'testhealth',
+  'testkit',
+];
+const domainPackages = {
+  group: ['@railyard/*', '!@railyard/domain', ...LIBS.map((lib) => `**/${lib}/**`)],
+  message: 'libs/domain depends on no other Railyard package (docs/architecture.md, "Boundaries").',
+};
+const cliReach = {
+  group: ['@railyard/api', '@railyard/api/**', '@railyard/projector', '@railyard/projector/**', '@railyard/engine', '@railyard/server'],
+  message: 'The CLI reaches other parts only through libraries (docs/architecture.md, "Boundaries").',
+};
+const restrict = (...patterns) => ['error', { patterns }];
+const TESTS = ['**/*.test.ts', '**/*.contract.ts'];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'dist/**', '**/dist/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
@@ -12,6 +85,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  { files: ['libs/**/*.ts'], rules: { 'no-restricted-imports': restrict(appImports) } },
+  { files: ['libs/domain/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(appImports, domainIo, domainPackages) } },
+  { files: ['apps/cli/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(cliReach) } },
   // Formatting is prettier's (`npm run lint` runs `prettier --check`); eslint keeps to correctness.
   prettier,
 );

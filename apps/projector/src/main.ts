@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createEventStore } from '@railyard/eventstore';
 import { createLogger, errorFields } from '@railyard/observability';
-import { RedisLease, redisKeys } from '@railyard/readmodels';
+import { openRedisProjections, RedisLease, redisKeys } from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { projectorConfigFromEnv } from './config';
-import { openRedisProjections } from './redis-projections';
 import { runLeasedProjector } from './leased';
 import { runProjector } from './run-projector';
 

@@ -5,7 +5,7 @@ import { createLogger } from '@railyard/observability';
 import { MemoryMetricsStore, MemoryReadModelStore } from '@railyard/readmodels';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import request from 'supertest';
-import { parseTokenList, TokenRegistry } from '../auth/tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { composeApi, type ComposedApi } from '../compose';
 import { registeredRoutes } from '../http/route-table';
 import { openTestHealthStore, testHealthConfigFromEnv } from '../routes/test-health';

@@ -1,5 +1,5 @@
 import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
-import type { PrView, QueueView } from '@railyard/readmodels';
+import type { PrView, QueueView } from './port';
 import { isTerminal, type Entry, type QueueState } from '@railyard/domain';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({

@@ -1,5 +1,7 @@
 import { RedisBlobStore } from '@railyard/eventstore';
-import { RedisMetricsStore, RedisReadModelStore, RedisTestHealthStore, testHealthLimitsFromEnv } from '@railyard/readmodels';
+import { RedisMetricsStore } from './metrics';
+import { RedisReadModelStore } from './redis/store';
+import { RedisTestHealthStore, testHealthLimitsFromEnv } from './testhealth';
 import type Redis from 'ioredis';
 
 /**
