@@ -73,6 +73,28 @@ const cliReach = {
   message: 'The CLI reaches other parts only through libraries (docs/architecture.md, "Boundaries").',
 };
 const restrict = (...patterns) => ['error', { patterns }];
+
+// The environment is read once (docs/architecture.md, "Configuration"): by libs/runtime's loadConfig and
+// the other config modules, and by entry points. The rest are handed plain values.
+const ENV_READERS = [
+  'libs/runtime/src/config.ts',
+  'libs/github/src/settings.ts',
+  'apps/cli/src/config.ts',
+  'apps/*/src/main.ts',
+  // Child processes inherit the environment (PATH, HOME, git's own variables); nothing is read from it here.
+  'libs/githost/src/local/git.ts',
+  'libs/ci/src/runner/local-ci-runner.ts',
+  // The logger's default level for tools and tests that create one without a configuration.
+  'libs/observability/src/logger.ts',
+  // Test helpers: a child process's entry point, and the CLI run as a child process.
+  'libs/ci/src/runner/testing/runner-process.ts',
+  'apps/cli/src/testing.ts',
+];
+const envRead = {
+  object: 'process',
+  property: 'env',
+  message: 'Read the environment in a config module (libs/runtime loadConfig) or an entry point, and pass plain values in.',
+};
 const TESTS = ['**/*.test.ts', '**/*.contract.ts'];
 
 export default tseslint.config(
@@ -87,6 +109,11 @@ export default tseslint.config(
   },
   { files: ['libs/**/*.ts'], rules: { 'no-restricted-imports': restrict(appImports) } },
   { files: ['libs/domain/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(appImports, domainIo, domainPackages) } },
+  {
+    files: ['libs/**/*.ts', 'apps/**/*.ts'],
+    ignores: [...TESTS, ...ENV_READERS],
+    rules: { 'no-restricted-properties': ['error', envRead] },
+  },
   { files: ['apps/cli/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(cliReach) } },
   // Formatting is prettier's (`npm run lint` runs `prettier --check`); eslint keeps to correctness.
   prettier,

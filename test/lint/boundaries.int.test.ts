@@ -35,7 +35,7 @@ const lint = async (fixtures: Fixture[]): Promise<string[][]> => {
 const at = (file: string, code: string): Fixture => ({ file: path.join(ROOT, file), code: `${code}\nexport const used = value;\n` });
 
 describe('import boundaries (eslint.config.mjs)', () => {
-  it('when a library or the domain crosses a boundary, then lint reports no-restricted-imports; when it stays inside, then nothing', async () => {
+  it('when a library or the domain crosses a boundary, or code outside a config module reads process.env, then lint reports it; where it is allowed, then nothing', async () => {
     const cases: [Fixture, boolean][] = [
       [at('libs/readmodels/src/fixture.ts', "import { buildApp as value } from '@railyard/api';"), true],
       [at('libs/runtime/src/fixture.ts', "import { startEngine as value } from '@railyard/engine';"), true],
@@ -50,6 +50,8 @@ describe('import boundaries (eslint.config.mjs)', () => {
       [at('libs/domain/src/fixture.ts', "import { value } from '../../eventstore/src/memory';"), true],
       [at('apps/cli/src/fixture.ts', "import { replayQueue as value } from '@railyard/api';"), true],
       [at('apps/cli/src/fixture.ts', "import { rebuildProjections as value } from '@railyard/projector';"), true],
+      [at('libs/ci/src/fixture.ts', 'const value = process.env.RAILYARD_CI_CONCURRENCY;'), true],
+      [at('apps/engine/src/fixture.ts', 'const { env: value } = process;'), true],
       // The same kinds of import where they are allowed: each must stay quiet, or the rule proves nothing.
       [at('libs/domain/src/fixture.ts', "import { value } from './priority';"), false],
       [at('libs/domain/src/fixture.test.ts', "import { readFileSync as value } from 'node:fs';"), false],
@@ -57,12 +59,14 @@ describe('import boundaries (eslint.config.mjs)', () => {
       [at('apps/api/src/fixture.ts', "import { replayQueue as value } from '@railyard/readmodels';"), false],
       [at('apps/server/src/fixture.ts', "import { startEngine as value } from '@railyard/engine';"), false],
       [at('apps/cli/src/fixture.ts', "import { rebuildProjections as value } from '@railyard/readmodels';"), false],
+      [at('apps/engine/src/main.ts', 'const value = process.env.RAILYARD_ENGINE;'), false],
+      [at('libs/runtime/src/config.ts', 'const value = process.env.RAILYARD_ENGINE;'), false],
     ];
     const reported = await lint(cases.map(([fixture]) => fixture));
     const outcome = cases.map(([fixture, _], i) => [
       path.relative(ROOT, fixture.file),
       fixture.code.split('\n')[0],
-      reported[i]?.includes('no-restricted-imports'),
+      reported[i]?.some((rule) => rule === 'no-restricted-imports' || rule === 'no-restricted-properties'),
     ]);
     expect(outcome).toEqual(
       cases.map(([fixture, restricted]) => [path.relative(ROOT, fixture.file), fixture.code.split('\n')[0], restricted]),

@@ -2,10 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
-import { ciSettingsFromEnv } from '@railyard/ci';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { composeApi } from './compose';
-import { openTestHealthStore, testHealthConfigFromEnv } from './routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
 
 /**
  * `npm run start:api`: the distributed shape's stateless API. Reads come from the Redis read models a
@@ -22,7 +21,7 @@ const main = async (): Promise<void> => {
   const gitHost = openGitHost(config);
   // Fed by the projector process, like the queue views: every replica serves the same numbers.
   const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
-  const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
+  const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);
   // Also fed by the projector process; every replica parses uploads and sweeps (see docs/test-health.md).
   const testHealthStore = openTestHealthStore('redis', {
     blobs,
@@ -32,7 +31,7 @@ const main = async (): Promise<void> => {
   });
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
-  const { publicUrl } = ciSettingsFromEnv();
+  const { publicUrl } = config;
   const { app, testHealth, setSelfUrl } = composeApi({
     eventStore,
     blobs,

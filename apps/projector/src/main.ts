@@ -15,7 +15,7 @@ const main = async (): Promise<void> => {
   const eventStore = await createEventStore(config.eventStore);
   // The projector waits out Redis outages rather than failing commands, hence no retry limit.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, process.env);
+  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, config.testHealthLimits);
   // Every projection this process keeps, each with its own checkpoint and subscription, all under the one lease.
   const projections = Object.values(all);
   const lease = new RedisLease({
