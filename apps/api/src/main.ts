@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
-import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
+import { apiSettingsOf, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { composeApi } from './compose';
 import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
@@ -31,7 +31,6 @@ const main = async (): Promise<void> => {
   });
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
-  const { publicUrl } = config;
   const { app, testHealth, setSelfUrl } = composeApi({
     eventStore,
     blobs,
@@ -43,13 +42,7 @@ const main = async (): Promise<void> => {
     statuses,
     tokens,
     logger,
-    gitRoot: config.gitRoot,
-    dataDir: config.dataDir,
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-    rateLimitPerSecond: config.rateLimitPerSecond,
-    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
-    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
-    ...(publicUrl ? { publicUrl } : {}),
+    ...apiSettingsOf(config),
   });
   const server = app.listen(config.port, config.host, () => {
     setSelfUrl(`http://${config.host}:${(server.address() as AddressInfo).port}`);

@@ -6,7 +6,16 @@ import { startEmbeddedEngine } from '@railyard/engine';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
-import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels, type RailyardConfig } from '@railyard/runtime';
+import {
+  apiSettingsOf,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  openReadModels,
+  type RailyardConfig,
+} from '@railyard/runtime';
 
 export interface RunningServer {
   url: string;
@@ -74,13 +83,7 @@ export const startServer = async (
     statuses: ci.statusStore,
     tokens,
     logger,
-    gitRoot: config.gitRoot,
-    dataDir: config.dataDir,
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-    rateLimitPerSecond: config.rateLimitPerSecond,
-    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
-    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
-    ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
+    ...apiSettingsOf(config),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   api.composed = composed;

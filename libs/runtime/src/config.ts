@@ -42,12 +42,17 @@ export interface CiConfig {
 
 /** Test health's plain settings; the API turns them into its TestHealthConfig (page-token secret file). */
 export interface TestHealthSettings {
+  /** The organisation slug test ids are computed with (Trunk's org_url_slug); list requests must name it. */
   orgSlug: string;
-  /** Unset: the API keeps a generated secret in the data dir. */
+  /** HMAC key of page tokens, shared by every API process; unset, the API keeps a generated one in the data dir. */
   pageTokenSecret?: string;
+  /** Base of the html_url fields; when absent the server's own address is used. */
   publicUrl?: string;
+  /** Worker threads parsing JUnit; 0 parses on the main thread (tests, tiny installs). */
   parseWorkers: number;
+  /** Uploads waiting for a parser beyond this are refused with 503 and Retry-After. */
   maxQueuedParses: number;
+  /** Minutes between re-evaluations of the watched tests (time-based recoveries); 0 turns the sweep off. */
   sweepMinutes: number;
   /** Both read-model processes (embedded server, projector) must hold the same two, or a rebuild differs. */
   maxRunsPerTest: number;
@@ -149,3 +154,17 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     projector: { batchSize: e.RAILYARD_PROJECTOR_BATCH_SIZE, leaseTtlMs: e.RAILYARD_PROJECTOR_LEASE_TTL_MS },
   };
 };
+
+/**
+ * The API composition's plain settings, the same for the distributed API and the embedded server.
+ * A function rather than a section: `startServer` lets tests override the data dir and git root.
+ */
+export const apiSettingsOf = (config: RailyardConfig) => ({
+  gitRoot: config.gitRoot,
+  dataDir: config.dataDir,
+  readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  rateLimitPerSecond: config.rateLimitPerSecond,
+  rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
+  maxBodyBytesInFlight: config.maxBodyBytesInFlight,
+  ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+});

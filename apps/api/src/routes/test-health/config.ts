@@ -1,24 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { TestHealthSettings } from '@railyard/runtime';
 
-/** Every test-health setting the API runs with. */
-export interface TestHealthConfig {
-  /** The organisation slug test ids are computed with (Trunk's org_url_slug); list requests must name it. */
-  orgSlug: string;
-  /** HMAC key of page tokens; every API process of one deployment must share it. */
-  pageTokenSecret: string;
-  /** Base of the html_url fields; when absent the server's own address is used. */
-  publicUrl?: string;
-  /** Worker threads parsing JUnit; 0 parses on the main thread (tests, tiny installs). */
-  parseWorkers: number;
-  /** Uploads waiting for a parser beyond this are refused with 503 and Retry-After. */
-  maxQueuedParses: number;
-  /** Minutes between re-evaluations of the watched tests (time-based recoveries); 0 turns the sweep off. */
-  sweepMinutes: number;
-  maxRunsPerTest: number;
-  retentionDays: number;
-}
+/**
+ * Every test-health setting the API runs with: libs/runtime's settings (`config.testHealth`, where each
+ * is described), with the page-token secret always present.
+ */
+export type TestHealthConfig = Omit<TestHealthSettings, 'pageTokenSecret'> & { pageTokenSecret: string };
 
 export const PAGE_TOKEN_SECRET_FILE = 'page-token-secret';
 
@@ -48,9 +37,6 @@ export const pageTokenSecretOf = (raw: string | undefined, dataDir: string): str
   }
   return secret;
 };
-
-/** Plain test-health settings as libs/runtime's loadConfig works them out (`config.testHealth`). */
-export type TestHealthSettings = Omit<TestHealthConfig, 'pageTokenSecret'> & { pageTokenSecret?: string };
 
 /** The API's test-health configuration: the settings, with the page-token secret kept in the data dir when none is set. */
 export const testHealthConfigOf = (settings: TestHealthSettings, dataDir: string): TestHealthConfig => ({
