@@ -72,6 +72,10 @@ const cliReach = {
   group: ['@railyard/api', '@railyard/api/**', '@railyard/projector', '@railyard/projector/**', '@railyard/engine', '@railyard/server'],
   message: 'The CLI reaches other parts only through libraries (docs/architecture.md, "Boundaries").',
 };
+const testkit = {
+  group: ['@railyard/testkit', '@railyard/testkit/**', '**/libs/testkit/**'],
+  message: 'libs/testkit is for tests only: production code never imports it.',
+};
 const restrict = (...patterns) => ['error', { patterns }];
 
 // The environment is read once (docs/architecture.md, "Configuration"): by libs/runtime's loadConfig and
@@ -96,6 +100,8 @@ const envRead = {
   message: 'Read the environment in a config module (libs/runtime loadConfig) or an entry point, and pass plain values in.',
 };
 const TESTS = ['**/*.test.ts', '**/*.contract.ts'];
+/** Test files and test helpers (folders named testing/ or fixtures). */
+const TEST_SUPPORT = [...TESTS, '**/testing/**', '**/fixtures.ts', '**/fixtures/**', 'libs/testkit/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'dist/**', '**/dist/**', '**/*.js', '**/*.mjs'] },
@@ -108,13 +114,15 @@ export default tseslint.config(
     },
   },
   { files: ['libs/**/*.ts'], rules: { 'no-restricted-imports': restrict(appImports) } },
+  { files: ['libs/**/*.ts'], ignores: TEST_SUPPORT, rules: { 'no-restricted-imports': restrict(appImports, testkit) } },
+  { files: ['apps/**/*.ts'], ignores: TEST_SUPPORT, rules: { 'no-restricted-imports': restrict(testkit) } },
   { files: ['libs/domain/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(appImports, domainIo, domainPackages) } },
   {
     files: ['libs/**/*.ts', 'apps/**/*.ts'],
     ignores: [...TESTS, ...ENV_READERS],
     rules: { 'no-restricted-properties': ['error', envRead] },
   },
-  { files: ['apps/cli/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(cliReach) } },
+  { files: ['apps/cli/**/*.ts'], ignores: TESTS, rules: { 'no-restricted-imports': restrict(cliReach, testkit) } },
   // Formatting is prettier's (`npm run lint` runs `prettier --check`); eslint keeps to correctness.
   prettier,
 );

@@ -35,7 +35,7 @@ const lint = async (fixtures: Fixture[]): Promise<string[][]> => {
 const at = (file: string, code: string): Fixture => ({ file: path.join(ROOT, file), code: `${code}\nexport const used = value;\n` });
 
 describe('import boundaries (eslint.config.mjs)', () => {
-  it('when a library or the domain crosses a boundary, or code outside a config module reads process.env, then lint reports it; where it is allowed, then nothing', async () => {
+  it('when a library or the domain crosses a boundary, production code imports the testkit, or code outside a config module reads process.env, then lint reports it; where it is allowed, then nothing', async () => {
     const cases: [Fixture, boolean][] = [
       [at('libs/readmodels/src/fixture.ts', "import { buildApp as value } from '@railyard/api';"), true],
       [at('libs/runtime/src/fixture.ts', "import { startEngine as value } from '@railyard/engine';"), true],
@@ -50,6 +50,9 @@ describe('import boundaries (eslint.config.mjs)', () => {
       [at('libs/domain/src/fixture.ts', "import { value } from '../../eventstore/src/memory';"), true],
       [at('apps/cli/src/fixture.ts', "import { replayQueue as value } from '@railyard/api';"), true],
       [at('apps/cli/src/fixture.ts', "import { rebuildProjections as value } from '@railyard/projector';"), true],
+      [at('libs/githost/src/fixture.ts', "import { tempGitRepo as value } from '@railyard/testkit';"), true],
+      [at('apps/engine/src/fixture.ts', "import { tempGitRepo as value } from '@railyard/testkit';"), true],
+      [at('apps/cli/src/fixture.ts', "import { tempGitRepo as value } from '@railyard/testkit';"), true],
       [at('libs/ci/src/fixture.ts', 'const value = process.env.RAILYARD_CI_CONCURRENCY;'), true],
       [at('apps/engine/src/fixture.ts', 'const { env: value } = process;'), true],
       // The same kinds of import where they are allowed: each must stay quiet, or the rule proves nothing.
@@ -59,6 +62,8 @@ describe('import boundaries (eslint.config.mjs)', () => {
       [at('apps/api/src/fixture.ts', "import { replayQueue as value } from '@railyard/readmodels';"), false],
       [at('apps/server/src/fixture.ts', "import { startEngine as value } from '@railyard/engine';"), false],
       [at('apps/cli/src/fixture.ts', "import { rebuildProjections as value } from '@railyard/readmodels';"), false],
+      [at('apps/engine/src/testing/fixture.ts', "import { tempGitRepo as value } from '@railyard/testkit';"), false],
+      [at('libs/githost/src/fixture.test.ts', "import { tempGitRepo as value } from '@railyard/testkit';"), false],
       [at('apps/engine/src/main.ts', 'const value = process.env.RAILYARD_ENGINE;'), false],
       [at('libs/runtime/src/config.ts', 'const value = process.env.RAILYARD_ENGINE;'), false],
     ];
