@@ -1,7 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
-import { apiSettingsOf, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
+import {
+  apiSettingsOf,
+  applyEnvFile,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  openReadModels,
+} from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { composeApi } from './compose';
 import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
@@ -11,6 +20,7 @@ import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
  * separate projector process (`npm run start:projector`) keeps; writes go to the shared event store.
  */
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   if (!config.redisUrl) config.redisUrl = 'redis://127.0.0.1:6379';
   const logger = createLogger('railyard-api', config.logLevel);

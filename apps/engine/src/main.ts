@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
 import { createLogger, errorFields } from '@railyard/observability';
-import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
+import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { localCodeHost } from './embedded';
 import { startEngine } from './engine';
@@ -13,6 +13,7 @@ import { QueueLeases } from './queue-leases';
  * share its event store. Queues are shared out between engine processes by Redis leases.
  */
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });

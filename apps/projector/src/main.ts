@@ -3,6 +3,7 @@ import os from 'node:os';
 import { createEventStore } from '@railyard/eventstore';
 import { createLogger, errorFields } from '@railyard/observability';
 import { openRedisProjections, RedisLease, redisKeys } from '@railyard/readmodels';
+import { applyEnvFile } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { projectorConfigFromEnv } from './config';
 import { runLeasedProjector } from './leased';
@@ -10,6 +11,7 @@ import { runProjector } from './run-projector';
 
 // The distributed-mode projector: one active process per Redis namespace, the others on standby.
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const logger = createLogger('projector');
   const config = projectorConfigFromEnv(process.env);
   const eventStore = await createEventStore(config.eventStore);

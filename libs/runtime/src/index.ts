@@ -2,3 +2,4 @@ export * from './config';
 export * from './tokens';
 export * from './adapters';
 export * from './env';
+export * from './env-file';
