@@ -14,6 +14,7 @@ COPY apps/engine/package.json apps/engine/
 COPY apps/projector/package.json apps/projector/
 COPY apps/server/package.json apps/server/
 COPY apps/simulator/package.json apps/simulator/
+COPY libs/auth/package.json libs/auth/
 COPY libs/api-schema/package.json libs/api-schema/
 COPY libs/ci/package.json libs/ci/
 COPY libs/domain/package.json libs/domain/
