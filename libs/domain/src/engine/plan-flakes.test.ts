@@ -55,6 +55,17 @@ describe('flake re-runs (flakeRetries)', () => {
     ]);
   });
 
+  it('when anti-flake protection waits for a witness and nothing is queued behind the failure, then the re-run is its witness', () => {
+    const history = [
+      ...queueWith({ canOptimisticallyMerge: true, pendingFailureDepth: 1, flakeRetries: 1 }, [1]),
+      ...runStarted('r1', 1),
+      ...runFailed('r1', 1),
+    ];
+    expect(givenQueue(history).planned(facts())).toEqual([
+      rec({ type: 'RetryTestRun', testRunId: 'r1', cause: 'NO_TEST_RESULTS', detail: NO_RESULTS }),
+    ]);
+  });
+
   it('when flakeRetries is 0, then a lone failure is blamed at once as before', () => {
     expect(givenQueue(loneFailure(0)).planned(facts())).toEqual([
       rec({
