@@ -83,6 +83,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     commits: new CommitChecker(p.gitRoot),
     dataDir: p.dataDir,
     ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}),
+    selfUrl: () => selfUrl,
   };
   const routers = [
     metricsRoutes(deps, {

@@ -7,6 +7,12 @@ export interface CiHttpDeps {
   commits: CommitChecker;
   /** Where `ci-logs/` lives (the runner writes there). */
   dataDir: string;
-  /** Base of the PR URLs in answers; unset: the scheme and host the request came to. */
+  /** Base of the PR URLs in answers (RAILYARD_PUBLIC_URL). */
   publicUrl?: string;
+  /**
+   * Without publicUrl: the address the process listens on, the base the check runner gives its log
+   * links too, so every URL handed out has one base (issue 14: prUrl said localhost while log links
+   * said 127.0.0.1). Only when neither is known: the scheme and host the request came to.
+   */
+  selfUrl?: () => string;
 }

@@ -104,7 +104,15 @@ describe('explainQueue', () => {
       readiness: readiness(),
       stateReason: { code: 'API_REQUESTED' },
     });
-    const prs = [pr(1, 'testing'), pr(2, 'pending'), pr(3, 'pending'), pr(4, 'pending'), pr(5, 'pending'), pr(6, 'pending'), pr(7, 'pending')];
+    const prs = [
+      pr(1, 'testing'),
+      pr(2, 'pending'),
+      pr(3, 'pending'),
+      pr(4, 'pending'),
+      pr(5, 'pending'),
+      pr(6, 'pending'),
+      pr(7, 'pending'),
+    ];
     const out = explainQueue({ state: 'running' }, prs, () => undefined);
     expect(out[1]?.waitingOn).toEqual([{ kind: 'prs_ahead', message: '1 PR(s) ahead must settle first: #1', prNumbers: [1] }]);
     expect(out[6]?.waitingOn[0]?.message).toBe('6 PR(s) ahead must settle first: #1, #2, #3, #4, #5 and 1 more');

@@ -5,7 +5,7 @@ import type { CommitStatusState } from '../events-engine';
 /** A test run as the explanation needs it, whichever side (write state or read model) it comes from. */
 export interface ExplainRun {
   testRunId: string;
-  status: 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+  status: (typeof EXPLAINED_RUN_STATUSES)[number];
   testBranch: string;
   requiredStatuses: string[];
   /** Latest state per check, in the order they first reported. */
@@ -34,19 +34,23 @@ export interface ExplainInput {
   run?: ExplainRun;
 }
 
-export type WaitingKind =
-  | 'queue_paused'
-  | 'queue_draining'
-  | 'queue_switching_modes'
-  | 'base_branch'
-  | 'mergeability'
-  | 'merge_conflict'
-  | 'impacted_targets'
-  | 'prs_ahead'
-  | 'engine'
-  | 'required_statuses'
-  | 'merge'
-  | 'failure_confirmation';
+export const WAITING_KINDS = [
+  'queue_paused',
+  'queue_draining',
+  'queue_switching_modes',
+  'base_branch',
+  'mergeability',
+  'merge_conflict',
+  'impacted_targets',
+  'prs_ahead',
+  'engine',
+  'required_statuses',
+  'merge',
+  'failure_confirmation',
+] as const;
+export type WaitingKind = (typeof WAITING_KINDS)[number];
+
+export const EXPLAINED_RUN_STATUSES = ['testing', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
 
 /** One thing the PR waits for now; `checks` or `prNumbers` name what, when there is a list. */
 export interface WaitingOn {

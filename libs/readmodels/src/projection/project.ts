@@ -1,6 +1,6 @@
 import { evolveEntry, submittedEntry, type QueueCreated } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { PrView, QueueView } from '../port';
+import type { QueueView } from '../port';
 import { entryFactsOf, prViewOf } from './pr-view';
 import { isCurrent, positionOf, type PrDoc, type ProjectionDocs, type QueueDoc } from './docs';
 import { asQueueEvent, targetOf, timeOf } from './target';
