@@ -1,5 +1,6 @@
 import type { CommitChecker } from '@railyard/ci';
 import type { CommitStatusStore } from '@railyard/githost';
+import type { Sessions } from '../dashboard/session';
 
 /** What the CI endpoints need beside ApiDeps; the composition passes it in. */
 export interface CiHttpDeps {
@@ -15,4 +16,6 @@ export interface CiHttpDeps {
    * said 127.0.0.1). Only when neither is known: the scheme and host the request came to.
    */
   selfUrl?: () => string;
+  /** Dashboard sessions: a signed-in browser may read the check logs without the token header. */
+  sessions?: Sessions;
 }
