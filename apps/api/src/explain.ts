@@ -37,8 +37,10 @@ export const explainView = async (readModels: ReadModelStore, p: PrView): Promis
 
 /** Every PR of a queue (given in queue order) explained in one pass, their runs read at once. */
 export const explainViews = async (readModels: ReadModelStore, queue: QueueView, prs: PrView[]): Promise<Explanation[]> => {
-  const runs = await Promise.all(prs.map((p) => runOf(readModels, p)));
-  const byPr = new Map(prs.map((p, i) => [p.prNumber, runs[i]]));
+  // Only PRs that were tested have a run to read: a long queue of waiting PRs costs no read per PR.
+  const tested = prs.filter((p) => p.lastTestRunId !== undefined);
+  const runs = await Promise.all(tested.map((p) => runOf(readModels, p)));
+  const byPr = new Map(tested.map((p, i) => [p.prNumber, runs[i]]));
   return explainQueue(
     { state: queue.state },
     prs.map((p) => entryFactsOf(p)),
