@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { composeApi, openTestHealthStore, parseTokenList, testHealthConfigFromEnv, TokenRegistry } from '@railyard/api';
+import { composeApi, openTestHealthStore, testHealthConfigOf } from '@railyard/api';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
+import { loadConfig } from '@railyard/runtime';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
 import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
@@ -83,7 +85,7 @@ export const run = async (args: string[]): Promise<object[]> => {
   const blobs = new MemoryBlobStore();
   const readModels = new MemoryReadModelStore();
   const statuses = new LocalCommitStatusStore({ root: gitRoot });
-  const testHealthConfig = testHealthConfigFromEnv({}, dir);
+  const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
   const composed = composeApi({
     eventStore: new MemoryEventStore(),
     blobs,

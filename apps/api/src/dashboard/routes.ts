@@ -3,13 +3,11 @@ import { parseQueueId, queueStreamOf, type QueueCommand } from '@railyard/domain
 import type { EventStore } from '@railyard/eventstore';
 import type { MetricsStore, TestHealthReadModels, TestRunView } from '@railyard/readmodels';
 import { decodePageToken, pageInfoFor, PageQueryError, scopeOf } from '@railyard/testhealth';
-import { sortKeyOf } from '@railyard/readmodels';
+import { historyEntryOf, replayQueue, sortKeyOf } from '@railyard/readmodels';
 import { DomainError } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
 import { explainView, explainViews } from '../explain';
-import { historyEntryOf, replayQueue } from '../history';
-import type { Scope } from '../auth/tokens';
-import { scopeAllows } from '../auth/tokens';
+import { scopeAllows, type Scope } from '@railyard/auth';
 import { html, type SafeHtml } from './html';
 import { LIVE_JS, page } from './layout';
 import { prPath, queuePath } from './links';

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { parseTokenList, TokenRegistry } from '../auth/tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { Sessions } from './session';
 
 const tokens = new TokenRegistry(parseTokenList('ops:admin-secret-0123456789abcdef:admin,dash:read-secret-0123456789abcdef:read'));

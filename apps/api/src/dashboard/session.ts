@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { parse as parseCookies, serialize } from 'cookie';
 import { sign, unsign } from 'cookie-signature';
 import { requireToken } from '../auth/middleware';
-import { scopeAllows, type ApiToken, type Scope, type TokenRegistry } from '../auth/tokens';
+import { scopeAllows, type ApiToken, type Scope, type TokenRegistry } from '@railyard/auth';
 
 export const SESSION_COOKIE = 'railyard_session';
 const PRE_SESSION_COOKIE = 'railyard_signin';

@@ -1,13 +1,12 @@
 import { Router } from 'express';
 import { getSubmittedPullRequestRequest, prActionRequest, submitPullRequestRequest } from '@railyard/api-schema';
 import { explainFromState, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
-import { prViewOf } from '@railyard/readmodels';
+import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { explainView } from '../explain';
-import { prResponse } from '../views';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {

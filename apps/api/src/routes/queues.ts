@@ -5,7 +5,7 @@ import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { explainViews } from '../explain';
-import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '../views';
+import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */

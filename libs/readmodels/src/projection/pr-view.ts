@@ -1,4 +1,4 @@
-import { isTerminal, type EntryFacts } from '@railyard/domain';
+import { isTerminal, isUrgent, type EntryFacts } from '@railyard/domain';
 import type { PrView } from '../port';
 
 /**
@@ -20,7 +20,7 @@ export const prViewOf = (queueId: string, e: EntryFacts): PrView => ({
   priorityValue: e.priorityValue,
   priorityName: e.priorityName,
   ...(e.usedDefaultPriorityName ? { usedDefaultPriorityName: e.usedDefaultPriorityName } : {}),
-  skipTheLine: e.priorityValue === 0,
+  skipTheLine: isUrgent(e.priorityValue),
   forceEnqueued: e.forceEnqueued,
   isCurrentlySubmittedToQueue: !isTerminal(e.state),
   noBatch: e.noBatch,

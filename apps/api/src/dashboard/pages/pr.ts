@@ -1,6 +1,6 @@
 import { isTerminal, type Explanation } from '@railyard/domain';
 import type { PrView, TestRunView } from '@railyard/readmodels';
-import type { HistoryEntry } from '../../history';
+import type { HistoryEntry } from '@railyard/readmodels';
 import { html, type SafeHtml } from '../html';
 import { csrfField, stateBadge } from '../layout';
 import { prPath, queuePath, runPath } from '../links';

@@ -8,7 +8,7 @@ import {
   type QueueEvent,
   type QueueState,
 } from '@railyard/domain';
-import { prViewOf } from '@railyard/readmodels';
+import { prViewOf } from '../projection/pr-view';
 import { getQueueResponse, queueViewOfState } from '../views';
 
 /** What replay needs of an event: its type, data and decision time (a HistoryEntry has all three). */

@@ -1,5 +1,5 @@
 import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
-import type { PrView, QueueView } from '@railyard/readmodels';
+import type { PrView, QueueView } from './port';
 import type { Explanation, QueueState } from '@railyard/domain';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({
