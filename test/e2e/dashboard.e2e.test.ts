@@ -99,7 +99,6 @@ describe('the dashboard in a real browser', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('Queue acme/widgets main');
     expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
-    await shot(page, 'queue');
 
     await page.goto(`${server.url}${QUEUE}/prs/1`);
     await expect(page.locator('#reason').textContent()).resolves.toMatch(/failed because check `test` failed on run \S+/);
@@ -152,6 +151,8 @@ describe('the dashboard in a real browser', () => {
     await openPrWithFiles(world, 4, { 'slow.txt': 'slow\n' });
     await client(server.url, TOKENS.write).submit(4);
     await prReaches(server.url, 4, ['testing'], 120_000);
+    await openPrWithFile(world, 5, 'behind\n');
+    await client(server.url, TOKENS.write).submit(5);
 
     const reader = await signedIn(TOKENS.read);
     await reader.page.goto(`${server.url}${QUEUE}/prs/4`);
@@ -164,6 +165,11 @@ describe('the dashboard in a real browser', () => {
     await reader.context.close();
 
     const writer = await signedIn(TOKENS.write);
+    await writer.page.goto(`${server.url}${QUEUE}`);
+    await expect(writer.page.locator('tbody tr').last().textContent()).resolves.toContain('1 PR(s) ahead must settle first: #4');
+    expect(await writer.page.locator('svg.graph').getAttribute('aria-label')).toMatch(/tests 4 on the target/);
+    expect(await seriousViolations(writer.page)).toEqual([]);
+    await shot(writer.page, 'queue');
     await writer.page.goto(`${server.url}${QUEUE}/prs/4`);
     await writer.page.getByRole('button', { name: 'Cancel' }).click();
     await writer.page.locator('#reason', { hasText: 'cancelled' }).waitFor();
