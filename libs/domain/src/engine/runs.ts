@@ -31,11 +31,15 @@ export const isRunNeeded = (s: QueueState, run: TestRun): boolean =>
 
 export type RequiredOutcome = { kind: 'passed' } | { kind: 'failed'; failedContexts: string[] } | { kind: 'waiting' };
 
-/** Failure wins as soon as one required status fails; success needs every required status green. */
+/**
+ * Failure wins as soon as one required status fails; success needs every required status green. An
+ * infrastructure error is no failure: the code was never judged, so the run waits for the check to
+ * be run again (`infrastructureRetries`).
+ */
 export const requiredOutcome = (run: TestRun): RequiredOutcome => {
   const failed = run.requiredStatuses.filter((c) => {
-    const st = run.statuses[c]?.state;
-    return st === 'failure' || st === 'error';
+    const st = run.statuses[c];
+    return st !== undefined && (st.state === 'failure' || st.state === 'error') && st.infrastructureError === undefined;
   });
   if (failed.length > 0) return { kind: 'failed', failedContexts: failed };
   return run.requiredStatuses.every((c) => run.statuses[c]?.state === 'success') ? { kind: 'passed' } : { kind: 'waiting' };
