@@ -6,7 +6,7 @@ import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { engineTickMs, engineVerifyMs, localCodeHost } from './embedded';
 import { startEngine } from './engine';
-import { QueueLeases } from './queue-leases';
+import { QueueLeases, engineLeaseTtlMs } from './queue-leases';
 
 /**
  * `npm run start:engine`: the engine as its own process, beside API and projector processes that
@@ -16,12 +16,11 @@ const main = async (): Promise<void> => {
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-  const ttl = Number(process.env.RAILYARD_ENGINE_LEASE_TTL_MS ?? 10_000);
   const leases = new QueueLeases({
     redis,
     namespace: config.redisNamespace,
     owner: `${os.hostname()}:${process.pid}:${randomUUID()}`,
-    ttlMs: Number.isInteger(ttl) && ttl >= 100 ? ttl : 10_000,
+    ttlMs: engineLeaseTtlMs(process.env),
     logger,
   });
   const eventStore = await openEventStore(config);
@@ -44,13 +43,18 @@ const main = async (): Promise<void> => {
     owns: leases.owns,
     onRelease: leases.release,
   });
+  // A queue another engine let go of (SIGTERM, a rolling deploy) is tried at once, not at the next tick.
+  await leases.onReleased((queueId) => engine.wake(queueId));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info('engine stopping', { signal });
     void (async () => {
+      // The pass in progress ends, then the leases are released and announced (a standby takes over
+      // at once), then the checks are stopped without a verdict: the new holder runs them again.
       await engine.stop();
+      await leases.close();
       await ci.close();
       await Promise.all([eventStore.close(), blobs.close(), host.close()]);
       await redis.quit();

@@ -201,6 +201,28 @@ export class LocalCiRunner {
     void reap.finally(() => this.reaping.delete(reap));
   }
 
+  /**
+   * Runs `contexts` of a run again (after an infrastructure error): their statuses go back to
+   * pending, then the run is triggered; if some of its checks are still running, once they end.
+   */
+  async retry(input: TriggerInput, contexts: string[]): Promise<void> {
+    if (this.closed) throw new Error('the CI runner is closed');
+    if (!isValidTestRunId(input.testRunId)) throw new Error(`invalid test run id ${JSON.stringify(input.testRunId)}`);
+    if (!isObjectId(input.sha)) throw new Error(`not a full commit id: ${JSON.stringify(input.sha)}`);
+    const { repo, sha, testRunId } = input;
+    for (const context of contexts) {
+      const targetUrl = joinUrl(this.opts.publicUrl(), ciLogPath(testRunId, context));
+      await this.opts.statuses.set(repo, sha, { context, state: 'pending', targetUrl, description: 'queued again after an infrastructure error' });
+    }
+    this.logger?.info('ci: checks queued again after an infrastructure error', { testRunId, checks: contexts });
+    const existing = this.runs.get(testRunId);
+    if (!existing) return this.trigger(input);
+    void existing
+      .then((run) => run?.done)
+      .then(() => (this.closed ? undefined : this.trigger(input)))
+      .catch((err: unknown) => this.logger?.error('ci: could not run checks again', { testRunId, ...errorFields(err) }));
+  }
+
   /** Cancelled runs whose processes or checkouts are not gone yet. */
   reapsPending(): number {
     return this.reaping.size;
