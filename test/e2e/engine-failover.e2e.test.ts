@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { startProcess } from './support/processes';
 import { REDIS_URL, dropNamespace, uniqueNamespace } from './support/redis';
 import {
@@ -33,6 +34,15 @@ const processesNamed = async (token: string): Promise<number> => {
     const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     if (cmdline.split('\0')[0]?.startsWith(token)) n++;
   }
+  return n;
+};
+
+/** Checkouts of checks (each `<run>/<attempt>.owner.json`) still under the data dir. */
+const attemptsLeft = async (world: World): Promise<number> => {
+  const workDir = path.join(world.dataDir, 'ci-work');
+  let n = 0;
+  for (const run of await fs.readdir(workDir).catch(() => [] as string[]))
+    n += (await fs.readdir(path.join(workDir, run)).catch(() => [] as string[])).filter((f) => f.endsWith('.owner.json')).length;
   return n;
 };
 
@@ -114,6 +124,8 @@ describe('engines stopping while a check runs', () => {
     await holder.kill9();
     expect((await prReaches(api.url, 1, ['merged', 'failed', 'cancelled'], 120_000)).state).toBe('merged');
     expect(firstLine(standby, 'engine took a queue lease')).toBeDefined();
+    // The checkout the killed engine was testing in is removed by the engine that took its run over.
+    expect(await eventually('no checkout left', async () => ((await attemptsLeft(world)) === 0 ? true : undefined), 30_000)).toBe(true);
     const events = await queueEvents(world);
     expect(events.filter((e) => e.type === 'PrFailed')).toEqual([]);
     checkMergeInvariants(events, world);
