@@ -71,7 +71,9 @@ export class QueueLeases {
     sub.on('message', (channel: string, queueId: string) => {
       if (channel === this.channel && !this.leases.get(queueId)?.held) listener(queueId);
     });
-    sub.on('error', (err: unknown) => this.options.logger.warn('engine lease channel failed; takeovers wait for the tick', errorFields(err)));
+    sub.on('error', (err: unknown) =>
+      this.options.logger.warn('engine lease channel failed; takeovers wait for the tick', errorFields(err)),
+    );
     await sub.subscribe(this.channel);
   }
 

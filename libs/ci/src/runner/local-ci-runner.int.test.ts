@@ -279,7 +279,12 @@ describe('LocalCiRunner', () => {
     await r.whenDone(id);
     // What a runner crash leaves: an infrastructure error on one check, the other one passed.
     const url = (await byContext(sha)).again?.targetUrl ?? '';
-    await bed.statuses.set(repo, sha, { context: 'again', state: 'error', targetUrl: url, description: 'infrastructure error CI_RUNNER_ERROR: boom' });
+    await bed.statuses.set(repo, sha, {
+      context: 'again',
+      state: 'error',
+      targetUrl: url,
+      description: 'infrastructure error CI_RUNNER_ERROR: boom',
+    });
     await r.retry({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 }, ['again']);
     await r.whenDone(id);
     await eventually(async () => (await byContext(sha)).again?.state === 'success', 10_000);

@@ -212,7 +212,12 @@ export class LocalCiRunner {
     const { repo, sha, testRunId } = input;
     for (const context of contexts) {
       const targetUrl = joinUrl(this.opts.publicUrl(), ciLogPath(testRunId, context));
-      await this.opts.statuses.set(repo, sha, { context, state: 'pending', targetUrl, description: 'queued again after an infrastructure error' });
+      await this.opts.statuses.set(repo, sha, {
+        context,
+        state: 'pending',
+        targetUrl,
+        description: 'queued again after an infrastructure error',
+      });
     }
     this.logger?.info('ci: checks queued again after an infrastructure error', { testRunId, checks: contexts });
     const existing = this.runs.get(testRunId);
@@ -275,7 +280,8 @@ export class LocalCiRunner {
     if (todo.length === 0) return null;
     // A run taken over from a runner that died mid-check: its checkouts are leftovers, removed before the checks run again.
     const leftovers = await recoverRunDir(this.workDir, testRunId);
-    if (leftovers > 0) this.logger?.info('ci: removed checkouts of a stopped runner before running its checks again', { testRunId, leftovers });
+    if (leftovers > 0)
+      this.logger?.info('ci: removed checkouts of a stopped runner before running its checks again', { testRunId, leftovers });
     const run: Run = {
       input,
       gitDir,
