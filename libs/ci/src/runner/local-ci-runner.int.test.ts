@@ -271,6 +271,23 @@ describe('LocalCiRunner', () => {
     expect((await byContext(sha))['slow-exit']).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
   });
 
+  it('when a cancelled run is still being reaped and a new run tests the same commit, then the late "cancelled" does not overwrite the new run\'s status', async () => {
+    const token = processToken('same-sha');
+    const sha = await commitConfig(`ci:\n  t: "trap 'sleep 2.5; exit 0' TERM; (exec -a ${token} sleep 1) & wait"\n`);
+    const first = runId();
+    const second = runId();
+    const r = bed.runner({ killGraceMs: 10_000 });
+    await r.trigger({ repo, sha, branch: 'b', testRunId: first, timeoutMinutes: 5 });
+    await eventually(async () => (await processesNamed(token)).length === 1);
+    await r.cancel(first);
+    await r.trigger({ repo, sha, branch: 'b', testRunId: second, timeoutMinutes: 5 });
+    await Promise.all([r.whenDone(first), r.whenDone(second)]);
+    await eventually(() => r.reapsPending() === 0, 10_000);
+    const t = (await byContext(sha)).t;
+    expect(t?.targetUrl).toContain(`/ci/logs/${second}/t`);
+    expect(t?.state).toBe('success');
+  });
+
   it('when a check ended in an infrastructure error is retried, then it runs again in the same run and reports its verdict', async () => {
     const sha = await commitConfig('ci:\n  again: "true"\n  other: "true"\n');
     const id = runId();

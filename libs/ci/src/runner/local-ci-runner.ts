@@ -108,6 +108,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export class LocalCiRunner {
   private readonly runs = new Map<string, Promise<Run | null>>();
+  /**
+   * The latest run triggered per tested commit. A retest on the same base builds the same commit, so
+   * a cancelled run, reaped in the background, must not post its "cancelled" over the statuses of the
+   * run that replaced it.
+   */
+  private readonly latestRunOf = new Map<string, string>();
   /** Stopped runs whose processes and checkouts are still being taken down (cancel() does not wait for them). */
   private readonly reaping = new Set<Promise<void>>();
   private readonly slots: Slots;
@@ -282,6 +288,7 @@ export class LocalCiRunner {
     const leftovers = await recoverRunDir(this.workDir, testRunId);
     if (leftovers > 0)
       this.logger?.info('ci: removed checkouts of a stopped runner before running its checks again', { testRunId, leftovers });
+    this.latestRunOf.set(`${formatRepo(repo)}@${sha}`, testRunId);
     const run: Run = {
       input,
       gitDir,
@@ -304,6 +311,8 @@ export class LocalCiRunner {
       .finally(() => {
         if (timer) clearTimeout(timer);
         this.runs.delete(testRunId);
+        const key = `${formatRepo(repo)}@${sha}`;
+        if (this.latestRunOf.get(key) === testRunId) this.latestRunOf.delete(key);
         void fs.rmdir(path.join(this.workDir, testRunId)).catch(() => undefined);
         this.logger?.info('ci: run finished', { testRunId, stopped: run.stop ?? null });
       });
@@ -436,6 +445,9 @@ export class LocalCiRunner {
   /** Posts the final status, then tells the listener. An interrupted check posts nothing: it has no outcome. */
   private async finish(run: Run, check: Check, outcome: CheckOutcome): Promise<void> {
     if (outcome.kind === 'interrupted') return;
+    const { repo: r, sha: s, testRunId: id } = run.input;
+    const latest = this.latestRunOf.get(`${formatRepo(r)}@${s}`);
+    if (outcome.kind === 'cancelled' && latest !== undefined && latest !== id) return;
     const { state, description } = statusOf(outcome);
     await this.post(run, check, state, description);
     const { repo, sha, testRunId } = run.input;
