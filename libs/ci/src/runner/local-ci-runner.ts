@@ -113,7 +113,7 @@ export class LocalCiRunner {
    * a cancelled run, reaped in the background, must not post its "cancelled" over the statuses of the
    * run that replaced it.
    */
-  private readonly latestRunOf = new Map<string, string>();
+  private readonly latestRunOf = new Map<string, { testRunId: string; alive: number }>();
   /** Stopped runs whose processes and checkouts are still being taken down (cancel() does not wait for them). */
   private readonly reaping = new Set<Promise<void>>();
   private readonly slots: Slots;
@@ -288,7 +288,8 @@ export class LocalCiRunner {
     const leftovers = await recoverRunDir(this.workDir, testRunId);
     if (leftovers > 0)
       this.logger?.info('ci: removed checkouts of a stopped runner before running its checks again', { testRunId, leftovers });
-    this.latestRunOf.set(`${formatRepo(repo)}@${sha}`, testRunId);
+    const key = `${formatRepo(repo)}@${sha}`;
+    this.latestRunOf.set(key, { testRunId, alive: (this.latestRunOf.get(key)?.alive ?? 0) + 1 });
     const run: Run = {
       input,
       gitDir,
@@ -311,8 +312,9 @@ export class LocalCiRunner {
       .finally(() => {
         if (timer) clearTimeout(timer);
         this.runs.delete(testRunId);
-        const key = `${formatRepo(repo)}@${sha}`;
-        if (this.latestRunOf.get(key) === testRunId) this.latestRunOf.delete(key);
+        // Forgotten once no run of this commit is left, however they ended.
+        const latest = this.latestRunOf.get(key);
+        if (latest && --latest.alive === 0) this.latestRunOf.delete(key);
         void fs.rmdir(path.join(this.workDir, testRunId)).catch(() => undefined);
         this.logger?.info('ci: run finished', { testRunId, stopped: run.stop ?? null });
       });
@@ -446,7 +448,7 @@ export class LocalCiRunner {
   private async finish(run: Run, check: Check, outcome: CheckOutcome): Promise<void> {
     if (outcome.kind === 'interrupted') return;
     const { repo: r, sha: s, testRunId: id } = run.input;
-    const latest = this.latestRunOf.get(`${formatRepo(r)}@${s}`);
+    const latest = this.latestRunOf.get(`${formatRepo(r)}@${s}`)?.testRunId;
     if (outcome.kind === 'cancelled' && latest !== undefined && latest !== id) return;
     const { state, description } = statusOf(outcome);
     await this.post(run, check, state, description);
