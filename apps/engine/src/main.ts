@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
+import { createLocalCi } from '@railyard/ci';
 import { createLogger, errorFields } from '@railyard/observability';
-import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
+import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
-import { engineTickMs, engineVerifyMs, localCodeHost } from './embedded';
+import { localCodeHost } from './embedded';
 import { startEngine } from './engine';
-import { QueueLeases, engineLeaseTtlMs } from './queue-leases';
+import { QueueLeases } from './queue-leases';
 
 /**
  * `npm run start:engine`: the engine as its own process, beside API and projector processes that
  * share its event store. Queues are shared out between engine processes by Redis leases.
  */
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
@@ -20,14 +21,14 @@ const main = async (): Promise<void> => {
     redis,
     namespace: config.redisNamespace,
     owner: `${os.hostname()}:${process.pid}:${randomUUID()}`,
-    ttlMs: engineLeaseTtlMs(process.env),
+    ttlMs: config.engine.leaseTtlMs,
     logger,
   });
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   // The same CI and commit-status store as the API processes: statuses posted to any API replica (or
   // with `railyard status set`) reach this engine through the shared store under the git root.
-  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
@@ -38,8 +39,8 @@ const main = async (): Promise<void> => {
     ci,
     logger,
     blobs,
-    tickMs: engineTickMs(process.env),
-    verifyMs: engineVerifyMs(process.env),
+    tickMs: config.engine.tickMs,
+    verifyMs: config.engine.verifyMs,
     owns: leases.owns,
     onRelease: leases.release,
   });

@@ -2,23 +2,6 @@ import { RedisLease, redisKeys } from '@railyard/readmodels';
 import { errorFields, type Logger } from '@railyard/observability';
 import type Redis from 'ioredis';
 
-/** The lease TTL when RAILYARD_ENGINE_LEASE_TTL_MS is unset (docs/operations.md, "Engine failover"). */
-export const DEFAULT_ENGINE_LEASE_TTL_MS = 10_000;
-
-/**
- * RAILYARD_ENGINE_LEASE_TTL_MS: how long a silent holder keeps its queues, so the longest takeover
- * after a kill -9. At least 1000 ms: the holder renews every third of it, and a shorter lease would
- * be lost to one slow Redis round trip or garbage collection on a loaded machine.
- */
-export const engineLeaseTtlMs = (env: NodeJS.ProcessEnv): number => {
-  const raw = env.RAILYARD_ENGINE_LEASE_TTL_MS;
-  if (raw === undefined || raw === '') return DEFAULT_ENGINE_LEASE_TTL_MS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1000 || n > 600_000)
-    throw new Error(`RAILYARD_ENGINE_LEASE_TTL_MS must be an integer from 1000 to 600000 (milliseconds), got ${JSON.stringify(raw)}`);
-  return n;
-};
-
 /**
  * One Redis lease per queue, so two engine processes never drive the same queue at once. A queue is
  * driven only while its lease is held; a lost lease (this process stalled past the TTL) is simply
