@@ -28,6 +28,15 @@ const checkouts = async (world: World): Promise<string[]> => {
   return out;
 };
 
+const running = async (marker: string): Promise<boolean> => {
+  for (const pid of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.split('\0')[0]?.startsWith(marker)) return true;
+  }
+  return false;
+};
+
 /**
  * Issue 9, item 3: an infrastructure error is never blamed on a PR. Here the checkout of a running
  * check is removed from under it (a disk cleaner, an operator's mistake): the local CI reports
@@ -50,6 +59,8 @@ describe('infrastructure errors in the embedded server', () => {
     await openPrWithFile(world, 1, '1\n');
     expect((await client(server.url, TOKENS.write).submit(1)).status).toBe(200);
     await prReaches(server.url, 1, ['testing']);
+    // The check's command is running (its process is in /proc), so its checkout is complete.
+    await eventually('the check running', async () => ((await running(marker)) ? true : undefined));
     const [checkout] = await eventually('a checkout', async () => {
       const found = await checkouts(world);
       return found.length > 0 ? found : undefined;
