@@ -68,7 +68,7 @@ describe('a rolling restart of the distributed shape', () => {
 
     let projector = await start('projector');
     let api = await start('api');
-    let engines = [await start('engine'), await start('engine')];
+    const engines = [await start('engine'), await start('engine')];
     expect((await client(api.url, TOKENS.admin).createQueue({ concurrency: 4 })).status).toBe(200);
     for (let n = 1; n <= 20; n++) expect((await client(api.url, TOKENS.write).submit(n)).status).toBe(200);
     await prReaches(api.url, 1, ['testing', 'tests_passed', 'merged']);
