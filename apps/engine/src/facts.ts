@@ -134,6 +134,10 @@ export class FactsReader implements FactsSource {
     k?.mergeability.delete(prNumber);
   }
 
+  forgetStatuses(s: QueueState, sha: string): void {
+    this.known.get(s.queueId)?.facts.statuses.delete(sha);
+  }
+
   forgetTarget(s: QueueState): void {
     const k = this.known.get(s.queueId)?.facts;
     if (!k) return;

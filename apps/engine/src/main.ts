@@ -44,13 +44,18 @@ const main = async (): Promise<void> => {
     owns: leases.owns,
     onRelease: leases.release,
   });
+  // A queue another engine let go of (SIGTERM, a rolling deploy) is tried at once, not at the next tick.
+  await leases.onReleased((queueId) => engine.wake(queueId));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info('engine stopping', { signal });
     void (async () => {
+      // The pass in progress ends, then the leases are released and announced (a standby takes over
+      // at once), then the checks are stopped without a verdict: the new holder runs them again.
       await engine.stop();
+      await leases.close();
       await ci.close();
       await Promise.all([eventStore.close(), blobs.close(), host.close()]);
       await redis.quit();

@@ -14,6 +14,8 @@ export interface LocalCi {
   /** The runner's and the store's calls the engine makes, delegated, so it can take this object as its CI. */
   trigger(input: TriggerInput): Promise<void>;
   cancel(testRunId: string): Promise<void>;
+  retry(input: TriggerInput & { contexts: string[] }): Promise<void>;
+  reapsPending(): number;
   isRunning(testRunId: string): boolean;
   /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
   statuses(
@@ -59,6 +61,8 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     resolveRequiredStatuses: (input) => resolveRequiredStatuses(settings.gitRoot, input),
     trigger: (input) => runner.trigger(input),
     cancel: (testRunId) => runner.cancel(testRunId),
+    retry: ({ contexts, ...input }) => runner.retry(input, contexts),
+    reapsPending: () => runner.reapsPending(),
     isRunning: (testRunId) => runner.isRunning(testRunId),
     statuses: async (repo, sha) =>
       (await statuses.list(repo, sha)).map((s) => {

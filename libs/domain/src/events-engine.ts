@@ -61,9 +61,28 @@ export interface TestRunStep {
   sha: string;
   tree: string;
 }
+/**
+ * Why CI could not give a check's verdict, through no fault of the code (a check that could not
+ * start, a lost checkout, a runner crash): an `error` status that is no failure (docs/engine.md,
+ * "Infrastructure errors").
+ */
+export interface InfrastructureErrorReport {
+  code: string;
+  message: string;
+}
 export type TestRunStatusReported = Ev<
   'TestRunStatusReported',
-  { testRunId: string; context: string; state: CommitStatusState; url?: string }
+  { testRunId: string; context: string; state: CommitStatusState; url?: string; infrastructureError?: InfrastructureErrorReport }
+>;
+/** The engine asked CI to run checks again that ended in an infrastructure error; `attempt` counts the retries of the run. */
+export type TestRunInfrastructureRetried = Ev<
+  'TestRunInfrastructureRetried',
+  { testRunId: string; contexts: string[]; code: string; attempt: number }
+>;
+/** Every infrastructure retry of the run was used up: the run waits for an operator; its PRs are not failed. */
+export type TestRunStuck = Ev<
+  'TestRunStuck',
+  { testRunId: string; reason: 'INFRASTRUCTURE_RETRIES_EXHAUSTED'; code: string; detail: string }
 >;
 /**
  * `quarantined`: required checks that failed only through tests the test-health service has
@@ -131,6 +150,8 @@ export type EngineEvent =
   | QueueHostProblemCleared
   | TestRunStarted
   | TestRunStatusReported
+  | TestRunInfrastructureRetried
+  | TestRunStuck
   | TestRunSucceeded
   | TestRunFailed
   | TestRunTimedOut

@@ -45,8 +45,12 @@ export interface TestRun {
   dependentPrs: number[];
   requiredStatuses: string[];
   requiredStatusesSource: RequiredStatusesSource;
-  /** Last state seen per status context. */
-  statuses: Record<string, { state: CommitStatusState; url?: string }>;
+  /** Last state seen per status context; `infrastructureError` when CI could not give a verdict (no failure), with when it was seen. */
+  statuses: Record<string, { state: CommitStatusState; url?: string; infrastructureError?: { code: string; message: string; at: string } }>;
+  /** Infrastructure retries asked for so far (TestRunInfrastructureRetried). */
+  infrastructureRetries?: number;
+  /** Set once the retries are used up (TestRunStuck): no more automatic retries, no timeout; an operator restarts it. */
+  stuck?: { code: string; since: string };
   status: TestRunStatus;
   failedContexts: string[];
   bisection: boolean;
@@ -214,12 +218,29 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       return s;
     }
     case 'TestRunStatusReported': {
-      const { context, state, url } = event.data;
+      const { context, state, url, infrastructureError, at } = event.data;
       return updateRun(s, event.data.testRunId, (r) => ({
         ...r,
-        statuses: { ...r.statuses, [context]: url === undefined ? { state } : { state, url } },
+        statuses: {
+          ...r.statuses,
+          [context]: {
+            state,
+            ...(url === undefined ? {} : { url }),
+            ...(infrastructureError === undefined ? {} : { infrastructureError: { ...infrastructureError, at } }),
+          },
+        },
       }));
     }
+    case 'TestRunInfrastructureRetried': {
+      const { contexts, attempt } = event.data;
+      return updateRun(s, event.data.testRunId, (r) => ({
+        ...r,
+        infrastructureRetries: attempt,
+        statuses: { ...r.statuses, ...Object.fromEntries(contexts.map((c) => [c, { state: 'pending' as const }])) },
+      }));
+    }
+    case 'TestRunStuck':
+      return updateRun(s, event.data.testRunId, (r) => ({ ...r, stuck: { code: event.data.code, since: event.data.at } }));
     case 'TestRunSucceeded':
       return endRun(s, event.data.testRunId, 'succeeded', event.data.at);
     case 'TestRunFailed': {

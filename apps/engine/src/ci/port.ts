@@ -20,7 +20,15 @@ export type RequiredStatusesAnswer =
  */
 export interface CiPort {
   trigger(req: CiTrigger): Promise<void>;
+  /** Decides the stop and returns: the engine never waits for processes to go (CI reaps them in the background). */
   cancel(testRunId: string): Promise<void>;
+  /**
+   * Runs `contexts` of a run again after an infrastructure error (the domain's `infrastructureRetries`
+   * decided it). Without it the engine triggers the run again, which a CI that knows the run ignores.
+   */
+  retry?(req: CiTrigger & { contexts: string[] }): Promise<void>;
+  /** Cancelled runs whose processes or checkouts are not gone yet (railyard_engine_ci_reaps_pending). */
+  reapsPending?(): number;
   /** Whether this process has started (and not forgotten) checks for the run: after a restart it has not. */
   isRunning(testRunId: string): boolean;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;

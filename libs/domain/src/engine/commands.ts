@@ -6,6 +6,7 @@ import type {
   FlakeRetryCause,
   QuarantinedFailure,
   HostProblemCode,
+  InfrastructureErrorReport,
   MergeReason,
   RequiredStatusesSource,
   TestRunFailed,
@@ -36,6 +37,8 @@ export interface ReportTestStatus {
   context: string;
   state: CommitStatusState;
   url?: string;
+  /** Set when the status is an infrastructure error: no verdict on the code. */
+  infrastructureError?: InfrastructureErrorReport;
 }
 /**
  * `passed` with `quarantined`: the named required checks failed only through quarantined tests
@@ -131,8 +134,25 @@ export interface ReportHostProblem {
   problem: { code: HostProblemCode; detail: string } | null;
 }
 
+/** Run again the checks of a run that ended in an infrastructure error (the rule: `infrastructureRetries` in phases/infrastructure.ts). */
+export interface RetryInfrastructureError {
+  type: 'RetryInfrastructureError';
+  testRunId: string;
+  contexts: string[];
+  code: string;
+}
+/** The run's infrastructure retries are used up: say so, once; nothing fails. */
+export interface ReportRunStuck {
+  type: 'ReportRunStuck';
+  testRunId: string;
+  code: string;
+  detail: string;
+}
+
 export type EngineCommand =
   | ReportHostProblem
+  | RetryInfrastructureError
+  | ReportRunStuck
   | StartTestRun
   | ReportTestStatus
   | CompleteTestRun

@@ -16,8 +16,10 @@ import type {
   PassBySuccessor,
   RefreshReadiness,
   ReportHostProblem,
+  ReportRunStuck,
   ReportTestStatus,
   RestartTests,
+  RetryInfrastructureError,
   RetryTestRun,
   StartTestRun,
 } from './commands';
@@ -33,6 +35,10 @@ export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext
       return startTestRun(s, c, ctx.now);
     case 'ReportTestStatus':
       return reportTestStatus(s, c, ctx.now);
+    case 'RetryInfrastructureError':
+      return retryInfrastructureError(s, c, ctx.now);
+    case 'ReportRunStuck':
+      return reportRunStuck(s, c, ctx.now);
     case 'CompleteTestRun':
       return completeTestRun(s, c, ctx.now);
     case 'CancelTestRun':
@@ -120,8 +126,36 @@ const reportTestStatus = (s: QueueState, c: ReportTestStatus, at: string): Queue
   // A re-run is not answered by the very report that failed the run it re-runs.
   const old = run.superseded?.[c.context];
   if (old && old.state === c.state && old.url === c.url) return [];
-  const data = { testRunId: c.testRunId, context: c.context, state: c.state, ...(c.url !== undefined ? { url: c.url } : {}), at };
+  const data = {
+    testRunId: c.testRunId,
+    context: c.context,
+    state: c.state,
+    ...(c.url !== undefined ? { url: c.url } : {}),
+    ...(c.infrastructureError !== undefined && c.state === 'error' ? { infrastructureError: c.infrastructureError } : {}),
+    at,
+  };
   return [{ type: 'TestRunStatusReported', data }];
+};
+
+/** Only contexts that still stand in an infrastructure error are retried; a run that ended, is stuck, or has none decides nothing. */
+const retryInfrastructureError = (s: QueueState, c: RetryInfrastructureError, at: string): QueueEvent[] => {
+  const run = s.runs.get(c.testRunId);
+  if (!run || run.status !== 'testing' || run.stuck) return [];
+  const contexts = c.contexts.filter((ctx) => run.statuses[ctx]?.infrastructureError !== undefined);
+  if (contexts.length === 0) return [];
+  const attempt = (run.infrastructureRetries ?? 0) + 1;
+  return [{ type: 'TestRunInfrastructureRetried', data: { testRunId: run.testRunId, contexts, code: c.code, attempt, at } }];
+};
+
+const reportRunStuck = (s: QueueState, c: ReportRunStuck, at: string): QueueEvent[] => {
+  const run = s.runs.get(c.testRunId);
+  if (!run || run.status !== 'testing' || run.stuck) return [];
+  return [
+    {
+      type: 'TestRunStuck',
+      data: { testRunId: run.testRunId, reason: 'INFRASTRUCTURE_RETRIES_EXHAUSTED', code: c.code, detail: c.detail, at },
+    },
+  ];
 };
 
 /** Tested PRs still testing on this run: the ones its outcome moves. */

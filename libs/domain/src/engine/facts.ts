@@ -66,6 +66,8 @@ export interface ReportedStatus {
   context: string;
   state: CommitStatusState;
   url?: string;
+  /** The CI says this `error` is no verdict on the code (a check that could not start, a lost checkout, a runner crash). */
+  infrastructureError?: { code: string; message: string };
 }
 
 export const emptyFacts = (): HostFacts => ({ target: null, pulls: new Map(), statuses: new Map(), testBranches: [] });

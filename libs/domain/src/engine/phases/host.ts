@@ -76,6 +76,9 @@ export const statusReports: Phase = (c) =>
           context: st.context,
           state: st.state,
           ...(st.url !== undefined ? { url: st.url } : {}),
+          ...(st.infrastructureError !== undefined && st.state === 'error'
+            ? { infrastructureError: { code: st.infrastructureError.code, message: st.infrastructureError.message } }
+            : {}),
         }),
       ),
   );

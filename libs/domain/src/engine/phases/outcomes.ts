@@ -23,7 +23,8 @@ export const runOutcomes: Phase = (c) => {
       out.push(record({ type: 'CancelTestRun', testRunId: run.testRunId, reason: obsoleteReason(c.s, run) }));
       continue;
     }
-    if (c.nowMs - Date.parse(run.createdAt) >= timeoutMs) {
+    // A stuck run waits for an operator: the time it waited is the infrastructure's, not the code's.
+    if (!run.stuck && c.nowMs - Date.parse(run.createdAt) >= timeoutMs) {
       out.push(record({ type: 'CompleteTestRun', testRunId: run.testRunId, outcome: 'timed_out' }));
       continue;
     }
