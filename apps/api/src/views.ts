@@ -1,12 +1,13 @@
 import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
 import type { PrView, QueueView } from '@railyard/readmodels';
-import { isTerminal, type Entry, type QueueState } from '@railyard/domain';
+import { activeEntries, byQueueOrder, isTerminal, type Entry, type QueueState } from '@railyard/domain';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({
   state: q.state,
   branch: q.branch,
   ...q.settings,
   requiredStatuses: q.requiredStatuses,
+  ...(q.hostProblem ? { hostProblem: q.hostProblem } : {}),
 });
 
 /**
@@ -54,7 +55,14 @@ export const queueViewOfState = (s: QueueState): QueueView => ({
   requiredStatuses: s.requiredStatuses,
   createdAt: '',
   updatedAt: '',
+  ...(s.hostProblem ? { hostProblem: s.hostProblem } : {}),
 });
+
+/** The queue's PRs not yet merged, failed or cancelled, in queue order, from the write side's state. */
+export const activePrViewsOfState = (s: QueueState): PrView[] =>
+  activeEntries(s)
+    .sort(byQueueOrder)
+    .map((e) => prViewOfEntry(s.queueId, e));
 
 export const prViewOfEntry = (queueId: string, e: Entry): PrView => ({
   queueId,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
-import { createLogger, errorFields } from '@railyard/observability';
+import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
 import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { engineTickMs, engineVerifyMs, localCodeHost } from './embedded';
@@ -15,6 +15,10 @@ import { QueueLeases } from './queue-leases';
 const main = async (): Promise<void> => {
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
+  collectProcessMetrics();
+  // RAILYARD_METRICS_PORT: bound first, so a port in use stops the engine before it takes any queue.
+  const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer({ port: config.metricsPort, host: config.host });
+  if (metricsServer) logger.info('engine metrics listening', { port: metricsServer.port });
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const ttl = Number(process.env.RAILYARD_ENGINE_LEASE_TTL_MS ?? 10_000);
   const leases = new QueueLeases({
@@ -51,6 +55,7 @@ const main = async (): Promise<void> => {
     logger.info('engine stopping', { signal });
     void (async () => {
       await engine.stop();
+      await metricsServer?.close();
       await ci.close();
       await Promise.all([eventStore.close(), blobs.close(), host.close()]);
       await redis.quit();

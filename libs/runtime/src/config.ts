@@ -8,6 +8,8 @@ export interface RuntimeConfig {
   gitRoot: string;
   /** Raw `name:secret:scope,…`; undefined means "bootstrap an admin token in the data dir". */
   apiTokens?: string;
+  /** RAILYARD_API_TOKENS_FILE: the same list read from a file (mode 0600), so secrets need not sit in the environment. */
+  apiTokensFile?: string;
   eventStore:
     | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' }
     | { kind: 'kurrent'; url: string }
@@ -23,6 +25,10 @@ export interface RuntimeConfig {
   /** Request-body bytes held at once across all requests; over it, 503 with Retry-After. */
   maxBodyBytesInFlight: number;
   logLevel: string;
+  /** Over this projection lag (age of the oldest event the read models have not applied), /readyz fails and writes answer 503. */
+  projectionMaxLagMs: number;
+  /** A separate /metrics listener for the standalone engine and projector processes; none when unset. */
+  metricsPort?: number;
 }
 
 const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -30,6 +36,14 @@ const int = (name: string, raw: string | undefined, fallback: number, min: numbe
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
   return n;
+};
+
+const tokensFile = (env: NodeJS.ProcessEnv): string | undefined => {
+  const file = env.RAILYARD_API_TOKENS_FILE;
+  if (!file) return undefined;
+  // Two sources of secrets would leave a reader guessing which one the server uses.
+  if (env.RAILYARD_API_TOKENS) throw new Error('RAILYARD_API_TOKENS and RAILYARD_API_TOKENS_FILE are both set: keep one');
+  return path.resolve(file);
 };
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig => {
@@ -59,6 +73,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     dataDir,
     gitRoot: path.resolve(env.RAILYARD_GIT_ROOT || path.join(dataDir, 'git')),
     apiTokens: env.RAILYARD_API_TOKENS || undefined,
+    apiTokensFile: tokensFile(env),
     eventStore,
     redisUrl: env.RAILYARD_REDIS_URL || undefined,
     redisNamespace: env.RAILYARD_REDIS_NAMESPACE || 'rm1',
@@ -73,5 +88,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     ),
     maxBodyBytesInFlight: int('RAILYARD_BODY_MIB_IN_FLIGHT', env.RAILYARD_BODY_MIB_IN_FLIGHT, 64, 1, 1_000_000) * 1024 * 1024,
     logLevel: env.RAILYARD_LOG_LEVEL || 'info',
+    projectionMaxLagMs: int('RAILYARD_PROJECTION_MAX_LAG_MS', env.RAILYARD_PROJECTION_MAX_LAG_MS, 10_000, 100, 3_600_000),
+    ...(env.RAILYARD_METRICS_PORT ? { metricsPort: int('RAILYARD_METRICS_PORT', env.RAILYARD_METRICS_PORT, 0, 0, 65535) } : {}),
   };
 };

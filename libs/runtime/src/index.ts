@@ -1,3 +1,4 @@
 export * from './config';
 export * from './tokens';
 export * from './adapters';
+export * from './tokens-file';

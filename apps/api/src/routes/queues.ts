@@ -4,7 +4,8 @@ import { queueIdOf, type QueueSettingsInput, type RepoRef } from '@railyard/doma
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
-import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '../views';
+import { STORE_READ_HEADER } from '../readiness/store-reads';
+import { activePrViewsOfState, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '../views';
 import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */
@@ -66,11 +67,23 @@ export const queueRoutes = (deps: ApiDeps): Router => {
     return {};
   });
 
-  postRoute(router, deps, '/getQueue', 'read', async (raw) => {
+  postRoute(router, deps, '/getQueue', 'read', async (raw, ctx) => {
     const { repo, targetBranch } = parseBody(getQueueRequest, raw);
     const queueId = queueIdOf(repo, targetBranch);
+    // While the read models lag or nobody projects, the queue's own stream answers (docs/api.md,
+    // "Reads while the read models lag"): never "no such queue" or an empty list the store contradicts.
+    const fromStore = async () => {
+      const state = await commands.state(repo, targetBranch);
+      if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+      ctx.res.setHeader(STORE_READ_HEADER, 'event-store');
+      return getQueueResponse(queueViewOfState(state), activePrViewsOfState(state));
+    };
+    if (await deps.projection.readFromStore()) return fromStore();
     const view = await readModels.getQueue(queueId);
-    if (!view) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+    if (!view) {
+      if (await deps.projection.behind()) return fromStore();
+      throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+    }
     return getQueueResponse(view, await readModels.listActivePrs(queueId));
   });
 

@@ -45,6 +45,14 @@ export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): Projec
     case 'QueueDeleted':
       view = null;
       break;
+    case 'QueueHostProblemReported':
+      view = { ...view, hostProblem: { code: e.data.code, detail: e.data.detail, since: at } };
+      break;
+    case 'QueueHostProblemCleared': {
+      const { hostProblem: _cleared, ...rest } = view;
+      view = rest;
+      break;
+    }
     case 'PrSubmitted':
       pr = submittedPr(queue, e, at);
       nextSeq += 1;
