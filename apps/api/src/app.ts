@@ -32,7 +32,15 @@ const accessLog =
     // Read now: by the time the answer is sent, a mounted router has stripped its prefix (/v1) from req.path.
     const path = req.path;
     res.on('finish', () => {
-      const level = res.statusCode >= 500 ? 'error' : res.statusCode < 400 && res.locals.scope === 'read' ? 'debug' : 'info';
+      // A 503 is a deliberate answer (not ready, no projector, busy), logged once per request but not as a fault.
+      const level =
+        res.statusCode === 503
+          ? 'warn'
+          : res.statusCode >= 500
+            ? 'error'
+            : res.statusCode < 400 && res.locals.scope === 'read'
+              ? 'debug'
+              : 'info';
       if (!deps.logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.logger.log(level, 'http', {
