@@ -71,7 +71,9 @@ describe('the distributed shape: API and projector as separate processes', () =>
     await proj.kill9();
     const a = client(api1.url, TOKENS.write);
     // Until its lease runs out (RAILYARD_PROJECTOR_LEASE_TTL_MS) a dead projector looks like a slow one.
-    await eventually('the API to see no projector', async () => ((await request(api1.url).get('/readyz')).status === 503 ? true : undefined));
+    await eventually('the API to see no projector', async () =>
+      (await request(api1.url).get('/readyz')).status === 503 ? true : undefined,
+    );
     const refused = await a.submit(21);
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('PROJECTOR_UNAVAILABLE');

@@ -31,9 +31,11 @@ const started = (p: RunningProcess): RunningProcess => {
 };
 /** A projector with the given lease TTL (unset: the documented default), ready once it has projected or is on standby. */
 const startProjector = (extra: NodeJS.ProcessEnv = {}) =>
-  startProcess('apps/projector/src/main.ts', { ...env, ...extra }, { listens: false, ready: /"message":"waiting for the projector lease"/ }).then(
-    started,
-  );
+  startProcess(
+    'apps/projector/src/main.ts',
+    { ...env, ...extra },
+    { listens: false, ready: /"message":"waiting for the projector lease"/ },
+  ).then(started);
 const startEngine = () =>
   startProcess(
     'apps/engine/src/main.ts',
