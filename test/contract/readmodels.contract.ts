@@ -102,7 +102,10 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
 
     describe('host problems the engine reports', () => {
       const reported = (at: string): QueueEvent =>
-        ({ type: 'QueueHostProblemReported', data: { code: 'REPOSITORY_NOT_FOUND', detail: 'no repository acme/rails', at } }) as QueueEvent;
+        ({
+          type: 'QueueHostProblemReported',
+          data: { code: 'REPOSITORY_NOT_FOUND', detail: 'no repository acme/rails', at },
+        }) as QueueEvent;
       const cleared = (at: string): QueueEvent => ({ type: 'QueueHostProblemCleared', data: { at } }) as QueueEvent;
 
       it('when a problem is reported, then getQueue shows it and listHostProblems lists the queue until it is cleared', async () => {

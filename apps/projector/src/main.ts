@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createEventStore } from '@railyard/eventstore';
-import { collectProcessMetrics, createLogger, errorFields, railyardRegistry, startMetricsServer, type MetricsServer } from '@railyard/observability';
+import {
+  collectProcessMetrics,
+  createLogger,
+  errorFields,
+  railyardRegistry,
+  startMetricsServer,
+  type MetricsServer,
+} from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { Gauge } from 'prom-client';

@@ -11,12 +11,16 @@ export const listenOrExplain = (server: Server, port: number, host: string, sett
       if (err.code === 'EADDRINUSE')
         reject(
           Object.assign(
-            new Error(`${host}:${port} is already in use (EADDRINUSE): another process (another Railyard?) listens there; stop it or set ${setting}`),
+            new Error(
+              `${host}:${port} is already in use (EADDRINUSE): another process (another Railyard?) listens there; stop it or set ${setting}`,
+            ),
             { code: err.code },
           ),
         );
       else if (err.code === 'EACCES')
-        reject(Object.assign(new Error(`not allowed to listen on ${host}:${port} (EACCES); choose another ${setting}`), { code: err.code }));
+        reject(
+          Object.assign(new Error(`not allowed to listen on ${host}:${port} (EACCES); choose another ${setting}`), { code: err.code }),
+        );
       else reject(err);
     };
     const onListening = (): void => {

@@ -62,7 +62,10 @@ export class ProjectionHealth {
     }
     const problems: ProjectionStatus['problems'] = [];
     if (holder === null)
-      problems.push({ code: 'PROJECTOR_UNAVAILABLE', message: 'no projector holds the projector lease: the read models are not being updated' });
+      problems.push({
+        code: 'PROJECTOR_UNAVAILABLE',
+        message: 'no projector holds the projector lease: the read models are not being updated',
+      });
     if (lagMs > maxLagMs)
       problems.push({
         code: 'READ_MODELS_BEHIND',
