@@ -161,6 +161,22 @@ describe('reads while the read models lag', () => {
   });
 });
 
+describe('answers from the store and from the read models', () => {
+  it('when both hold the same history, then getQueue and getSubmittedPullRequest answer the same bodies from either', async () => {
+    await projectOnce();
+    const fromModels = { queue: (await getQueue()).body, pr: (await getPr(2)).body };
+    stopProjecting();
+    // An event the models lack that changes no view, and no projector: reads now come from the stream.
+    await appendEngineEvent('QueueHostProblemCleared', {});
+    holder = null;
+    const queue = await getQueue();
+    const pr = await getPr(2);
+    expect([queue.headers[STORE_READ_HEADER], pr.headers[STORE_READ_HEADER]]).toEqual(['event-store', 'event-store']);
+    expect(queue.body).toEqual(fromModels.queue);
+    expect(pr.body).toEqual(fromModels.pr);
+  });
+});
+
 describe('writes without a projector', () => {
   it('when no projector holds the lease, then a write answers 503 PROJECTOR_UNAVAILABLE with Retry-After and stores nothing', async () => {
     holder = null;
