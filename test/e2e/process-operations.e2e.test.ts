@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
+import { parseScrape } from '@railyard/testkit';
 import { ROOT, startProcess, type RunningProcess } from './support/processes';
 import { REDIS_URL, dropNamespace, uniqueNamespace } from './support/redis';
 import { TOKENS, makeWorld, type World } from './support/world';
@@ -42,6 +43,10 @@ const scrape = async (url: string, pathname: string, token?: string): Promise<st
   const res = await (token ? req.set('x-api-token', token) : req);
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+  // Right after start too: no NaN sample (prom-client prints `Nan` before its first event-loop reading),
+  // and a strict parser reads every line.
+  expect(res.text).not.toMatch(/\sNa[Nn]$/im);
+  await parseScrape(res.text);
   return res.text;
 };
 

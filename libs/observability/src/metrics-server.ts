@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { PROMETHEUS_CONTENT_TYPE } from './metrics-text';
 import { railyardRegistry } from './metrics-registry';
-import { collectProcessMetrics } from './process-metrics';
+import { collectProcessMetrics, registryText } from './process-metrics';
 import { listenOrExplain } from './listen';
 
 export interface MetricsServer {
@@ -34,7 +34,7 @@ export const startMetricsServer = async (options: { port: number; host: string; 
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found; see /metrics\n');
       return;
     }
-    registry.metrics().then(
+    registryText(registry).then(
       (text) => res.writeHead(200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }).end(text),
       () => res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics could not be collected\n'),
     );

@@ -13,3 +13,18 @@ export const collectProcessMetrics = (registry: Registry = railyardRegistry): vo
   collecting.add(registry);
   collectDefaultMetrics({ register: registry });
 };
+
+// A sample line whose value is NaN, in any spelling prom-client prints ("Nan" for the event-loop mean
+// and stddev before the first measurement).
+const NAN_SAMPLE = /^[^#].*\s(?:NaN|Nan|nan)$/;
+
+/**
+ * The registry as Prometheus text, without samples that have no value yet. prom-client prints the
+ * event-loop lag mean and stddev as `Nan` until the first measurement, which strict parsers refuse; an
+ * absent sample means the same to Prometheus ("no value") and keeps the scrape parseable.
+ */
+export const registryText = async (registry: Registry = railyardRegistry): Promise<string> =>
+  (await registry.metrics())
+    .split('\n')
+    .filter((line) => !NAN_SAMPLE.test(line))
+    .join('\n');
