@@ -102,7 +102,7 @@ describe('a projector outage in the distributed shape', () => {
       const res = await request(api.url).get('/readyz');
       return res.status === 503 && res.body.projector.running === false ? res : undefined;
     });
-    expect(notReady.body).toMatchObject({ status: 'not_ready', projector: { running: false, holder: null } });
+    expect(notReady.body).toMatchObject({ status: 'not_ready', projector: { running: false } });
     expect(notReady.body.problems.map((p: { code: string }) => p.code)).toContain('PROJECTOR_UNAVAILABLE');
     expect((await request(api.url).get('/healthz')).status).toBe(200);
 

@@ -69,7 +69,11 @@ export const readinessResponseSchema = z.object({
   status: z.enum(['ready', 'not_ready']),
   projector: z.object({
     running: z.boolean().describe('a projector holds the projector lease (always true in the embedded shape)'),
-    holder: z.string().nullable().describe("the lease holder's id (host:pid:…), `in-process` when embedded"),
+    holder: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("the lease holder's id (host:pid:…), `in-process` when embedded, null when none; only for a caller with a token"),
   }),
   projectionLag: z.object({
     behind: z.boolean().describe('the event store holds events the read models have not applied'),

@@ -294,7 +294,7 @@ export const appOperations: OperationDoc[] = [
     tag: 'Operations',
     summary: 'Readiness: a projector runs and the read models are current enough to answer',
     description:
-      'Not ready (503, same body) when no projector holds the projector lease or the read models lag past RAILYARD_PROJECTION_MAX_LAG_MS (docs/operations.md, "Readiness"). Queues the engine cannot drive are listed in `hostProblems` (with repository and detail only for a caller that sends a valid `x-api-token`) without making the API unready.',
+      'Not ready (503, same body) when no projector holds the projector lease or the read models lag past RAILYARD_PROJECTION_MAX_LAG_MS (docs/operations.md, "Readiness"). Queues the engine cannot drive are listed in `hostProblems` (with repository and detail, and the projector `holder`, only for a caller that sends a valid `x-api-token`) without making the API unready.',
     scope: 'public',
     // Limited per source address like every route but /healthz (docs/api.md, "Limits").
     errors: [429],

@@ -194,9 +194,11 @@ describe('writes without a projector', () => {
 
 describe('/readyz', () => {
   it('when a projector runs and the models are current, then it is ready; with no projector, it is not, and says why', async () => {
-    const ready = await request(composed.app).get('/readyz');
+    const ready = await request(composed.app).get('/readyz').set('x-api-token', TOKENS.read);
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ status: 'ready', projector: { running: true, holder: 'projector-1' }, problems: [] });
+    // Without a token the holder (host and pid) is not shown.
+    expect((await request(composed.app).get('/readyz')).body.projector).toEqual({ running: true });
     holder = null;
     const notReady = await request(composed.app).get('/readyz');
     expect(notReady.status).toBe(503);

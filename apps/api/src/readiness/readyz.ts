@@ -9,7 +9,7 @@ export interface ReadyzOptions {
   tokens: TokenRegistry;
 }
 
-/** A caller with any valid token may see which repositories have a problem; probes without one get the count. */
+/** A caller with any valid token may see which repositories have a problem and who projects; probes without one get codes and counts. */
 const hasToken = (req: Request, tokens: TokenRegistry): boolean => {
   const header = req.headers['x-api-token'];
   const secret = Array.isArray(header) ? header[0] : header;
@@ -34,7 +34,8 @@ export const readyz =
       res.setHeader('Cache-Control', 'no-store');
       res.status(status.ready ? 200 : 503).json({
         status: status.ready ? 'ready' : 'not_ready',
-        projector: status.projector,
+        // The holder's id names a host and pid: shown to token holders only, like the queue names below.
+        projector: detailed ? status.projector : { running: status.projector.running },
         projectionLag: status.lag,
         problems: status.problems,
         hostProblems,
