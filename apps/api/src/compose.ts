@@ -46,6 +46,8 @@ export interface ApiParts {
   projector?: ProjectorPresence;
   /** RAILYARD_PROJECTION_MAX_LAG_MS: over it /readyz fails and writes answer 503. Default 10 s. */
   projectionMaxLagMs?: number;
+  /** How long reads reuse the last projection status (readiness/projection-health.ts); tests use 0. */
+  projectionReadCacheMs?: number;
 }
 
 export interface ComposedApi {
@@ -64,6 +66,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     readModels: p.readModels,
     presence: p.projector ?? inProcessProjector,
     maxLagMs: p.projectionMaxLagMs ?? DEFAULT_PROJECTION_MAX_LAG_MS,
+    ...(p.projectionReadCacheMs !== undefined ? { readCacheMs: p.projectionReadCacheMs } : {}),
   });
   const commands = new QueueCommands(p.eventStore, p.readModels, p.logger, {
     clock: p.clock ?? { now: () => new Date() },

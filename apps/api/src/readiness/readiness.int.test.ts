@@ -99,6 +99,8 @@ beforeEach(async () => {
     maxBodyBytesInFlight: 64 * 1024 * 1024,
     projector: { holder: async () => holder },
     projectionMaxLagMs: 60_000,
+    // The tests switch the projector off and read at once.
+    projectionReadCacheMs: 0,
   });
   startProjecting();
   expect((await post('/createQueue', { repo, targetBranch: 'main' })).status).toBe(200);
@@ -278,6 +280,7 @@ const composeApiWithLimit = (maxLagMs: number): ComposedApi => {
     maxBodyBytesInFlight: 64 * 1024 * 1024,
     projector: { holder: async () => holder },
     projectionMaxLagMs: maxLagMs,
+    projectionReadCacheMs: 0,
   });
 };
 
