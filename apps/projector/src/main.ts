@@ -5,13 +5,12 @@ import {
   collectProcessMetrics,
   createLogger,
   errorFields,
-  railyardRegistry,
+  processGauge,
   startMetricsServer,
   type MetricsServer,
 } from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
 import Redis from 'ioredis';
-import { Gauge } from 'prom-client';
 import { projectorConfigFromEnv } from './config';
 import { openRedisProjections } from './redis-projections';
 import { runLeasedProjector } from './leased';
@@ -32,11 +31,10 @@ const main = async (): Promise<void> => {
   const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, process.env);
   // Every projection this process keeps, each with its own checkpoint and subscription, all under the one lease.
   const projections = Object.values(all);
-  const leaseHeld = new Gauge({
-    name: 'railyard_projector_lease_held',
-    help: '1 while this projector process holds the projector lease and projects, 0 while it waits on standby.',
-    registers: [railyardRegistry],
-  });
+  const leaseHeld = processGauge(
+    'railyard_projector_lease_held',
+    '1 while this projector process holds the projector lease and projects, 0 while it waits on standby.',
+  );
   const lease = new RedisLease({
     redis,
     key: redisKeys(config.namespace).lease('projector'),

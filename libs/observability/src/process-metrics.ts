@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import { railyardRegistry } from './metrics-registry';
 
 const collecting = new WeakSet<Registry>();
@@ -28,3 +28,7 @@ export const registryText = async (registry: Registry = railyardRegistry): Promi
     .split('\n')
     .filter((line) => !NAN_SAMPLE.test(line))
     .join('\n');
+
+/** A label-less gauge of this process (e.g. whether it holds a lease), on the registry its metrics listener serves. */
+export const processGauge = (name: string, help: string, registry: Registry = railyardRegistry): { set(value: number): void } =>
+  new Gauge({ name, help, registers: [registry] });
