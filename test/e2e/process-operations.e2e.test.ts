@@ -117,6 +117,21 @@ describe('the embedded server as a process', () => {
   });
 });
 
+describe('the distributed API', () => {
+  it('when started on a port in use, then it says EADDRINUSE and exits 1', async () => {
+    const server = processes[0];
+    const refused = await runToExit('apps/api/src/main.ts', {
+      ...world.env,
+      RAILYARD_REDIS_URL: REDIS_URL,
+      RAILYARD_REDIS_NAMESPACE: namespace,
+      PORT: String(server?.port),
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('EADDRINUSE');
+    expect(refused.output).toContain('set PORT');
+  });
+});
+
 describe('the standalone engine and projector', () => {
   const env = (): NodeJS.ProcessEnv => ({
     ...world.env,
