@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import {
-  buildApp,
-  ciPageRouters,
-  ciRouters,
-  inProcessProjector,
-  parseTokenList,
-  ProjectionHealth,
-  QueueCommands,
-  TokenRegistry,
-} from '@railyard/api';
+import { buildApp, ciPageRouters, ciRouters, inProcessProjector, ProjectionHealth, QueueCommands } from '@railyard/api';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { CommitChecker, LocalCiRunner } from '@railyard/ci';
 import { queueIdOf } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';

@@ -11,6 +11,7 @@ describe('projectorConfigFromEnv', () => {
       leaseTtlMs: 10_000,
       leaseRetryMs: 250,
       metricsHost: '127.0.0.1',
+      testHealthLimits: { maxRunsPerTest: 300, retentionDays: 60 },
     });
   });
 

@@ -1,12 +1,21 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { composeApi, openTestHealthStore, testHealthConfigFromEnv, type ComposedApi } from '@railyard/api';
-import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
+import { composeApi, openTestHealthStore, testHealthConfigOf, type ComposedApi } from '@railyard/api';
+import { createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
-import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels, type RuntimeConfig } from '@railyard/runtime';
+import {
+  apiSettingsOf,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  openReadModels,
+  type RailyardConfig,
+} from '@railyard/runtime';
 
 export interface RunningServer {
   url: string;
@@ -19,7 +28,7 @@ export interface RunningServer {
  * models rebuilt from the events before the port opens. Listens on port 0 when asked, for tests.
  */
 export const startServer = async (
-  overrides: Partial<RuntimeConfig> = {},
+  overrides: Partial<RailyardConfig> = {},
   options: { logger?: Logger; announce?: (line: string) => void; clock?: { now: () => Date } } = {},
 ): Promise<RunningServer> => {
   const config = { ...loadConfig(), ...overrides };
@@ -54,7 +63,7 @@ const starting: RequestListener = (req, res) => {
 
 const startOnBoundServer = async (
   server: Server,
-  config: RuntimeConfig,
+  config: RailyardConfig,
   logger: Logger,
   options: { announce?: (line: string) => void; clock?: { now: () => Date } },
   serve: (app: RequestListener) => void,
@@ -74,7 +83,7 @@ const startOnBoundServer = async (
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
   const metricsProjector = runProjector({ eventStore, readModels: metrics, logger });
-  const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
+  const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);
   const testHealthStore = openTestHealthStore('memory', { blobs, config: testHealthConfig });
   const testHealthProjector = runProjector({ eventStore, readModels: testHealthStore, logger });
   // The port opens only once the models hold every event already stored: no reader sees a half-built model.
@@ -86,7 +95,7 @@ const startOnBoundServer = async (
   let selfUrl = '';
   // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
   // Reports the checks write go to test health, which the API composition below creates.
-  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const api: { composed?: ComposedApi } = {};
   const ci = await createLocalCi({
     settings: ciSettings,
@@ -99,6 +108,7 @@ const startOnBoundServer = async (
     eventStore,
     blobs,
     gitRoot: config.gitRoot,
+    settings: config.engine,
     logger,
     ci,
     ...(options.clock ? { now: options.clock.now } : {}),
@@ -114,14 +124,7 @@ const startOnBoundServer = async (
     statuses: ci.statusStore,
     tokens,
     logger,
-    gitRoot: config.gitRoot,
-    dataDir: config.dataDir,
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-    rateLimitPerSecond: config.rateLimitPerSecond,
-    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
-    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
-    projectionMaxLagMs: config.projectionMaxLagMs,
-    ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
+    ...apiSettingsOf(config),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   api.composed = composed;

@@ -1,4 +1,6 @@
 export * from './config';
 export * from './tokens';
 export * from './adapters';
+export * from './env';
+export * from './env-file';
 export * from './tokens-file';

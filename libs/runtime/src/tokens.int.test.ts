@@ -1,7 +1,7 @@
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { loadConfig } from './config';
 import { loadTokens, TOKEN_FILE } from './tokens';
 
@@ -21,13 +21,13 @@ const tokensFile = (content: string, mode = 0o600): string => {
   return file;
 };
 
-beforeEach(async () => {
-  dir = await makeTempDir();
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'railyard-tokens-'));
   warnings = [];
   announced.length = 0;
 });
-afterEach(async () => {
-  await removeTempDir(dir);
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('RAILYARD_API_TOKENS_FILE', () => {

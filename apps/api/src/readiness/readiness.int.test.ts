@@ -6,9 +6,10 @@ import { createLogger } from '@railyard/observability';
 import { MemoryMetricsStore, MemoryReadModelStore } from '@railyard/readmodels';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import request from 'supertest';
-import { parseTokenList, TokenRegistry } from '../auth/tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
+import { loadConfig } from '@railyard/runtime';
 import { composeApi, type ComposedApi } from '../compose';
-import { openTestHealthStore, testHealthConfigFromEnv } from '../routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from '../routes/test-health';
 import { STORE_READ_HEADER } from './store-reads';
 
 jest.setTimeout(30_000);
@@ -76,7 +77,7 @@ beforeEach(async () => {
   readModels = new MemoryReadModelStore();
   statuses = new LocalCommitStatusStore({ root: gitRoot });
   const blobs = new MemoryBlobStore();
-  const testHealthConfig = testHealthConfigFromEnv({}, dir);
+  const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
   holder = 'projector-1';
   clockMs = Date.now();
   composed = composeApi({
@@ -260,7 +261,7 @@ describe('/readyz', () => {
 
 const composeApiWithLimit = (maxLagMs: number): ComposedApi => {
   const blobs = new MemoryBlobStore();
-  const testHealthConfig = testHealthConfigFromEnv({}, dir);
+  const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
   return composeApi({
     eventStore,
     blobs,

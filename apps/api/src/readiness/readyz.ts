@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { ReadModelStore } from '@railyard/readmodels';
-import type { TokenRegistry } from '../auth/tokens';
+import type { TokenRegistry } from '@railyard/auth';
 import type { ProjectionHealth } from './projection-health';
 
 export interface ReadyzOptions {

@@ -6,7 +6,7 @@ import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
-import { prResponse, prViewOfEntry } from '../views';
+import { prResponse, prViewOfEntry } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {

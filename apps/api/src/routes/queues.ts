@@ -5,7 +5,7 @@ import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
-import { activePrViewsOfState, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '../views';
+import { activePrViewsOfState, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */
