@@ -9,6 +9,7 @@ import {
   QUEUE_MODES,
   QUEUE_STATES,
 } from '@railyard/domain';
+import { explanationFields } from './responses-explain';
 
 /**
  * What the queue and PR endpoints answer, as zod schemas: the OpenAPI document is generated from
@@ -71,6 +72,7 @@ export const enqueuedPullRequestSchema = z.object({
   priority: z.number().int().min(0).max(255),
   priorityName: z.enum(PRIORITY_NAMES),
   stateChangedAt: time,
+  ...explanationFields,
 });
 export type EnqueuedPullRequest = z.infer<typeof enqueuedPullRequestSchema>;
 
@@ -101,6 +103,7 @@ export const submittedPullRequestSchema = z.object({
   prSha: z.string(),
   prBaseBranch: z.string(),
   prAuthor: z.string(),
+  ...explanationFields,
 });
 export type SubmittedPullRequestResponse = z.infer<typeof submittedPullRequestSchema>;
 

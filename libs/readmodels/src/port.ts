@@ -1,4 +1,14 @@
-import type { HostProblemCode, PrState, QueueRunState, QueueSettings, Readiness, RepoRef, PriorityName, QueueMode } from '@railyard/domain';
+import type {
+  HostProblemCode,
+  PrState,
+  QueueRunState,
+  QueueSettings,
+  Readiness,
+  RepoRef,
+  PriorityName,
+  QueueMode,
+  StateReason,
+} from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { TestRunView } from './testruns/docs';
 
@@ -37,6 +47,8 @@ export interface PrView {
   prAuthor: string;
   state: PrState;
   stateChangedAt: string;
+  /** The reason code of the event that moved it to its state (absent in documents folded before it was kept). */
+  stateReason?: StateReason;
   priorityValue: number;
   priorityName: PriorityName;
   usedDefaultPriorityName?: PriorityName;
@@ -48,6 +60,8 @@ export interface PrView {
   submittedAt: string;
   /** Submission order, for FIFO within a priority level. */
   seq: number;
+  /** The last run that tested or decided it: getTestRun(queueId, lastTestRunId) has its checks and logs. */
+  lastTestRunId?: string;
 }
 
 export interface ReadModelStore {

@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import { getSubmittedPullRequestRequest, prActionRequest, submitPullRequestRequest } from '@railyard/api-schema';
-import { queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { explainFromState, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
-import { prResponse, prViewOfEntry } from '@railyard/readmodels';
+import { explainView } from '../explain';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {
@@ -18,9 +19,10 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
     const { state } = await commands.execute(repo, branch, command, meta);
     const queueId = queueIdOf(repo, branch);
     const view = await readModels.getPr(queueId, prNumber);
-    if (view) return prResponse(view);
+    if (view) return prResponse(view, await explainView(readModels, view));
     const entry = state.entries.get(prNumber);
-    return entry ? prResponse(prViewOfEntry(queueId, entry)) : {};
+    const explained = explainFromState(state, prNumber);
+    return entry && explained ? prResponse(prViewOf(queueId, entry), explained) : {};
   };
 
   postRoute(router, deps, '/submitPullRequest', 'write', async (raw, ctx) => {
@@ -57,18 +59,19 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
       const state = await commands.state(repo, targetBranch);
       if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
       const entry = state.entries.get(pr.number);
-      if (!entry) throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
+      const explained = explainFromState(state, pr.number);
+      if (!entry || !explained) throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
       ctx.res.setHeader(STORE_READ_HEADER, 'event-store');
-      return prResponse(prViewOfEntry(queueId, entry));
+      return prResponse(prViewOf(queueId, entry), explained);
     };
     if (await deps.projection.readFromStore()) return fromStore();
     const view = await readModels.getPr(queueId, pr.number);
-    if (view) return prResponse(view);
+    if (view) return prResponse(view, await explainView(readModels, view));
     // A miss while the store holds events the models lack may only be the lag: the stream decides.
     if (await deps.projection.behind()) return fromStore();
     // Caught up now: the PR may have been applied between the miss and that check.
     const caughtUp = await readModels.getPr(queueId, pr.number);
-    if (caughtUp) return prResponse(caughtUp);
+    if (caughtUp) return prResponse(caughtUp, await explainView(readModels, caughtUp));
     if (!(await readModels.getQueue(queueId))) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
     throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
   });

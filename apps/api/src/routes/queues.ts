@@ -1,10 +1,11 @@
 import { Router } from 'express';
 import { createQueueRequest, deleteQueueRequest, getQueueRequest, updateQueueRequest, type CreateQueueRequest } from '@railyard/api-schema';
-import { queueIdOf, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
+import { explainFromState, queueIdOf, type Explanation, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
+import { explainViews } from '../explain';
 import { activePrViewsOfState, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
@@ -76,7 +77,10 @@ export const queueRoutes = (deps: ApiDeps): Router => {
       const state = await commands.state(repo, targetBranch);
       if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
       ctx.res.setHeader(STORE_READ_HEADER, 'event-store');
-      return getQueueResponse(queueViewOfState(state), activePrViewsOfState(state));
+      const prs = activePrViewsOfState(state);
+      // Explained from the same state, as a write's answer is when the models lag.
+      const explanations = prs.map((p) => explainFromState(state, p.prNumber) as Explanation);
+      return getQueueResponse(queueViewOfState(state), prs, explanations);
     };
     if (await deps.projection.readFromStore()) return fromStore();
     const view = await readModels.getQueue(queueId);
@@ -84,7 +88,8 @@ export const queueRoutes = (deps: ApiDeps): Router => {
       if (await deps.projection.behind()) return fromStore();
       throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
     }
-    return getQueueResponse(view, await readModels.listActivePrs(queueId));
+    const prs = await readModels.listActivePrs(queueId);
+    return getQueueResponse(view, prs, await explainViews(readModels, view, prs));
   });
 
   return router;
