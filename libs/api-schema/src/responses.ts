@@ -39,6 +39,8 @@ export const queueResponseSchema = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  // Not in the spec's Queue object; absent for queues created before the setting existed (they use 1).
+  flakeRetries: count.optional().describe('re-runs of a failed run on the same commit before blaming, when it may be a flake'),
   requiredStatuses: z.array(z.string()),
   // Carried in the stored settings of queues created over HTTP; not in the spec's Queue object.
   repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe("the queue's repository"),
