@@ -11,3 +11,4 @@ export * from './auth/rate-limit';
 export { ciPageRouters, ciRouters } from './ci/routes';
 export type { CiHttpDeps } from './ci/deps';
 export * from './compose';
+export * from './readiness/projection-health';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
-import { createLogger, errorFields } from '@railyard/observability';
+import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
 import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { localCodeHost } from './embedded';
@@ -16,6 +16,10 @@ const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
+  collectProcessMetrics();
+  // RAILYARD_METRICS_PORT: bound first, so a port in use stops the engine before it takes any queue.
+  const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer({ port: config.metricsPort, host: config.host });
+  if (metricsServer) logger.info('engine metrics listening', { port: metricsServer.port });
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const leases = new QueueLeases({
     redis,
@@ -56,6 +60,7 @@ const main = async (): Promise<void> => {
       // at once), then the checks are stopped without a verdict: the new holder runs them again.
       await engine.stop();
       await leases.close();
+      await metricsServer?.close();
       await ci.close();
       await Promise.all([eventStore.close(), blobs.close(), host.close()]);
       await redis.quit();

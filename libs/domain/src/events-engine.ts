@@ -141,7 +141,8 @@ export type PrFailed = Ev<'PrFailed', { prNumber: number; reason: FailReason; de
  * host, or the queue's branch is not a name the host can serve. Recorded when it starts and when it
  * changes; `QueueHostProblemCleared` when a pass succeeds again. Read models show it (docs/engine.md).
  */
-export type HostProblemCode = 'REPOSITORY_NOT_FOUND' | 'INVALID_TARGET_BRANCH';
+export const HOST_PROBLEM_CODES = ['REPOSITORY_NOT_FOUND', 'INVALID_TARGET_BRANCH'] as const;
+export type HostProblemCode = (typeof HOST_PROBLEM_CODES)[number];
 export type QueueHostProblemReported = Ev<'QueueHostProblemReported', { code: HostProblemCode; detail: string }>;
 export type QueueHostProblemCleared = Ev<'QueueHostProblemCleared', object>;
 
