@@ -24,3 +24,4 @@ export * from './history';
 /** Every Redis projection of a namespace, and the rebuild of read models from the whole log. */
 export { openRedisProjections } from './redis-projections';
 export { rebuildProjections, type RebuildOptions, type RebuildResult, type RebuildTarget } from './rebuild';
+export * from './explain';

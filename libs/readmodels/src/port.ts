@@ -1,4 +1,5 @@
 import type {
+  Explanation,
   HostProblemCode,
   PrState,
   QueueRunState,
@@ -64,6 +65,11 @@ export interface PrView {
   lastTestRunId?: string;
 }
 
+export interface ExplainedPrView {
+  view: PrView;
+  explanation: Explanation;
+}
+
 export interface ReadModelStore {
   /**
    * Folds the events into the models and moves the checkpoint in one atomic step. Events at or
@@ -78,6 +84,13 @@ export interface ReadModelStore {
   /** Non-terminal PRs of the queue, in queue order (priority, then submission). */
   listActivePrs(queueId: string): Promise<PrView[]>;
   getPr(queueId: string, prNumber: number): Promise<PrView | null>;
+  /**
+   * The getQueue answer as JSON text, byte for byte what the API sends (docs/api.md), or null when
+   * the queue does not exist. The Redis store writes it with each batch, so a read is one GET.
+   */
+  getQueueAnswer(queueId: string): Promise<string | null>;
+  /** getPr with the PR's explanation, as getSubmittedPullRequest shows them, or null when getPr is. */
+  getExplainedPr(queueId: string, prNumber: number): Promise<ExplainedPrView | null>;
   /** Queues (not deleted) the engine currently reports a host problem for, for /readyz. */
   listHostProblems(): Promise<QueueView[]>;
   /** A test run of the queue, ended or not, or null when the queue never had it. */

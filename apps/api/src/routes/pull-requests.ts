@@ -7,7 +7,6 @@ import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
-import { explainView } from '../explain';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {
@@ -18,8 +17,8 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
   const runAndShow = async (repo: RepoRef, branch: string, prNumber: number, command: QueueCommand, meta: CommandMeta) => {
     const { state } = await commands.execute(repo, branch, command, meta);
     const queueId = queueIdOf(repo, branch);
-    const view = await readModels.getPr(queueId, prNumber);
-    if (view) return prResponse(view, await explainView(readModels, view));
+    const shown = await readModels.getExplainedPr(queueId, prNumber);
+    if (shown) return prResponse(shown.view, shown.explanation);
     const entry = state.entries.get(prNumber);
     const explained = explainFromState(state, prNumber);
     return entry && explained ? prResponse(prViewOf(queueId, entry), explained) : {};
@@ -65,13 +64,13 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
       return prResponse(prViewOf(queueId, entry), explained);
     };
     if (await deps.projection.readFromStore()) return fromStore();
-    const view = await readModels.getPr(queueId, pr.number);
-    if (view) return prResponse(view, await explainView(readModels, view));
+    const shown = await readModels.getExplainedPr(queueId, pr.number);
+    if (shown) return prResponse(shown.view, shown.explanation);
     // A miss while the store holds events the models lack may only be the lag: the stream decides.
     if (await deps.projection.behind()) return fromStore();
     // Caught up now: the PR may have been applied between the miss and that check.
-    const caughtUp = await readModels.getPr(queueId, pr.number);
-    if (caughtUp) return prResponse(caughtUp, await explainView(readModels, caughtUp));
+    const caughtUp = await readModels.getExplainedPr(queueId, pr.number);
+    if (caughtUp) return prResponse(caughtUp.view, caughtUp.explanation);
     if (!(await readModels.getQueue(queueId))) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
     throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
   });

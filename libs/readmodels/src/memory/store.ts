@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { PrView, QueueView, ReadModelStore } from '../port';
+import { explainView, explainViews, queueAnswerJson } from '../explain';
+import type { ExplainedPrView, PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
@@ -89,6 +90,19 @@ export class MemoryReadModelStore implements ReadModelStore {
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
     const doc = this.prs.get(prKeyOf(queueId, prNumber)) ?? null;
     return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc.view : null;
+  }
+
+  // Built on each read: in process memory that costs what the API's own JSON write would.
+  async getQueueAnswer(queueId: string): Promise<string | null> {
+    const view = this.queues.get(queueId)?.view;
+    if (!view) return null;
+    const prs = await this.listActivePrs(queueId);
+    return queueAnswerJson(view, prs, await explainViews(this, view, prs));
+  }
+
+  async getExplainedPr(queueId: string, prNumber: number): Promise<ExplainedPrView | null> {
+    const view = await this.getPr(queueId, prNumber);
+    return view ? { view, explanation: await explainView(this, view) } : null;
   }
 
   async listHostProblems(): Promise<QueueView[]> {

@@ -1,12 +1,15 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
-import type { PrView, QueueView, ReadModelStore } from '../port';
+import type { Explanation } from '@railyard/domain';
+import { explainView } from '../explain';
+import type { ExplainedPrView, PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
 import type { TestRunView } from '../testruns/docs';
 import { foldTestRuns, testRunRefsOf } from '../testruns/project';
 import { appendTestRunWrites, testRunReads } from '../testruns/redis';
+import { appendQueueAnswers } from './answers';
 import { batchWrite } from './batch-write';
 import { encodePosition, redisKeys, type RedisKeys } from './keys';
 import { RedisCheckpoint, RESETTING } from './checkpointed';
@@ -78,7 +81,9 @@ export class RedisReadModelStore implements ReadModelStore {
       const runDocs = runReads.load(values.slice(runValuesAt));
       const changes = foldBatch(docs, fresh);
       const call = batchWrite(this.keys, docs, changes, stored ?? '', encodePosition(last.position));
-      appendTestRunWrites(call, this.keys, runDocs, foldTestRuns(runDocs, fresh));
+      const runChanges = foldTestRuns(runDocs, fresh);
+      appendTestRunWrites(call, this.keys, runDocs, runChanges);
+      await appendQueueAnswers(this.base.redis, call, this.keys, docs, changes, runDocs, runChanges);
       if ((await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1) return;
     }
     throw new Error(
@@ -118,6 +123,27 @@ export class RedisReadModelStore implements ReadModelStore {
     const [queueJson, prJson] = await this.base.redis.mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber));
     const pr = parse<PrDoc>(prJson);
     return isCurrent(parse<QueueDoc>(queueJson), pr) ? pr.view : null;
+  }
+
+  getQueueAnswer(queueId: string): Promise<string | null> {
+    return this.base.redis.get(this.keys.queueAnswer(queueId));
+  }
+
+  async getExplainedPr(queueId: string, prNumber: number): Promise<ExplainedPrView | null> {
+    // One round trip, one snapshot: the documents and the explanation the same batch wrote with them.
+    const replies = await this.base.redis
+      .multi()
+      .mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber))
+      .hget(this.keys.explained(queueId), String(prNumber))
+      .exec();
+    for (const [err] of replies ?? []) if (err) throw err;
+    const [queueJson, prJson] = (replies?.[0]?.[1] ?? []) as (string | null)[];
+    const explained = (replies?.[1]?.[1] ?? null) as string | null;
+    const pr = parse<PrDoc>(prJson);
+    if (!isCurrent(parse<QueueDoc>(queueJson), pr)) return null;
+    // Only active PRs have one written; the others (and models written before it was) are explained here.
+    const explanation = explained !== null ? (JSON.parse(explained) as Explanation) : await explainView(this, pr.view);
+    return { view: pr.view, explanation };
   }
 
   async listHostProblems(): Promise<QueueView[]> {
