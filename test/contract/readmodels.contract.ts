@@ -4,6 +4,7 @@ import {
   explainView,
   explainViews,
   getQueueResponse,
+  prResponse,
   readModelTesting,
   testRunTesting,
   type PrView,
@@ -105,9 +106,9 @@ const answerFromViews = async (store: ReadModelStore, queueId: string): Promise<
   return JSON.stringify(getQueueResponse(view, prs, await explainViews(store, view, prs)));
 };
 
-const explainedFromViews = async (store: ReadModelStore, queueId: string, n: number) => {
+const prAnswerFromViews = async (store: ReadModelStore, queueId: string, n: number): Promise<string | null> => {
   const view = await store.getPr(queueId, n);
-  return view ? { view, explanation: await explainView(store, view) } : null;
+  return view ? JSON.stringify(prResponse(view, await explainView(store, view))) : null;
 };
 
 /**
@@ -363,7 +364,7 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
             for (const queueId of [Q, OTHER]) {
               expect(await store.getQueueAnswer(queueId)).toEqual(await answerFromViews(store, queueId));
               for (const n of [1, 2, 3, 4, 5])
-                expect(await store.getExplainedPr(queueId, n)).toEqual(await explainedFromViews(store, queueId, n));
+                expect(await store.getPrAnswer(queueId, n)).toEqual(await prAnswerFromViews(store, queueId, n));
             }
           }
           const answer = JSON.parse((await store.getQueueAnswer(Q)) ?? 'null') as {
@@ -372,7 +373,8 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
           };
           expect(answer.state).toBe('paused');
           expect(answer.enqueuedPullRequests.map((p) => p.number)).toEqual([1, 4]);
-          expect((await store.getExplainedPr(Q, 1))?.explanation.lastTestRun?.failedChecks.map((c) => c.name)).toEqual(['build']);
+          const pr1 = JSON.parse((await store.getPrAnswer(Q, 1)) ?? 'null') as { lastTestRun?: { failedChecks: { name: string }[] } };
+          expect(pr1.lastTestRun?.failedChecks.map((c) => c.name)).toEqual(['build']);
         },
       );
 
@@ -385,7 +387,7 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
           ...factory.record(Q, queueDeleted(T(21))),
         ]);
         expect(await store.getQueueAnswer(Q)).toBeNull();
-        expect(await store.getExplainedPr(Q, 1)).toBeNull();
+        expect(await store.getPrAnswer(Q, 1)).toBeNull();
         await store.apply(factory.record(Q, queueCreated(Q, T(22))));
         expect(await store.getQueueAnswer(Q)).toEqual(await answerFromViews(store, Q));
         expect(JSON.parse((await store.getQueueAnswer(Q)) ?? 'null')).toMatchObject({ enqueuedPullRequests: [] });

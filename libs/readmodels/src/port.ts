@@ -1,5 +1,4 @@
 import type {
-  Explanation,
   HostProblemCode,
   PrState,
   QueueRunState,
@@ -65,11 +64,6 @@ export interface PrView {
   lastTestRunId?: string;
 }
 
-export interface ExplainedPrView {
-  view: PrView;
-  explanation: Explanation;
-}
-
 export interface ReadModelStore {
   /**
    * Folds the events into the models and moves the checkpoint in one atomic step. Events at or
@@ -89,8 +83,11 @@ export interface ReadModelStore {
    * the queue does not exist. The Redis store writes it with each batch, so a read is one GET.
    */
   getQueueAnswer(queueId: string): Promise<string | null>;
-  /** getPr with the PR's explanation, as getSubmittedPullRequest shows them, or null when getPr is. */
-  getExplainedPr(queueId: string, prNumber: number): Promise<ExplainedPrView | null>;
+  /**
+   * The getSubmittedPullRequest answer (the PR's view and its explanation) as JSON text, or null when
+   * getPr is null. The Redis store writes the active PRs' answers with each batch; others are built.
+   */
+  getPrAnswer(queueId: string, prNumber: number): Promise<string | null>;
   /** Queues (not deleted) the engine currently reports a host problem for, for /readyz. */
   listHostProblems(): Promise<QueueView[]>;
   /** A test run of the queue, ended or not, or null when the queue never had it. */

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import { explainView, explainViews, queueAnswerJson } from '../explain';
-import type { ExplainedPrView, PrView, QueueView, ReadModelStore } from '../port';
+import { prResponse } from '../views';
+import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
@@ -100,9 +101,9 @@ export class MemoryReadModelStore implements ReadModelStore {
     return queueAnswerJson(view, prs, await explainViews(this, view, prs));
   }
 
-  async getExplainedPr(queueId: string, prNumber: number): Promise<ExplainedPrView | null> {
+  async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
     const view = await this.getPr(queueId, prNumber);
-    return view ? { view, explanation: await explainView(this, view) } : null;
+    return view ? JSON.stringify(prResponse(view, await explainView(this, view))) : null;
   }
 
   async listHostProblems(): Promise<QueueView[]> {

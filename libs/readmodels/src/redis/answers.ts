@@ -1,5 +1,7 @@
 import type Redis from 'ioredis';
+import type { Explanation } from '@railyard/domain';
 import { explainQueueViews, queueAnswerJson } from '../explain';
+import { prResponse } from '../views';
 import type { PrView } from '../port';
 import { prKeyOf, type BatchChanges, type DocSet } from '../projection/batch';
 import type { PrDoc, QueueDoc } from '../projection/docs';
@@ -22,7 +24,7 @@ const queuesAffected = (changes: BatchChanges, runChanges: TestRunChanges): stri
 
 /**
  * Adds to the batch's APPLY_BATCH call, for every queue the batch touches, the getQueue answer as the
- * API sends it and each active PR's explanation, so both land atomically with the documents and the
+ * API sends it and each active PR's getSubmittedPullRequest answer, so both land atomically with the documents and the
  * checkpoint and a read costs one round trip and no JSON work (docs/benchmarks.md, "API results").
  * Reads what the batch did not load (the queue's other active PRs and their last runs) in up to two
  * round trips; the checkpoint's compare-and-set makes those reads part of the same snapshot.
@@ -105,8 +107,8 @@ export const appendQueueAnswers = async (
   };
   for (const id of queueIds) {
     const view = queues.get(id)?.view;
-    const explainedKey = ref(k.explained(id));
-    op('D', explainedKey);
+    const prAnswersKey = ref(k.prAnswers(id));
+    op('D', prAnswersKey);
     if (!view) {
       op('D', ref(k.queueAnswer(id)));
       continue;
@@ -116,6 +118,6 @@ export const appendQueueAnswers = async (
       p.lastTestRunId === undefined ? null : runs.get(testRunKeyOf(p.queueId, p.lastTestRunId)),
     );
     op('S', ref(k.queueAnswer(id)), queueAnswerJson(view, active, explanations));
-    active.forEach((p, i) => op('H', explainedKey, String(p.prNumber), JSON.stringify(explanations[i])));
+    active.forEach((p, i) => op('H', prAnswersKey, String(p.prNumber), JSON.stringify(prResponse(p, explanations[i] as Explanation))));
   }
 };

@@ -11,8 +11,8 @@ export interface RedisKeys {
   queue(queueId: string): string;
   /** STRING: the getQueue answer as the API sends it, written with every batch that touches the queue. */
   queueAnswer(queueId: string): string;
-  /** HASH: field prNumber, value the JSON explanation of each active PR, written with the answer. */
-  explained(queueId: string): string;
+  /** HASH: field prNumber, value each active PR's getSubmittedPullRequest answer, written with the queue's. */
+  prAnswers(queueId: string): string;
   /** ZSET: member prNumber, score queueOrderScore; the queue's non-terminal PRs of the current generation. */
   active(queueId: string): string;
   /** STRING: JSON PrDoc. */
@@ -40,7 +40,7 @@ export const redisKeys = (namespace: string): RedisKeys => {
     queue: (queueId) => `${base}q:${queueId}`,
     active: (queueId) => `${base}q:${queueId}:active`,
     queueAnswer: (queueId) => `${base}q:${queueId}:answer`,
-    explained: (queueId) => `${base}q:${queueId}:explained`,
+    prAnswers: (queueId) => `${base}q:${queueId}:pranswers`,
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
     testRun: (queueId, testRunId) => `${base}tr:${queueId}:${testRunId}`,
     testRunTargets: (queueId, prNumber) => `${base}tt:${queueId}:${prNumber}`,

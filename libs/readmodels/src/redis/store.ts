@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
-import type { Explanation } from '@railyard/domain';
 import { explainView } from '../explain';
-import type { ExplainedPrView, PrView, QueueView, ReadModelStore } from '../port';
+import { prResponse } from '../views';
+import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
@@ -129,21 +129,13 @@ export class RedisReadModelStore implements ReadModelStore {
     return this.base.redis.get(this.keys.queueAnswer(queueId));
   }
 
-  async getExplainedPr(queueId: string, prNumber: number): Promise<ExplainedPrView | null> {
-    // One round trip, one snapshot: the documents and the explanation the same batch wrote with them.
-    const replies = await this.base.redis
-      .multi()
-      .mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber))
-      .hget(this.keys.explained(queueId), String(prNumber))
-      .exec();
-    for (const [err] of replies ?? []) if (err) throw err;
-    const [queueJson, prJson] = (replies?.[0]?.[1] ?? []) as (string | null)[];
-    const explained = (replies?.[1]?.[1] ?? null) as string | null;
-    const pr = parse<PrDoc>(prJson);
-    if (!isCurrent(parse<QueueDoc>(queueJson), pr)) return null;
-    // Only active PRs have one written; the others (and models written before it was) are explained here.
-    const explanation = explained !== null ? (JSON.parse(explained) as Explanation) : await explainView(this, pr.view);
-    return { view: pr.view, explanation };
+  async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
+    // Active PRs: one HGET of the answer the projection wrote. The others (and models written before
+    // answers were) are built from the documents, as every read was before (docs/decisions.md D120).
+    const stored = await this.base.redis.hget(this.keys.prAnswers(queueId), String(prNumber));
+    if (stored !== null) return stored;
+    const view = await this.getPr(queueId, prNumber);
+    return view ? JSON.stringify(prResponse(view, await explainView(this, view))) : null;
   }
 
   async listHostProblems(): Promise<QueueView[]> {
