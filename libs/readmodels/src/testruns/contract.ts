@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { ReadModelStore } from '../port';
+import type { ReadModelStore } from '../queue/port';
 import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../testing/fixtures';
 import { RecordedEventFactory } from '../testing/recorded';
 import { runCancelled, runFailed, runSucceeded, runTimedOut, statusReported, targetsSet, testRunStarted } from './fixtures';

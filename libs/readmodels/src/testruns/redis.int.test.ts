@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { redisKeys } from '../redis/keys';
-import { RedisReadModelStore } from '../redis/store';
+import { RedisReadModelStore } from '../queue/redis/store';
 import { prSubmitted, queueCreated, testQueueId } from '../testing/fixtures';
 import { RecordedEventFactory } from '../testing/recorded';
 import { testRunContract } from './contract';

@@ -6,14 +6,14 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import type { TestRunView } from '../testruns/docs';
-import { foldTestRuns, testRunRefsOf } from '../testruns/project';
-import { appendTestRunWrites, testRunReads } from '../testruns/redis';
+import type { TestRunView } from '../../testruns/docs';
+import { foldTestRuns, testRunRefsOf } from '../../testruns/project';
+import { appendTestRunWrites, testRunReads } from '../../testruns/redis';
 import { appendQueueAnswers } from './answers';
 import { batchWrite } from './batch-write';
-import { encodePosition, redisKeys, type RedisKeys } from './keys';
-import { RedisCheckpoint, RESETTING } from './checkpointed';
-import { APPLY_BATCH } from './scripts';
+import { encodePosition, redisKeys, type RedisKeys } from '../../redis/keys';
+import { RedisCheckpoint, RESETTING } from '../../redis/checkpointed';
+import { APPLY_BATCH } from '../../redis/scripts';
 
 export interface RedisReadModelStoreOptions {
   /** A client to share (the caller closes it) or a URL (the store opens and closes its own). */

@@ -5,9 +5,9 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import { MemoryTestRuns } from '../testruns/memory';
-import type { TestRunView } from '../testruns/docs';
-import { CheckpointWaiters } from '../waiters';
+import { MemoryTestRuns } from '../../testruns/memory';
+import type { TestRunView } from '../../testruns/docs';
+import { CheckpointWaiters } from '../../memory/waiters';
 
 /**
  * Stored documents are frozen once, when written, so readers can be handed them as they are: no copy

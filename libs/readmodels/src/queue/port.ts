@@ -10,9 +10,9 @@ import type {
   StateReason,
 } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { TestRunView } from './testruns/docs';
+import type { TestRunView } from '../testruns/docs';
 
-export type { TestRunView, TestRunPr, TestRunReportedStatus, TestRunOutcome, TestRunStatus } from './testruns/docs';
+export type { TestRunView, TestRunPr, TestRunReportedStatus, TestRunOutcome, TestRunStatus } from '../testruns/docs';
 
 /** The queue as getQueue shows it, without its PR list. */
 export interface QueueView {

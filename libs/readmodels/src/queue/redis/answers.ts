@@ -6,10 +6,10 @@ import type { PrView } from '../port';
 import { prKeyOf, type BatchChanges, type DocSet } from '../projection/batch';
 import type { PrDoc, QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import type { TestRunDoc, TestRunView } from '../testruns/docs';
-import { testRunKeyOf, type TestRunChanges, type TestRunDocSet } from '../testruns/project';
+import type { TestRunDoc, TestRunView } from '../../testruns/docs';
+import { testRunKeyOf, type TestRunChanges, type TestRunDocSet } from '../../testruns/project';
 import type { ScriptCall } from './batch-write';
-import type { RedisKeys } from './keys';
+import type { RedisKeys } from '../../redis/keys';
 
 const parse = <T>(json: string | null | undefined): T | null => (json ? (JSON.parse(json) as T) : null);
 
