@@ -23,8 +23,13 @@ export * from './metrics';
 export * from './testhealth';
 export { foldTestRuns, testRunRefsOf, testRunKeyOf, type TestRunDocSet, type TestRunRefs, type TestRunChanges } from './testruns/project';
 export type { TestRunDoc, PrTargetsDoc } from './testruns/docs';
-/** Builders of engine events for test-run read-model tests. */
-export * as testRunTesting from './testruns/fixtures';
+/**
+ * Test builders, all in testing/ and in no slice's barrel; re-exported here under the names tests in
+ * the apps already import.
+ */
+export * as testRunTesting from './testing/testruns';
+export * as metricsTesting from './testing/metrics';
+export * as testHealthTesting from './testing/testhealth';
 /** API answers built from the views (and from the write side's state when the views lag). */
 export * from './queue/views';
 /** The audit trail of a queue's stream and its replay to any moment. */

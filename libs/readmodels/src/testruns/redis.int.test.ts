@@ -4,7 +4,7 @@ import { RedisReadModelStore } from '../queue/redis/store';
 import { prSubmitted, queueCreated, testQueueId } from '../testing/fixtures';
 import { RecordedEventFactory } from '../testing/recorded';
 import { testRunContract } from './contract';
-import { targetsSet, testRunStarted } from './fixtures';
+import { targetsSet, testRunStarted } from '../testing/testruns';
 
 const url = process.env.RAILYARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // One namespace per test file and process: other suites and parallel runs never share keys.
