@@ -26,14 +26,19 @@ export interface GithubBed {
  * rate limits are still obeyed, in milliseconds per second of retry-after.
  */
 export const startGithubBed = async (
-  opts: { fake?: FakeGithubOptions; repos?: string[]; writeMinTimeMs?: number } = {},
+  opts: {
+    fake?: FakeGithubOptions;
+    repos?: string[];
+    writeMinTimeMs?: number;
+    permissions?: Parameters<FakeGithub['install']>[0]['permissions'];
+  } = {},
 ): Promise<GithubBed> => {
   const fake = await FakeGithub.start({ behaviour: { mergedFlagDelayMs: 0 }, ...opts.fake });
   for (const repo of opts.repos ?? ['acme/widgets']) {
     await fake.createRepo({ repo, files: { 'README.md': '# widgets\n' } });
     fake.allowBypass(repo);
   }
-  fake.install({ account: 'acme' });
+  fake.install({ account: 'acme', ...(opts.permissions ? { permissions: opts.permissions } : {}) });
   const registry = new Registry();
   const app = await createGithubApp({
     settings: { appId: fake.appId, privateKey: fake.appPrivateKey, webhookSecret: fake.webhookSecret, apiUrl: fake.url },

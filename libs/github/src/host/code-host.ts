@@ -4,7 +4,7 @@ import { GitHostError } from '@railyard/githost';
 import type { GithubApp } from '../github-app';
 import { hostEventsOf, type GithubHostEvent } from './host-events';
 import { checkBranch, checkSha, RepoApi } from './repo-api';
-import { RepoClients, statusOf } from './repo-client';
+import { messageOf, RepoClients, statusOf } from './repo-client';
 import { mergeReports } from './statuses';
 import { buildTestBranch, CARRY_BRANCH_PREFIX, TEST_BRANCH_PREFIX, type Built, type StackedPull } from './test-branch';
 
@@ -253,9 +253,13 @@ export class GithubCodeHost {
       if (actual !== request.expected) return { landed: false, actual };
       // Still where the engine saw it: GitHub refused this move itself (not a descendant, or a branch
       // rule the App may not bypass), or the request failed on the way. Either way nothing landed.
-      if (statusOf(err) === 422)
-        throw new GitHostError('INVALID_INPUT', `GitHub refused to move ${request.branch} to ${request.sha}: ${(err as Error).message}`);
-      throw err;
+      if (statusOf(err) !== 422) throw err;
+      // "not a fast forward" with the branch back where it was: it moved and returned, or GitHub's
+      // replicas disagree for a moment; the engine backs off and plans again from a fresh read.
+      if (/fast.forward/i.test(messageOf(err)))
+        throw new GitHostError('REF_MOVED', `GitHub refused to fast-forward ${request.branch} to ${request.sha}: ${messageOf(err)}`);
+      // A branch rule the App may not bypass: the queue shows it (docs/github.md, the App's bypass).
+      throw new GitHostError('INVALID_INPUT', `GitHub refused to move ${request.branch} to ${request.sha}: ${messageOf(err)}`);
     }
   }
 

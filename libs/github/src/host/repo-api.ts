@@ -36,8 +36,7 @@ export const checkSha = (sha: string, what: string): string => {
 };
 
 export const checkBranch = (branch: string): string => {
-  if (!isValidBranchName(branch))
-    throw new GitHostError('INVALID_INPUT', `not a valid branch name: ${JSON.stringify(branch)}`);
+  if (!isValidBranchName(branch)) throw new GitHostError('INVALID_INPUT', `not a valid branch name: ${JSON.stringify(branch)}`);
   return branch;
 };
 
