@@ -3,6 +3,7 @@ import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
 import { ciSettingsFromEnv } from '@railyard/ci';
+import { openGithub } from '@railyard/github';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { composeApi } from './compose';
 import { openTestHealthStore, testHealthConfigFromEnv } from './routes/test-health';
@@ -19,7 +20,9 @@ const main = async (): Promise<void> => {
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'redis');
-  const gitHost = openGitHost(config);
+  // GitHub's PRs are read through the App when it is configured (docs/github.md).
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const gitHost = openGitHost(config, github);
   // Fed by the projector process, like the queue views: every replica serves the same numbers.
   const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
   const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { composeApi, openTestHealthStore, testHealthConfigFromEnv, type ComposedApi } from '@railyard/api';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
+import { openGithub } from '@railyard/github';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
@@ -28,7 +29,9 @@ export const startServer = async (
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'memory');
-  const gitHost = openGitHost(config);
+  // The GitHub App, when configured: its repositories are read and merged through it, the rest locally.
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const gitHost = openGitHost(config, github);
   const head = await eventStore.headPosition();
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
@@ -60,6 +63,7 @@ export const startServer = async (
     gitRoot: config.gitRoot,
     logger,
     ci,
+    github,
     ...(options.clock ? { now: options.clock.now } : {}),
   });
   const composed = composeApi({
@@ -105,6 +109,7 @@ export const startServer = async (
       await testHealth.close();
       await testHealthProjector.stop();
       await Promise.all([eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]);
+      await github?.close();
     },
   };
 };

@@ -69,6 +69,32 @@ export class GithubCodeHost {
   }
 
   /**
+   * The PR with what GitHub knows of its mergeability, from one read: the API's submissions (the
+   * GitHost read side) never wait for GitHub to work it out.
+   */
+  async snapshot(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> {
+    const pr = await (await this.api(repo)).pull(number);
+    if (pr === null) return null;
+    const mergeability: Mergeability =
+      pr.state !== 'open'
+        ? 'not_mergeable'
+        : pr.draft || pr.mergeable === null
+          ? 'unspecified'
+          : pr.mergeable
+            ? 'mergeable'
+            : 'not_mergeable';
+    return {
+      number: pr.number,
+      title: pr.title,
+      author: pr.author,
+      headSha: pr.headSha,
+      baseBranch: pr.baseBranch,
+      state: pr.state,
+      mergeability,
+    };
+  }
+
+  /**
    * GitHub's `mergeable` for the PR at `headSha`. While GitHub works it out (`null`) the answer is
    * `in_progress` and the PR is re-read in the background until it is known, then announced. A draft
    * is `unspecified`: not ready, and nothing to wait for until it is marked ready (a `pull` event).
@@ -283,7 +309,13 @@ export class GithubCodeHost {
 
   /** Feeds a verified webhook delivery (the API's POST /github/webhooks) to the watchers. */
   receive(event: string, payload: unknown): void {
-    for (const e of hostEventsOf(this.host, event, payload)) {
+    this.announce(hostEventsOf(this.host, event, payload));
+  }
+
+  /** Hands host events worked out elsewhere (an API process's webhooks, over Redis: hints.ts) to the watchers. */
+  announce(events: readonly GithubHostEvent[]): void {
+    for (const e of events) {
+      // The App gained or lost the repository: its installation may have changed.
       if (e.kind === 'resync') this.clients.forget(e.repo);
       this.emit(e);
     }
