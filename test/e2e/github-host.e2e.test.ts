@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createServer, type Server } from 'node:http';
@@ -51,6 +51,9 @@ const ends = (number: number) =>
     return s !== undefined && TERMINAL.includes(s) ? s : undefined;
   });
 const git = (...args: string[]): string => execFileSync('git', [`--git-dir=${fake.gitDir(FULL)}`, ...args], { encoding: 'utf8' }).trim();
+/** Whether any file at `sha` says FAIL (git grep exits 1 when nothing matches). */
+const hasFail = (sha: string): boolean =>
+  spawnSync('git', [`--git-dir=${fake.gitDir(FULL)}`, 'grep', '-q', 'FAIL', sha, '--', '.']).status === 0;
 const mainSubjects = (): string[] => git('log', '--first-parent', '--format=%s', 'main').split('\n');
 
 /** Opens a PR adding its own file; `FAIL` in the content makes the fake CI fail its test branch. */
@@ -88,7 +91,7 @@ beforeAll(async () => {
       {
         name: 'ci',
         delayMs: 100,
-        outcome: ({ sha }) => (git('grep', '-l', 'FAIL', sha, '--', '.').length > 0 ? 'failure' : 'success'),
+        outcome: ({ sha }) => (hasFail(sha) ? 'failure' : 'success'),
       },
     ],
   });
