@@ -366,6 +366,8 @@ export class GithubCodeHost {
   /** Hands host events worked out elsewhere (an API process's webhooks, over Redis: hints.ts) to the watchers. */
   announce(events: readonly GithubHostEvent[]): void {
     for (const e of events) {
+      // The close this adapter made after landing the PR's change: nothing new to read.
+      if (e.kind === 'pull' && e.closed && this.memory.wasClosedAfterLanding(e.repo, e.number)) continue;
       // The App gained or lost the repository: its installation may have changed.
       if (e.kind === 'resync') this.clients.forget(e.repo);
       this.memory.forget(e);
