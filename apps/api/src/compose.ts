@@ -11,6 +11,9 @@ import { BODY_LIMIT } from './http/json-body';
 import type { TokenRegistry } from '@railyard/auth';
 import { ciPageRouters, ciRouters } from './ci/routes';
 import { QueueCommands } from './queue-commands';
+import { createHmac } from 'node:crypto';
+import { dashboardRouter } from './dashboard/routes';
+import { Sessions } from './dashboard/session';
 import { historyRoutes } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
 import { createTestHealth, type TestHealth } from './routes/test-health';
@@ -78,11 +81,19 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     serverUrl: () => selfUrl,
     ...clock,
   });
+  // Derived from the page-token secret, which every replica shares (RAILYARD_PAGE_TOKEN_SECRET or the data dir):
+  // a session signed by one replica is good on all of them and survives a restart.
+  const sessions = new Sessions(
+    p.tokens,
+    createHmac('sha256', p.testHealthConfig.pageTokenSecret).update('dashboard-session').digest('base64url'),
+  );
   const ciHttp = {
     statuses: p.statuses,
     commits: new CommitChecker(p.gitRoot),
     dataDir: p.dataDir,
     ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}),
+    selfUrl: () => selfUrl,
+    sessions,
   };
   const routers = [
     metricsRoutes(deps, {
@@ -96,7 +107,17 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     ...ciRouters(deps, ciHttp),
   ];
   return {
-    app: buildApp(deps, routers, ciPageRouters(deps, ciHttp)),
+    app: buildApp(deps, routers, [
+      ...ciPageRouters(deps, ciHttp),
+      dashboardRouter(deps, {
+        eventStore: p.eventStore,
+        metrics: p.metrics,
+        testHealthStore: p.testHealthStore,
+        pageTokenSecret: p.testHealthConfig.pageTokenSecret,
+        sessions,
+        clock: p.clock ?? { now: () => new Date() },
+      }),
+    ]),
     testHealth,
     setSelfUrl: (url) => {
       selfUrl = url;

@@ -10,6 +10,7 @@ import { engineMetrics } from './metrics';
 import { QueueDriver, type DriverStats } from './queue-driver';
 import { QueueLoop, type BackoffSettings } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
+import { TestResultsIndex, withTestResults } from './test-health-facts';
 
 export interface EngineOptions {
   eventStore: EventStore;
@@ -61,6 +62,11 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
   const now = options.now ?? (() => new Date());
   const commands = new EngineCommands(options.eventStore, now);
   const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs));
+  // Failing runs are judged with their JUnit results (docs/engine.md, Flakes).
+  const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), {
+    onError: (err) => options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),
+    ciRunning: (testRunId) => options.ci.isRunning(testRunId),
+  });
   const loops = new Map<string, QueueLoop>();
   const unwatch = new Map<string, () => void>();
   const failing = new Set<string>();
@@ -85,7 +91,7 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     if (loop) return loop;
     const driver = new QueueDriver({
       log: commands.logOf(queueStreamOf(queueId)),
-      facts,
+      facts: judgedFacts,
       host: options.host,
       ci: options.ci,
       logger: options.logger,

@@ -8,6 +8,7 @@ import {
   QUEUE_MODES,
   QUEUE_STATES,
 } from '@railyard/domain';
+import { explanationFields } from './responses-explain';
 
 /**
  * What the queue and PR endpoints answer, as zod schemas: the OpenAPI document is generated from
@@ -37,6 +38,8 @@ export const queueResponseSchema = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  // Not in the spec's Queue object; absent for queues created before the setting existed (they use 1).
+  flakeRetries: count.optional().describe('re-runs of a failed run on the same commit before blaming, when it may be a flake'),
   requiredStatuses: z.array(z.string()),
   // Carried in the stored settings of queues created over HTTP; not in the spec's Queue object.
   repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe("the queue's repository"),
@@ -61,6 +64,7 @@ export const enqueuedPullRequestSchema = z.object({
   priority: z.number().int().min(0).max(255),
   priorityName: z.enum(PRIORITY_NAMES),
   stateChangedAt: time,
+  ...explanationFields,
 });
 export type EnqueuedPullRequest = z.infer<typeof enqueuedPullRequestSchema>;
 
@@ -91,6 +95,7 @@ export const submittedPullRequestSchema = z.object({
   prSha: z.string(),
   prBaseBranch: z.string(),
   prAuthor: z.string(),
+  ...explanationFields,
 });
 export type SubmittedPullRequestResponse = z.infer<typeof submittedPullRequestSchema>;
 

@@ -33,8 +33,29 @@ export type TestRunStarted = Ev<
     baseTree?: string;
     /** Commit and tree after each PR of the stack (dependents first): merging PR i moves the target to `steps[i]`'s tree. */
     steps?: TestRunStep[];
+    /** A re-run of a failed run on the same commit before anyone is blamed (docs/engine.md, Flakes): which one, and why. */
+    retry?: FlakeRetry;
   }
 >;
+
+/**
+ * Why a failure may be a flake, so the run is re-run before anyone is blamed:
+ * - `FLAKY_TESTS`: the JUnit results of the failed run show only tests classified flaky (or quarantined) failing;
+ * - `NO_TEST_RESULTS`: no JUnit results name a failing test, so nothing says the failure is real;
+ * - `INFERRED_FAILURE`: bisection convicted these PRs without a failing run of their own, from a batch failure that may have been a flake.
+ */
+export type FlakeRetryCause = 'FLAKY_TESTS' | 'NO_TEST_RESULTS' | 'INFERRED_FAILURE';
+export interface FlakeRetry {
+  /** The failed (or, for an inference, cancelled) run this one re-runs on the same commit. */
+  of: string;
+  /** 1 for the first re-run of a failure, up to the queue's flakeRetries. */
+  attempt: number;
+  cause: FlakeRetryCause;
+  /** The required checks that failed and are re-run (empty for an inference: nothing ran). */
+  contexts: string[];
+  /** What the history shows: the failing tests and their health, or what was inferred. */
+  detail: string;
+}
 export interface TestRunStep {
   prNumber: number;
   sha: string;
@@ -44,19 +65,38 @@ export type TestRunStatusReported = Ev<
   'TestRunStatusReported',
   { testRunId: string; context: string; state: CommitStatusState; url?: string }
 >;
-export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string }>;
+/**
+ * `quarantined`: required checks that failed only through tests the test-health service has
+ * quarantined; the run does not fail for them (reference flaky.md §0.5).
+ */
+export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string; quarantined?: QuarantinedFailure[] }>;
+export interface QuarantinedFailure {
+  context: string;
+  /** Names of the quarantined tests that failed. */
+  tests: string[];
+}
 export type TestRunFailed = Ev<
   'TestRunFailed',
   {
     testRunId: string;
     reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE';
     failedContexts: string[];
+    /**
+     * What the run's JUnit results said of the failure (docs/engine.md, Flakes): `genuine` when a
+     * failing test is healthy, broken or new (blamed at once, never re-run), `flaky` when every
+     * failing test is classified flaky, `unknown` without results. Absent in older events: unknown.
+     */
+    judgement?: FailureJudgement;
+    /** The failing tests behind the judgement, as the history shows them. */
+    judgementDetail?: string;
   }
 >;
+export type FailureJudgement = 'genuine' | 'flaky' | 'unknown';
 export type TestRunTimedOut = Ev<'TestRunTimedOut', { testRunId: string }>;
 export type TestRunCancelled = Ev<'TestRunCancelled', { testRunId: string; reason: string }>;
 
-export type PassReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION';
+/** `FLAKE_RETRIED`: the run failed, a re-run of the same commit passed (docs/engine.md, Flakes). */
+export type PassReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION' | 'FLAKE_RETRIED';
 export type MergeReason = 'MERGE_GRAPH_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE' | 'MANUAL_MERGE';
 export type FailReason =
   | 'TEST_RUN_REQUIRED_STATUS_FAILED'

@@ -1,27 +1,18 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
-import { entryStateAfter, isTerminal, type PrState, type QueueEvent, type Readiness, type TargetsRef } from './events';
-import type { CommitStatusState, HostProblemCode, RequiredStatusesSource, TestRunStep } from './events-engine';
+import { entryStateAfter, isTerminal, type QueueEvent, type TargetsRef } from './events';
+import type {
+  CommitStatusState,
+  FailureJudgement,
+  FlakeRetry,
+  HostProblemCode,
+  RequiredStatusesSource,
+  TestRunStep,
+} from './events-engine';
 import type { RepoRef } from './ids';
-import type { PriorityName } from './priority';
+import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
 
-export interface Entry {
-  entryId: string;
-  prNumber: number;
-  title: string;
-  headSha: string;
-  author: string;
-  baseBranch: string;
-  priorityValue: number;
-  priorityName: PriorityName;
-  usedDefaultPriorityName?: PriorityName;
-  noBatch: boolean;
-  forceEnqueued: boolean;
-  state: PrState;
-  stateChangedAt: string;
-  submittedAt: string;
-  /** Submission order; FIFO within a priority level. */
-  seq: number;
-  readiness: Readiness;
+/** An entry of the queue: the facts every side folds alike (entry.ts), and the write side's scheduling fields. */
+export interface Entry extends EntryFacts {
   /** The run that decides this entry now: its own, or a successor's that passed with it (optimistic merge). */
   testRunId?: string;
   /**
@@ -63,6 +54,20 @@ export interface TestRun {
   bisectionOf?: string;
   /** The PRs that failed run tested: with its sibling halves' results, what bisection may conclude without running. */
   bisectedPrs?: number[];
+  /** A re-run of a failed run on the same commit (docs/engine.md, Flakes). */
+  retry?: FlakeRetry;
+  /** What the run's test results said of its failure, once it failed. */
+  judgement?: FailureJudgement;
+  /**
+   * A failure this run descends from was genuine (a healthy test failed): its own, or, for a
+   * bisection half, the split batch's. Bisection's inferences from it are then never re-run.
+   */
+  genuineFailure?: boolean;
+  /**
+   * A re-run's view of the statuses its failed run saw for the re-run checks: the same report seen
+   * again (CI posting for the same commit, read before the re-run's own) is not the re-run's answer.
+   */
+  superseded?: Record<string, { state: CommitStatusState; url?: string }>;
   createdAt: string;
   endedAt?: string;
 }
@@ -132,11 +137,12 @@ const MERGES_KEPT = 10_000;
  */
 export const evolve = (state: QueueState, event: QueueEvent): QueueState => {
   const s = applyTestRuns(applyQueueLevel(state, event), event);
-  const moved = entryStateAfter(event);
-  if (moved && event.type !== 'PrSubmitted') {
-    const e = s.entries.get(moved.prNumber);
-    if (e && e.state !== moved.state) s.entries.set(moved.prNumber, { ...e, state: moved.state, stateChangedAt: event.data.at });
-    if (e && isTerminal(moved.state)) dropUnusedRuns(s);
+  const prNumber = (event.data as { prNumber?: unknown }).prNumber;
+  const e = typeof prNumber === 'number' && event.type !== 'PrSubmitted' ? s.entries.get(prNumber) : undefined;
+  if (e) {
+    const next = evolveEntry(e, event);
+    if (next !== e) s.entries.set(e.prNumber, next);
+    if (entryStateAfter(event) && isTerminal(next.state)) dropUnusedRuns(s);
   }
   return s;
 };
@@ -160,6 +166,17 @@ const dropUnusedRuns = (s: QueueState): void => {
   for (const [id, run] of s.runs) if (run.status !== 'testing' && !used.has(id)) s.runs.delete(id);
 };
 
+/** A re-run starts with the checks its failed run passed: only the failed ones are asked again. */
+const passedBefore = (from: TestRun | undefined, retried: readonly string[]): TestRun['statuses'] =>
+  Object.fromEntries(Object.entries(from?.statuses ?? {}).filter(([c, st]) => st.state === 'success' && !retried.includes(c)));
+
+const failedBefore = (from: TestRun | undefined, retried: readonly string[]): TestRun['statuses'] =>
+  Object.fromEntries(Object.entries(from?.statuses ?? {}).filter(([c]) => retried.includes(c)));
+
+/** Whether the run a new one re-runs or splits failed genuinely, or descends from one that did. */
+const inheritsGenuine = (s: QueueState, from: string | undefined): boolean =>
+  from !== undefined && s.runs.get(from)?.genuineFailure === true;
+
 const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
   switch (event.type) {
     case 'TestRunStarted': {
@@ -175,13 +192,19 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         dependentPrs: [...d.dependentPrs],
         requiredStatuses: [...d.requiredStatuses],
         requiredStatusesSource: d.requiredStatusesSource,
-        statuses: {},
+        statuses: d.retry ? passedBefore(s.runs.get(d.retry.of), d.retry.contexts) : {},
+        ...(d.retry ? { superseded: failedBefore(s.runs.get(d.retry.of), d.retry.contexts) } : {}),
         status: 'testing',
         failedContexts: [],
         bisection: d.bisection,
         ...(d.bisectionOf !== undefined
-          ? { bisectionOf: d.bisectionOf, bisectedPrs: [...(s.runs.get(d.bisectionOf)?.prNumbers ?? [])] }
+          ? {
+              bisectionOf: d.bisectionOf,
+              bisectedPrs: [...(d.retry ? (s.runs.get(d.retry.of)?.bisectedPrs ?? []) : (s.runs.get(d.bisectionOf)?.prNumbers ?? []))],
+            }
           : {}),
+        ...(d.retry ? { retry: { ...d.retry, contexts: [...d.retry.contexts] } } : {}),
+        ...(inheritsGenuine(s, d.retry?.of ?? d.bisectionOf) ? { genuineFailure: true } : {}),
         createdAt: d.at,
       });
       for (const n of d.dependentPrs) {
@@ -199,8 +222,12 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
     }
     case 'TestRunSucceeded':
       return endRun(s, event.data.testRunId, 'succeeded', event.data.at);
-    case 'TestRunFailed':
-      return endRun(s, event.data.testRunId, 'failed', event.data.at, event.data.failedContexts);
+    case 'TestRunFailed': {
+      const { testRunId, judgement } = event.data;
+      if (judgement !== undefined)
+        updateRun(s, testRunId, (r) => ({ ...r, judgement, ...(judgement === 'genuine' ? { genuineFailure: true } : {}) }));
+      return endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
+    }
     case 'TestRunTimedOut':
       return endRun(s, event.data.testRunId, 'timed_out', event.data.at);
     case 'TestRunCancelled':
@@ -209,8 +236,10 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const e = s.entries.get(event.data.prNumber);
       if (!e) return s;
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
+      // A re-run of the same commit is the same test: the successors that stacked the PR still witness it.
+      const rerun = s.runs.get(event.data.testRunId)?.retry !== undefined;
       const { retestAlone: _done, hasSuccessor: _old, ...rest } = e;
-      s.entries.set(e.prNumber, { ...rest, testRunId: event.data.testRunId, flightSeq });
+      s.entries.set(e.prNumber, { ...(rerun ? e : rest), testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;
     }
@@ -256,7 +285,8 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
         repo: d.repo,
         branch: d.branch,
         runState: d.state,
-        settings: { ...d.settings },
+        // Settings added later (flakeRetries) take their default for queues created before them.
+        settings: { ...DEFAULT_SETTINGS, ...d.settings },
         requiredStatuses: [...d.requiredStatuses],
       };
     }
@@ -285,38 +315,8 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
       return next;
     }
     case 'PrSubmitted': {
-      const d = event.data;
-      state.entries.set(d.prNumber, {
-        entryId: d.entryId,
-        prNumber: d.prNumber,
-        title: d.title,
-        headSha: d.headSha,
-        author: d.author,
-        baseBranch: d.baseBranch,
-        priorityValue: d.priorityValue,
-        priorityName: d.priorityName,
-        usedDefaultPriorityName: d.usedDefaultPriorityName,
-        noBatch: d.noBatch,
-        forceEnqueued: false,
-        state: d.state,
-        stateChangedAt: d.at,
-        submittedAt: d.at,
-        seq: state.nextSeq,
-        readiness: d.readiness,
-      });
+      state.entries.set(event.data.prNumber, submittedEntry(event, state.nextSeq));
       return { ...state, nextSeq: state.nextSeq + 1 };
-    }
-    case 'PrPriorityChanged': {
-      const e = state.entries.get(event.data.prNumber);
-      if (!e) return state;
-      const { priorityValue, priorityName, usedDefaultPriorityName, noBatch } = event.data;
-      state.entries.set(e.prNumber, { ...e, priorityValue, priorityName, usedDefaultPriorityName, noBatch });
-      return state;
-    }
-    case 'PrReadinessChanged': {
-      const e = state.entries.get(event.data.prNumber);
-      if (e) state.entries.set(e.prNumber, { ...e, readiness: event.data.readiness });
-      return state;
     }
     case 'ImpactedTargetsSet': {
       const { prNumber, headSha, digest, count, all } = event.data;

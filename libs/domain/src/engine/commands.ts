@@ -2,6 +2,9 @@ import type { CancelReason, Mergeability, RestartReason } from '../events';
 import type {
   CommitStatusState,
   FailReason,
+  FailureJudgement,
+  FlakeRetryCause,
+  QuarantinedFailure,
   HostProblemCode,
   MergeReason,
   RequiredStatusesSource,
@@ -34,9 +37,21 @@ export interface ReportTestStatus {
   state: CommitStatusState;
   url?: string;
 }
+/**
+ * `passed` with `quarantined`: the named required checks failed only through quarantined tests
+ * (the engine's test-health facts say so); every other required check passed.
+ */
 export type CompleteTestRun =
-  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'passed' }
-  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'failed'; failedContexts: string[]; reason?: TestRunFailed['data']['reason'] }
+  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'passed'; quarantined?: QuarantinedFailure[] }
+  | {
+      type: 'CompleteTestRun';
+      testRunId: string;
+      outcome: 'failed';
+      failedContexts: string[];
+      reason?: TestRunFailed['data']['reason'];
+      judgement?: FailureJudgement;
+      judgementDetail?: string;
+    }
   | { type: 'CompleteTestRun'; testRunId: string; outcome: 'timed_out' };
 export interface CancelTestRun {
   type: 'CancelTestRun';
@@ -86,6 +101,17 @@ export interface FailByOptimization {
   testRunId: string;
   provenBy: string;
 }
+/**
+ * Re-runs the failed (or bisection-cancelled) run `testRunId` on the same commit, before its PRs are
+ * blamed or its batch is split, because the failure may be a flake (docs/engine.md, Flakes). Its PRs
+ * pending failure on it go back to testing on the new run; at most `flakeRetries` re-runs per failure.
+ */
+export interface RetryTestRun {
+  type: 'RetryTestRun';
+  testRunId: string;
+  cause: FlakeRetryCause;
+  detail: string;
+}
 /** The runs in flight when the mode was asked to change have all left: the new mode takes effect. */
 export interface CompleteModeSwitch {
   type: 'CompleteModeSwitch';
@@ -118,4 +144,5 @@ export type EngineCommand =
   | RestartTests
   | RefreshReadiness
   | FailByOptimization
+  | RetryTestRun
   | CompleteModeSwitch;

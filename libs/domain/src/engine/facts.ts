@@ -19,6 +19,27 @@ export interface HostFacts {
    * lists in the blob store (cached by digest). Without it every PR counts as impacting everything.
    */
   overlaps?: TargetOverlaps;
+  /**
+   * What the JUnit results uploaded for a run's test commit say of its failing tests, per test run
+   * id: gathered by the engine from the test-health read model for runs whose required checks
+   * failed (apps/engine/src/test-health-facts.ts). A run missing here has no results.
+   */
+  testResults?: ReadonlyMap<string, RunTestResults>;
+}
+
+/** The health the test-health service gives a test (docs/test-health.md §3, §4); `new` when it has none yet. */
+export type TestHealth = 'healthy' | 'flaky' | 'broken' | 'quarantined' | 'new';
+
+export interface FailingTest {
+  /** The check (commit status context) whose results reported it, when known. */
+  context?: string;
+  name: string;
+  health: TestHealth;
+}
+
+export interface RunTestResults {
+  /** Every test the run's results report failing (after in-run retries, docs/test-health.md §1). */
+  failing: readonly FailingTest[];
 }
 
 export interface DirectMergeFacts {

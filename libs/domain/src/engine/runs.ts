@@ -31,12 +31,18 @@ export const isRunNeeded = (s: QueueState, run: TestRun): boolean =>
 
 export type RequiredOutcome = { kind: 'passed' } | { kind: 'failed'; failedContexts: string[] } | { kind: 'waiting' };
 
-/** Failure wins as soon as one required status fails; success needs every required status green. */
-export const requiredOutcome = (run: TestRun): RequiredOutcome => {
-  const failed = run.requiredStatuses.filter((c) => {
+/**
+ * Failure wins as soon as one required status fails; success needs every required status green.
+ * `waived`: checks that failed only through quarantined tests (docs/engine.md, Flakes) count as green.
+ */
+export const requiredOutcome = (run: TestRun, waived: ReadonlySet<string> = new Set()): RequiredOutcome => {
+  const failing = (c: string): boolean => {
     const st = run.statuses[c]?.state;
     return st === 'failure' || st === 'error';
-  });
+  };
+  const failed = run.requiredStatuses.filter((c) => failing(c) && !waived.has(c));
   if (failed.length > 0) return { kind: 'failed', failedContexts: failed };
-  return run.requiredStatuses.every((c) => run.statuses[c]?.state === 'success') ? { kind: 'passed' } : { kind: 'waiting' };
+  return run.requiredStatuses.every((c) => run.statuses[c]?.state === 'success' || (waived.has(c) && failing(c)))
+    ? { kind: 'passed' }
+    : { kind: 'waiting' };
 };
