@@ -31,6 +31,14 @@ export interface CiPort {
   reapsPending?(): number;
   /** Whether this process has started (and not forgotten) checks for the run: after a restart it has not. */
   isRunning(testRunId: string): boolean;
+  /**
+   * Whether this CI still owes the run's test reports (JUnit uploads): the engine holds the run's
+   * failure until they are in, so it is judged with its results. A CI that uploads nothing for the
+   * engine to wait on (GitHub's) leaves this out, and its failures are never held.
+   */
+  reportsPending?(testRunId: string): boolean;
+  /** False when `trigger` on a commit the CI already ran runs nothing (HostFacts.sameCommitReruns). Absent: it reruns. */
+  rerunsSameCommit?(repo: RepoRef): boolean;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
   /** `branch`: the queue's target, whose branch rules a forge may require statuses by (GitHub rulesets, branch protection). */
