@@ -17,6 +17,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   ci: () => import('./ci'),
   'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
+  github: () => import('./github'),
   dashboard: () => import('./dashboard'),
   start: () => import('./start'),
 };

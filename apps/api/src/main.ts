@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain } from '@railyard/observability';
 import { RedisMetricsStore, RedisReadModelStore } from '@railyard/readmodels';
 import { apiSettingsOf, applyEnvFile, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
+import { openGithub } from '@railyard/github';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { composeApi } from './compose';
 import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
@@ -30,7 +31,9 @@ const main = async (): Promise<void> => {
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = new RedisReadModelStore({ redis: config.redisUrl, namespace: config.redisNamespace });
-  const gitHost = openGitHost(config);
+  // GitHub's PRs are read through the App when it is configured (docs/github.md).
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const gitHost = openGitHost(config, github);
   // Fed by the projector process, like the queue views: every replica serves the same numbers.
   const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
   const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);

@@ -67,7 +67,7 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
   // Failing runs are judged with their JUnit results (docs/engine.md, Flakes).
   const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), {
     onError: (err) => options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),
-    ciRunning: (testRunId) => options.ci.isRunning(testRunId),
+    reportsPending: (testRunId) => options.ci.reportsPending?.(testRunId) ?? false,
   });
   const loops = new Map<string, QueueLoop>();
   const unwatch = new Map<string, () => void>();

@@ -198,6 +198,7 @@ export class FactsReader implements FactsSource {
     const testBranches: TestBranchRef[] = listBranches ? await this.host.listTestBranches(s.repo) : [];
     k.listedForRuns = runs;
     const facts: HostFacts = { target, pulls, statuses, testBranches };
+    if (this.ci.rerunsSameCommit?.(s.repo) === false) facts.sameCommitReruns = false;
     const overlaps = await this.overlaps?.forQueue(s);
     if (overlaps) facts.overlaps = overlaps;
     const directMerge = target ? await this.directMergeOf(s, k, target) : undefined;
@@ -261,7 +262,12 @@ export class FactsReader implements FactsSource {
     }
     let required = k.required.get(e.headSha);
     if (required === undefined) {
-      const answer = await this.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, sha: e.headSha });
+      const answer = await this.ci.resolveRequiredStatuses({
+        queueList: s.requiredStatuses,
+        repo: s.repo,
+        sha: e.headSha,
+        branch: s.branch,
+      });
       required = 'error' in answer ? [] : answer.statuses;
       k.required.set(e.headSha, required);
     }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
+import { openGithub, subscribeGithubHints } from '@railyard/github';
 import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
 import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
-import { localCodeHost } from './embedded';
+import { hostsFor, localCodeHost } from './embedded';
 import { startEngine } from './engine';
 import { QueueLeases } from './queue-leases';
 
@@ -36,11 +37,16 @@ const main = async (): Promise<void> => {
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
-  const host = localCodeHost(config.gitRoot, ci);
+  // GitHub's repositories through the App; webhooks reach the API processes, which publish them as hints on Redis.
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const subscriber = github ? redis.duplicate() : null;
+  const offHints = github && subscriber ? await subscribeGithubHints(subscriber, config.redisNamespace, github.host) : null;
+  if (github) logger.info('GitHub App configured', { host: github.hostName, apiUrl: github.settings.apiUrl });
+  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(config.gitRoot, ci), ci }, github);
   const engine = startEngine({
     eventStore,
     host,
-    ci,
+    ci: routedCi,
     logger,
     blobs,
     tickMs: config.engine.tickMs,
@@ -62,7 +68,9 @@ const main = async (): Promise<void> => {
       await leases.close();
       await metricsServer?.close();
       await ci.close();
-      await Promise.all([eventStore.close(), blobs.close(), host.close()]);
+      await offHints?.();
+      await Promise.all([eventStore.close(), blobs.close(), host.close(), github?.close()]);
+      await subscriber?.quit();
       await redis.quit();
       process.exit(0);
     })().catch((err: unknown) => {

@@ -150,11 +150,11 @@ const failsNow = (run: TestRun, facts: HostFacts): boolean => {
  * results, a real failure would spend a re-run and a quarantined one could not pass. The check's
  * other statuses are shown as they are; a CI this process does not run is never held.
  */
-const holdUntilUploaded = (s: QueueState, facts: HostFacts, ciRunning?: (testRunId: string) => boolean): HostFacts => {
-  if (!ciRunning) return facts;
+const holdUntilUploaded = (s: QueueState, facts: HostFacts, reportsPending?: (testRunId: string) => boolean): HostFacts => {
+  if (!reportsPending) return facts;
   let statuses: Map<string, readonly ReportedStatus[]> | undefined;
   for (const run of s.runs.values()) {
-    if (run.status !== 'testing' || !ciRunning(run.testRunId)) continue;
+    if (run.status !== 'testing' || !reportsPending(run.testRunId)) continue;
     const reported = facts.statuses.get(run.testBranchSha);
     if (!reported?.some((st) => st.state === 'failure' || st.state === 'error')) continue;
     statuses ??= new Map(facts.statuses);
@@ -174,10 +174,10 @@ const holdUntilUploaded = (s: QueueState, facts: HostFacts, ciRunning?: (testRun
 export const withTestResults = (
   inner: FactsSource,
   index: TestResultsIndex,
-  opts: { onError?: (err: unknown) => void; ciRunning?: (testRunId: string) => boolean } = {},
+  opts: { onError?: (err: unknown) => void; reportsPending?: (testRunId: string) => boolean } = {},
 ): FactsSource => ({
   read: async (s, readOpts) => {
-    const facts = holdUntilUploaded(s, await inner.read(s, readOpts), opts.ciRunning);
+    const facts = holdUntilUploaded(s, await inner.read(s, readOpts), opts.reportsPending);
     const shas = commitsToJudge(s, facts);
     if (shas.length === 0) return facts;
     const testResults = new Map<string, RunTestResults>();

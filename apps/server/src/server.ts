@@ -4,6 +4,7 @@ import { composeApi, openTestHealthStore, testHealthConfigOf, type ComposedApi }
 import { createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
+import { openGithub } from '@railyard/github';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
 import {
@@ -78,7 +79,9 @@ const startOnBoundServer = async (
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'memory');
-  const gitHost = openGitHost(config);
+  // The GitHub App, when configured: its repositories are read and merged through it, the rest locally.
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const gitHost = openGitHost(config, github);
   const head = await eventStore.headPosition();
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
@@ -111,6 +114,7 @@ const startOnBoundServer = async (
     settings: config.engine,
     logger,
     ci,
+    github,
     ...(options.clock ? { now: options.clock.now } : {}),
   });
   const composed = composeApi({
@@ -147,6 +151,7 @@ const startOnBoundServer = async (
       await testHealth.close();
       await testHealthProjector.stop();
       await Promise.all([eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]);
+      await github?.close();
     },
   };
 };

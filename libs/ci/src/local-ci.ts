@@ -17,6 +17,8 @@ export interface LocalCi {
   retry(input: TriggerInput & { contexts: string[] }): Promise<void>;
   reapsPending(): number;
   isRunning(testRunId: string): boolean;
+  reportsPending(testRunId: string): boolean;
+  rerunsSameCommit(): boolean;
   /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
   statuses(
     repo: RepoRef,
@@ -64,6 +66,9 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     retry: ({ contexts, ...input }) => runner.retry(input, contexts),
     reapsPending: () => runner.reapsPending(),
     isRunning: (testRunId) => runner.isRunning(testRunId),
+    // A run's reports are uploaded when its checks finish, so they are owed while it runs.
+    reportsPending: (testRunId) => runner.isRunning(testRunId),
+    rerunsSameCommit: () => true,
     statuses: async (repo, sha) =>
       (await statuses.list(repo, sha)).map((s) => {
         const infrastructureError = infrastructureErrorOf(s);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseGithubSettings, type GithubSettings } from '@railyard/github';
 import { parseRailyardEnv, type RailyardEnv } from './env';
 
 /** Every setting Railyard reads from the environment, in one place, with its embedded default. */
@@ -30,6 +31,8 @@ export interface RuntimeConfig {
   projectionMaxLagMs: number;
   /** A separate /metrics listener for the standalone engine and projector processes; none when unset. */
   metricsPort?: number;
+  /** The GitHub App (RAILYARD_GITHUB_*), or null when GitHub is not configured: docs/github.md. */
+  github: GithubSettings | null;
 }
 
 /** The local CI runner's settings (libs/ci's CiSettings, less the data dir and git root given beside them). */
@@ -142,6 +145,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     logLevel: e.RAILYARD_LOG_LEVEL,
     projectionMaxLagMs: e.RAILYARD_PROJECTION_MAX_LAG_MS,
     ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
+    github: parseGithubSettings(env),
     ci: {
       ...(publicUrl ? { publicUrl } : {}),
       concurrency: e.RAILYARD_CI_CONCURRENCY,

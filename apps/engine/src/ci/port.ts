@@ -31,11 +31,26 @@ export interface CiPort {
   reapsPending?(): number;
   /** Whether this process has started (and not forgotten) checks for the run: after a restart it has not. */
   isRunning(testRunId: string): boolean;
+  /**
+   * Whether this CI still owes the run's test reports (JUnit uploads): the engine holds the run's
+   * failure until they are in, so it is judged with its results. A CI that uploads nothing for the
+   * engine to wait on (GitHub's) leaves this out, and its failures are never held.
+   */
+  reportsPending?(testRunId: string): boolean;
+  /** False when `trigger` on a commit the CI already ran runs nothing (HostFacts.sameCommitReruns). Absent: it reruns. */
+  rerunsSameCommit?(repo: RepoRef): boolean;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
-  resolveRequiredStatuses(input: { queueList: readonly string[]; repo: RepoRef; sha: string }): Promise<RequiredStatusesAnswer>;
+  /** `branch`: the queue's target, whose branch rules a forge may require statuses by (GitHub rulesets, branch protection). */
+  resolveRequiredStatuses(input: {
+    queueList: readonly string[];
+    repo: RepoRef;
+    sha: string;
+    branch?: string;
+  }): Promise<RequiredStatusesAnswer>;
   close(): Promise<void>;
 }
 
 // Compile-time proof that libs/ci's LocalCi is a CiPort, so a composition can hand it to the engine as it is.
 const _libsCiFits: import('@railyard/ci').LocalCi extends CiPort ? true : never = true;
+const _githubCiFits: import('@railyard/github').GithubCi extends CiPort ? true : never = true;

@@ -25,6 +25,12 @@ export interface HostFacts {
    * failed (apps/engine/src/test-health-facts.ts). A run missing here has no results.
    */
   testResults?: ReadonlyMap<string, RunTestResults>;
+  /**
+   * False when the queue's CI cannot run checks again on a commit it already ran (a forge's CI that
+   * starts on a push, such as GitHub Actions behind the GitHub adapter): then no failure is re-run on
+   * the same commit (flakeRetries does not apply) and failures are judged as they stand. Absent: it can.
+   */
+  sameCommitReruns?: boolean;
 }
 
 /** The health the test-health service gives a test (docs/test-health.md §3, §4); `new` when it has none yet. */

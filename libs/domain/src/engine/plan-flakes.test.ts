@@ -78,6 +78,18 @@ describe('flake re-runs (flakeRetries)', () => {
     ]);
   });
 
+  it('when the CI cannot run checks again on the same commit (a forge CI started by pushes), then a lone failure is blamed at once: a re-run would wait for ever', () => {
+    expect(givenQueue(loneFailure()).planned({ ...facts(), sameCommitReruns: false })).toEqual([
+      rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r1',
+      }),
+    ]);
+  });
+
   it('when the re-run is recorded, then the PR restarts (FLAKE_RETRY) onto a new run with the same branch, commit and stack, saying why', () => {
     givenEngine(loneFailure())
       .when({ type: 'RetryTestRun', testRunId: 'r1', cause: 'NO_TEST_RESULTS', detail: NO_RESULTS })

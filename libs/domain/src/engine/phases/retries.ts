@@ -54,6 +54,8 @@ export type RetryDecision = { kind: 'retry'; action: Action } | { kind: 'wait' }
 export const retryDecision = (c: Ctx, run: TestRun): RetryDecision => {
   const attempt = (run.retry?.attempt ?? 0) + 1;
   if (attempt > c.s.settings.flakeRetries) return { kind: 'none' };
+  // A re-run nobody would run waits for ever (docs/engine.md, Flakes).
+  if (c.facts.sameCommitReruns === false) return { kind: 'none' };
   const inferred = run.status === 'cancelled' && run.bisection;
   if (run.status !== 'failed' && !inferred) return { kind: 'none' };
   const verdict = verdictOf(c, run);
