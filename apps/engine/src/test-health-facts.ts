@@ -167,6 +167,35 @@ const holdUntilUploaded = (s: QueueState, facts: HostFacts, reportsPending?: (te
 };
 
 /**
+ * The checks the CI would run again at the commits of runs that failed or may fail now
+ * (HostFacts.rerunnable): a flake re-run of a check nobody runs again would wait for ever. A lookup
+ * that fails leaves the commit out (every check counts as re-runnable, as before).
+ */
+const withRerunnable = async (
+  s: QueueState,
+  facts: HostFacts,
+  rerunnableChecks: (repo: RepoRef, sha: string) => Promise<ReadonlySet<string> | undefined>,
+  onError?: (err: unknown) => void,
+): Promise<HostFacts> => {
+  const shas = new Set<string>();
+  for (const run of s.runs.values()) {
+    if (run.status === 'failed' || run.status === 'cancelled' || (run.status === 'testing' && failsNow(run, facts)))
+      shas.add(run.testBranchSha);
+  }
+  if (shas.size === 0) return facts;
+  const rerunnable = new Map<string, ReadonlySet<string>>();
+  for (const sha of shas) {
+    try {
+      const checks = await rerunnableChecks(s.repo, sha);
+      if (checks) rerunnable.set(sha, checks);
+    } catch (err) {
+      onError?.(err);
+    }
+  }
+  return rerunnable.size > 0 ? { ...facts, rerunnable } : facts;
+};
+
+/**
  * The engine's facts with the test results of failing runs added (HostFacts.testResults). A lookup
  * that fails leaves the results out: the planner then knows nothing of the failure, which re-runs
  * it at worst, and never passes it (quarantine needs the results).
@@ -174,10 +203,15 @@ const holdUntilUploaded = (s: QueueState, facts: HostFacts, reportsPending?: (te
 export const withTestResults = (
   inner: FactsSource,
   index: TestResultsIndex,
-  opts: { onError?: (err: unknown) => void; reportsPending?: (testRunId: string) => boolean } = {},
+  opts: {
+    onError?: (err: unknown) => void;
+    reportsPending?: (testRunId: string) => boolean;
+    rerunnableChecks?: (repo: RepoRef, sha: string) => Promise<ReadonlySet<string> | undefined>;
+  } = {},
 ): FactsSource => ({
   read: async (s, readOpts) => {
-    const facts = holdUntilUploaded(s, await inner.read(s, readOpts), opts.reportsPending);
+    const held = holdUntilUploaded(s, await inner.read(s, readOpts), opts.reportsPending);
+    const facts = opts.rerunnableChecks ? await withRerunnable(s, held, opts.rerunnableChecks, opts.onError) : held;
     const shas = commitsToJudge(s, facts);
     if (shas.length === 0) return facts;
     const testResults = new Map<string, RunTestResults>();

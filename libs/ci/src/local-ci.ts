@@ -1,6 +1,7 @@
 import type { CommitStatusState, RepoRef } from '@railyard/domain';
 import { LocalCommitStatusStore, type CommitStatusStore } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
+import { readRepoConfig } from './config/repo-config';
 import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
 import { infrastructureErrorOf, type CheckFinished, type InfrastructureError } from './runner/outcome';
@@ -19,6 +20,8 @@ export interface LocalCi {
   isRunning(testRunId: string): boolean;
   reportsPending(testRunId: string): boolean;
   rerunsSameCommit(): boolean;
+  /** The checks `.railyard.yml` names at the commit: the ones this CI runs again when asked. */
+  rerunnableChecks(repo: RepoRef, sha: string): Promise<ReadonlySet<string>>;
   /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
   statuses(
     repo: RepoRef,
@@ -69,6 +72,10 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     // A run's reports are uploaded when its checks finish, so they are owed while it runs.
     reportsPending: (testRunId) => runner.isRunning(testRunId),
     rerunsSameCommit: () => true,
+    rerunnableChecks: async (repo, sha) => {
+      const config = await readRepoConfig(settings.gitRoot, repo, sha);
+      return new Set(config.railyard?.ok ? config.railyard.config.checks.map((c) => c.name) : []);
+    },
     statuses: async (repo, sha) =>
       (await statuses.list(repo, sha)).map((s) => {
         const infrastructureError = infrastructureErrorOf(s);

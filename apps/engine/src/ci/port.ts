@@ -39,6 +39,8 @@ export interface CiPort {
   reportsPending?(testRunId: string): boolean;
   /** False when `trigger` on a commit the CI already ran runs nothing (HostFacts.sameCommitReruns). Absent: it reruns. */
   rerunsSameCommit?(repo: RepoRef): boolean;
+  /** The checks this CI runs itself at a commit (HostFacts.rerunnable); absent or undefined: it reruns whatever it is asked. */
+  rerunnableChecks?(repo: RepoRef, sha: string): Promise<ReadonlySet<string> | undefined>;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
   /** `branch`: the queue's target, whose branch rules a forge may require statuses by (GitHub rulesets, branch protection). */

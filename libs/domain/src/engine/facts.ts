@@ -31,6 +31,12 @@ export interface HostFacts {
    * the same commit (flakeRetries does not apply) and failures are judged as they stand. Absent: it can.
    */
   sameCommitReruns?: boolean;
+  /**
+   * Per test commit of a failed run: the checks the queue's CI runs itself there (the local CI's
+   * `.railyard.yml` checks). A failure of a check outside it (an outside CI reporting over HTTP) is
+   * not re-run: nobody would run it again. Absent for a commit: every check counts as re-runnable.
+   */
+  rerunnable?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** The health the test-health service gives a test (docs/test-health.md §3, §4); `new` when it has none yet. */

@@ -90,6 +90,23 @@ describe('flake re-runs (flakeRetries)', () => {
     ]);
   });
 
+  it('when the failed check is one the CI does not run itself (an outside CI reporting over HTTP), then the PR is blamed: nobody would run it again', () => {
+    const f: HostFacts = { ...facts(), rerunnable: new Map([['r1-c0', new Set(['build'])]]) };
+    expect(givenQueue(loneFailure()).planned(f)).toEqual([
+      rec({
+        type: 'FailPr',
+        prNumber: 1,
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        detail: 'required status check(s) failed: tests',
+        testRunId: 'r1',
+      }),
+    ]);
+    const own: HostFacts = { ...facts(), rerunnable: new Map([['r1-c0', new Set(['tests'])]]) };
+    expect(givenQueue(loneFailure()).planned(own)).toEqual([
+      rec({ type: 'RetryTestRun', testRunId: 'r1', cause: 'NO_TEST_RESULTS', detail: NO_RESULTS }),
+    ]);
+  });
+
   it('when the re-run is recorded, then the PR restarts (FLAKE_RETRY) onto a new run with the same branch, commit and stack, saying why', () => {
     givenEngine(loneFailure())
       .when({ type: 'RetryTestRun', testRunId: 'r1', cause: 'NO_TEST_RESULTS', detail: NO_RESULTS })

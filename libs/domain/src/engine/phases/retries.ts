@@ -56,6 +56,8 @@ export const retryDecision = (c: Ctx, run: TestRun): RetryDecision => {
   if (attempt > c.s.settings.flakeRetries) return { kind: 'none' };
   // A re-run nobody would run waits for ever (docs/engine.md, Flakes).
   if (c.facts.sameCommitReruns === false) return { kind: 'none' };
+  const rerunnable = c.facts.rerunnable?.get(run.testBranchSha);
+  if (rerunnable && run.failedContexts.some((context) => !rerunnable.has(context))) return { kind: 'none' };
   const inferred = run.status === 'cancelled' && run.bisection;
   if (run.status !== 'failed' && !inferred) return { kind: 'none' };
   const verdict = verdictOf(c, run);
