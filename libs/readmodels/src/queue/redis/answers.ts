@@ -26,7 +26,7 @@ const queuesAffected = (changes: BatchChanges, runChanges: TestRunChanges): stri
  * Adds to the batch's APPLY_BATCH call, for every queue the batch touches, the getQueue answer as the
  * API sends it and each active PR's getSubmittedPullRequest answer, so both land atomically with the documents and the
  * checkpoint and a read costs one round trip and no JSON work (docs/benchmarks.md, "API results").
- * Reads what the batch did not load (the queue's other active PRs and their last runs) in up to two
+ * Reads what the batch did not load (the queue's other active PRs and their last runs) in up to three
  * round trips; the checkpoint's compare-and-set makes those reads part of the same snapshot.
  */
 export const appendQueueAnswers = async (
