@@ -1,6 +1,16 @@
 import { DEFAULT_SETTINGS, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import { readModelTesting, type PrView, type QueueView, type ReadModelStore } from '@railyard/readmodels';
+import {
+  explainView,
+  explainViews,
+  getQueueResponse,
+  prResponse,
+  readModelTesting,
+  testRunTesting,
+  type PrView,
+  type QueueView,
+  type ReadModelStore,
+} from '@railyard/readmodels';
 
 const {
   NOT_READY,
@@ -66,6 +76,39 @@ const lastPosition = (events: RecordedEvent[]): bigint => {
   const last = events[events.length - 1];
   if (!last) throw new Error('no events');
   return last.position;
+};
+
+/** PRs tested, a run reporting after its PR left the queue, and the queue paused: what explanations read. */
+const withRuns = (): RecordedEvent[] => {
+  const { factory, events } = history();
+  const { testRunStarted, statusReported, runFailed } = testRunTesting;
+  const tested = (n: number, testRunId: string, at: string): QueueEvent =>
+    ({ type: 'PrTestingStarted', data: { prNumber: n, testRunId, at } }) as QueueEvent;
+  return [
+    ...events,
+    ...factory.record(Q, prSubmitted(4, T(10))),
+    ...factory.record(Q, testRunStarted('r1', T(11), { prNumbers: [1, 3] })),
+    ...factory.record(Q, tested(1, 'r1', T(11))),
+    ...factory.record(Q, tested(3, 'r1', T(11))),
+    ...factory.record(Q, statusReported('r1', T(12), 'build', 'pending')),
+    ...factory.record(Q, prCancelled(3, T(13))),
+    ...factory.record(Q, statusReported('r1', T(14), 'build', 'failure', 'https://ci.example/r1')),
+    ...factory.record(Q, runFailed('r1', T(15))),
+    ...factory.record(Q, queueStateChanged('running', 'paused', T(16))),
+  ];
+};
+
+/** What the API built from the views before the answers were stored: the stored ones must be these bytes. */
+const answerFromViews = async (store: ReadModelStore, queueId: string): Promise<string | null> => {
+  const view = await store.getQueue(queueId);
+  if (!view) return null;
+  const prs = await store.listActivePrs(queueId);
+  return JSON.stringify(getQueueResponse(view, prs, await explainViews(store, view, prs)));
+};
+
+const prAnswerFromViews = async (store: ReadModelStore, queueId: string, n: number): Promise<string | null> => {
+  const view = await store.getPr(queueId, n);
+  return view ? JSON.stringify(prResponse(view, await explainView(store, view))) : null;
 };
 
 /**
@@ -307,6 +350,47 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
 
         await inBatches(store, events, 4);
         expect(await snapshot(store)).toEqual(before);
+      });
+    });
+
+    describe('answers ready to send', () => {
+      it.each([1, 3, 100])(
+        'when the history with runs is applied in batches of %i, then the getQueue answer and every PR explanation equal the ones built from the views',
+        async (size) => {
+          const events = withRuns();
+          for (let i = 0; i < events.length; i += size) {
+            await store.apply(events.slice(i, i + size));
+            // After every batch, not only at the end: a stale stored answer would show in between.
+            for (const queueId of [Q, OTHER]) {
+              expect(await store.getQueueAnswer(queueId)).toEqual(await answerFromViews(store, queueId));
+              for (const n of [1, 2, 3, 4, 5])
+                expect(await store.getPrAnswer(queueId, n)).toEqual(await prAnswerFromViews(store, queueId, n));
+            }
+          }
+          const answer = JSON.parse((await store.getQueueAnswer(Q)) ?? 'null') as {
+            state: string;
+            enqueuedPullRequests: { number: number }[];
+          };
+          expect(answer.state).toBe('paused');
+          expect(answer.enqueuedPullRequests.map((p) => p.number)).toEqual([1, 4]);
+          const pr1 = JSON.parse((await store.getPrAnswer(Q, 1)) ?? 'null') as { lastTestRun?: { failedChecks: { name: string }[] } };
+          expect(pr1.lastTestRun?.failedChecks.map((c) => c.name)).toEqual(['build']);
+        },
+      );
+
+      it('when the queue is deleted and created again, then its answer is gone and then starts empty', async () => {
+        const { factory, events } = history();
+        await store.apply(events);
+        await store.apply([
+          ...factory.record(Q, prCancelled(1, T(20))),
+          ...factory.record(Q, prCancelled(3, T(20))),
+          ...factory.record(Q, queueDeleted(T(21))),
+        ]);
+        expect(await store.getQueueAnswer(Q)).toBeNull();
+        expect(await store.getPrAnswer(Q, 1)).toBeNull();
+        await store.apply(factory.record(Q, queueCreated(Q, T(22))));
+        expect(await store.getQueueAnswer(Q)).toEqual(await answerFromViews(store, Q));
+        expect(JSON.parse((await store.getQueueAnswer(Q)) ?? 'null')).toMatchObject({ enqueuedPullRequests: [] });
       });
     });
 

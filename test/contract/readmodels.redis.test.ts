@@ -41,7 +41,9 @@ describe('RedisReadModelStore specifics', () => {
     const factory = new RecordedEventFactory();
     await store.apply(factory.record(Q, queueCreated(Q, AT), prSubmitted(1, AT), prSubmitted(2, AT), prCancelled(2, AT)));
     const written = (await redis.keys(`*${namespace}*`)).sort();
-    expect(written).toEqual([keys.checkpoint, keys.pr(Q, 1), keys.pr(Q, 2), keys.queue(Q), keys.active(Q)].sort());
+    expect(written).toEqual(
+      [keys.checkpoint, keys.pr(Q, 1), keys.pr(Q, 2), keys.queue(Q), keys.active(Q), keys.queueAnswer(Q), keys.prAnswers(Q)].sort(),
+    );
     expect(await redis.zrange(keys.active(Q), 0, '-1')).toEqual(['1']);
     expect(await redis.get(keys.checkpoint)).toBe('00000000000000000004');
   });

@@ -1,6 +1,6 @@
 import { RedisBlobStore } from '@railyard/eventstore';
 import { RedisMetricsStore } from './metrics';
-import { RedisReadModelStore } from './redis/store';
+import { RedisReadModelStore } from './queue/redis/store';
 import { RedisTestHealthStore } from './testhealth';
 import type Redis from 'ioredis';
 

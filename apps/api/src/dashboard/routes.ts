@@ -6,7 +6,7 @@ import { decodePageToken, pageInfoFor, PageQueryError, scopeOf } from '@railyard
 import { historyEntryOf, replayQueue, sortKeyOf } from '@railyard/readmodels';
 import { DomainError } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
-import { explainView, explainViews } from '../explain';
+import { explainView, explainViews } from '@railyard/readmodels';
 import { scopeAllows, type Scope } from '@railyard/auth';
 import { html, type SafeHtml } from './html';
 import { LIVE_JS, page } from './layout';

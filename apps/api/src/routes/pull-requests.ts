@@ -5,9 +5,9 @@ import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
+import { JsonText } from '../http/json-text';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
-import { explainView } from '../explain';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {
@@ -18,8 +18,8 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
   const runAndShow = async (repo: RepoRef, branch: string, prNumber: number, command: QueueCommand, meta: CommandMeta) => {
     const { state } = await commands.execute(repo, branch, command, meta);
     const queueId = queueIdOf(repo, branch);
-    const view = await readModels.getPr(queueId, prNumber);
-    if (view) return prResponse(view, await explainView(readModels, view));
+    const shown = await readModels.getPrAnswer(queueId, prNumber);
+    if (shown !== null) return new JsonText(shown);
     const entry = state.entries.get(prNumber);
     const explained = explainFromState(state, prNumber);
     return entry && explained ? prResponse(prViewOf(queueId, entry), explained) : {};
@@ -65,13 +65,14 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
       return prResponse(prViewOf(queueId, entry), explained);
     };
     if (await deps.projection.readFromStore()) return fromStore();
-    const view = await readModels.getPr(queueId, pr.number);
-    if (view) return prResponse(view, await explainView(readModels, view));
+    // Written by the projection with the documents for active PRs: sent as it is.
+    const shown = await readModels.getPrAnswer(queueId, pr.number);
+    if (shown !== null) return new JsonText(shown);
     // A miss while the store holds events the models lack may only be the lag: the stream decides.
     if (await deps.projection.behind()) return fromStore();
     // Caught up now: the PR may have been applied between the miss and that check.
-    const caughtUp = await readModels.getPr(queueId, pr.number);
-    if (caughtUp) return prResponse(caughtUp, await explainView(readModels, caughtUp));
+    const caughtUp = await readModels.getPrAnswer(queueId, pr.number);
+    if (caughtUp !== null) return new JsonText(caughtUp);
     if (!(await readModels.getQueue(queueId))) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
     throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
   });

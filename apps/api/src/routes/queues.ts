@@ -5,8 +5,8 @@ import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
-import { explainViews } from '../explain';
-import { activePrViewsOfState, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
+import { JsonText } from '../http/json-text';
+import { activePrViewsOfState, explainViews, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */
@@ -83,6 +83,9 @@ export const queueRoutes = (deps: ApiDeps): Router => {
       return getQueueResponse(queueViewOfState(state), prs, explanations);
     };
     if (await deps.projection.readFromStore()) return fromStore();
+    // Written by the projection with the documents: sent as it is, no parse and no re-serialization.
+    const answer = await readModels.getQueueAnswer(queueId);
+    if (answer !== null) return new JsonText(answer);
     const view = await readModels.getQueue(queueId);
     if (!view) {
       if (await deps.projection.behind()) return fromStore();

@@ -3,6 +3,7 @@ import { requireToken } from '../auth/middleware';
 import type { Scope } from '@railyard/auth';
 import type { ApiDeps } from '../deps';
 import { jsonBody } from '../http/json-body';
+import { JsonText } from '../http/json-text';
 
 export interface RouteContext {
   actor: string;
@@ -22,6 +23,8 @@ export const postRoute = (
   router.post(path, requireToken(deps.tokens, scope), jsonBody, async (req, res) => {
     const ctx = { actor: String(res.locals.actor), correlationId: String(res.locals.requestId), req, res };
     const answer = await handler(req.body, ctx);
-    res.status(200).json(answer ?? {});
+    // The same headers res.json sets; the text is already the JSON it would write.
+    if (answer instanceof JsonText) res.status(200).type('application/json').send(answer.text);
+    else res.status(200).json(answer ?? {});
   });
 };

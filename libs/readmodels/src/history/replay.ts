@@ -8,8 +8,8 @@ import {
   type QueueEvent,
   type QueueState,
 } from '@railyard/domain';
-import { prViewOf } from '../projection/pr-view';
-import { getQueueResponse, queueViewOfState } from '../views';
+import { prViewOf } from '../queue/projection/pr-view';
+import { getQueueResponse, queueViewOfState } from '../queue/views';
 
 /** What replay needs of an event: its type, data and decision time (a HistoryEntry has all three). */
 export interface ReplayableEvent {

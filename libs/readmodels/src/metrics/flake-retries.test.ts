@@ -2,7 +2,7 @@ import type { MetricFamily } from '@railyard/observability';
 import type { QueueEvent } from '@railyard/domain';
 import { RecordedEventFactory } from '../testing/recorded';
 import { prSubmitted, queueCreated, testQueueId } from '../testing/fixtures';
-import { runFailed, runSucceeded, testRunStarted } from '../testruns/fixtures';
+import { runFailed, runSucceeded, testRunStarted } from '../testing/testruns';
 import { MemoryMetricsStore } from './memory-store';
 import { queueMetricFamilies } from './series';
 

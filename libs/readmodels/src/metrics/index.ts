@@ -6,5 +6,3 @@ export { type MetricsStore } from './port';
 export { MemoryMetricsStore } from './memory-store';
 export { RedisMetricsStore, type RedisMetricsStoreOptions } from './redis-store';
 export { metricsRedisKeys, type MetricsRedisKeys } from './redis-keys';
-/** Engine-event builders and a scripted history with its expected scrape, for tests here and in the apps. */
-export * as metricsTesting from './fixtures';

@@ -1,6 +1,6 @@
 import type { RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import { CheckpointWaiters } from '../waiters';
+import { CheckpointWaiters } from '../memory/waiters';
 import { foldMetricsBatch, metricsQueuesOf } from './batch';
 import type { QueueMetricsDoc } from './model';
 import { sameRepo, type MetricsStore } from './port';

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { RecordedEventFactory } from '../testing/recorded';
 import { testQueueId } from '../testing/fixtures';
-import { scriptedQueueHistory } from './fixtures';
+import { scriptedQueueHistory } from '../testing/metrics';
 import { MemoryMetricsStore } from './memory-store';
 import { metricsRedisKeys } from './redis-keys';
 import { RedisMetricsStore } from './redis-store';

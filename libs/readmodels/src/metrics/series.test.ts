@@ -3,7 +3,7 @@ import type { MetricFamily } from '@railyard/observability';
 import { RecordedEventFactory } from '../testing/recorded';
 import { testQueueId } from '../testing/fixtures';
 import { queueCreated } from '../testing/fixtures';
-import { deletedQueueHistory, EXPECTED_SCRAPE as X, SCRAPE_MINUTE, scriptedQueueHistory } from './fixtures';
+import { deletedQueueHistory, EXPECTED_SCRAPE as X, SCRAPE_MINUTE, scriptedQueueHistory } from '../testing/metrics';
 import { MemoryMetricsStore } from './memory-store';
 import { DURATION_BUCKETS } from './model';
 import { queueMetricFamilies } from './series';

@@ -2,7 +2,7 @@ import type { RecordedEvent } from '@railyard/eventstore';
 import { RecordedEventFactory } from '../testing/recorded';
 import { queueCreated, testQueueId } from '../testing/fixtures';
 import { foldMetricsBatch } from './batch';
-import { deletedQueueHistory, scriptedQueueHistory } from './fixtures';
+import { deletedQueueHistory, scriptedQueueHistory } from '../testing/metrics';
 import type { QueueMetricsDoc } from './model';
 import type { MetricsStore } from './port';
 

@@ -9,6 +9,10 @@ export interface RedisKeys {
   checkpoint: string;
   /** STRING: JSON QueueDoc. */
   queue(queueId: string): string;
+  /** STRING: the getQueue answer as the API sends it, written with every batch that touches the queue. */
+  queueAnswer(queueId: string): string;
+  /** HASH: field prNumber, value each active PR's getSubmittedPullRequest answer, written with the queue's. */
+  prAnswers(queueId: string): string;
   /** ZSET: member prNumber, score queueOrderScore; the queue's non-terminal PRs of the current generation. */
   active(queueId: string): string;
   /** STRING: JSON PrDoc. */
@@ -35,6 +39,8 @@ export const redisKeys = (namespace: string): RedisKeys => {
     checkpoint: `${base}checkpoint`,
     queue: (queueId) => `${base}q:${queueId}`,
     active: (queueId) => `${base}q:${queueId}:active`,
+    queueAnswer: (queueId) => `${base}q:${queueId}:answer`,
+    prAnswers: (queueId) => `${base}q:${queueId}:pranswers`,
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
     testRun: (queueId, testRunId) => `${base}tr:${queueId}:${testRunId}`,
     testRunTargets: (queueId, prNumber) => `${base}tt:${queueId}:${prNumber}`,

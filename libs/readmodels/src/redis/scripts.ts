@@ -6,7 +6,7 @@ import { LuaScript } from './script';
  * mid-batch) from interleaving: the loser re-reads and folds again.
  *
  * KEYS[1] checkpoint, KEYS[2..] touched keys. ARGV[1] expected checkpoint ('' = none), ARGV[2] new
- * checkpoint, then ops: S <key#> <value> | D <key#> | Z <key#> <score> <member> | R <key#> <member>.
+ * checkpoint, then ops: S <key#> <value> | D <key#> | Z <key#> <score> <member> | R <key#> <member> | H <key#> <field> <value>.
  * Every key is passed in KEYS, none is built in the script, so it stays correct on a cluster.
  */
 export const APPLY_BATCH = new LuaScript(`
@@ -29,6 +29,9 @@ while i <= n do
   elseif op == 'R' then
     redis.call('ZREM', key, ARGV[i + 2])
     i = i + 3
+  elseif op == 'H' then
+    redis.call('HSET', key, ARGV[i + 2], ARGV[i + 3])
+    i = i + 4
   else
     return redis.error_reply('unknown op ' .. tostring(op))
   end

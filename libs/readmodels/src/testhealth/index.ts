@@ -16,4 +16,3 @@ export {
 export { MemoryTestHealthStore, type TestHealthStoreOptions } from './memory/store';
 export { RedisTestHealthStore, type RedisTestHealthStoreOptions } from './redis/store';
 export { testHealthKeys, type TestHealthKeys } from './redis/keys';
-export * as testHealthTesting from './testing';

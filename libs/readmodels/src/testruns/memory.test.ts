@@ -1,4 +1,4 @@
-import { MemoryReadModelStore } from '../memory/store';
+import { MemoryReadModelStore } from '../queue/memory/store';
 import { testRunContract } from './contract';
 
 testRunContract('memory', () => new MemoryReadModelStore());

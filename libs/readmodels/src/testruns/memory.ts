@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { PrDoc } from '../projection/docs';
+import type { PrDoc } from '../queue/projection/docs';
 import type { PrTargetsDoc, TestRunDoc, TestRunView } from './docs';
 import { foldTestRuns, testRunKeyOf, testRunRefsOf, type TestRunDocSet } from './project';
 

@@ -1,10 +1,10 @@
 import Redis from 'ioredis';
 import { redisKeys } from '../redis/keys';
-import { RedisReadModelStore } from '../redis/store';
+import { RedisReadModelStore } from '../queue/redis/store';
 import { prSubmitted, queueCreated, testQueueId } from '../testing/fixtures';
 import { RecordedEventFactory } from '../testing/recorded';
 import { testRunContract } from './contract';
-import { targetsSet, testRunStarted } from './fixtures';
+import { targetsSet, testRunStarted } from '../testing/testruns';
 
 const url = process.env.RAILYARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // One namespace per test file and process: other suites and parallel runs never share keys.
@@ -35,7 +35,16 @@ describe('test runs in Redis', () => {
       await store.apply(f.record(Q, queueCreated(Q, AT), prSubmitted(1, AT), targetsSet(1, 'sha-1', AT), testRunStarted('run-1', AT)));
       const written = (await redis.keys(`*${namespace}*`)).sort();
       expect(written).toEqual(
-        [keys.checkpoint, keys.queue(Q), keys.active(Q), keys.pr(Q, 1), keys.testRun(Q, 'run-1'), keys.testRunTargets(Q, 1)].sort(),
+        [
+          keys.checkpoint,
+          keys.queue(Q),
+          keys.active(Q),
+          keys.queueAnswer(Q),
+          keys.prAnswers(Q),
+          keys.pr(Q, 1),
+          keys.testRun(Q, 'run-1'),
+          keys.testRunTargets(Q, 1),
+        ].sort(),
       );
       await store.reset();
       expect(await redis.keys(`*${namespace}*`)).toEqual([]);

@@ -1,5 +1,5 @@
-import type { PrDoc } from '../projection/docs';
-import type { ScriptCall } from '../redis/batch-write';
+import type { PrDoc } from '../queue/projection/docs';
+import type { ScriptCall } from '../queue/redis/batch-write';
 import type { RedisKeys } from '../redis/keys';
 import type { PrTargetsDoc, TestRunDoc } from './docs';
 import type { TestRunChanges, TestRunDocSet, TestRunRefs } from './project';

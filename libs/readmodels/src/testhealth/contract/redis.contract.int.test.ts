@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { MemoryBlobStore } from '@railyard/eventstore';
 import { RedisTestHealthStore } from '../redis/store';
 import { testHealthKeys } from '../redis/keys';
-import { caseOf, TestHealthEventFactory, TH_REPO, TH_REPO_ID, uploadOf } from '../testing';
+import { caseOf, TestHealthEventFactory, TH_REPO, TH_REPO_ID, uploadOf } from '../../testing/testhealth';
 import { testHealthContract } from './testhealth.contract';
 
 const url = process.env.RAILYARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -4,7 +4,7 @@ import { encodePageToken, decodePageToken, type PageCursor, type TestHealthEvent
 import type { TestDoc } from '../docs';
 import type { TestHealthReadModels } from '../port';
 import { unhealthySortKey, quarantinedSortKey, type IndexName } from '../projection/indexes';
-import { caseOf, TestHealthEventFactory, TH_REPO, TH_REPO_ID, uploadOf } from '../testing';
+import { caseOf, TestHealthEventFactory, TH_REPO, TH_REPO_ID, uploadOf } from '../../testing/testhealth';
 
 export interface ContractOptions {
   maxRunsPerTest?: number;

@@ -1,6 +1,6 @@
 import type { BlobStore, RecordedEvent } from '@railyard/eventstore';
 import { casesOf, isTestHealthEvent, type CaseRecord, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
-import { CheckpointWaiters } from '../../waiters';
+import { CheckpointWaiters } from '../../memory/waiters';
 import type { RunEntry, StoredTest, TestDoc, UploadMeta } from '../docs';
 import type { ListedPage, TestHealthReadModels, TestHistory } from '../port';
 import { foldTestEvent, foldUpload, testIdOfEvent, uploadMetaOf } from '../projection/fold';

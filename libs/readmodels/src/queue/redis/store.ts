@@ -1,16 +1,19 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
+import { explainView } from '../explain';
+import { prResponse } from '../views';
 import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import type { TestRunView } from '../testruns/docs';
-import { foldTestRuns, testRunRefsOf } from '../testruns/project';
-import { appendTestRunWrites, testRunReads } from '../testruns/redis';
+import type { TestRunView } from '../../testruns/docs';
+import { foldTestRuns, testRunRefsOf } from '../../testruns/project';
+import { appendTestRunWrites, testRunReads } from '../../testruns/redis';
+import { appendQueueAnswers } from './answers';
 import { batchWrite } from './batch-write';
-import { encodePosition, redisKeys, type RedisKeys } from './keys';
-import { RedisCheckpoint, RESETTING } from './checkpointed';
-import { APPLY_BATCH } from './scripts';
+import { encodePosition, redisKeys, type RedisKeys } from '../../redis/keys';
+import { RedisCheckpoint, RESETTING } from '../../redis/checkpointed';
+import { APPLY_BATCH } from '../../redis/scripts';
 
 export interface RedisReadModelStoreOptions {
   /** A client to share (the caller closes it) or a URL (the store opens and closes its own). */
@@ -78,7 +81,9 @@ export class RedisReadModelStore implements ReadModelStore {
       const runDocs = runReads.load(values.slice(runValuesAt));
       const changes = foldBatch(docs, fresh);
       const call = batchWrite(this.keys, docs, changes, stored ?? '', encodePosition(last.position));
-      appendTestRunWrites(call, this.keys, runDocs, foldTestRuns(runDocs, fresh));
+      const runChanges = foldTestRuns(runDocs, fresh);
+      appendTestRunWrites(call, this.keys, runDocs, runChanges);
+      await appendQueueAnswers(this.base.redis, call, this.keys, docs, changes, runDocs, runChanges);
       if ((await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1) return;
     }
     throw new Error(
@@ -118,6 +123,19 @@ export class RedisReadModelStore implements ReadModelStore {
     const [queueJson, prJson] = await this.base.redis.mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber));
     const pr = parse<PrDoc>(prJson);
     return isCurrent(parse<QueueDoc>(queueJson), pr) ? pr.view : null;
+  }
+
+  getQueueAnswer(queueId: string): Promise<string | null> {
+    return this.base.redis.get(this.keys.queueAnswer(queueId));
+  }
+
+  async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
+    // Active PRs: one HGET of the answer the projection wrote. The others (and models written before
+    // answers were) are built from the documents, as every read was before (docs/decisions.md D120).
+    const stored = await this.base.redis.hget(this.keys.prAnswers(queueId), String(prNumber));
+    if (stored !== null) return stored;
+    const view = await this.getPr(queueId, prNumber);
+    return view ? JSON.stringify(prResponse(view, await explainView(this, view))) : null;
   }
 
   async listHostProblems(): Promise<QueueView[]> {

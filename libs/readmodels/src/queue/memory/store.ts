@@ -1,11 +1,13 @@
 import type { RecordedEvent } from '@railyard/eventstore';
+import { explainView, explainViews, queueAnswerJson } from '../explain';
+import { prResponse } from '../views';
 import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import { MemoryTestRuns } from '../testruns/memory';
-import type { TestRunView } from '../testruns/docs';
-import { CheckpointWaiters } from '../waiters';
+import { MemoryTestRuns } from '../../testruns/memory';
+import type { TestRunView } from '../../testruns/docs';
+import { CheckpointWaiters } from '../../memory/waiters';
 
 /**
  * Stored documents are frozen once, when written, so readers can be handed them as they are: no copy
@@ -89,6 +91,19 @@ export class MemoryReadModelStore implements ReadModelStore {
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
     const doc = this.prs.get(prKeyOf(queueId, prNumber)) ?? null;
     return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc.view : null;
+  }
+
+  // Built on each read: in process memory that costs what the API's own JSON write would.
+  async getQueueAnswer(queueId: string): Promise<string | null> {
+    const view = this.queues.get(queueId)?.view;
+    if (!view) return null;
+    const prs = await this.listActivePrs(queueId);
+    return queueAnswerJson(view, prs, await explainViews(this, view, prs));
+  }
+
+  async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
+    const view = await this.getPr(queueId, prNumber);
+    return view ? JSON.stringify(prResponse(view, await explainView(this, view))) : null;
   }
 
   async listHostProblems(): Promise<QueueView[]> {

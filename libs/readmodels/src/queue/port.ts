@@ -10,9 +10,9 @@ import type {
   StateReason,
 } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { TestRunView } from './testruns/docs';
+import type { TestRunView } from '../testruns/docs';
 
-export type { TestRunView, TestRunPr, TestRunReportedStatus, TestRunOutcome, TestRunStatus } from './testruns/docs';
+export type { TestRunView, TestRunPr, TestRunReportedStatus, TestRunOutcome, TestRunStatus } from '../testruns/docs';
 
 /** The queue as getQueue shows it, without its PR list. */
 export interface QueueView {
@@ -78,6 +78,16 @@ export interface ReadModelStore {
   /** Non-terminal PRs of the queue, in queue order (priority, then submission). */
   listActivePrs(queueId: string): Promise<PrView[]>;
   getPr(queueId: string, prNumber: number): Promise<PrView | null>;
+  /**
+   * The getQueue answer as JSON text, byte for byte what the API sends (docs/api.md), or null when
+   * the queue does not exist. The Redis store writes it with each batch, so a read is one GET.
+   */
+  getQueueAnswer(queueId: string): Promise<string | null>;
+  /**
+   * The getSubmittedPullRequest answer (the PR's view and its explanation) as JSON text, or null when
+   * getPr is null. The Redis store writes the active PRs' answers with each batch; others are built.
+   */
+  getPrAnswer(queueId: string, prNumber: number): Promise<string | null>;
   /** Queues (not deleted) the engine currently reports a host problem for, for /readyz. */
   listHostProblems(): Promise<QueueView[]>;
   /** A test run of the queue, ended or not, or null when the queue never had it. */

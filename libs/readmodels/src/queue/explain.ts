@@ -1,6 +1,12 @@
 import { explainPr, explainQueue, type ExplainRun, type Explanation } from '@railyard/domain';
-import type { PrView, QueueView, ReadModelStore, TestRunView } from '@railyard/readmodels';
-import { entryFactsOf } from '@railyard/readmodels';
+import type { PrView, QueueView, ReadModelStore, TestRunView } from './port';
+import { entryFactsOf } from './projection/pr-view';
+import { getQueueResponse } from './views';
+
+/**
+ * The domain's explanations (docs/api.md, "Explanations") applied to read-model views: used by the API
+ * when it reads views one by one, and by the Redis projection when it writes the queue's answer ahead.
+ */
 
 /** A read-model run as the domain's explanation reads it. */
 export const explainRunOfView = (r: TestRunView): ExplainRun => ({
@@ -12,14 +18,39 @@ export const explainRunOfView = (r: TestRunView): ExplainRun => ({
   failedContexts: r.outcome?.failedContexts ?? [],
 });
 
-const runOf = async (readModels: ReadModelStore, p: PrView): Promise<ExplainRun | undefined> => {
+/** Every PR of a queue (given in queue order) explained in one pass; `runOf` gives a tested PR's last run. */
+export const explainQueueViews = (
+  queue: QueueView,
+  prs: readonly PrView[],
+  runOf: (p: PrView) => TestRunView | null | undefined,
+): Explanation[] => {
+  const byPr = new Map(prs.map((p) => [p.prNumber, p]));
+  return explainQueue(
+    { state: queue.state },
+    prs.map((p) => entryFactsOf(p)),
+    (facts) => {
+      const p = byPr.get(facts.prNumber);
+      const run = p ? runOf(p) : null;
+      return run ? explainRunOfView(run) : undefined;
+    },
+  );
+};
+
+/** The getQueue answer as the API sends it: the same bytes `res.json` writes for getQueueResponse. */
+export const queueAnswerJson = (queue: QueueView, prs: readonly PrView[], explanations: Explanation[]): string =>
+  JSON.stringify(getQueueResponse(queue, [...prs], explanations));
+
+const runOf = async (readModels: Pick<ReadModelStore, 'getTestRun'>, p: PrView): Promise<ExplainRun | undefined> => {
   if (p.lastTestRunId === undefined) return undefined;
   const run = await readModels.getTestRun(p.queueId, p.lastTestRunId);
   return run ? explainRunOfView(run) : undefined;
 };
 
 /** One PR explained from the read models: its queue's state, the active PRs ahead of it and its last run. */
-export const explainView = async (readModels: ReadModelStore, p: PrView): Promise<Explanation> => {
+export const explainView = async (
+  readModels: Pick<ReadModelStore, 'getQueue' | 'listActivePrs' | 'getTestRun'>,
+  p: PrView,
+): Promise<Explanation> => {
   const [queue, active, run] = await Promise.all([
     readModels.getQueue(p.queueId),
     p.isCurrentlySubmittedToQueue ? readModels.listActivePrs(p.queueId) : Promise.resolve([]),
@@ -36,7 +67,11 @@ export const explainView = async (readModels: ReadModelStore, p: PrView): Promis
 };
 
 /** Every PR of a queue (given in queue order) explained in one pass, their runs read at once. */
-export const explainViews = async (readModels: ReadModelStore, queue: QueueView, prs: PrView[]): Promise<Explanation[]> => {
+export const explainViews = async (
+  readModels: Pick<ReadModelStore, 'getTestRun'>,
+  queue: QueueView,
+  prs: PrView[],
+): Promise<Explanation[]> => {
   // Only PRs that were tested have a run to read: a long queue of waiting PRs costs no read per PR.
   const tested = prs.filter((p) => p.lastTestRunId !== undefined);
   const runs = await Promise.all(tested.map((p) => runOf(readModels, p)));

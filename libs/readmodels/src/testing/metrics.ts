@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUE_EVENT_SCHEMA_VERSION, type FailReason, type MergeReason, type QueueEvent, type RestartReason } from '@railyard/domain';
 import type { NewEvent } from '@railyard/eventstore';
-import { NOT_READY, prCancelled, prReadinessChanged, prSubmitted, queueCreated, queueDeleted, READY } from '../testing/fixtures';
+import { NOT_READY, prCancelled, prReadinessChanged, prSubmitted, queueCreated, queueDeleted, READY } from './fixtures';
 
 /**
  * Engine events and a scripted queue history with the metrics it must produce, shared by the unit

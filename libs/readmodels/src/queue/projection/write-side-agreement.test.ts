@@ -10,8 +10,8 @@ import {
   type QueueState,
 } from '@railyard/domain';
 import fc from 'fast-check';
-import { testQueueId } from '../testing/fixtures';
-import { RecordedEventFactory } from '../testing/recorded';
+import { testQueueId } from '../../testing/fixtures';
+import { RecordedEventFactory } from '../../testing/recorded';
 import { foldBatch, prKeyOf, type DocSet } from './batch';
 import { isActive, byQueueOrder } from './order';
 import { prViewOf } from './pr-view';

@@ -1,4 +1,4 @@
-import { prSubmitted, queueCreated, RecordedEventFactory, testQueueId } from '../testing';
+import { prSubmitted, queueCreated, RecordedEventFactory, testQueueId } from '../../testing';
 import { MemoryReadModelStore } from './store';
 
 describe('MemoryReadModelStore', () => {

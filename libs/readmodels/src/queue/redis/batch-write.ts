@@ -1,6 +1,6 @@
 import type { BatchChanges, DocSet } from '../projection/batch';
 import { isActive, queueOrderScore } from '../projection/order';
-import type { RedisKeys } from './keys';
+import type { RedisKeys } from '../../redis/keys';
 
 export interface ScriptCall {
   keys: string[];

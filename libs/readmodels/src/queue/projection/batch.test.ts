@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../testing/fixtures';
-import { RecordedEventFactory } from '../testing/recorded';
+import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../../testing/fixtures';
+import { RecordedEventFactory } from '../../testing/recorded';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from './batch';
 
 const A = testQueueId('main');

@@ -12,8 +12,8 @@ import {
   queueStateChanged,
   READY,
   testQueueId,
-} from '../testing/fixtures';
-import { RecordedEventFactory } from '../testing/recorded';
+} from '../../testing/fixtures';
+import { RecordedEventFactory } from '../../testing/recorded';
 import type { PrDoc, ProjectionDocs, QueueDoc } from './docs';
 import { projectEvent } from './project';
 
