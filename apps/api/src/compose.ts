@@ -10,6 +10,7 @@ import { bodyBudget } from './http/body-budget';
 import { BODY_LIMIT } from './http/json-body';
 import type { TokenRegistry } from './auth/tokens';
 import { ciPageRouters, ciRouters } from './ci/routes';
+import { githubRouter, type GithubApiParts } from './github';
 import { QueueCommands } from './queue-commands';
 import { historyRoutes } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
@@ -39,6 +40,8 @@ export interface ApiParts {
   maxBodyBytesInFlight: number;
   publicUrl?: string;
   clock?: { now: () => Date };
+  /** GitHub App: webhooks at /github/webhooks (docs/github.md); absent when GitHub is not configured. */
+  github?: GithubApiParts;
 }
 
 export interface ComposedApi {
@@ -96,7 +99,21 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     ...ciRouters(deps, ciHttp),
   ];
   return {
-    app: buildApp(deps, routers, ciPageRouters(deps, ciHttp)),
+    app: buildApp(
+      deps,
+      routers,
+      ciPageRouters(deps, ciHttp),
+      p.github
+        ? [
+            githubRouter(p.github, {
+              eventStore: p.eventStore,
+              commands,
+              logger: p.logger,
+              now: () => (p.clock ?? { now: () => new Date() }).now(),
+            }),
+          ]
+        : [],
+    ),
     testHealth,
     setSelfUrl: (url) => {
       selfUrl = url;
