@@ -4,7 +4,9 @@ import { RedisMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
 import { ciSettingsFromEnv } from '@railyard/ci';
 import { LocalCommitStatusStore } from '@railyard/githost';
+import { parseGithubSettings } from '@railyard/github';
 import { composeApi } from './compose';
+import { openGithubApi } from './github';
 import { openTestHealthStore, testHealthConfigFromEnv } from './routes/test-health';
 
 /**
@@ -33,6 +35,8 @@ const main = async (): Promise<void> => {
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
   const { publicUrl } = ciSettingsFromEnv();
+  const githubSettings = parseGithubSettings(process.env);
+  const github = githubSettings ? await openGithubApi(githubSettings, logger) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({
     eventStore,
     blobs,
@@ -51,6 +55,7 @@ const main = async (): Promise<void> => {
     rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
     maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     ...(publicUrl ? { publicUrl } : {}),
+    ...(github ? { github } : {}),
   });
   const server = app.listen(config.port, config.host, () => {
     setSelfUrl(`http://${config.host}:${(server.address() as AddressInfo).port}`);

@@ -1,8 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { composeApi, openTestHealthStore, testHealthConfigFromEnv, type ComposedApi } from '@railyard/api';
+import {
+  composeApi,
+  openGithubApi,
+  openTestHealthStore,
+  testHealthConfigFromEnv,
+  type ComposedApi,
+  type GithubApiParts,
+} from '@railyard/api';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
+import { parseGithubSettings } from '@railyard/github';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
@@ -20,7 +28,13 @@ export interface RunningServer {
  */
 export const startServer = async (
   overrides: Partial<RuntimeConfig> = {},
-  options: { logger?: Logger; announce?: (line: string) => void; clock?: { now: () => Date } } = {},
+  options: {
+    logger?: Logger;
+    announce?: (line: string) => void;
+    clock?: { now: () => Date };
+    /** GitHub App parts (tests hand in a fake's); otherwise from RAILYARD_GITHUB_*, and none when those are unset. */
+    github?: GithubApiParts;
+  } = {},
 ): Promise<RunningServer> => {
   const config = { ...loadConfig(), ...overrides };
   const logger = options.logger ?? createLogger('railyard', config.logLevel);
@@ -29,6 +43,8 @@ export const startServer = async (
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'memory');
   const gitHost = openGitHost(config);
+  const githubSettings = options.github ? null : parseGithubSettings(process.env);
+  const github = options.github ?? (githubSettings ? await openGithubApi(githubSettings, logger) : undefined);
   const head = await eventStore.headPosition();
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
@@ -81,6 +97,7 @@ export const startServer = async (
     maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(github ? { github } : {}),
   });
   api.composed = composed;
   const { app, testHealth } = composed;

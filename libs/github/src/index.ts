@@ -4,3 +4,4 @@ export * from './webhook-verifier';
 export { GITHUB_REQUESTS_METRIC, githubRequestCounter, routeLabel } from './request-metrics';
 export { InstallationTokenCache } from './token-cache';
 export * from './events';
+export { githubHostOf } from './repo-host';

@@ -33,3 +33,4 @@ export const githubRouter = (
     logger: deps.logger,
   });
 };
+export { openGithubApi } from './open';

@@ -75,6 +75,17 @@ export const PULL_REQUEST_ACTIONS = [
   'unlabeled',
 ] as const;
 
+const CONSUMED_EVENTS = new Set([
+  'installation',
+  'installation_repositories',
+  'pull_request',
+  'issue_comment',
+  'check_run',
+  'check_suite',
+  'status',
+  'push',
+]);
+
 const repoOf = (payload: Json, host: string): RepoRef | undefined => {
   const r = obj(payload.repository);
   const owner = str(obj(r?.owner)?.login);
@@ -142,6 +153,7 @@ const digestCheck = (base: WebhookDigest, payload: Json, repo: RepoRef, opts: Di
  * GitHub, but read defensively): anything malformed is ignored rather than thrown on.
  */
 export const digestWebhook = (event: string, payloadIn: unknown, opts: DigestOptions): WebhookDigest | IgnoredDelivery => {
+  if (!CONSUMED_EVENTS.has(event)) return { ignored: `event ${event}` };
   const payload = obj(payloadIn);
   if (!payload) return { ignored: 'payload is not an object' };
   const action = str(payload.action);
