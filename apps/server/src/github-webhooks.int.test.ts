@@ -7,15 +7,18 @@ import type { EventStore, RecordedEvent } from '@railyard/eventstore';
 import { DELIVERY_STREAM_PREFIX } from '@railyard/github';
 import { createLogger } from '@railyard/observability';
 import { openEventStore, type RuntimeConfig } from '@railyard/runtime';
-import { eventually, FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { eventually as eventuallyWithin, FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { startServer, type RunningServer } from './server';
 
 /** Webhooks over the real HTTP server of the embedded process, sent by the fake GitHub (docs/github.md). */
 
 const TOKEN = 'admin-secret-0123456789abcdef';
 const REPO = 'acme/widgets';
+const eventually = (check: () => boolean | Promise<boolean>, what: string) => eventuallyWithin(check, what, 20_000);
 const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const STREAM = queueStreamOf(queueIdOf(repo, 'main'));
+
+jest.setTimeout(60_000);
 
 let fake: FakeGithub;
 let server: RunningServer;
@@ -142,6 +145,9 @@ describe('POST /github/webhooks', () => {
       }),
     ]);
     expect(reactionsOf(comment)).toEqual(['+1']);
+    const checkRun = () => fake.checkRuns(REPO, pr.headSha).find((r) => r.name === 'Railyard (main)');
+    await eventually(() => checkRun()?.output.title === 'Queued at position 1', 'the check run says queued');
+    expect(fake.comments(REPO, pr.number)).toHaveLength(1);
   });
 
   it('when the same delivery comes again, then nothing is done twice and the answer says duplicate', async () => {
@@ -221,6 +227,7 @@ describe('POST /github/webhooks', () => {
     fake.comment(REPO, pushed.number, 'alice', '/railyard merge');
     fake.comment(REPO, closed.number, 'alice', '/railyard merge');
     await settled();
+    const queuedHead = pushed.headSha;
     await fake.commit({ repo: REPO, branch: 'feature', files: { 'feature.txt': 'again\n' }, user: 'alice' });
     await fake.closePullRequest(REPO, closed.number, 'alice');
     await settled();
@@ -229,6 +236,9 @@ describe('POST /github/webhooks', () => {
       expect.objectContaining({ prNumber: pushed.number, reason: 'PR_PUSHED_TO' }),
       expect.objectContaining({ prNumber: closed.number, reason: 'PR_CLOSED' }),
     ]);
+    const checkRun = () => fake.checkRuns(REPO, queuedHead).find((r) => r.name === 'Railyard (main)');
+    await eventually(() => checkRun()?.conclusion === 'cancelled', 'the check run says cancelled');
+    expect(checkRun()?.output.title).toMatch(/^Cancelled: the pull request was pushed to/);
   });
 
   it('when the queued base is pushed to, then the delivery is recorded with a branch hint; a push elsewhere is ignored unrecorded', async () => {

@@ -10,7 +10,7 @@ import {
 } from '@railyard/api';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
-import { parseGithubSettings } from '@railyard/github';
+import { CheckRunPublisher, parseGithubSettings } from '@railyard/github';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
@@ -108,6 +108,18 @@ export const startServer = async (
   const port = (server.address() as AddressInfo).port;
   selfUrl = `http://${config.host}:${port}`;
   composed.setSelfUrl(selfUrl);
+  // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one process, so one writer).
+  const checkRuns = github
+    ? new CheckRunPublisher({
+        eventStore,
+        github: github.app,
+        host: github.host,
+        appId: github.appId,
+        publicUrl: ciSettings.publicUrl ?? selfUrl,
+        logger,
+      })
+    : null;
+  await checkRuns?.start();
   logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
   return {
     url: `http://${config.host}:${port}`,
@@ -115,6 +127,7 @@ export const startServer = async (
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await checkRuns?.stop();
       await engine?.stop();
       await ci.close();
       await projector.stop();

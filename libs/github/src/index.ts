@@ -5,3 +5,4 @@ export { GITHUB_REQUESTS_METRIC, githubRequestCounter, routeLabel } from './requ
 export { InstallationTokenCache } from './token-cache';
 export * from './events';
 export { githubHostOf } from './repo-host';
+export * from './checks';
