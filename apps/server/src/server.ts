@@ -117,6 +117,7 @@ export const startServer = async (
         appId: github.appId,
         publicUrl: ciSettings.publicUrl ?? selfUrl,
         logger,
+        stickyComments: (process.env.RAILYARD_GITHUB_STICKY_COMMENT ?? 'off').toLowerCase() === 'on',
       })
     : null;
   await checkRuns?.start();

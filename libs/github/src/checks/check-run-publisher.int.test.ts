@@ -18,7 +18,7 @@ import { CommandHandler, SqliteEventStore, type EventStore } from '@railyard/eve
 import { createLogger } from '@railyard/observability';
 import { eventually as eventuallyWithin, FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { createGithubApp, type GithubApp } from '../github-app';
-import { CheckRunPublisher } from './check-run-publisher';
+import { CheckRunPublisher, STICKY_MARKER } from './check-run-publisher';
 
 /** The check run on GitHub PRs, written from the event stream to the fake GitHub (docs/github.md, "The check run"). */
 
@@ -60,7 +60,7 @@ const writes = () =>
   );
 const runOn = (sha: string) => fake.checkRuns(REPO, sha).filter((r) => r.name === 'Railyard (main)');
 
-const startPublisher = async (): Promise<CheckRunPublisher> => {
+const startPublisher = async (extra: { stickyComments?: boolean } = {}): Promise<CheckRunPublisher> => {
   const p = new CheckRunPublisher({
     eventStore: store,
     github: app,
@@ -69,6 +69,7 @@ const startPublisher = async (): Promise<CheckRunPublisher> => {
     publicUrl: PUBLIC,
     logger,
     retryMs: 50,
+    ...extra,
   });
   await p.start();
   return p;
@@ -240,5 +241,32 @@ describe('CheckRunPublisher', () => {
     await submit(pr);
     await eventually(() => runOn(pr.headSha)[0]?.output.title === 'Queued at position 1', 'the check run is written after the failure');
     expect(runOn(pr.headSha)).toHaveLength(1);
+  });
+
+  it('when sticky comments are off (the default), then no comment is written', async () => {
+    publisher = await startPublisher();
+    const pr = await openPr('feature');
+    await submit(pr);
+    await eventually(() => runOn(pr.headSha).length === 1, 'the check run is written');
+    await publisher.idle();
+    expect(fake.comments(REPO, pr.number)).toEqual([]);
+  });
+
+  it('when sticky comments are on, then one comment follows the check run, edited in place, and a queue with comments disabled gets none', async () => {
+    publisher = await startPublisher({ stickyComments: true });
+    const pr = await openPr('feature');
+    await submit(pr);
+    const sticky = () => fake.comments(REPO, pr.number).filter((c) => c.body.startsWith(STICKY_MARKER));
+    await eventually(() => sticky()[0]?.body.includes('Queued at position 1') === true, 'the sticky comment says queued');
+    await api().execute(STREAM, { type: 'CancelPullRequest', prNumber: pr.number }, meta);
+    await eventually(() => sticky()[0]?.body.includes('Cancelled') === true, 'the sticky comment says cancelled');
+    expect(sticky()).toHaveLength(1);
+
+    await api().execute(STREAM, { type: 'UpdateQueue', settings: { commentsEnabled: false } }, meta);
+    const quiet = await openPr('quiet');
+    await submit(quiet);
+    await eventually(() => runOn(quiet.headSha).length === 1, 'the check run of the quiet PR is written');
+    await publisher.idle();
+    expect(fake.comments(REPO, quiet.number)).toEqual([]);
   });
 });

@@ -37,7 +37,17 @@ export interface CheckRunPublisherOptions {
   recentMs?: number;
   /** Wait after a failed write before the next attempt. */
   retryMs?: number;
+  /**
+   * Also keep one comment per PR saying the same as the check run, edited in place
+   * (RAILYARD_GITHUB_STICKY_COMMENT; off by default), on queues whose `commentsEnabled` is on.
+   */
+  stickyComments?: boolean;
 }
+
+/** Marks Railyard's sticky status comment, so it is found again (and told from people's comments). */
+export const STICKY_MARKER = '<!-- railyard:status -->';
+
+export const stickyBody = (view: CheckRunView): string => `${STICKY_MARKER}\n**${view.name}: ${view.title}**\n\n${view.summary}`;
 
 interface Published {
   id: number;
@@ -78,6 +88,7 @@ export class CheckRunPublisher {
   private readonly queues = new Map<string, QueueFold>();
   private readonly dirty = new Set<string>();
   private readonly published = new Map<string, Published>();
+  private readonly stickies = new Map<string, { id: number; body: string }>();
   private readonly installations = new Map<string, number | null>();
   private subscription: Subscription | null = null;
   private catchUpUntil: bigint | null = null;
@@ -191,21 +202,37 @@ export class CheckRunPublisher {
     if (this.o.owns && !(await this.o.owns(queueId))) return;
     const view = renderCheckRun(q.state, entry, q.endings.get(entry.prNumber) ?? {}, this.o.publicUrl);
     const last = this.published.get(k);
-    if (last && sameView(last.view, view)) return;
-    const repo = q.state.repo;
-    const octokit = await this.clientFor(repo);
+    const stickyDue = this.stickyWanted(q.state) && this.stickies.get(k)?.body !== stickyBody(view);
+    if (last && sameView(last.view, view) && !stickyDue) return;
+    const octokit = await this.clientFor(q.state.repo);
     if (!octokit) return;
+    if (!last || !sameView(last.view, view)) await this.writeCheckRun(octokit, q.state.repo, k, entry.entryId, last, view);
+    // After the check run, so a failed comment write is retried without writing the check run again.
+    if (this.stickyWanted(q.state)) await this.sticky(octokit, q.state, k, entry.prNumber, view);
+  }
+
+  private stickyWanted(s: QueueState): boolean {
+    return this.o.stickyComments === true && s.settings.commentsEnabled;
+  }
+
+  private async writeCheckRun(
+    octokit: GithubOctokit,
+    repo: RepoRef,
+    k: string,
+    entryId: string,
+    last: Published | undefined,
+    view: CheckRunView,
+  ): Promise<void> {
     const current = last && last.view.headSha === view.headSha ? last : await this.find(octokit, repo, view);
     if (current && sameView(current.view, view)) {
       this.published.set(k, current);
       return;
     }
-    const output = { title: view.title, summary: view.summary };
     const fields = {
       status: view.status,
       ...(view.conclusion ? { conclusion: view.conclusion, completed_at: this.now().toISOString() } : {}),
       ...(view.detailsUrl ? { details_url: view.detailsUrl } : {}),
-      output,
+      output: { title: view.title, summary: view.summary },
     };
     // A completed check run is not reopened: a PR queued again gets a new run of the same name, which GitHub shows in its place.
     if (current && current.view.status !== 'completed') {
@@ -223,10 +250,41 @@ export class CheckRunPublisher {
       repo: repo.name,
       name: view.name,
       head_sha: view.headSha,
-      external_id: entry.entryId,
+      external_id: entryId,
       ...fields,
     });
     this.published.set(k, { id: Number(data.id), view });
+  }
+
+  /** The optional sticky comment: one per PR, found by its marker among the App's comments, edited only when its text changes. */
+  private async sticky(octokit: GithubOctokit, s: QueueState, k: string, prNumber: number, view: CheckRunView): Promise<void> {
+    const body = stickyBody(view);
+    const repo = { owner: s.repo.owner, repo: s.repo.name };
+    let known = this.stickies.get(k);
+    if (!known) {
+      const { data } = await octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...repo,
+        issue_number: prNumber,
+        per_page: 100,
+      });
+      const mine = data.find((c) => c.performed_via_github_app?.id === this.o.appId && (c.body ?? '').startsWith(STICKY_MARKER));
+      if (mine) known = { id: Number(mine.id), body: mine.body ?? '' };
+    }
+    if (known?.body === body) {
+      this.stickies.set(k, known);
+      return;
+    }
+    if (known) {
+      await octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo, comment_id: known.id, body });
+      this.stickies.set(k, { id: known.id, body });
+      return;
+    }
+    const { data } = await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...repo,
+      issue_number: prNumber,
+      body,
+    });
+    this.stickies.set(k, { id: Number(data.id), body });
   }
 
   private async clientFor(repo: RepoRef): Promise<GithubOctokit | null> {
