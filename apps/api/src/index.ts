@@ -12,4 +12,4 @@ export * from './auth/rate-limit';
 export { ciPageRouters, ciRouters } from './ci/routes';
 export type { CiHttpDeps } from './ci/deps';
 export * from './compose';
-export { openGithubApi, WEBHOOK_PATH, type GithubApiParts } from './github';
+export { githubApiOf, openGithubApi, WEBHOOK_PATH, type GithubApiParts } from './github';

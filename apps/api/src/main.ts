@@ -3,10 +3,10 @@ import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
 import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
 import { ciSettingsFromEnv } from '@railyard/ci';
+import { openGithub } from '@railyard/github';
 import { LocalCommitStatusStore } from '@railyard/githost';
-import { parseGithubSettings } from '@railyard/github';
 import { composeApi } from './compose';
-import { openGithubApi } from './github';
+import { githubApiOf } from './github';
 import { openTestHealthStore, testHealthConfigFromEnv } from './routes/test-health';
 
 /**
@@ -21,7 +21,9 @@ const main = async (): Promise<void> => {
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'redis');
-  const gitHost = openGitHost(config);
+  // GitHub's PRs are read through the App when it is configured (docs/github.md).
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const gitHost = openGitHost(config, github);
   // Fed by the projector process, like the queue views: every replica serves the same numbers.
   const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
   const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
@@ -35,8 +37,8 @@ const main = async (): Promise<void> => {
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
   const { publicUrl } = ciSettingsFromEnv();
-  const githubSettings = parseGithubSettings(process.env);
-  const github = githubSettings ? await openGithubApi(githubSettings, logger) : undefined;
+  // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
+  const githubApi = github ? await githubApiOf(github) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({
     eventStore,
     blobs,
@@ -55,7 +57,7 @@ const main = async (): Promise<void> => {
     rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
     maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     ...(publicUrl ? { publicUrl } : {}),
-    ...(github ? { github } : {}),
+    ...(githubApi ? { github: githubApi } : {}),
   });
   const server = app.listen(config.port, config.host, () => {
     setSelfUrl(`http://${config.host}:${(server.address() as AddressInfo).port}`);

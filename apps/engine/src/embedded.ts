@@ -1,8 +1,11 @@
 import type { BlobStore, EventStore } from '@railyard/eventstore';
+import type { GithubParts } from '@railyard/github';
 import { LocalCodeHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import type { CiPort } from './ci/port';
 import { startEngine, type EngineHandle } from './engine';
+import { ciByRepo, codeHostByRepo, type HostRoute } from './host/by-host';
+import type { CodeHost } from './host/port';
 
 export interface EmbeddedEngineInput {
   eventStore: EventStore;
@@ -14,6 +17,8 @@ export interface EmbeddedEngineInput {
   now?: () => Date;
   /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server). */
   ci: CiPort & { statusStore?: ConstructorParameters<typeof LocalCodeHost>[0]['statuses'] };
+  /** The GitHub App's code host and CI (libs/github openGithub), for repositories of its host; the caller closes it. */
+  github?: GithubParts | null;
 }
 
 /** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
@@ -33,16 +38,28 @@ export const engineVerifyMs = (env: NodeJS.ProcessEnv): number => intFrom(env.RA
 export const localCodeHost = (gitRoot: string, ci: EmbeddedEngineInput['ci']): LocalCodeHost =>
   new LocalCodeHost({ root: gitRoot, ...(ci.statusStore ? { statuses: ci.statusStore } : {}) });
 
-/** The engine inside the embedded process, with the local git host and local CI. Null when switched off. */
+/**
+ * The engine's code host and CI: the local ones, and GitHub's for the repositories of its host name
+ * when GitHub is configured. Closing the result closes the local host only; GitHub's parts belong to
+ * whoever opened them (the API's webhook route feeds the same code host).
+ */
+export const hostsFor = (local: HostRoute, github?: GithubParts | null): { host: CodeHost; ci: CiPort } => {
+  if (!github) return local;
+  const routes = new Map<string, HostRoute>([[github.hostName, { host: github.host, ci: github.ci }]]);
+  const host = codeHostByRepo(local, routes);
+  return { host: { ...host, close: () => local.host.close() }, ci: ciByRepo(local, routes) };
+};
+
+/** The engine inside the embedded process, with the local git host and local CI (and GitHub's when configured). Null when switched off. */
 export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle & { ci: CiPort }) | null => {
   const env = input.env ?? process.env;
   if (!engineEnabled(env)) return null;
+  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(input.gitRoot, input.ci), ci: input.ci }, input.github);
   const { ci } = input;
-  const host = localCodeHost(input.gitRoot, ci);
   const engine = startEngine({
     eventStore: input.eventStore,
     host,
-    ci,
+    ci: routedCi,
     logger: input.logger,
     ...(input.blobs ? { blobs: input.blobs } : {}),
     tickMs: engineTickMs(env),

@@ -257,7 +257,12 @@ export class FactsReader implements FactsSource {
     }
     let required = k.required.get(e.headSha);
     if (required === undefined) {
-      const answer = await this.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, sha: e.headSha });
+      const answer = await this.ci.resolveRequiredStatuses({
+        queueList: s.requiredStatuses,
+        repo: s.repo,
+        sha: e.headSha,
+        branch: s.branch,
+      });
       required = 'error' in answer ? [] : answer.statuses;
       k.required.set(e.headSha, required);
     }

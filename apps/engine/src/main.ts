@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
+import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { createLogger, errorFields } from '@railyard/observability';
 import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
-import { engineTickMs, engineVerifyMs, localCodeHost } from './embedded';
+import { engineTickMs, engineVerifyMs, hostsFor, localCodeHost } from './embedded';
 import { startEngine } from './engine';
 import { QueueLeases } from './queue-leases';
 
@@ -32,11 +33,19 @@ const main = async (): Promise<void> => {
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
-  const host = localCodeHost(config.gitRoot, ci);
+  // GitHub's repositories through the App. Webhooks reach the API processes, which record them in the
+  // event store with the hints this engine's GitHub host needs (docs/decisions.md D152).
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const hints = github
+    ? await GithubHintFeed.start(eventStore, (err) => logger.error('github hint feed failed', { error: err.message }))
+    : null;
+  hints?.listen((hint) => github?.host.announce([hint]));
+  if (github) logger.info('GitHub App configured', { host: github.hostName, apiUrl: github.settings.apiUrl });
+  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(config.gitRoot, ci), ci }, github);
   const engine = startEngine({
     eventStore,
     host,
-    ci,
+    ci: routedCi,
     logger,
     blobs,
     tickMs: engineTickMs(process.env),
@@ -44,15 +53,31 @@ const main = async (): Promise<void> => {
     owns: leases.owns,
     onRelease: leases.release,
   });
+  // The check runs of a queue are written by the engine that holds its lease: one writer per queue.
+  const checkRuns = github
+    ? new CheckRunPublisher({
+        eventStore,
+        github: github.app,
+        host: github.hostName,
+        appId: github.settings.appId,
+        publicUrl: apiUrl,
+        owns: leases.owns,
+        logger,
+        stickyComments: (process.env.RAILYARD_GITHUB_STICKY_COMMENT ?? 'off').toLowerCase() === 'on',
+      })
+    : null;
+  await checkRuns?.start();
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info('engine stopping', { signal });
     void (async () => {
+      await checkRuns?.stop();
+      await hints?.close();
       await engine.stop();
       await ci.close();
-      await Promise.all([eventStore.close(), blobs.close(), host.close()]);
+      await Promise.all([eventStore.close(), blobs.close(), host.close(), github?.close()]);
       await redis.quit();
       process.exit(0);
     })().catch((err: unknown) => {

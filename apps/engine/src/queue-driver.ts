@@ -185,7 +185,12 @@ export class QueueDriver {
       await this.record(s, { type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
-    const required = await this.deps.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, sha: built.sha });
+    const required = await this.deps.ci.resolveRequiredStatuses({
+      queueList: s.requiredStatuses,
+      repo: s.repo,
+      sha: built.sha,
+      branch: s.branch,
+    });
     if ('error' in required) {
       await this.deps.host.deleteBranch(s.repo, built.branch, built.sha);
       await this.record(s, { type: 'FailPr', prNumber: a.prNumber, reason: required.error, detail: required.message });

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import {
   composeApi,
-  openGithubApi,
+  githubApiOf,
   openTestHealthStore,
   testHealthConfigFromEnv,
   type ComposedApi,
@@ -10,7 +10,7 @@ import {
 } from '@railyard/api';
 import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
-import { CheckRunPublisher, parseGithubSettings } from '@railyard/github';
+import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
@@ -42,9 +42,15 @@ export const startServer = async (
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'memory');
-  const gitHost = openGitHost(config);
-  const githubSettings = options.github ? null : parseGithubSettings(process.env);
-  const github = options.github ?? (githubSettings ? await openGithubApi(githubSettings, logger) : undefined);
+  // The GitHub App, when configured: its repositories are read and merged through it, the rest locally.
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  const gitHost = openGitHost(config, github);
+  // Its webhooks at /github/webhooks; the hints they record reach the engine's GitHub host through the event store.
+  const githubApi = options.github ?? (github ? await githubApiOf(github) : undefined);
+  const hints = github
+    ? await GithubHintFeed.start(eventStore, (err) => logger.error('github hint feed failed', { error: err.message }))
+    : null;
+  hints?.listen((hint) => github?.host.announce([hint]));
   const head = await eventStore.headPosition();
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
@@ -76,6 +82,7 @@ export const startServer = async (
     gitRoot: config.gitRoot,
     logger,
     ci,
+    github,
     ...(options.clock ? { now: options.clock.now } : {}),
   });
   const composed = composeApi({
@@ -97,7 +104,7 @@ export const startServer = async (
     maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
-    ...(github ? { github } : {}),
+    ...(githubApi ? { github: githubApi } : {}),
   });
   api.composed = composed;
   const { app, testHealth } = composed;
@@ -109,12 +116,12 @@ export const startServer = async (
   selfUrl = `http://${config.host}:${port}`;
   composed.setSelfUrl(selfUrl);
   // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one process, so one writer).
-  const checkRuns = github
+  const checkRuns = githubApi
     ? new CheckRunPublisher({
         eventStore,
-        github: github.app,
-        host: github.host,
-        appId: github.appId,
+        github: githubApi.app,
+        host: githubApi.host,
+        appId: githubApi.appId,
         publicUrl: ciSettings.publicUrl ?? selfUrl,
         logger,
         stickyComments: (process.env.RAILYARD_GITHUB_STICKY_COMMENT ?? 'off').toLowerCase() === 'on',
@@ -129,6 +136,7 @@ export const startServer = async (
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await checkRuns?.stop();
+      await hints?.close();
       await engine?.stop();
       await ci.close();
       await projector.stop();
@@ -136,6 +144,7 @@ export const startServer = async (
       await testHealth.close();
       await testHealthProjector.stop();
       await Promise.all([eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]);
+      await github?.close();
     },
   };
 };

@@ -4,5 +4,5 @@ export * from './webhook-verifier';
 export { GITHUB_REQUESTS_METRIC, githubRequestCounter, routeLabel } from './request-metrics';
 export { InstallationTokenCache } from './token-cache';
 export * from './events';
-export { githubHostOf } from './repo-host';
 export * from './checks';
+export * from './host';

@@ -21,6 +21,7 @@ describe('parseGithubSettings', () => {
       privateKey: PEM.trim(),
       webhookSecret: SECRET,
       apiUrl: DEFAULT_GITHUB_API_URL,
+      host: 'github.com',
     });
   });
 
@@ -29,6 +30,14 @@ describe('parseGithubSettings', () => {
       'https://ghe.example.com/api/v3',
     );
     expect(() => parseGithubSettings(env({ RAILYARD_GITHUB_API_URL: 'ftp://example.com' }))).toThrow('RAILYARD_GITHUB_API_URL');
+  });
+
+  test('when the repositories carry another host name, then it comes from RAILYARD_GITHUB_HOST or the API URL', () => {
+    expect(parseGithubSettings(env({ RAILYARD_GITHUB_API_URL: 'https://ghes.example.com/api/v3' }))?.host).toBe('ghes.example.com');
+    expect(parseGithubSettings(env({ RAILYARD_GITHUB_API_URL: 'http://127.0.0.1:4000', RAILYARD_GITHUB_HOST: 'GitHub.com' }))?.host).toBe(
+      'github.com',
+    );
+    expect(() => parseGithubSettings(env({ RAILYARD_GITHUB_HOST: 'not a host/' }))).toThrow(/RAILYARD_GITHUB_HOST/);
   });
 
   test('when the key is given on one line with escaped newlines, then it is restored', () => {

@@ -16,7 +16,21 @@ export interface GithubSettings {
   webhookSecret: string;
   /** Without a trailing slash: https://api.github.com, https://ghes.example.com/api/v3, or a fake. */
   apiUrl: string;
+  /**
+   * The host name in the queue ids of this GitHub's repositories (`github.com/acme/widgets`): the
+   * engine sends those repositories to the GitHub adapter. RAILYARD_GITHUB_HOST, else github.com for
+   * the public API, else the API URL's host name (a GHES server). Absent: githubHostOf(apiUrl).
+   */
+  host?: string;
 }
+
+/** github.com for the public API; the server's host name for GitHub Enterprise Server and anything else. */
+export const githubHostOf = (apiUrl: string): string => {
+  const name = new URL(apiUrl).hostname.toLowerCase();
+  return name === 'api.github.com' ? 'github.com' : name;
+};
+
+const HOST_NAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
 
 const KEYS = ['RAILYARD_GITHUB_APP_ID', 'RAILYARD_GITHUB_PRIVATE_KEY', 'RAILYARD_GITHUB_WEBHOOK_SECRET'] as const;
 
@@ -64,7 +78,7 @@ export interface ParseOptions {
  */
 export const parseGithubSettings = (env: Record<string, string | undefined>, opts: ParseOptions = {}): GithubSettings | null => {
   const present = (name: string) => env[name] !== undefined && env[name] !== '';
-  if (![...KEYS, 'RAILYARD_GITHUB_API_URL'].some(present)) return null;
+  if (![...KEYS, 'RAILYARD_GITHUB_API_URL', 'RAILYARD_GITHUB_HOST'].some(present)) return null;
   const missing = KEYS.filter((name) => !present(name));
   if (missing.length > 0) throw new Error(`GitHub is partly configured: ${missing.join(', ')} missing`);
   const parsed = rawSchema.safeParse({
@@ -81,7 +95,12 @@ export const parseGithubSettings = (env: Record<string, string | undefined>, opt
   } catch {
     throw new Error('RAILYARD_GITHUB_PRIVATE_KEY does not hold a valid private key');
   }
+  const host = present('RAILYARD_GITHUB_HOST')
+    ? (env.RAILYARD_GITHUB_HOST as string).toLowerCase()
+    : githubHostOf(parsed.data.RAILYARD_GITHUB_API_URL);
+  if (!HOST_NAME.test(host)) throw new Error('RAILYARD_GITHUB_HOST must be a host name (github.com, ghes.example.com)');
   return {
+    host,
     appId: parsed.data.RAILYARD_GITHUB_APP_ID,
     privateKey,
     webhookSecret: parsed.data.RAILYARD_GITHUB_WEBHOOK_SECRET,

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { createBlobStore, createEventStore, type BlobStore, type EventStore } from '@railyard/eventstore';
-import { LocalGitHost } from '@railyard/githost';
+import type { RepoRef } from '@railyard/domain';
+import type { GithubParts } from '@railyard/github';
+import { LocalGitHost, type GitHost } from '@railyard/githost';
 import { MemoryReadModelStore, RedisReadModelStore, type ReadModelStore } from '@railyard/readmodels';
 import type { RuntimeConfig } from './config';
 
@@ -18,4 +20,17 @@ export const openReadModels = (config: RuntimeConfig, kind: 'memory' | 'redis'):
   return new RedisReadModelStore({ redis: config.redisUrl, namespace: config.redisNamespace });
 };
 
-export const openGitHost = (config: RuntimeConfig): LocalGitHost => new LocalGitHost({ root: config.gitRoot });
+/**
+ * The read side of the code hosts (submissions read the PR): repositories of the configured GitHub
+ * through its App, every other one on the local git host (docs/githost.md).
+ */
+export const openGitHost = (config: RuntimeConfig, github?: GithubParts | null): GitHost => {
+  const local = new LocalGitHost({ root: config.gitRoot });
+  if (!github) return local;
+  const isGithub = (repo: RepoRef): boolean => repo.host.toLowerCase() === github.hostName;
+  return {
+    getPullRequest: (repo, number, opts) =>
+      isGithub(repo) ? github.host.snapshot(repo, number) : local.getPullRequest(repo, number, opts),
+    close: () => local.close(),
+  };
+};

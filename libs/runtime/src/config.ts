@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseGithubSettings, type GithubSettings } from '@railyard/github';
 
 /** Every setting Railyard reads from the environment, in one place, with its embedded default. */
 export interface RuntimeConfig {
@@ -23,6 +24,8 @@ export interface RuntimeConfig {
   /** Request-body bytes held at once across all requests; over it, 503 with Retry-After. */
   maxBodyBytesInFlight: number;
   logLevel: string;
+  /** The GitHub App (RAILYARD_GITHUB_*), or null when GitHub is not configured: docs/github.md. */
+  github: GithubSettings | null;
 }
 
 const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -73,5 +76,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     ),
     maxBodyBytesInFlight: int('RAILYARD_BODY_MIB_IN_FLIGHT', env.RAILYARD_BODY_MIB_IN_FLIGHT, 64, 1, 1_000_000) * 1024 * 1024,
     logLevel: env.RAILYARD_LOG_LEVEL || 'info',
+    github: parseGithubSettings(env),
   };
 };

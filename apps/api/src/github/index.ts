@@ -33,4 +33,4 @@ export const githubRouter = (
     logger: deps.logger,
   });
 };
-export { openGithubApi } from './open';
+export { githubApiOf, openGithubApi } from './open';

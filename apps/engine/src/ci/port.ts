@@ -25,9 +25,16 @@ export interface CiPort {
   isRunning(testRunId: string): boolean;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
-  resolveRequiredStatuses(input: { queueList: readonly string[]; repo: RepoRef; sha: string }): Promise<RequiredStatusesAnswer>;
+  /** `branch`: the queue's target, whose branch rules a forge may require statuses by (GitHub rulesets, branch protection). */
+  resolveRequiredStatuses(input: {
+    queueList: readonly string[];
+    repo: RepoRef;
+    sha: string;
+    branch?: string;
+  }): Promise<RequiredStatusesAnswer>;
   close(): Promise<void>;
 }
 
 // Compile-time proof that libs/ci's LocalCi is a CiPort, so a composition can hand it to the engine as it is.
 const _libsCiFits: import('@railyard/ci').LocalCi extends CiPort ? true : never = true;
+const _githubCiFits: import('@railyard/github').GithubCi extends CiPort ? true : never = true;

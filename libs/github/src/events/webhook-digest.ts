@@ -1,4 +1,5 @@
 import type { RepoRef } from '@railyard/domain';
+import { TEST_BRANCH_PREFIX } from '../host/test-branch';
 
 /**
  * What Railyard takes from one webhook delivery: small, validated facts, never the payload itself
@@ -60,8 +61,6 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined);
 const SHA = /^[0-9a-f]{40}$/;
 const sha = (v: unknown): string | undefined => (typeof v === 'string' && SHA.test(v) ? v : undefined);
-
-export const TEST_BRANCH_PREFIX = 'railyard-merge/';
 
 export const PULL_REQUEST_ACTIONS = [
   'opened',

@@ -1,6 +1,6 @@
 export { FakeGithub, type FakeGithubOptions } from './fake-github';
 export type { CiCheck, CiConfig, CiOutcome } from './controls/ci';
-export type { Fault, FaultHandle, FaultRule } from './faults';
+export type { Fault, FaultHandle, FaultRequest, FaultRule } from './faults';
 export type { Delivery } from './webhook-sender';
 export type { RequestRecord } from './requests';
 export type { Behaviour } from './core';

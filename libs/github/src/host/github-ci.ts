@@ -1,0 +1,97 @@
+import type { RepoRef, ReportedStatus, RequiredStatusesSource } from '@railyard/domain';
+import { parseRailyardConfig, parseTrunkConfig, RAILYARD_CONFIG_FILE, requiredStatusesFrom, TRUNK_CONFIG_FILE } from '@railyard/ci';
+import { LRUCache } from 'lru-cache';
+import type { GithubCodeHost } from './code-host';
+import type { RepoApi } from './repo-api';
+
+type RequiredAnswer =
+  | { statuses: string[]; source: RequiredStatusesSource }
+  | { error: 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'; message: string };
+
+export interface GithubCiOptions {
+  host: GithubCodeHost;
+  /** How long a branch's rules (rulesets, classic protection) are trusted before they are read again. */
+  branchRulesTtlMs?: number;
+}
+
+/**
+ * CI on GitHub as the engine's CI port sees it (apps/engine/src/ci/port.ts): the repository's own CI
+ * (GitHub Actions or any other) starts by itself on a push to `railyard-merge/**` and reports commit
+ * statuses or check runs, so there is nothing to trigger or cancel, and every report arrives as a
+ * webhook through the code host. What Railyard works out here is which reports a run needs: the
+ * queue's list, else `.railyard.yml`, else `.trunk/trunk.yaml` at the tested commit, else the
+ * branch's rules on GitHub (rulesets and classic protection).
+ */
+export class GithubCi {
+  private readonly host: GithubCodeHost;
+  private readonly rules: LRUCache<string, string[]>;
+  /** Runs this process was asked to test: after a restart the engine asks again, which costs nothing here. */
+  private readonly runs = new Set<string>();
+
+  constructor(opts: GithubCiOptions) {
+    this.host = opts.host;
+    this.rules = new LRUCache({ max: 1000, ttl: opts.branchRulesTtlMs ?? 60_000 });
+  }
+
+  /** The repository's CI starts by itself on the push of the test branch: the run is only noted. */
+  async trigger(req: { testRunId: string }): Promise<void> {
+    this.runs.add(req.testRunId);
+  }
+
+  /** A deleted test branch ends its CI's interest in it; GitHub has no cancel that works across CI systems. */
+  async cancel(testRunId: string): Promise<void> {
+    this.runs.delete(testRunId);
+  }
+
+  isRunning(testRunId: string): boolean {
+    return this.runs.has(testRunId);
+  }
+
+  statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
+    return this.host.statuses(repo, sha);
+  }
+
+  /** Reports arrive as the code host's `status` events (webhooks); nothing more to follow here. */
+  onChange(): () => void {
+    return () => undefined;
+  }
+
+  async resolveRequiredStatuses(input: {
+    queueList: readonly string[];
+    repo: RepoRef;
+    sha: string;
+    branch?: string;
+  }): Promise<RequiredAnswer> {
+    if (input.queueList.length > 0) return requiredStatusesFrom(input.queueList, { railyard: null, trunk: null });
+    const api = await this.host.repoApi(input.repo);
+    const railyardText = await api.fileAt(RAILYARD_CONFIG_FILE, input.sha);
+    const railyard = railyardText === null ? null : parseRailyardConfig(railyardText);
+    // .trunk/trunk.yaml is read only when .railyard.yml does not settle it, saving a request per run.
+    const settled = railyard !== null && (!railyard.ok || railyard.config.requiredStatuses !== undefined);
+    const trunkText = settled ? null : await api.fileAt(TRUNK_CONFIG_FILE, input.sha);
+    const fromFiles = requiredStatusesFrom([], { railyard, trunk: trunkText === null ? null : parseTrunkConfig(trunkText) });
+    if (!('error' in fromFiles) || fromFiles.error !== 'START_TEST_RUN_NO_REQUIRED_STATUSES' || input.branch === undefined)
+      return fromFiles;
+    const checks = await this.branchRules(api, input.branch);
+    if (checks.length > 0) return { statuses: checks, source: 'repo_provider_branch_protection' };
+    return {
+      error: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+      message: `No required statuses: the queue sets none, neither .railyard.yml nor .trunk/trunk.yaml has merge.required_statuses, and no ruleset or branch protection of ${input.branch} requires a check`,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.rules.clear();
+    this.runs.clear();
+  }
+
+  private async branchRules(api: RepoApi, branch: string): Promise<string[]> {
+    const key = `${api.repo.owner}/${api.repo.name}\0${branch}`;
+    const known = this.rules.get(key);
+    if (known) return known;
+    const [rulesets, classic] = await Promise.all([api.rulesetChecks(branch), api.protectionChecks(branch)]);
+    const checks = [...new Set([...rulesets, ...classic])];
+    this.rules.set(key, checks);
+    return checks;
+  }
+}

@@ -1,0 +1,69 @@
+import type { Mergeability, RepoRef } from '@railyard/domain';
+
+/** The events the GitHub adapter announces; the same shape as the engine's HostEvent (apps/engine/src/host/port.ts). */
+export type GithubHostEvent =
+  | { kind: 'pull'; repo: RepoRef; number: number }
+  | { kind: 'branch'; repo: RepoRef; branch: string }
+  | { kind: 'status'; repo: RepoRef; sha: string }
+  | { kind: 'mergeability'; repo: RepoRef; number: number; headSha: string; mergeability: Mergeability }
+  | { kind: 'resync'; repo: RepoRef };
+
+type Json = Record<string, unknown>;
+
+const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+const repoOf = (host: string, repository: unknown): RepoRef | null => {
+  const r = obj(repository);
+  const owner = str(obj(r?.owner)?.login);
+  const name = str(r?.name);
+  return owner && name ? { host, owner, name } : null;
+};
+
+/** `owner/name` of the repositories an installation event lists. */
+const listedRepos = (host: string, payload: Json, keys: string[]): RepoRef[] =>
+  keys.flatMap((key) => {
+    const list = payload[key];
+    if (!Array.isArray(list)) return [];
+    return list.flatMap((item) => {
+      const full = str(obj(item)?.full_name)?.split('/');
+      return full && full.length === 2 && full[0] && full[1] ? [{ host, owner: full[0], name: full[1] }] : [];
+    });
+  });
+
+/**
+ * What a verified webhook delivery means for the engine: hints that name the fact to re-read (a PR, a
+ * branch, the reports on a commit), never the fact itself, so a redelivered or reordered webhook does
+ * no harm. `host` is the host name the repositories of this GitHub carry in queue ids (github.com).
+ * Events that say nothing to the engine answer [].
+ */
+export const hostEventsOf = (host: string, event: string, payload: unknown): GithubHostEvent[] => {
+  const p = obj(payload);
+  if (!p) return [];
+  const repo = repoOf(host, p.repository);
+  switch (event) {
+    case 'pull_request': {
+      const number = obj(p.pull_request)?.number ?? p.number;
+      return repo && typeof number === 'number' ? [{ kind: 'pull', repo, number }] : [];
+    }
+    case 'push': {
+      const ref = str(p.ref);
+      return repo && ref?.startsWith('refs/heads/') ? [{ kind: 'branch', repo, branch: ref.slice('refs/heads/'.length) }] : [];
+    }
+    case 'status': {
+      const sha = str(p.sha);
+      return repo && sha ? [{ kind: 'status', repo, sha }] : [];
+    }
+    case 'check_run':
+    case 'check_suite': {
+      const sha = str(obj(p[event])?.head_sha);
+      return repo && sha ? [{ kind: 'status', repo, sha }] : [];
+    }
+    case 'installation':
+    case 'installation_repositories':
+      // The App gained or lost repositories: whatever the engine knows of them may be stale.
+      return listedRepos(host, p, ['repositories', 'repositories_added', 'repositories_removed']).map((r) => ({ kind: 'resync', repo: r }));
+    default:
+      return [];
+  }
+};

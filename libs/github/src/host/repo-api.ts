@@ -1,0 +1,333 @@
+import type { RepoRef } from '@railyard/domain';
+import { GitHostError, isValidBranchName } from '@railyard/githost';
+import { LRUCache } from 'lru-cache';
+import type { GithubOctokit } from '../github-app';
+import { messageOf, orNullOn404, statusOf } from './repo-client';
+
+/** A commit as the git data API shows it; commits never change, so they are cached by sha. */
+export interface GitCommit {
+  sha: string;
+  tree: string;
+  parents: string[];
+  message: string;
+  author: { name: string; email: string; date: string };
+}
+
+export type MergeResult = { kind: 'merged'; sha: string; tree: string } | { kind: 'conflict' } | { kind: 'nothing' };
+
+export interface PullView {
+  number: number;
+  title: string;
+  author: string;
+  headSha: string;
+  baseBranch: string;
+  state: 'open' | 'closed' | 'merged';
+  draft: boolean;
+  /** GitHub's `mergeable`: null while GitHub works it out. */
+  mergeable: boolean | null;
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/** Refuses anything but a full commit id before it becomes part of a URL or a request body. */
+export const checkSha = (sha: string, what: string): string => {
+  if (!FULL_SHA.test(sha)) throw new GitHostError('INVALID_INPUT', `${what} must be a full commit id, got ${JSON.stringify(sha)}`);
+  return sha;
+};
+
+export const checkBranch = (branch: string): string => {
+  if (!isValidBranchName(branch)) throw new GitHostError('INVALID_INPUT', `not a valid branch name: ${JSON.stringify(branch)}`);
+  return branch;
+};
+
+const commits = new LRUCache<string, GitCommit>({ max: 20_000 });
+
+/**
+ * The REST calls of one repository the adapter makes, each one request (the adapter counts them per
+ * merged PR: docs/benchmarks.md). Names are checked here, where they become URLs.
+ */
+export class RepoApi {
+  private readonly params: { owner: string; repo: string };
+
+  constructor(
+    readonly octokit: GithubOctokit,
+    readonly repo: RepoRef,
+  ) {
+    this.params = { owner: repo.owner, repo: repo.name };
+  }
+
+  private cacheKey(sha: string): string {
+    return `${this.repo.host}/${this.repo.owner}/${this.repo.name}\0${sha}`;
+  }
+
+  async branchSha(branch: string): Promise<string | null> {
+    const res = await orNullOn404(
+      this.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...this.params, ref: `heads/${checkBranch(branch)}` }),
+    );
+    return res === null ? null : res.data.object.sha;
+  }
+
+  /** The branches under `prefix` (`railyard-merge/`), with their shas. */
+  async branchesUnder(prefix: string): Promise<{ branch: string; sha: string }[]> {
+    const res = await this.octokit.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', {
+      ...this.params,
+      ref: `heads/${prefix}`,
+    });
+    return res.data.map((r) => ({ branch: r.ref.slice('refs/heads/'.length), sha: r.object.sha }));
+  }
+
+  /** Creates the branch; false when it exists already. */
+  async createBranch(branch: string, sha: string): Promise<boolean> {
+    try {
+      await this.octokit.request('POST /repos/{owner}/{repo}/git/refs', {
+        ...this.params,
+        ref: `refs/heads/${checkBranch(branch)}`,
+        sha: checkSha(sha, 'sha'),
+      });
+      return true;
+    } catch (err) {
+      if (statusOf(err) === 422 && /already exists/i.test(messageOf(err))) return false;
+      throw err;
+    }
+  }
+
+  /** PATCH git/refs; throws the Octokit error as it came (the caller decides what a 422 means). */
+  async updateBranch(branch: string, sha: string, force: boolean): Promise<void> {
+    await this.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', {
+      ...this.params,
+      ref: `heads/${checkBranch(branch)}`,
+      sha: checkSha(sha, 'sha'),
+      force,
+    });
+  }
+
+  /** Deletes the branch; a branch that is gone already is not an error. */
+  async deleteBranch(branch: string): Promise<void> {
+    try {
+      await this.octokit.request('DELETE /repos/{owner}/{repo}/git/refs/{ref}', { ...this.params, ref: `heads/${checkBranch(branch)}` });
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 404 || (status === 422 && /does not exist/i.test(messageOf(err)))) return;
+      throw err;
+    }
+  }
+
+  async commit(sha: string): Promise<GitCommit> {
+    const key = this.cacheKey(checkSha(sha, 'commit'));
+    const known = commits.get(key);
+    if (known) return known;
+    const res = await orNullOn404(
+      this.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...this.params, commit_sha: sha }),
+    );
+    if (res === null) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${this.repo.owner}/${this.repo.name}`);
+    const c = res.data;
+    const commit: GitCommit = {
+      sha: c.sha,
+      tree: c.tree.sha,
+      parents: c.parents.map((p) => p.sha),
+      message: c.message,
+      author: { name: c.author.name, email: c.author.email, date: c.author.date },
+    };
+    commits.set(key, commit);
+    return commit;
+  }
+
+  /** Writes a commit; no ref moves. */
+  async createCommit(input: { tree: string; parents: string[]; message: string; author?: GitCommit['author'] }): Promise<GitCommit> {
+    const res = await this.octokit.request('POST /repos/{owner}/{repo}/git/commits', {
+      ...this.params,
+      tree: checkSha(input.tree, 'tree'),
+      parents: input.parents.map((p) => checkSha(p, 'parent')),
+      message: input.message,
+      ...(input.author ? { author: input.author } : {}),
+    });
+    const c = res.data;
+    const commit: GitCommit = {
+      sha: c.sha,
+      tree: c.tree.sha,
+      parents: c.parents.map((p) => p.sha),
+      message: c.message,
+      author: { name: c.author.name, email: c.author.email, date: c.author.date },
+    };
+    commits.set(this.cacheKey(commit.sha), commit);
+    return commit;
+  }
+
+  /** Learns a commit's tree without a request (a commit the adapter wrote or read another way). */
+  remember(commit: GitCommit): void {
+    commits.set(this.cacheKey(commit.sha), commit);
+  }
+
+  /** `POST /merges`: merges `head` into the branch `base` and moves it; 409 is a conflict, 204 nothing to merge. */
+  async merge(base: string, head: string, message: string): Promise<MergeResult> {
+    try {
+      const res = await this.octokit.request('POST /repos/{owner}/{repo}/merges', {
+        ...this.params,
+        base: checkBranch(base),
+        head: checkSha(head, 'head'),
+        commit_message: message,
+      });
+      if ((res.status as number) === 204) return { kind: 'nothing' };
+      const data = res.data as {
+        sha: string;
+        commit: { tree: { sha: string }; message: string; author: { name?: string; email?: string; date?: string } | null };
+        parents: { sha: string }[];
+      };
+      this.remember({
+        sha: data.sha,
+        tree: data.commit.tree.sha,
+        parents: data.parents.map((p) => p.sha),
+        message: data.commit.message,
+        author: { name: data.commit.author?.name ?? '', email: data.commit.author?.email ?? '', date: data.commit.author?.date ?? '' },
+      });
+      return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha };
+    } catch (err) {
+      if (statusOf(err) === 409) return { kind: 'conflict' };
+      throw err;
+    }
+  }
+
+  /** GitHub's comparison of `base...head`: `behind` or `identical` means head is in base's history. */
+  async compare(base: string, head: string): Promise<{ status: string; baseSha: string; baseUrl: string }> {
+    const res = await orNullOn404(
+      this.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...this.params, basehead: `${base}...${head}`, per_page: 1 }),
+    );
+    if (res === null)
+      throw new GitHostError('REVISION_NOT_FOUND', `cannot compare ${base} and ${head} in ${this.repo.owner}/${this.repo.name}`);
+    return { status: res.data.status, baseSha: res.data.base_commit.sha, baseUrl: res.data.base_commit.html_url };
+  }
+
+  /** The commits of `base..head`, oldest first (GitHub lists at most 250 in a comparison). */
+  async commitsBetween(base: string, head: string): Promise<GitCommit[]> {
+    const res = await orNullOn404(
+      this.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', {
+        ...this.params,
+        basehead: `${checkSha(base, 'base')}...${checkSha(head, 'head')}`,
+      }),
+    );
+    if (res === null)
+      throw new GitHostError('REVISION_NOT_FOUND', `cannot compare ${base} and ${head} in ${this.repo.owner}/${this.repo.name}`);
+    if (res.data.total_commits > res.data.commits.length)
+      throw new GitHostError(
+        'INVALID_INPUT',
+        `${head} is ${res.data.total_commits} commits ahead of ${base}; a rebase through the API takes at most ${res.data.commits.length}`,
+      );
+    return res.data.commits.map((c) => {
+      const commit: GitCommit = {
+        sha: c.sha,
+        tree: c.commit.tree.sha,
+        parents: c.parents.map((p) => p.sha),
+        message: c.commit.message,
+        author: { name: c.commit.author?.name ?? '', email: c.commit.author?.email ?? '', date: c.commit.author?.date ?? '' },
+      };
+      this.remember(commit);
+      return commit;
+    });
+  }
+
+  async pull(number: number): Promise<PullView | null> {
+    const res = await orNullOn404(
+      this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...this.params, pull_number: number }),
+    );
+    if (res === null) return null;
+    const p = res.data;
+    return {
+      number: p.number,
+      title: p.title,
+      author: p.user.login,
+      headSha: p.head.sha,
+      baseBranch: p.base.ref,
+      state: p.merged ? 'merged' : p.state === 'open' ? 'open' : 'closed',
+      draft: p.draft === true,
+      mergeable: p.mergeable,
+    };
+  }
+
+  async closePull(number: number): Promise<void> {
+    await this.octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...this.params, pull_number: number, state: 'closed' });
+  }
+
+  async comment(number: number, body: string): Promise<void> {
+    await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...this.params, issue_number: number, body });
+  }
+
+  /** Commit statuses of `sha`, newest first, as GitHub lists them (one page of 100). */
+  async commitStatuses(sha: string): Promise<{ context: string; state: string; url: string | null }[]> {
+    const res = await this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/statuses', {
+      ...this.params,
+      ref: checkSha(sha, 'sha'),
+      per_page: 100,
+    });
+    return res.data.map((s) => ({ context: s.context, state: s.state, url: s.target_url }));
+  }
+
+  /** Check runs of `sha` (the latest of each name, as GitHub filters by default). */
+  async checkRuns(
+    sha: string,
+  ): Promise<{ name: string; status: string; conclusion: string | null; url: string | null; startedAt: string | null }[]> {
+    const res = await this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
+      ...this.params,
+      ref: checkSha(sha, 'sha'),
+      per_page: 100,
+    });
+    return res.data.check_runs.map((r) => ({
+      name: r.name,
+      status: r.status,
+      conclusion: r.conclusion,
+      url: r.details_url ?? r.html_url,
+      startedAt: r.started_at,
+    }));
+  }
+
+  /** Comments on the PR written by the App `appId`. */
+  async appComments(number: number, appId: number): Promise<string[]> {
+    const res = await this.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...this.params,
+      issue_number: number,
+      per_page: 100,
+    });
+    return res.data.filter((c) => c.performed_via_github_app?.id === appId).map((c) => c.body ?? '');
+  }
+
+  /** A file's text at `ref`, or null when it is not there. */
+  async fileAt(path: string, ref: string): Promise<string | null> {
+    const res = await orNullOn404(this.octokit.request('GET /repos/{owner}/{repo}/contents/{path}', { ...this.params, path, ref }));
+    if (res === null) return null;
+    const data = res.data as { type?: string; content?: string; encoding?: string };
+    if (data.type !== 'file' || typeof data.content !== 'string') return null;
+    return Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
+  }
+
+  /** The status checks the branch's rulesets require (`required_status_checks` rules). */
+  async rulesetChecks(branch: string): Promise<string[]> {
+    const res = await this.octokit.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', {
+      ...this.params,
+      branch: checkBranch(branch),
+      per_page: 100,
+    });
+    const out: string[] = [];
+    for (const rule of res.data as { type: string; parameters?: { required_status_checks?: { context: string }[] } }[])
+      if (rule.type === 'required_status_checks') for (const c of rule.parameters?.required_status_checks ?? []) out.push(c.context);
+    return out;
+  }
+
+  /**
+   * The contexts classic branch protection requires; none when the branch is unprotected. An
+   * installation without the administration permission cannot read it (403): none either, and the
+   * rulesets (readable with metadata) still count.
+   */
+  async protectionChecks(branch: string): Promise<string[]> {
+    try {
+      const res = await this.octokit.request('GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks', {
+        ...this.params,
+        branch: checkBranch(branch),
+      });
+      const data = res.data as { contexts?: string[]; checks?: { context: string }[] };
+      return [...(data.contexts ?? []), ...(data.checks ?? []).map((c) => c.context)];
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 404 || status === 403) return [];
+      throw err;
+    }
+  }
+}
