@@ -241,6 +241,38 @@ describe('POST /github/webhooks', () => {
     expect(checkRun()?.output.title).toMatch(/^Cancelled: the pull request was pushed to/);
   });
 
+  it('when a PR whose tests passed is closed (Railyard closes a squashed PR after landing it), then the webhook does not cancel it', async () => {
+    const pr = await openPr('feature');
+    fake.comment(REPO, pr.number, 'alice', '/railyard merge');
+    await settled();
+    const engine = new EngineCommands(store, () => new Date());
+    const base = (await fake.branchSha(REPO, 'main')) ?? '';
+    const testRunId = randomUUID();
+    await engine.execute(
+      STREAM,
+      {
+        type: 'StartTestRun',
+        testRunId,
+        testBranch: `railyard-merge/pr-${pr.number}/${testRunId}`,
+        testBranchSha: pr.headSha,
+        baseSha: base,
+        baseTree: await fake.treeOf(REPO, base),
+        steps: [{ prNumber: pr.number, sha: pr.headSha, tree: await fake.treeOf(REPO, pr.headSha) }],
+        prNumbers: [pr.number],
+        dependentPrs: [],
+        requiredStatuses: ['ci'],
+        requiredStatusesSource: 'merge_instance',
+      },
+      'test',
+    );
+    await engine.execute(STREAM, { type: 'ReportTestStatus', testRunId, context: 'ci', state: 'success' }, 'test');
+    await engine.execute(STREAM, { type: 'CompleteTestRun', testRunId, outcome: 'passed' }, 'test');
+    await fake.closePullRequest(REPO, pr.number);
+    await settled();
+    expect(lastAttempt()).toBe(200);
+    expect((await queueEvents()).filter((e) => e.type === 'PrCancelled')).toEqual([]);
+  });
+
   it('when the queued base is pushed to, then the delivery is recorded with a branch hint; a push elsewhere is ignored unrecorded', async () => {
     await fake.commit({ repo: REPO, branch: 'main', files: { 'main.txt': 'moved\n' } });
     await fake.commit({ repo: REPO, branch: 'docs', files: { 'docs.txt': 'moved\n' } });

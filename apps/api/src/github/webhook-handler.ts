@@ -47,6 +47,13 @@ export class WebhookHandler {
       if (!entry || isTerminal(entry.state)) continue;
       const reason = hostCancelReason(branch, entry, pull);
       if (!reason) continue;
+      // A PR whose tests passed may be landing right now, and the engine closes a squashed or rebased PR
+      // itself after landing it: that close must not cancel it. The engine decides (it recognises a
+      // landed change before it looks at the PR's state); the delivery's hint asks it to.
+      if (entry.state === 'tests_passed') {
+        outcomes.push(`left to the engine on ${branch}: ${reason} while landing`);
+        continue;
+      }
       await this.deps.hostChanges.execute(repo, branch, { type: 'CancelForHostChange', prNumber: pull.number, reason }, deliveryId);
       outcomes.push(`cancelled on ${branch}: ${reason}`);
     }
