@@ -113,7 +113,9 @@ describe('Railyard as a GitHub App, on real processes against the fake GitHub', 
     fake.install({ account: 'acme' });
     await fake.webhooks.settled();
     expect(fake.webhooks.deliveries.find((d) => d.event === 'installation')?.attempts.at(-1)?.status).toBe(200);
-    expect((await api('/createQueue', { repo, targetBranch: 'main', requiredStatuses: ['ci/test'] })).status).toBe(200);
+    expect(
+      (await api('/createQueue', { repo, targetBranch: 'main', mergeMethod: 'merge_commit', requiredStatuses: ['ci/test'] })).status,
+    ).toBe(200);
 
     const pr = await openPr(1);
     const head = pr.headSha;
@@ -158,7 +160,7 @@ describe('Railyard as a GitHub App, on real processes against the fake GitHub', 
 
   it('when someone pushes to the queued base during a run, then the run restarts on the new base and the PR merges on top of it', async () => {
     // The first run hangs, so the push to main comes while it is testing; the restarted run passes.
-    outcomes.set(4, (branch) => (built.filter((b) => b.startsWith('railyard-merge/pr-4/')).length > 1 ? 'success' : 'stuck'));
+    outcomes.set(4, () => (built.filter((b) => b.startsWith('railyard-merge/pr-4/')).length > 1 ? 'success' : 'stuck'));
     const pr = await openPr(4);
     await queueByComment(4);
     await until(async () => (await prState(4)) === 'testing', 'PR #4 is under test');
