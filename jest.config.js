@@ -10,6 +10,8 @@ const base = {
   resolver: '<rootDir>/test/setup/jest-resolver.js',
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // The production build (npm run build) repeats every workspace's manifest; tests use the sources.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 module.exports = {
   projects: [

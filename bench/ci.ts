@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { buildApp, ciPageRouters, ciRouters, parseTokenList, QueueCommands, TokenRegistry } from '@railyard/api';
+import { buildApp, ciPageRouters, ciRouters, QueueCommands } from '@railyard/api';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { CommitChecker, LocalCiRunner } from '@railyard/ci';
 import { queueIdOf } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';

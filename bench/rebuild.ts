@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { PostgresEventStore, SqliteEventStore, type EventStore } from '@railyard/eventstore';
-import { rebuildProjections } from '@railyard/projector';
+import { rebuildProjections } from '@railyard/readmodels';
 import { MemoryReadModelStore, RedisReadModelStore, type ReadModelStore } from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { createTestDatabase, makeTempDir, removeTempDir } from '@railyard/testkit';

@@ -17,6 +17,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   ci: () => import('./ci'),
   'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
+  start: () => import('./start'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

@@ -8,7 +8,7 @@ import { buildApp } from './app';
 import { rateLimit } from './auth/rate-limit';
 import { bodyBudget } from './http/body-budget';
 import { BODY_LIMIT } from './http/json-body';
-import type { TokenRegistry } from './auth/tokens';
+import type { TokenRegistry } from '@railyard/auth';
 import { ciPageRouters, ciRouters } from './ci/routes';
 import { githubRouter, type GithubApiParts } from './github';
 import { QueueCommands } from './queue-commands';

@@ -3,7 +3,7 @@ import type { BlobStore } from '@railyard/eventstore';
 import type { GitHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import type { ReadModelStore } from '@railyard/readmodels';
-import type { TokenRegistry } from './auth/tokens';
+import type { TokenRegistry } from '@railyard/auth';
 import type { QueueCommands } from './queue-commands';
 
 /** Everything the HTTP layer needs, passed in: the app itself opens no connection and reads no env. */

@@ -1,19 +1,28 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger, errorFields } from '@railyard/observability';
 import { RedisMetricsStore } from '@railyard/readmodels';
-import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels } from '@railyard/runtime';
-import { ciSettingsFromEnv } from '@railyard/ci';
-import { openGithub } from '@railyard/github';
+import {
+  apiSettingsOf,
+  applyEnvFile,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  openReadModels,
+} from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
+import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
 import { githubApiOf } from './github';
-import { openTestHealthStore, testHealthConfigFromEnv } from './routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
 
 /**
  * `npm run start:api`: the distributed shape's stateless API. Reads come from the Redis read models a
  * separate projector process (`npm run start:projector`) keeps; writes go to the shared event store.
  */
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   if (!config.redisUrl) config.redisUrl = 'redis://127.0.0.1:6379';
   const logger = createLogger('railyard-api', config.logLevel);
@@ -26,7 +35,7 @@ const main = async (): Promise<void> => {
   const gitHost = openGitHost(config, github);
   // Fed by the projector process, like the queue views: every replica serves the same numbers.
   const metrics = new RedisMetricsStore({ redis: config.redisUrl, namespace: config.redisNamespace });
-  const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
+  const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);
   // Also fed by the projector process; every replica parses uploads and sweeps (see docs/test-health.md).
   const testHealthStore = openTestHealthStore('redis', {
     blobs,
@@ -36,7 +45,6 @@ const main = async (): Promise<void> => {
   });
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
-  const { publicUrl } = ciSettingsFromEnv();
   // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
   const githubApi = github ? await githubApiOf(github) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({
@@ -50,13 +58,7 @@ const main = async (): Promise<void> => {
     statuses,
     tokens,
     logger,
-    gitRoot: config.gitRoot,
-    dataDir: config.dataDir,
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-    rateLimitPerSecond: config.rateLimitPerSecond,
-    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
-    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
-    ...(publicUrl ? { publicUrl } : {}),
+    ...apiSettingsOf(config),
     ...(githubApi ? { github: githubApi } : {}),
   });
   const server = app.listen(config.port, config.host, () => {

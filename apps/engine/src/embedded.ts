@@ -13,26 +13,14 @@ export interface EmbeddedEngineInput {
   blobs?: BlobStore;
   gitRoot: string;
   logger: Logger;
-  env?: NodeJS.ProcessEnv;
+  /** From libs/runtime's loadConfig (`config.engine`). */
+  settings: { enabled: boolean; tickMs: number; verifyMs: number };
   now?: () => Date;
   /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server). */
   ci: CiPort & { statusStore?: ConstructorParameters<typeof LocalCodeHost>[0]['statuses'] };
   /** The GitHub App's code host and CI (libs/github openGithub), for repositories of its host; the caller closes it. */
   github?: GithubParts | null;
 }
-
-/** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
-export const engineEnabled = (env: NodeJS.ProcessEnv): boolean => (env.RAILYARD_ENGINE ?? 'on').toLowerCase() !== 'off';
-
-const intFrom = (value: string | undefined, fallback: number, min: number): number => {
-  const n = Number(value ?? fallback);
-  return Number.isInteger(n) && n >= min ? n : fallback;
-};
-
-export const engineTickMs = (env: NodeJS.ProcessEnv): number => intFrom(env.RAILYARD_ENGINE_TICK_MS, 1000, 10);
-
-/** How often each queue's host facts are re-read whatever the events said (RAILYARD_ENGINE_VERIFY_MS). */
-export const engineVerifyMs = (env: NodeJS.ProcessEnv): number => intFrom(env.RAILYARD_ENGINE_VERIFY_MS, 30_000, 100);
 
 /** The local git host as the engine's code host, reading the CI's status store when it has one. */
 export const localCodeHost = (gitRoot: string, ci: EmbeddedEngineInput['ci']): LocalCodeHost =>
@@ -52,8 +40,8 @@ export const hostsFor = (local: HostRoute, github?: GithubParts | null): { host:
 
 /** The engine inside the embedded process, with the local git host and local CI (and GitHub's when configured). Null when switched off. */
 export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle & { ci: CiPort }) | null => {
-  const env = input.env ?? process.env;
-  if (!engineEnabled(env)) return null;
+  // Switched off (RAILYARD_ENGINE=off), the queues are left to a standalone engine (`npm run start:engine`).
+  if (!input.settings.enabled) return null;
   const { host, ci: routedCi } = hostsFor({ host: localCodeHost(input.gitRoot, input.ci), ci: input.ci }, input.github);
   const { ci } = input;
   const engine = startEngine({
@@ -62,8 +50,8 @@ export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle &
     ci: routedCi,
     logger: input.logger,
     ...(input.blobs ? { blobs: input.blobs } : {}),
-    tickMs: engineTickMs(env),
-    verifyMs: engineVerifyMs(env),
+    tickMs: input.settings.tickMs,
+    verifyMs: input.settings.verifyMs,
     ...(input.now ? { now: input.now } : {}),
   });
   return {

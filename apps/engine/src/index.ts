@@ -13,4 +13,4 @@ export {
   type QueueLog,
 } from './queue-driver';
 export { QueueLoop, DEFAULT_BACKOFF, type BackoffSettings, type LoopObserver } from './queue-loop';
-export { engineEnabled, engineTickMs, engineVerifyMs, localCodeHost, startEmbeddedEngine, type EmbeddedEngineInput } from './embedded';
+export { localCodeHost, startEmbeddedEngine, type EmbeddedEngineInput } from './embedded';

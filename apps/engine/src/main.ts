@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
+import { createLocalCi } from '@railyard/ci';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { createLogger, errorFields } from '@railyard/observability';
-import { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
+import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
-import { engineTickMs, engineVerifyMs, hostsFor, localCodeHost } from './embedded';
+import { hostsFor, localCodeHost } from './embedded';
 import { startEngine } from './engine';
 import { QueueLeases } from './queue-leases';
 
@@ -14,22 +14,22 @@ import { QueueLeases } from './queue-leases';
  * share its event store. Queues are shared out between engine processes by Redis leases.
  */
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-  const ttl = Number(process.env.RAILYARD_ENGINE_LEASE_TTL_MS ?? 10_000);
   const leases = new QueueLeases({
     redis,
     namespace: config.redisNamespace,
     owner: `${os.hostname()}:${process.pid}:${randomUUID()}`,
-    ttlMs: Number.isInteger(ttl) && ttl >= 100 ? ttl : 10_000,
+    ttlMs: config.engine.leaseTtlMs,
     logger,
   });
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   // The same CI and commit-status store as the API processes: statuses posted to any API replica (or
   // with `railyard status set`) reach this engine through the shared store under the git root.
-  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
@@ -48,8 +48,8 @@ const main = async (): Promise<void> => {
     ci: routedCi,
     logger,
     blobs,
-    tickMs: engineTickMs(process.env),
-    verifyMs: engineVerifyMs(process.env),
+    tickMs: config.engine.tickMs,
+    verifyMs: config.engine.verifyMs,
     owns: leases.owns,
     onRelease: leases.release,
   });
@@ -63,7 +63,7 @@ const main = async (): Promise<void> => {
         publicUrl: apiUrl,
         owns: leases.owns,
         logger,
-        stickyComments: (process.env.RAILYARD_GITHUB_STICKY_COMMENT ?? 'off').toLowerCase() === 'on',
+        stickyComments: config.githubStickyComments,
       })
     : null;
   await checkRuns?.start();

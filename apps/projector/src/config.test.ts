@@ -9,6 +9,7 @@ describe('projectorConfigFromEnv', () => {
       namespace: 'rm1',
       batchSize: 500,
       leaseTtlMs: 15_000,
+      testHealthLimits: { maxRunsPerTest: 300, retentionDays: 60 },
     });
   });
 

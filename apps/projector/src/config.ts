@@ -7,6 +7,8 @@ export interface ProjectorConfig {
   namespace: string;
   batchSize: number;
   leaseTtlMs: number;
+  /** The same history limits as the embedded server's test-health models. */
+  testHealthLimits: { maxRunsPerTest: number; retentionDays: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -21,15 +23,7 @@ export const projectorConfigFromEnv = (env: Env): ProjectorConfig => {
     eventStore: config.eventStore,
     redisUrl: config.redisUrl ?? 'redis://127.0.0.1:6379',
     namespace: config.redisNamespace,
-    batchSize: positiveInt(env, 'RAILYARD_PROJECTOR_BATCH_SIZE', 500),
-    leaseTtlMs: positiveInt(env, 'RAILYARD_PROJECTOR_LEASE_TTL_MS', 15_000),
+    ...config.projector,
+    testHealthLimits: { maxRunsPerTest: config.testHealth.maxRunsPerTest, retentionDays: config.testHealth.retentionDays },
   };
-};
-
-const positiveInt = (env: Env, name: string, fallback: number): number => {
-  const raw = env[name];
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${raw}`);
-  return n;
 };

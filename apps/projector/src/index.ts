@@ -1,6 +1,4 @@
 export { runProjector, DEFAULT_BATCH_SIZE, type ProjectorOptions, type ProjectorHandle, type ProjectionTarget } from './run-projector';
-export { rebuildProjections, type RebuildOptions, type RebuildResult, type RebuildTarget } from './rebuild';
-export { openRedisProjections } from './redis-projections';
 export { runLeasedProjector, type LeasedProjectorOptions, type LeasedProjectorHandle, type ProjectorLease } from './leased';
 export { projectorConfigFromEnv, type ProjectorConfig } from './config';
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';

@@ -2,21 +2,22 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createEventStore } from '@railyard/eventstore';
 import { createLogger, errorFields } from '@railyard/observability';
-import { RedisLease, redisKeys } from '@railyard/readmodels';
+import { openRedisProjections, RedisLease, redisKeys } from '@railyard/readmodels';
+import { applyEnvFile } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { projectorConfigFromEnv } from './config';
-import { openRedisProjections } from './redis-projections';
 import { runLeasedProjector } from './leased';
 import { runProjector } from './run-projector';
 
 // The distributed-mode projector: one active process per Redis namespace, the others on standby.
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const logger = createLogger('projector');
   const config = projectorConfigFromEnv(process.env);
   const eventStore = await createEventStore(config.eventStore);
   // The projector waits out Redis outages rather than failing commands, hence no retry limit.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, process.env);
+  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, config.testHealthLimits);
   // Every projection this process keeps, each with its own checkpoint and subscription, all under the one lease.
   const projections = Object.values(all);
   const lease = new RedisLease({

@@ -4,6 +4,7 @@ import { createLogger } from '@railyard/observability';
 import {
   MemoryReadModelStore,
   readModelTesting,
+  rebuildProjections,
   RedisLease,
   RedisReadModelStore,
   redisKeys,
@@ -11,7 +12,6 @@ import {
 } from '@railyard/readmodels';
 import Redis from 'ioredis';
 import { runLeasedProjector } from './leased';
-import { rebuildProjections } from './rebuild';
 import { runProjector, type ProjectorHandle } from './run-projector';
 
 const { prCancelled, prPriorityChanged, prSubmitted, queueCreated, testQueueId } = readModelTesting;

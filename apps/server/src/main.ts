@@ -1,8 +1,10 @@
 import { createLogger, errorFields } from '@railyard/observability';
+import { applyEnvFile } from '@railyard/runtime';
 import { startServer } from './server';
 
 /** `npm start`: the embedded single process with its defaults. */
 const main = async (): Promise<void> => {
+  applyEnvFile(process.env, process.cwd());
   const logger = createLogger('railyard');
   const server = await startServer({}, { logger });
   let stopping = false;

@@ -1,20 +1,22 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import {
-  composeApi,
-  githubApiOf,
-  openTestHealthStore,
-  testHealthConfigFromEnv,
-  type ComposedApi,
-  type GithubApiParts,
-} from '@railyard/api';
-import { ciSettingsFromEnv, createLocalCi } from '@railyard/ci';
+import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
+import { createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { createLogger, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
-import { loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost, openReadModels, type RuntimeConfig } from '@railyard/runtime';
+import {
+  apiSettingsOf,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  openReadModels,
+  type RailyardConfig,
+} from '@railyard/runtime';
 
 export interface RunningServer {
   url: string;
@@ -27,12 +29,12 @@ export interface RunningServer {
  * models rebuilt from the events before the port opens. Listens on port 0 when asked, for tests.
  */
 export const startServer = async (
-  overrides: Partial<RuntimeConfig> = {},
+  overrides: Partial<RailyardConfig> = {},
   options: {
     logger?: Logger;
     announce?: (line: string) => void;
     clock?: { now: () => Date };
-    /** GitHub App parts (tests hand in a fake's); otherwise from RAILYARD_GITHUB_*, and none when those are unset. */
+    /** GitHub App parts for the webhooks and check runs (tests hand in a fake's); otherwise from RAILYARD_GITHUB_*. */
     github?: GithubApiParts;
   } = {},
 ): Promise<RunningServer> => {
@@ -55,7 +57,7 @@ export const startServer = async (
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
   const metricsProjector = runProjector({ eventStore, readModels: metrics, logger });
-  const testHealthConfig = testHealthConfigFromEnv(process.env, config.dataDir);
+  const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);
   const testHealthStore = openTestHealthStore('memory', { blobs, config: testHealthConfig });
   const testHealthProjector = runProjector({ eventStore, readModels: testHealthStore, logger });
   // The port opens only once the models hold every event already stored: no reader sees a half-built model.
@@ -67,7 +69,7 @@ export const startServer = async (
   let selfUrl = '';
   // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
   // Reports the checks write go to test health, which the API composition below creates.
-  const ciSettings = { ...ciSettingsFromEnv(), dataDir: config.dataDir, gitRoot: config.gitRoot };
+  const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const api: { composed?: ComposedApi } = {};
   const ci = await createLocalCi({
     settings: ciSettings,
@@ -80,6 +82,7 @@ export const startServer = async (
     eventStore,
     blobs,
     gitRoot: config.gitRoot,
+    settings: config.engine,
     logger,
     ci,
     github,
@@ -96,13 +99,7 @@ export const startServer = async (
     statuses: ci.statusStore,
     tokens,
     logger,
-    gitRoot: config.gitRoot,
-    dataDir: config.dataDir,
-    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
-    rateLimitPerSecond: config.rateLimitPerSecond,
-    rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
-    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
-    ...(ciSettings.publicUrl ? { publicUrl: ciSettings.publicUrl } : {}),
+    ...apiSettingsOf(config),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(githubApi ? { github: githubApi } : {}),
   });
@@ -124,7 +121,7 @@ export const startServer = async (
         appId: githubApi.appId,
         publicUrl: ciSettings.publicUrl ?? selfUrl,
         logger,
-        stickyComments: (process.env.RAILYARD_GITHUB_STICKY_COMMENT ?? 'off').toLowerCase() === 'on',
+        stickyComments: config.githubStickyComments,
       })
     : null;
   await checkRuns?.start();

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { DEFAULT_PRIORITY, MAX_PRIORITY_VALUE, PRIORITY_NAMES, PRIORITY_VALUES, priorityNameOf, resolvePriority } from './priority';
+import {
+  DEFAULT_PRIORITY,
+  isUrgent,
+  MAX_PRIORITY_VALUE,
+  PRIORITY_NAMES,
+  PRIORITY_VALUES,
+  priorityNameOf,
+  resolvePriority,
+} from './priority';
 
 describe('priority', () => {
   it('when the named levels are read, then urgent=0, high=10, medium=100, low=200; medium is the default; 255 the lowest', () => {
@@ -20,6 +28,15 @@ describe('priority', () => {
     [255, 'low'],
   ] as const)('when the value is %d, then the name is %s', (value, name) => {
     expect(priorityNameOf(value)).toBe(name);
+  });
+
+  it('when a value is 0, then it is urgent and named urgent; any other value is neither', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_PRIORITY_VALUE }), (value) => {
+        expect(isUrgent(value)).toBe(value === 0);
+        expect(priorityNameOf(value) === 'urgent').toBe(isUrgent(value));
+      }),
+    );
   });
 
   it.each(PRIORITY_NAMES)('when %s is resolved, then its value maps back to the same name', (name) => {

@@ -5,9 +5,15 @@ export const PRIORITY_VALUES: Record<PriorityName, number> = { urgent: 0, high: 
 export const DEFAULT_PRIORITY: PriorityName = 'medium';
 export const MAX_PRIORITY_VALUE = 255;
 
+/**
+ * Urgent is priority 0, the one rule every urgent behaviour keys on: it skips the line, tests alone
+ * and pre-empts a running PR (docs/engine.md). Adapters and views ask this, never the number.
+ */
+export const isUrgent = (priorityValue: number): boolean => priorityValue <= PRIORITY_VALUES.urgent;
+
 /** A number between the named levels takes the name of the level it falls under (50 is medium). */
 export const priorityNameOf = (value: number): PriorityName => {
-  if (value <= PRIORITY_VALUES.urgent) return 'urgent';
+  if (isUrgent(value)) return 'urgent';
   if (value <= PRIORITY_VALUES.high) return 'high';
   if (value <= PRIORITY_VALUES.medium) return 'medium';
   return 'low';

@@ -5,7 +5,6 @@ export { LocalGitAdmin, type OpenPullRequestInput, type PullRequestRecord, type 
 export { LocalCodeHost, type LocalCodeHostOptions, type LocalHostEvent } from './local/code-host';
 export { commitSummary, type CommitSummary } from './local/revisions';
 export { commitTree, type CommitSpec, type Identity } from './local/commits';
-export { gitRootFromEnv } from './local/config';
 export { runGit, type GitOptions, type GitResult } from './local/git';
 export { LocalGitHost, type LocalGitHostOptions, type LocalGitHostStats } from './local/local-git-host';
 export { DEFAULT_COMMITTER, LocalGitWriter, type LocalGitWriterOptions } from './local/local-git-writer';

@@ -16,3 +16,10 @@ export { foldTestRuns, testRunRefsOf, testRunKeyOf, type TestRunDocSet, type Tes
 export type { TestRunDoc, PrTargetsDoc } from './testruns/docs';
 /** Builders of engine events for test-run read-model tests. */
 export * as testRunTesting from './testruns/fixtures';
+/** API answers built from the views (and from the write side's state when the views lag). */
+export * from './views';
+/** The audit trail of a queue's stream and its replay to any moment. */
+export * from './history';
+/** Every Redis projection of a namespace, and the rebuild of read models from the whole log. */
+export { openRedisProjections } from './redis-projections';
+export { rebuildProjections, type RebuildOptions, type RebuildResult, type RebuildTarget } from './rebuild';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseGithubSettings, type GithubSettings } from '@railyard/github';
+import { parseRailyardEnv, type RailyardEnv } from './env';
 
 /** Every setting Railyard reads from the environment, in one place, with its embedded default. */
 export interface RuntimeConfig {
@@ -26,56 +27,151 @@ export interface RuntimeConfig {
   logLevel: string;
   /** The GitHub App (RAILYARD_GITHUB_*), or null when GitHub is not configured: docs/github.md. */
   github: GithubSettings | null;
+  /** RAILYARD_GITHUB_STICKY_COMMENT: one status comment per GitHub PR beside its check run (off by default). */
+  githubStickyComments: boolean;
 }
 
-const int = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
-  return n;
-};
+/** The local CI runner's settings (libs/ci's CiSettings, less the data dir and git root given beside them). */
+export interface CiConfig {
+  /** Base of the log and PR URLs handed out; unset means "the address the API listens on". */
+  publicUrl?: string;
+  concurrency: number;
+  /** SIGTERM → SIGKILL delay for cancelled and timed-out checks. */
+  killGraceMs: number;
+  /** `off` is for development only: checks can then read the server's secrets (docs/security.md). */
+  sandbox: 'bwrap' | 'off';
+  network: 'none' | 'host';
+  /** Files holding secrets that checks must not see even under a system directory. */
+  hiddenPaths: string[];
+}
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): RuntimeConfig => {
-  const dataDir = path.resolve(env.RAILYARD_DATA_DIR || './data');
-  const sync = (env.RAILYARD_SQLITE_SYNC || 'full').toLowerCase();
-  if (sync !== 'full' && sync !== 'normal') throw new Error('RAILYARD_SQLITE_SYNC must be full or normal');
+/** Test health's plain settings; the API turns them into its TestHealthConfig (page-token secret file). */
+export interface TestHealthSettings {
+  /** The organisation slug test ids are computed with (Trunk's org_url_slug); list requests must name it. */
+  orgSlug: string;
+  /** HMAC key of page tokens, shared by every API process; unset, the API keeps a generated one in the data dir. */
+  pageTokenSecret?: string;
+  /** Base of the html_url fields; when absent the server's own address is used. */
+  publicUrl?: string;
+  /** Worker threads parsing JUnit; 0 parses on the main thread (tests, tiny installs). */
+  parseWorkers: number;
+  /** Uploads waiting for a parser beyond this are refused with 503 and Retry-After. */
+  maxQueuedParses: number;
+  /** Minutes between re-evaluations of the watched tests (time-based recoveries); 0 turns the sweep off. */
+  sweepMinutes: number;
+  /** Both read-model processes (embedded server, projector) must hold the same two, or a rebuild differs. */
+  maxRunsPerTest: number;
+  retentionDays: number;
+}
+
+export interface EngineSettings {
+  /** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
+  enabled: boolean;
+  tickMs: number;
+  /** How often each queue's host facts are re-read whatever the events said. */
+  verifyMs: number;
+  leaseTtlMs: number;
+}
+
+export interface ProjectorSettings {
+  batchSize: number;
+  leaseTtlMs: number;
+}
+
+/** Every process shape's settings, from one parse of the environment (env.ts). */
+export interface RailyardConfig extends RuntimeConfig {
+  publicUrl?: string;
+  ci: CiConfig;
+  testHealth: TestHealthSettings;
+  engine: EngineSettings;
+  projector: ProjectorSettings;
+}
+
+const eventStoreOf = (env: RailyardEnv, dataDir: string): RuntimeConfig['eventStore'] => {
   if (!env.RAILYARD_EVENTSTORE && env.RAILYARD_POSTGRES_URL && env.RAILYARD_KURRENTDB_URL)
     throw new Error('RAILYARD_POSTGRES_URL and RAILYARD_KURRENTDB_URL are both set: choose one with RAILYARD_EVENTSTORE');
   const implied = env.RAILYARD_POSTGRES_URL ? 'postgres' : env.RAILYARD_KURRENTDB_URL ? 'kurrent' : 'sqlite';
-  const kind = (env.RAILYARD_EVENTSTORE || implied).toLowerCase();
+  const kind = env.RAILYARD_EVENTSTORE ?? implied;
   if (!['sqlite', 'kurrent', 'kurrentdb', 'postgres', 'memory'].includes(kind))
     throw new Error(`RAILYARD_EVENTSTORE must be sqlite, postgres, kurrent or memory, not ${kind}`);
   if (kind.startsWith('kurrent') && !env.RAILYARD_KURRENTDB_URL)
     throw new Error('RAILYARD_EVENTSTORE=kurrent needs RAILYARD_KURRENTDB_URL (kurrentdb://…)');
   if (kind === 'postgres' && !env.RAILYARD_POSTGRES_URL)
     throw new Error('RAILYARD_EVENTSTORE=postgres needs RAILYARD_POSTGRES_URL (postgres://…)');
-  const eventStore: RuntimeConfig['eventStore'] = kind.startsWith('kurrent')
-    ? { kind: 'kurrent', url: env.RAILYARD_KURRENTDB_URL as string }
-    : kind === 'postgres'
-      ? { kind: 'postgres', url: env.RAILYARD_POSTGRES_URL as string, schema: env.RAILYARD_POSTGRES_SCHEMA || 'railyard' }
-      : kind === 'memory'
-        ? { kind: 'memory' }
-        : { kind: 'sqlite', file: path.resolve(env.RAILYARD_SQLITE_FILE || path.join(dataDir, 'events.sqlite')), synchronous: sync };
+  if (kind.startsWith('kurrent')) return { kind: 'kurrent', url: env.RAILYARD_KURRENTDB_URL as string };
+  if (kind === 'postgres') return { kind: 'postgres', url: env.RAILYARD_POSTGRES_URL as string, schema: env.RAILYARD_POSTGRES_SCHEMA };
+  if (kind === 'memory') return { kind: 'memory' };
   return {
-    port: int('PORT', env.PORT, 8080, 0, 65535),
-    host: env.RAILYARD_HOST || '127.0.0.1',
-    dataDir,
-    gitRoot: path.resolve(env.RAILYARD_GIT_ROOT || path.join(dataDir, 'git')),
-    apiTokens: env.RAILYARD_API_TOKENS || undefined,
-    eventStore,
-    redisUrl: env.RAILYARD_REDIS_URL || undefined,
-    redisNamespace: env.RAILYARD_REDIS_NAMESPACE || 'rm1',
-    readYourWritesTimeoutMs: int('RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS', env.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS, 5000, 0, 600000),
-    rateLimitPerSecond: int('RAILYARD_RATE_LIMIT_PER_SECOND', env.RAILYARD_RATE_LIMIT_PER_SECOND, 0, 0, 1_000_000),
-    rateLimitUnauthenticatedPerSecond: int(
-      'RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND',
-      env.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
-      10,
-      0,
-      1_000_000,
-    ),
-    maxBodyBytesInFlight: int('RAILYARD_BODY_MIB_IN_FLIGHT', env.RAILYARD_BODY_MIB_IN_FLIGHT, 64, 1, 1_000_000) * 1024 * 1024,
-    logLevel: env.RAILYARD_LOG_LEVEL || 'info',
-    github: parseGithubSettings(env),
+    kind: 'sqlite',
+    file: path.resolve(env.RAILYARD_SQLITE_FILE ?? path.join(dataDir, 'events.sqlite')),
+    synchronous: env.RAILYARD_SQLITE_SYNC,
   };
 };
+
+/**
+ * The configuration of every Railyard process, worked out once from the environment: entry points
+ * call this and pass plain values on; nothing else reads `process.env` (eslint.config.mjs).
+ */
+export const loadConfig = (env: Record<string, string | undefined> = process.env): RailyardConfig => {
+  const e = parseRailyardEnv(env);
+  // The data dir and git root defaults are worked out here only.
+  const dataDir = path.resolve(e.RAILYARD_DATA_DIR);
+  const publicUrl = e.RAILYARD_PUBLIC_URL;
+  return {
+    port: e.PORT,
+    host: e.RAILYARD_HOST,
+    ...(publicUrl ? { publicUrl } : {}),
+    dataDir,
+    gitRoot: path.resolve(e.RAILYARD_GIT_ROOT ?? path.join(dataDir, 'git')),
+    apiTokens: e.RAILYARD_API_TOKENS,
+    eventStore: eventStoreOf(e, dataDir),
+    redisUrl: e.RAILYARD_REDIS_URL,
+    redisNamespace: e.RAILYARD_REDIS_NAMESPACE,
+    readYourWritesTimeoutMs: e.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS,
+    rateLimitPerSecond: e.RAILYARD_RATE_LIMIT_PER_SECOND,
+    rateLimitUnauthenticatedPerSecond: e.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
+    maxBodyBytesInFlight: e.RAILYARD_BODY_MIB_IN_FLIGHT * 1024 * 1024,
+    logLevel: e.RAILYARD_LOG_LEVEL,
+    github: parseGithubSettings(env),
+    githubStickyComments: e.RAILYARD_GITHUB_STICKY_COMMENT === 'on',
+    ci: {
+      ...(publicUrl ? { publicUrl } : {}),
+      concurrency: e.RAILYARD_CI_CONCURRENCY,
+      killGraceMs: e.RAILYARD_CI_KILL_GRACE_MS,
+      sandbox: e.RAILYARD_CI_SANDBOX,
+      network: e.RAILYARD_CI_NETWORK,
+      hiddenPaths: e.RAILYARD_API_TOKENS_FILE ? [path.resolve(e.RAILYARD_API_TOKENS_FILE)] : [],
+    },
+    testHealth: {
+      orgSlug: e.RAILYARD_ORG_SLUG,
+      ...(e.RAILYARD_PAGE_TOKEN_SECRET ? { pageTokenSecret: e.RAILYARD_PAGE_TOKEN_SECRET } : {}),
+      ...(publicUrl ? { publicUrl } : {}),
+      parseWorkers: e.RAILYARD_JUNIT_PARSE_WORKERS,
+      maxQueuedParses: e.RAILYARD_JUNIT_MAX_QUEUED,
+      sweepMinutes: e.RAILYARD_TEST_HEALTH_SWEEP_MINUTES,
+      maxRunsPerTest: e.RAILYARD_TEST_HISTORY_MAX_RUNS,
+      retentionDays: e.RAILYARD_TEST_HISTORY_DAYS,
+    },
+    engine: {
+      enabled: e.RAILYARD_ENGINE === 'on',
+      tickMs: e.RAILYARD_ENGINE_TICK_MS,
+      verifyMs: e.RAILYARD_ENGINE_VERIFY_MS,
+      leaseTtlMs: e.RAILYARD_ENGINE_LEASE_TTL_MS,
+    },
+    projector: { batchSize: e.RAILYARD_PROJECTOR_BATCH_SIZE, leaseTtlMs: e.RAILYARD_PROJECTOR_LEASE_TTL_MS },
+  };
+};
+
+/**
+ * The API composition's plain settings, the same for the distributed API and the embedded server.
+ * A function rather than a section: `startServer` lets tests override the data dir and git root.
+ */
+export const apiSettingsOf = (config: RailyardConfig) => ({
+  gitRoot: config.gitRoot,
+  dataDir: config.dataDir,
+  readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  rateLimitPerSecond: config.rateLimitPerSecond,
+  rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
+  maxBodyBytesInFlight: config.maxBodyBytesInFlight,
+  ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+});

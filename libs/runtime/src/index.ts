@@ -1,3 +1,5 @@
 export * from './config';
 export * from './tokens';
 export * from './adapters';
+export * from './env';
+export * from './env-file';

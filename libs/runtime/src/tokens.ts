@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseTokenList, TokenRegistry } from '@railyard/api';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 
 export const TOKEN_FILE = 'api-token';
 

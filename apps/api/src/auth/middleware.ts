@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../http/errors';
-import { scopeAllows, type Scope, type TokenRegistry } from './tokens';
+import { scopeAllows, type Scope, type TokenRegistry } from '@railyard/auth';
 
 /** Runs before the body is read, so an unauthenticated client cannot make us parse 20 MiB. */
 export const requireToken =

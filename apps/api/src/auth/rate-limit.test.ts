@@ -4,7 +4,7 @@ import { createLogger } from '@railyard/observability';
 import { errorHandler } from '../http/errors';
 import { requireToken } from './middleware';
 import { rateLimit, type RateLimitOptions } from './rate-limit';
-import { parseTokenList, TokenRegistry } from './tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 
 const A = 'alpha-secret-0123456789';
 const B = 'bravo-secret-0123456789';

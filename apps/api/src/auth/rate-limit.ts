@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../http/errors';
-import type { TokenRegistry } from './tokens';
+import type { TokenRegistry } from '@railyard/auth';
 
 export interface RateLimitOptions {
   /** Requests per second per API token; 0 = no limit (the default for a self-hosted queue, whose clients are its own CI). */

@@ -10,7 +10,7 @@ import { createRepoWithCommits, makeTempDir, openPr, removeTempDir, commitOnBran
 import type { Express } from 'express';
 import request from 'supertest';
 import { buildApp } from '../app';
-import { parseTokenList, TokenRegistry } from '../auth/tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { QueueCommands } from '../queue-commands';
 import { storeTargets } from '../routes/impacted-targets';
 import type { CiHttpDeps } from './deps';

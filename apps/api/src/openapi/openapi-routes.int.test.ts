@@ -5,10 +5,11 @@ import { createLogger } from '@railyard/observability';
 import { MemoryMetricsStore, MemoryReadModelStore } from '@railyard/readmodels';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import request from 'supertest';
-import { parseTokenList, TokenRegistry } from '../auth/tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { composeApi, type ComposedApi } from '../compose';
 import { registeredRoutes } from '../http/route-table';
-import { openTestHealthStore, testHealthConfigFromEnv } from '../routes/test-health';
+import { loadConfig } from '@railyard/runtime';
+import { openTestHealthStore, testHealthConfigOf } from '../routes/test-health';
 
 jest.setTimeout(30_000);
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
   dir = await makeTempDir();
   const gitRoot = path.join(dir, 'git');
   const blobs = new MemoryBlobStore();
-  const testHealthConfig = testHealthConfigFromEnv({}, dir);
+  const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
   statuses = new LocalCommitStatusStore({ root: gitRoot });
   // The composition both server shapes use, so the routes walked are the routes served.
   composed = composeApi({

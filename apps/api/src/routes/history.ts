@@ -7,7 +7,7 @@ import { PageQueryError } from '@railyard/testhealth';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
-import { historyPage } from '../history/page';
+import { historyPage } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 const isoTime = (field: string) =>

@@ -17,7 +17,7 @@ import { makeTempDir, parseScrape, removeTempDir, type Scrape } from '@railyard/
 import type { Express } from 'express';
 import request from 'supertest';
 import { buildApp } from '../app';
-import { parseTokenList, TokenRegistry } from '../auth/tokens';
+import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { QueueCommands } from '../queue-commands';
 import { metricsRoutes } from './metrics';
 

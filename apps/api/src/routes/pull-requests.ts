@@ -5,7 +5,7 @@ import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
-import { prResponse, prViewOfEntry } from '../views';
+import { prResponse, prViewOfEntry } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {

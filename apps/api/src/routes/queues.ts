@@ -4,7 +4,7 @@ import { queueIdOf, type QueueSettingsInput, type RepoRef } from '@railyard/doma
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
-import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '../views';
+import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { requireToken } from '../auth/middleware';
-import type { Scope } from '../auth/tokens';
+import type { Scope } from '@railyard/auth';
 import type { ApiDeps } from '../deps';
 import { jsonBody } from '../http/json-body';
 

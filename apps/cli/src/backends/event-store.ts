@@ -3,5 +3,5 @@
  * configuration and event store, and the audit-trail shapes. Kept in this one file so a move of
  * those parts touches the CLI here only.
  */
-export { historyEntryOf, replayQueue, type HistoryEntry, type HistoryPage } from '@railyard/api';
+export { historyEntryOf, replayQueue, type HistoryEntry, type HistoryPage } from '@railyard/readmodels';
 export { loadConfig, openEventStore } from '@railyard/runtime';

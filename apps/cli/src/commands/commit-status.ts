@@ -1,5 +1,6 @@
 import { CommitChecker, getCommitStatusesRequest, setCommitStatusRequest } from '@railyard/ci';
-import { formatRepo, gitRootFromEnv, GitHostError, LocalCommitStatusStore } from '@railyard/githost';
+import { formatRepo, GitHostError, LocalCommitStatusStore } from '@railyard/githost';
+import { loadConfig } from '@railyard/runtime';
 import type { z } from 'zod';
 import { UsageError, type CliContext } from '../context';
 import { apiTargetOf, postJson, type ApiTarget } from '../http';
@@ -42,7 +43,7 @@ const required = (flags: StatusFlags, names: readonly (keyof StatusFlags)[]): vo
 
 /** Runs against the local store, turning the git host's refusals into the command's messages. */
 const locally = async <T>(ctx: CliContext, sub: string, body: ListBody, work: (store: LocalCommitStatusStore) => Promise<T>) => {
-  const root = gitRootFromEnv(ctx.env);
+  const root = loadConfig(ctx.env).gitRoot;
   const store = new LocalCommitStatusStore({ root });
   try {
     await new CommitChecker(root).assertCommit(body.repo, body.sha);

@@ -1,5 +1,6 @@
 import type { RepoRef } from '@railyard/domain';
-import { GitHostError, gitRootFromEnv, LocalGitAdmin, LocalGitHost } from '@railyard/githost';
+import { GitHostError, LocalGitAdmin, LocalGitHost } from '@railyard/githost';
+import { loadConfig } from '@railyard/runtime';
 import { UsageError, type CliContext } from '../context';
 import { branchOption, prNumberOption, repoOption } from '../identifiers';
 
@@ -24,7 +25,7 @@ const onPr = async (sub: string, flags: PrFlags, ctx: CliContext, change?: Chang
   if (flags.base !== undefined) branchOption(flags.base, '--base');
   // A head is a branch or a full commit id.
   if (flags.head !== undefined && !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(flags.head)) branchOption(flags.head, '--head');
-  const root = gitRootFromEnv(ctx.env);
+  const root = loadConfig(ctx.env).gitRoot;
   const host = new LocalGitHost({ root, maxConcurrentGit: 1 });
   try {
     if (change) await change(new LocalGitAdmin({ root }), repo, number, flags);

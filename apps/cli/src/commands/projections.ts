@@ -36,7 +36,10 @@ export const rebuildCommand = async (_flags: object, ctx: CliContext): Promise<n
     let lost = false;
     lease.onLost(() => (lost = true));
     const eventStore = await openEventStore(config);
-    const { all } = openRedisProjections(redis, config.redisNamespace, ctx.env);
+    const { all } = openRedisProjections(redis, config.redisNamespace, {
+      maxRunsPerTest: config.testHealth.maxRunsPerTest,
+      retentionDays: config.testHealth.retentionDays,
+    });
     try {
       const rebuilt: Record<string, { events: number; seconds: number }> = {};
       for (const [name, store] of Object.entries(all)) rebuilt[name] = await rebuildProjections({ eventStore, readModels: store });

@@ -1,4 +1,12 @@
-import { entryStateAfter, isTerminal, type PrState, type PrSubmitted, type QueueCreated, type QueueEvent } from '@railyard/domain';
+import {
+  entryStateAfter,
+  isTerminal,
+  isUrgent,
+  type PrState,
+  type PrSubmitted,
+  type QueueCreated,
+  type QueueEvent,
+} from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { PrView, QueueView } from '../port';
 import { isCurrent, positionOf, type PrDoc, type ProjectionDocs, type QueueDoc } from './docs';
@@ -59,7 +67,7 @@ export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): Projec
           priorityName: d.priorityName,
           ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),
           noBatch: d.noBatch,
-          skipTheLine: d.priorityValue === 0,
+          skipTheLine: isUrgent(d.priorityValue),
         };
       }
       break;
@@ -110,7 +118,7 @@ const submittedPr = (queue: QueueDoc, e: PrSubmitted, at: string): PrView => {
     priorityValue: d.priorityValue,
     priorityName: d.priorityName,
     ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),
-    skipTheLine: d.priorityValue === 0,
+    skipTheLine: isUrgent(d.priorityValue),
     forceEnqueued: false,
     isCurrentlySubmittedToQueue: !isTerminal(d.state),
     noBatch: d.noBatch,

@@ -17,4 +17,3 @@ export { MemoryTestHealthStore, type TestHealthStoreOptions } from './memory/sto
 export { RedisTestHealthStore, type RedisTestHealthStoreOptions } from './redis/store';
 export { testHealthKeys, type TestHealthKeys } from './redis/keys';
 export * as testHealthTesting from './testing';
-export { testHealthLimitsFromEnv } from './limits';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { TestHealthReadModels } from '@railyard/readmodels';
 import { requireToken } from '../../auth/middleware';
-import type { Scope, TokenRegistry } from '../../auth/tokens';
+import type { Scope, TokenRegistry } from '@railyard/auth';
 import { jsonBody } from '../../http/json-body';
 import type { RouteContext } from '../route';
 import type { TestHealthConfig } from './config';

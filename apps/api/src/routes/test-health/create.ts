@@ -3,7 +3,7 @@ import type { BlobStore, EventStore } from '@railyard/eventstore';
 import type { Logger } from '@railyard/observability';
 import { MemoryTestHealthStore, RedisTestHealthStore, type TestHealthReadModels } from '@railyard/readmodels';
 import { ApiError } from '../../http/errors';
-import type { TokenRegistry } from '../../auth/tokens';
+import type { TokenRegistry } from '@railyard/auth';
 import type { TestHealthConfig } from './config';
 import type { TestHealthContext } from './context';
 import { TestEvaluator } from './evaluator';

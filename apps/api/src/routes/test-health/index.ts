@@ -1,5 +1,5 @@
 export { createTestHealth, openTestHealthStore, TEST_HEALTH_POST_PATHS, type TestHealth, type TestHealthOptions } from './create';
-export { testHealthConfigFromEnv, pageTokenSecretOf, type TestHealthConfig } from './config';
+export { testHealthConfigOf, pageTokenSecretOf, type TestHealthConfig } from './config';
 export { reportUploader, type RunnerReports, type UploadReports } from './report-uploader';
 export { MAX_UPLOAD_BYTES, type UploadInput, type UploadSummary } from './recorder';
 export { repositoryHtmlUrl, testHtmlUrl } from './views';

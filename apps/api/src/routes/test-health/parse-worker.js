@@ -1,8 +1,12 @@
-// Worker threads start without the TypeScript hooks jest or tsx gave the main thread; tsx's own
-// register() gives this one a loader, so the task itself stays in TypeScript.
+// Worker threads start without the TypeScript hooks jest or tsx gave the main thread. In the compiled
+// build (docs/operations.md "Build") parse-task.js lies beside this file and plain Node loads it; from
+// the sources tsx's own register() gives this thread a loader, so the task itself stays in TypeScript.
+const { existsSync } = require('node:fs');
+const path = require('node:path');
 const { parentPort } = require('node:worker_threads');
-require('tsx/cjs/api').register();
-const { runParseTask } = require('./parse-task.ts');
+const compiled = existsSync(path.join(__dirname, 'parse-task.js'));
+if (!compiled) require('tsx/cjs/api').register();
+const { runParseTask } = require(compiled ? './parse-task.js' : './parse-task.ts');
 
 parentPort.on('message', ({ id, task }) => {
   try {

@@ -8,7 +8,7 @@ import { runProjector, type ProjectorHandle } from '@railyard/projector';
 import { MemoryTestHealthStore } from '@railyard/readmodels';
 import { repoIdOf, testIdOfReported } from '@railyard/testhealth';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { TokenRegistry } from '../../auth/tokens';
+import { TokenRegistry } from '@railyard/auth';
 import { createTestHealth, type TestHealth } from './create';
 
 jest.setTimeout(60_000);

@@ -1,10 +1,9 @@
+import { isUrgent } from '../../priority';
 import type { Entry } from '../../state';
 import type { Action } from '../actions';
 import { isSuspect, record, testingRuns, type Ctx, type Phase } from '../context';
 import { currentRun, isRunNeeded } from '../runs';
 import { busyRuns } from './stacks';
-
-const URGENT = 0;
 
 /** Entries behind the displaced ones that depend on one of them: their runs stack a PR that will now merge after them. */
 const withDependents = (c: Ctx, displaced: Set<number>): void => {
@@ -40,7 +39,7 @@ const slotsFreed = (c: Ctx, displaced: ReadonlySet<number>): number => {
 export const preemption: Phase = (c) => {
   if (!c.facts.target || (c.s.runState !== 'running' && c.s.runState !== 'draining')) return [];
   const urgent = c.order.find((e) => e.state === 'pending' && e.flightSeq === undefined);
-  if (urgent?.priorityValue !== URGENT) return [];
+  if (!urgent || !isUrgent(urgent.priorityValue)) return [];
   const placesAhead = c.chain.filter((e) => e.state === 'pending').length;
   const need = 1 - (c.s.settings.concurrency - busyRuns(c, false) - placesAhead);
   if (need <= 0) return [];
@@ -48,7 +47,7 @@ export const preemption: Phase = (c) => {
   const displaced = new Set<number>();
   for (let i = c.chain.length - 1; i >= 0 && slotsFreed(c, displaced) < need; i--) {
     const x = c.chain[i] as Entry;
-    if (x.priorityValue === URGENT) break;
+    if (isUrgent(x.priorityValue)) break;
     if (displaced.has(x.prNumber) || isSuspect(c.s, x) || (x.state !== 'testing' && x.state !== 'pending')) continue;
     const run = currentRun(c.s, x);
     displaced.add(x.prNumber);

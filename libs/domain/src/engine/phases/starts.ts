@@ -1,3 +1,4 @@
+import { isUrgent } from '../../priority';
 import type { Entry } from '../../state';
 import type { Action } from '../actions';
 import { mayStart, type Ctx, type Phase } from '../context';
@@ -5,7 +6,7 @@ import { currentRun } from '../runs';
 import { busyRuns, stackFor, startRunAction } from './stacks';
 
 /** A PR that never shares a run: `noBatch`, urgent (it must not wait for others, nor fail with them), or cleared by a bisection. */
-const testsAlone = (c: Ctx, e: Entry): boolean => !c.s.settings.batch || e.noBatch || e.priorityValue === 0 || e.retestAlone === true;
+const testsAlone = (c: Ctx, e: Entry): boolean => !c.s.settings.batch || e.noBatch || isUrgent(e.priorityValue) || e.retestAlone === true;
 
 /**
  * A PR of a failed batch not settled yet: pending failure on a run of several PRs, or testing in a

@@ -1,12 +1,14 @@
 import { RedisBlobStore } from '@railyard/eventstore';
-import { RedisMetricsStore, RedisReadModelStore, RedisTestHealthStore, testHealthLimitsFromEnv } from '@railyard/readmodels';
+import { RedisMetricsStore } from './metrics';
+import { RedisReadModelStore } from './redis/store';
+import { RedisTestHealthStore } from './testhealth';
 import type Redis from 'ioredis';
 
 /**
  * Every Redis projection of one namespace: the queue and PR views, metrics, test health. The live
  * projector keeps them all under its lease, and `railyard projections rebuild` rebuilds them all.
  */
-export const openRedisProjections = (redis: Redis, namespace: string, env: NodeJS.ProcessEnv) => {
+export const openRedisProjections = (redis: Redis, namespace: string, limits: { maxRunsPerTest: number; retentionDays: number }) => {
   const readModels = new RedisReadModelStore({ redis, namespace });
   const metrics = new RedisMetricsStore({ redis, namespace });
   // Upload case lists live in the API's blob store (Redis, same namespace): the projection reads them by digest.
@@ -14,7 +16,7 @@ export const openRedisProjections = (redis: Redis, namespace: string, env: NodeJ
     redis,
     namespace,
     blobs: new RedisBlobStore({ client: redis, prefix: `ry:{${namespace}}:blob:` }),
-    ...testHealthLimitsFromEnv(env),
+    ...limits,
   });
   return { readModels, metrics, testHealth, all: { readmodels: readModels, metrics, testhealth: testHealth } };
 };

@@ -1,4 +1,4 @@
-import { readModelTesting } from '@railyard/readmodels';
+import * as readModelTesting from '../testing';
 import { PageQueryError } from '@railyard/testhealth';
 import { historyPage } from './page';
 import { replayQueue } from './replay';

@@ -1,6 +1,6 @@
 import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
-import type { PrView, QueueView } from '@railyard/readmodels';
-import { isTerminal, type Entry, type QueueState } from '@railyard/domain';
+import type { PrView, QueueView } from './port';
+import { isTerminal, isUrgent, type Entry, type QueueState } from '@railyard/domain';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({
   state: q.state,
@@ -69,7 +69,7 @@ export const prViewOfEntry = (queueId: string, e: Entry): PrView => ({
   priorityValue: e.priorityValue,
   priorityName: e.priorityName,
   ...(e.usedDefaultPriorityName ? { usedDefaultPriorityName: e.usedDefaultPriorityName } : {}),
-  skipTheLine: e.priorityValue === 0,
+  skipTheLine: isUrgent(e.priorityValue),
   forceEnqueued: e.forceEnqueued,
   isCurrentlySubmittedToQueue: !isTerminal(e.state),
   noBatch: e.noBatch,

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('when nothing is set, then every process shape gets the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      gitRoot: path.resolve('./data/git'),
+      eventStore: { kind: 'sqlite', file: path.resolve('./data/events.sqlite'), synchronous: 'full' },
+      ci: { concurrency: 2, killGraceMs: 5000, sandbox: 'bwrap', network: 'none', hiddenPaths: [] },
+      testHealth: { orgSlug: 'railyard', parseWorkers: 1, maxQueuedParses: 8, sweepMinutes: 60, maxRunsPerTest: 300, retentionDays: 60 },
+      engine: { enabled: true, tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000 },
+      projector: { batchSize: 500, leaseTtlMs: 15_000 },
+    });
+    expect(config.publicUrl).toBeUndefined();
+    expect(config.testHealth.pageTokenSecret).toBeUndefined();
+  });
+
+  it('when only the data dir is set, then the git root and the SQLite file follow it', () => {
+    const config = loadConfig({ RAILYARD_DATA_DIR: '/srv/railyard' });
+    expect(config).toMatchObject({ gitRoot: '/srv/railyard/git', eventStore: { file: '/srv/railyard/events.sqlite' } });
+    expect(loadConfig({ RAILYARD_DATA_DIR: '/srv/railyard', RAILYARD_GIT_ROOT: '/repos' }).gitRoot).toBe('/repos');
+  });
+
+  it('when the public URL has trailing slashes, then CI and test health get it without them', () => {
+    const config = loadConfig({ RAILYARD_PUBLIC_URL: 'https://railyard.example.com/' });
+    expect([config.publicUrl, config.ci.publicUrl, config.testHealth.publicUrl]).toEqual(Array(3).fill('https://railyard.example.com'));
+  });
+
+  it('when the sandbox is turned off and the network on, then the CI settings say so', () => {
+    expect(loadConfig({ RAILYARD_CI_SANDBOX: 'off', RAILYARD_CI_NETWORK: 'host' }).ci).toMatchObject({ sandbox: 'off', network: 'host' });
+  });
+
+  it('when the API tokens live in a file, then that file is hidden from checks', () => {
+    expect(loadConfig({ RAILYARD_API_TOKENS_FILE: '/etc/railyard/tokens' }).ci.hiddenPaths).toEqual(['/etc/railyard/tokens']);
+  });
+
+  it('when the engine is switched off, then the embedded server leaves the queues alone', () => {
+    expect(loadConfig({ RAILYARD_ENGINE: 'OFF' }).engine.enabled).toBe(false);
+  });
+
+  it.each([
+    [{ RAILYARD_CI_SANDBOX: 'none' }, /RAILYARD_CI_SANDBOX must be one of bwrap, off/],
+    [{ RAILYARD_CI_NETWORK: 'on' }, /RAILYARD_CI_NETWORK must be one of none, host/],
+    [{ RAILYARD_ENGINE_TICK_MS: 'fast' }, /RAILYARD_ENGINE_TICK_MS must be an integer from 10/],
+    [{ RAILYARD_ENGINE_LEASE_TTL_MS: '5' }, /RAILYARD_ENGINE_LEASE_TTL_MS must be an integer from 100/],
+    [{ RAILYARD_PROJECTOR_BATCH_SIZE: '0' }, /RAILYARD_PROJECTOR_BATCH_SIZE/],
+    [{ PORT: '70000' }, /PORT must be an integer from 0 to 65535/],
+    [{ RAILYARD_PUBLIC_URL: 'railyard.example.com' }, /RAILYARD_PUBLIC_URL must be an http\(s\) URL/],
+    [{ RAILYARD_ORG_SLUG: 'no spaces' }, /RAILYARD_ORG_SLUG must be letters/],
+    [{ RAILYARD_PAGE_TOKEN_SECRET: 'short' }, /RAILYARD_PAGE_TOKEN_SECRET must be at least 16 characters/],
+    [{ RAILYARD_TEST_HISTORY_DAYS: '0' }, /RAILYARD_TEST_HISTORY_DAYS must be an integer from 1 to 3650/],
+  ])('when %j is set, then the start is refused with the variable named', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

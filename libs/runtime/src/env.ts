@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/**
+ * The one parser of Railyard's environment: every variable a server process reads (API, engine,
+ * projector, embedded server, the CLI's direct-store commands), with its bounds and default. An unset
+ * or empty variable takes the default; a bad one stops the start with a message naming it.
+ * `.env.example` lists the same variables.
+ */
+
+const raw = z.string().optional();
+
+const text = raw.transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const textOr = (fallback: string) => text.transform((v) => v ?? fallback);
+
+const int = (fallback: number, min: number, max: number) =>
+  raw.transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return fallback;
+    const n = Number(v);
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}, not "${v}"` });
+    return z.NEVER;
+  });
+
+/** The first value is the default; letters are compared in lower case. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  raw.transform((v, ctx): T[number] => {
+    const value = (v ?? '').trim().toLowerCase() || values[0];
+    if ((values as readonly string[]).includes(value)) return value as T[number];
+    ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')}, not "${v}"` });
+    return z.NEVER;
+  });
+
+const httpUrl = text.transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  if (/^https?:\/\/[^\s/]+(\/\S*)?$/i.test(v)) return v.replace(/\/+$/, '');
+  ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, not "${v}"` });
+  return z.NEVER;
+});
+
+const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export const railyardEnvSchema = z.object({
+  PORT: int(8080, 0, 65535),
+  RAILYARD_HOST: textOr('127.0.0.1'),
+  RAILYARD_PUBLIC_URL: httpUrl,
+  RAILYARD_DATA_DIR: textOr('./data'),
+  RAILYARD_GIT_ROOT: text,
+  RAILYARD_API_TOKENS: text,
+  RAILYARD_API_TOKENS_FILE: text,
+  RAILYARD_RATE_LIMIT_PER_SECOND: int(0, 0, 1_000_000),
+  RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: int(10, 0, 1_000_000),
+  RAILYARD_BODY_MIB_IN_FLIGHT: int(64, 1, 1_000_000),
+  RAILYARD_EVENTSTORE: text.transform((v) => v?.toLowerCase()),
+  RAILYARD_SQLITE_FILE: text,
+  RAILYARD_SQLITE_SYNC: oneOf(['full', 'normal']),
+  RAILYARD_KURRENTDB_URL: text,
+  RAILYARD_POSTGRES_URL: text,
+  RAILYARD_POSTGRES_SCHEMA: textOr('railyard'),
+  RAILYARD_REDIS_URL: text,
+  RAILYARD_REDIS_NAMESPACE: textOr('rm1'),
+  RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS: int(5000, 0, 600_000),
+  RAILYARD_PROJECTOR_BATCH_SIZE: int(500, 1, 1_000_000),
+  RAILYARD_PROJECTOR_LEASE_TTL_MS: int(15_000, 1, 3_600_000),
+  RAILYARD_ENGINE: oneOf(['on', 'off']),
+  RAILYARD_ENGINE_TICK_MS: int(1000, 10, 3_600_000),
+  RAILYARD_ENGINE_VERIFY_MS: int(30_000, 100, 86_400_000),
+  RAILYARD_ENGINE_LEASE_TTL_MS: int(10_000, 100, 3_600_000),
+  RAILYARD_CI_CONCURRENCY: int(2, 1, 256),
+  RAILYARD_CI_KILL_GRACE_MS: int(5000, 0, 600_000),
+  RAILYARD_CI_SANDBOX: oneOf(['bwrap', 'off']),
+  RAILYARD_CI_NETWORK: oneOf(['none', 'host']),
+  RAILYARD_ORG_SLUG: textOr('railyard').refine((v) => SLUG.test(v), { message: "must be letters, digits, '.', '_' or '-'" }),
+  RAILYARD_PAGE_TOKEN_SECRET: text.refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
+  RAILYARD_JUNIT_PARSE_WORKERS: int(1, 0, 16),
+  RAILYARD_JUNIT_MAX_QUEUED: int(8, 0, 1000),
+  RAILYARD_TEST_HEALTH_SWEEP_MINUTES: int(60, 0, 7 * 24 * 60),
+  RAILYARD_TEST_HISTORY_DAYS: int(60, 1, 3650),
+  RAILYARD_TEST_HISTORY_MAX_RUNS: int(300, 10, 100_000),
+  RAILYARD_LOG_LEVEL: textOr('info'),
+  // GitHub's App settings (RAILYARD_GITHUB_APP_ID, …) are parsed by @railyard/github's parseGithubSettings.
+  RAILYARD_GITHUB_STICKY_COMMENT: oneOf(['off', 'on']),
+});
+
+export type RailyardEnv = z.infer<typeof railyardEnvSchema>;
+
+/** Parses the environment once; the first bad variable is named in the error. */
+export const parseRailyardEnv = (env: Record<string, string | undefined>): RailyardEnv => {
+  const parsed = railyardEnvSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`${issue?.path.join('.') ?? 'environment'} ${issue?.message ?? 'is not valid'}`);
+};
