@@ -18,6 +18,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
   start: () => import('./start'),
+  github: () => import('./github'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

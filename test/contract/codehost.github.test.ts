@@ -2,6 +2,9 @@ import type { RepoRef } from '@railyard/domain';
 import { codeHostContract } from './codehost.contract';
 import { GITHUB_HOST, startGithubBed } from './support/github-bed';
 
+// Every step is an HTTP call to the fake GitHub: slower than git on disk, above all on a loaded machine.
+jest.setTimeout(60_000);
+
 const REPO: RepoRef = { host: GITHUB_HOST, owner: 'acme', name: 'widgets' };
 const FULL = 'acme/widgets';
 

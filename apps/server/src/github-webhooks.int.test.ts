@@ -62,7 +62,7 @@ const reactionsOf = (comment: { id: number; issueNumber: number }): string[] =>
 
 beforeEach(async () => {
   dir = await makeTempDir('railyard-github-');
-  // The engine drives the local host; GitHub's side of the engine is not part of these tests.
+  // The engine (and the check runs beside it) stays off: these tests drive the queue's engine side by hand.
   process.env.RAILYARD_ENGINE = 'off';
   fake = await FakeGithub.start({ behaviour: { mergedFlagDelayMs: 0 } });
   await fake.createRepo({ repo: REPO, files: { 'README.md': '# widgets\n' } });
@@ -145,8 +145,7 @@ describe('POST /github/webhooks', () => {
       }),
     ]);
     expect(reactionsOf(comment)).toEqual(['+1']);
-    const checkRun = () => fake.checkRuns(REPO, pr.headSha).find((r) => r.name === 'Railyard (main)');
-    await eventually(() => checkRun()?.output.title === 'Queued at position 1', 'the check run says queued');
+    // The answer is the reaction (and the check run, which the engine's process writes: test/e2e/github.e2e.test.ts), not a comment.
     expect(fake.comments(REPO, pr.number)).toHaveLength(1);
   });
 
@@ -227,7 +226,6 @@ describe('POST /github/webhooks', () => {
     fake.comment(REPO, pushed.number, 'alice', '/railyard merge');
     fake.comment(REPO, closed.number, 'alice', '/railyard merge');
     await settled();
-    const queuedHead = pushed.headSha;
     await fake.commit({ repo: REPO, branch: 'feature', files: { 'feature.txt': 'again\n' }, user: 'alice' });
     await fake.closePullRequest(REPO, closed.number, 'alice');
     await settled();
@@ -236,9 +234,6 @@ describe('POST /github/webhooks', () => {
       expect.objectContaining({ prNumber: pushed.number, reason: 'PR_PUSHED_TO' }),
       expect.objectContaining({ prNumber: closed.number, reason: 'PR_CLOSED' }),
     ]);
-    const checkRun = () => fake.checkRuns(REPO, queuedHead).find((r) => r.name === 'Railyard (main)');
-    await eventually(() => checkRun()?.conclusion === 'cancelled', 'the check run says cancelled');
-    expect(checkRun()?.output.title).toMatch(/^Cancelled: the pull request was pushed to/);
   });
 
   it('when a PR whose tests passed is closed (Railyard closes a squashed PR after landing it), then the webhook does not cancel it', async () => {

@@ -112,18 +112,20 @@ export const startServer = async (
   const port = (server.address() as AddressInfo).port;
   selfUrl = `http://${config.host}:${port}`;
   composed.setSelfUrl(selfUrl);
-  // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one process, so one writer).
-  const checkRuns = githubApi
-    ? new CheckRunPublisher({
-        eventStore,
-        github: githubApi.app,
-        host: githubApi.host,
-        appId: githubApi.appId,
-        publicUrl: ciSettings.publicUrl ?? selfUrl,
-        logger,
-        stickyComments: config.githubStickyComments,
-      })
-    : null;
+  // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one
+  // process, so one writer); with the engine off, the standalone engine writes them under its leases.
+  const checkRuns =
+    githubApi && config.engine.enabled
+      ? new CheckRunPublisher({
+          eventStore,
+          github: githubApi.app,
+          host: githubApi.host,
+          appId: githubApi.appId,
+          publicUrl: ciSettings.publicUrl ?? selfUrl,
+          logger,
+          stickyComments: config.githubStickyComments,
+        })
+      : null;
   await checkRuns?.start();
   logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
   return {

@@ -38,6 +38,8 @@ describe('parseGithubSettings', () => {
       'github.com',
     );
     expect(() => parseGithubSettings(env({ RAILYARD_GITHUB_HOST: 'not a host/' }))).toThrow(/RAILYARD_GITHUB_HOST/);
+    expect(parseGithubSettings(env({ RAILYARD_GITHUB_WRITE_INTERVAL_MS: '50' }))?.writeIntervalMs).toBe(50);
+    expect(() => parseGithubSettings(env({ RAILYARD_GITHUB_WRITE_INTERVAL_MS: 'fast' }))).toThrow(/WRITE_INTERVAL/);
   });
 
   test('when the key is given on one line with escaped newlines, then it is restored', () => {

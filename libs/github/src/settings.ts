@@ -22,6 +22,11 @@ export interface GithubSettings {
    * the public API, else the API URL's host name (a GHES server). Absent: githubHostOf(apiUrl).
    */
   host?: string;
+  /**
+   * Least time between two writes of one installation (RAILYARD_GITHUB_WRITE_INTERVAL_MS, default
+   * 1000 as GitHub asks); a GitHub Enterprise Server without secondary limits, or a fake, may go lower.
+   */
+  writeIntervalMs?: number;
 }
 
 /** github.com for the public API; the server's host name for GitHub Enterprise Server and anything else. */
@@ -78,7 +83,7 @@ export interface ParseOptions {
  */
 export const parseGithubSettings = (env: Record<string, string | undefined>, opts: ParseOptions = {}): GithubSettings | null => {
   const present = (name: string) => env[name] !== undefined && env[name] !== '';
-  if (![...KEYS, 'RAILYARD_GITHUB_API_URL', 'RAILYARD_GITHUB_HOST'].some(present)) return null;
+  if (![...KEYS, 'RAILYARD_GITHUB_API_URL', 'RAILYARD_GITHUB_HOST', 'RAILYARD_GITHUB_WRITE_INTERVAL_MS'].some(present)) return null;
   const missing = KEYS.filter((name) => !present(name));
   if (missing.length > 0) throw new Error(`GitHub is partly configured: ${missing.join(', ')} missing`);
   const parsed = rawSchema.safeParse({
@@ -99,8 +104,12 @@ export const parseGithubSettings = (env: Record<string, string | undefined>, opt
     ? (env.RAILYARD_GITHUB_HOST as string).toLowerCase()
     : githubHostOf(parsed.data.RAILYARD_GITHUB_API_URL);
   if (!HOST_NAME.test(host)) throw new Error('RAILYARD_GITHUB_HOST must be a host name (github.com, ghes.example.com)');
+  const interval = present('RAILYARD_GITHUB_WRITE_INTERVAL_MS') ? Number(env.RAILYARD_GITHUB_WRITE_INTERVAL_MS) : undefined;
+  if (interval !== undefined && (!Number.isInteger(interval) || interval < 0 || interval > 60_000))
+    throw new Error('RAILYARD_GITHUB_WRITE_INTERVAL_MS must be an integer from 0 to 60000');
   return {
     host,
+    ...(interval !== undefined ? { writeIntervalMs: interval } : {}),
     appId: parsed.data.RAILYARD_GITHUB_APP_ID,
     privateKey,
     webhookSecret: parsed.data.RAILYARD_GITHUB_WEBHOOK_SECRET,

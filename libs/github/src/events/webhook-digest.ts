@@ -1,4 +1,5 @@
 import type { RepoRef } from '@railyard/domain';
+import { hostEventsOf, type GithubHostEvent } from '../host/host-events';
 import { TEST_BRANCH_PREFIX } from '../host/test-branch';
 
 /**
@@ -7,12 +8,8 @@ import { TEST_BRANCH_PREFIX } from '../host/test-branch';
  * the digest and acts on it (docs/github.md, "What happens on each event").
  */
 
-/** A change the engine re-reads from GitHub; the same shapes as the engine's host events. */
-export type GithubHostHint =
-  | { kind: 'pull'; repo: RepoRef; number: number }
-  | { kind: 'branch'; repo: RepoRef; branch: string }
-  | { kind: 'status'; repo: RepoRef; sha: string }
-  | { kind: 'resync'; repo: RepoRef };
+/** A change the engine re-reads from GitHub: the adapter's own host events (`hostEventsOf`, one rule for both). */
+export type GithubHostHint = GithubHostEvent;
 
 /** A pull request as a `pull_request` event shows it. */
 export interface WebhookPull {
@@ -151,7 +148,17 @@ const digestCheck = (base: WebhookDigest, payload: Json, repo: RepoRef, opts: Di
  * The digest of a verified delivery, or why it is ignored. `payload` is untrusted JSON (signed by
  * GitHub, but read defensively): anything malformed is ignored rather than thrown on.
  */
-export const digestWebhook = (event: string, payloadIn: unknown, opts: DigestOptions): WebhookDigest | IgnoredDelivery => {
+export const digestWebhook = (event: string, payload: unknown, opts: DigestOptions): WebhookDigest | IgnoredDelivery => {
+  const digest = digestOf(event, payload, opts);
+  if (isIgnored(digest)) return digest;
+  // What the engine re-reads is the GitHub host's rule; this digest only decides what is worth recording.
+  const hints = hostEventsOf(opts.host, event, payload);
+  if (hints.length === 0 && !digest.pull && !digest.comment && event !== 'installation')
+    return { ignored: `${event}.${digest.action ?? ''}: nothing to re-read` };
+  return { ...digest, hints };
+};
+
+const digestOf = (event: string, payloadIn: unknown, opts: DigestOptions): WebhookDigest | IgnoredDelivery => {
   if (!CONSUMED_EVENTS.has(event)) return { ignored: `event ${event}` };
   const payload = obj(payloadIn);
   if (!payload) return { ignored: 'payload is not an object' };

@@ -3,7 +3,8 @@ import type { MergeMethod, Mergeability, PullRequestSnapshot, RepoRef, ReportedS
 import { GitHostError } from '@railyard/githost';
 import type { GithubApp } from '../github-app';
 import { hostEventsOf, type GithubHostEvent } from './host-events';
-import { checkBranch, checkSha, RepoApi } from './repo-api';
+import { HostMemory } from './memory';
+import { checkBranch, checkSha, RepoApi, type PullView } from './repo-api';
 import { messageOf, RepoClients, statusOf } from './repo-client';
 import { mergeReports } from './statuses';
 import { buildTestBranch, CARRY_BRANCH_PREFIX, TEST_BRANCH_PREFIX, type Built, type StackedPull } from './test-branch';
@@ -38,6 +39,7 @@ export class GithubCodeHost {
   private readonly polling = new Set<string>();
   private readonly pollMs: readonly number[];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly memory = new HostMemory(30_000, 5_000, 10_000);
   private closed = false;
 
   constructor(opts: GithubCodeHostOptions) {
@@ -51,6 +53,13 @@ export class GithubCodeHost {
     return new RepoApi(await this.clients.of(repo), repo);
   }
 
+  /** Reads the PR and remembers it for a moment (markMerged right after the pre-landing read, a squash's author). */
+  private async readPull(api: RepoApi, number: number): Promise<PullView | null> {
+    const pr = await api.pull(number);
+    if (pr !== null) this.memory.pullRead(api.repo, pr, { login: pr.author, id: pr.authorId });
+    return pr;
+  }
+
   /** The REST calls of one repository, for GithubCi (the same installation client). */
   repoApi(repo: RepoRef): Promise<RepoApi> {
     return this.api(repo);
@@ -59,12 +68,14 @@ export class GithubCodeHost {
   /** The PR now; drafts read as they are (their mergeability says they are not ready). */
   async pullRequest(repo: RepoRef, number: number): Promise<Omit<PullRequestSnapshot, 'mergeability'> | null> {
     const api = await this.api(repo);
-    const pr = await api.pull(number);
+    const pr = await this.readPull(api, number);
     if (pr === null) return null;
     let state = pr.state;
     // A PR whose change Railyard landed as new commits (squash, rebase) is closed by Railyard with a
     // marked comment: it reads merged, as it does on the local host.
-    if (state === 'closed' && (await api.appComments(number, this.appId)).some((body) => body.includes(LANDED_MARKER))) state = 'merged';
+    if (state === 'closed' && this.memory.wasClosedAfterLanding(repo, number)) state = 'merged';
+    else if (state === 'closed' && (await api.appComments(number, this.appId)).some((body) => body.includes(LANDED_MARKER)))
+      state = 'merged';
     return { number: pr.number, title: pr.title, author: pr.author, headSha: pr.headSha, baseBranch: pr.baseBranch, state };
   }
 
@@ -73,7 +84,7 @@ export class GithubCodeHost {
    * GitHost read side) never wait for GitHub to work it out.
    */
   async snapshot(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> {
-    const pr = await (await this.api(repo)).pull(number);
+    const pr = await this.readPull(await this.api(repo), number);
     if (pr === null) return null;
     const mergeability: Mergeability =
       pr.state !== 'open'
@@ -101,7 +112,7 @@ export class GithubCodeHost {
    */
   async mergeability(repo: RepoRef, number: number, headSha: string): Promise<Mergeability> {
     const api = await this.api(repo);
-    const pr = await api.pull(number);
+    const pr = await this.readPull(api, number);
     if (pr === null || pr.state !== 'open') return 'not_mergeable';
     if (pr.headSha !== headSha) return 'unspecified';
     if (pr.draft) return 'unspecified';
@@ -146,7 +157,9 @@ export class GithubCodeHost {
 
   async branchHead(repo: RepoRef, branch: string): Promise<{ sha: string; tree: string } | null> {
     const api = await this.api(repo);
-    const sha = await api.branchSha(branch);
+    // Right after a landing the base is where it was landed until a push is announced (or 10 s pass):
+    // a stale answer could only cost a refused landing, never land something untested.
+    const sha = this.memory.knownHead(repo, branch) ?? (await api.branchSha(branch));
     return sha === null ? null : { sha, tree: (await api.commit(sha)).tree };
   }
 
@@ -171,12 +184,33 @@ export class GithubCodeHost {
     repo: RepoRef,
     request: { baseSha: string; stack: readonly StackedPull[]; method: MergeMethod; testRunId: string; prNumber: number },
   ): Promise<Built> {
-    return buildTestBranch(await this.api(repo), request);
+    const built = await buildTestBranch(await this.api(repo), request, (headSha) => {
+      const author = this.memory.authorOf(repo, headSha);
+      // As GitHub authors a squash: the PR's author, with their no-reply address.
+      return (
+        author && { name: author.login, email: `${author.id}+${author.login}@users.noreply.github.com`, date: new Date().toISOString() }
+      );
+    });
+    if (built.ok) {
+      this.memory.built(
+        repo,
+        request.stack.map((p) => p.number),
+        request.method,
+      );
+      this.memory.testBranchMoved(repo, built.branch, built.sha);
+    }
+    return built;
   }
 
   async listTestBranches(repo: RepoRef): Promise<{ branch: string; testRunId: string }[]> {
-    const branches = await (await this.api(repo)).branchesUnder(TEST_BRANCH_PREFIX);
-    return branches.map(({ branch }) => ({ branch, testRunId: branch.split('/').pop() ?? '' }));
+    let branches = this.memory.branchesOf(repo);
+    if (!branches) {
+      // Listed from GitHub at most every 30 s (the engine's verification); between listings this
+      // adapter's own creations and deletions keep the list, and orphans wait for the next listing.
+      branches = new Map((await (await this.api(repo)).branchesUnder(TEST_BRANCH_PREFIX)).map((b) => [b.branch, b.sha]));
+      this.memory.listedBranches(repo, branches);
+    }
+    return [...branches.keys()].map((branch) => ({ branch, testRunId: branch.split('/').pop() ?? '' }));
   }
 
   /**
@@ -186,11 +220,12 @@ export class GithubCodeHost {
   async deleteBranch(repo: RepoRef, branch: string, expectedSha?: string): Promise<void> {
     const api = await this.api(repo);
     checkBranch(branch);
-    if (expectedSha !== undefined) {
+    if (expectedSha !== undefined && this.memory.testBranchSha(repo, branch) !== expectedSha) {
       const sha = await api.branchSha(branch);
       if (sha === null || sha !== expectedSha) return;
     }
     await api.deleteBranch(branch);
+    this.memory.testBranchMoved(repo, branch, null);
   }
 
   async carryOnto(
@@ -272,10 +307,15 @@ export class GithubCodeHost {
     checkSha(request.expected, 'expected');
     try {
       await api.updateBranch(request.branch, request.sha, false);
+      this.memory.landedOn(repo, request.branch, request.sha);
       return { landed: true };
     } catch (err) {
+      this.memory.forget({ kind: 'branch', repo, branch: request.branch });
       const actual = await api.branchSha(request.branch);
-      if (actual === request.sha) return { landed: true };
+      if (actual === request.sha) {
+        this.memory.landedOn(repo, request.branch, request.sha);
+        return { landed: true };
+      }
       if (actual !== request.expected) return { landed: false, actual };
       // Still where the engine saw it: GitHub refused this move itself (not a descendant, or a branch
       // rule the App may not bypass), or the request failed on the way. Either way nothing landed.
@@ -296,14 +336,25 @@ export class GithubCodeHost {
    */
   async markMerged(repo: RepoRef, number: number): Promise<void> {
     const api = await this.api(repo);
-    const pr = await api.pull(number);
+    // The engine read the PR just before landing; that read is good enough to know it was open.
+    const pr = this.memory.recentPull(repo, number) ?? (await this.readPull(api, number));
     if (pr === null || pr.state !== 'open') return;
-    const cmp = await api.compare(pr.baseBranch, pr.headSha);
-    if (cmp.status === 'behind' || cmp.status === 'identical') return;
+    const method = this.memory.methodOf(repo, number);
+    const landedSha = this.memory.lastLanding(repo, pr.baseBranch);
+    let link: string;
+    if ((method === 'squash' || method === 'rebase') && landedSha !== undefined) {
+      // This adapter wrote new commits for it: GitHub will not flag it merged, nothing to ask.
+      link = `${pr.repoUrl}/commit/${landedSha}`;
+    } else {
+      const cmp = await api.compare(pr.baseBranch, pr.headSha);
+      if (cmp.status === 'behind' || cmp.status === 'identical') return;
+      link = cmp.baseUrl;
+    }
     await api.closePull(number);
+    this.memory.closedAfterLanding(repo, number);
     await api.comment(
       number,
-      `${LANDED_MARKER}\nMerged by Railyard as ${cmp.baseUrl} (the tested commit; GitHub does not mark squashed or rebased changes merged).`,
+      `${LANDED_MARKER}\nMerged by Railyard as ${link} (the tested commit; GitHub does not mark squashed or rebased changes merged).`,
     );
   }
 
@@ -315,8 +366,11 @@ export class GithubCodeHost {
   /** Hands host events worked out elsewhere (an API process's webhooks, over Redis: hints.ts) to the watchers. */
   announce(events: readonly GithubHostEvent[]): void {
     for (const e of events) {
+      // The close this adapter made after landing the PR's change: nothing new to read.
+      if (e.kind === 'pull' && e.closed && this.memory.wasClosedAfterLanding(e.repo, e.number)) continue;
       // The App gained or lost the repository: its installation may have changed.
       if (e.kind === 'resync') this.clients.forget(e.repo);
+      this.memory.forget(e);
       this.emit(e);
     }
   }

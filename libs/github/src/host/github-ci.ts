@@ -64,11 +64,17 @@ export class GithubCi {
   }): Promise<RequiredAnswer> {
     if (input.queueList.length > 0) return requiredStatusesFrom(input.queueList, { railyard: null, trunk: null });
     const api = await this.host.repoApi(input.repo);
-    const railyardText = await api.fileAt(RAILYARD_CONFIG_FILE, input.sha);
+    // The files are found in the commit's tree (one request; the commit is usually one this adapter
+    // wrote, so its tree is known) and read only when their blob is new to this process.
+    const root = await api.tree((await api.commit(input.sha)).tree);
+    const railyardBlob = root.find((e) => e.path === RAILYARD_CONFIG_FILE && e.type === 'blob');
+    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, input.sha) : null;
     const railyard = railyardText === null ? null : parseRailyardConfig(railyardText);
-    // .trunk/trunk.yaml is read only when .railyard.yml does not settle it, saving a request per run.
+    // .trunk/trunk.yaml is looked for only when .railyard.yml does not settle it.
     const settled = railyard !== null && (!railyard.ok || railyard.config.requiredStatuses !== undefined);
-    const trunkText = settled ? null : await api.fileAt(TRUNK_CONFIG_FILE, input.sha);
+    const trunkDir = settled ? undefined : root.find((e) => e.path === '.trunk' && e.type === 'tree');
+    const trunkBlob = trunkDir ? (await api.tree(trunkDir.sha)).find((e) => e.path === 'trunk.yaml' && e.type === 'blob') : undefined;
+    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, input.sha) : null;
     const fromFiles = requiredStatusesFrom([], { railyard, trunk: trunkText === null ? null : parseTrunkConfig(trunkText) });
     if (!('error' in fromFiles) || fromFiles.error !== 'START_TEST_RUN_NO_REQUIRED_STATUSES' || input.branch === undefined)
       return fromFiles;

@@ -18,7 +18,12 @@ describe('webhook deliveries as host events', () => {
     for (const key of ['pull-request-opened', 'pull-request-synchronize', 'pull-request-closed', 'pull-request-ready-for-review']) {
       const p = example(key);
       expect(hostEventsOf('github.com', 'pull_request', p)).toEqual([
-        { kind: 'pull', repo: repoOf(p), number: (p.pull_request as { number: number }).number },
+        {
+          kind: 'pull',
+          repo: repoOf(p),
+          number: (p.pull_request as { number: number }).number,
+          ...(key === 'pull-request-closed' ? { closed: true } : {}),
+        },
       ]);
     }
   });
@@ -39,6 +44,9 @@ describe('webhook deliveries as host events', () => {
     expect(hostEventsOf('github.com', 'check_run', run)).toEqual([
       { kind: 'status', repo: repoOf(run), sha: (run.check_run as { head_sha: string }).head_sha },
     ]);
+    // A suite's runs are announced one by one: only its completion is a hint too.
+    expect(hostEventsOf('github.com', 'check_suite', example('check-suite-requested'))).toEqual([]);
+    expect(hostEventsOf('github.com', 'check_suite', example('check-suite-completed'))).toHaveLength(1);
   });
 
   it('when the App gains repositories, then each is resynced; comments and unknown events name nothing', () => {

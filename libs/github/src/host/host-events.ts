@@ -2,7 +2,8 @@ import type { Mergeability, RepoRef } from '@railyard/domain';
 
 /** The events the GitHub adapter announces; the same shape as the engine's HostEvent (apps/engine/src/host/port.ts). */
 export type GithubHostEvent =
-  | { kind: 'pull'; repo: RepoRef; number: number }
+  /** `closed`: the delivery says the PR was closed (the adapter ignores the one it caused by closing a landed PR). */
+  | { kind: 'pull'; repo: RepoRef; number: number; closed?: true }
   | { kind: 'branch'; repo: RepoRef; branch: string }
   | { kind: 'status'; repo: RepoRef; sha: string }
   | { kind: 'mergeability'; repo: RepoRef; number: number; headSha: string; mergeability: Mergeability }
@@ -44,7 +45,8 @@ export const hostEventsOf = (host: string, event: string, payload: unknown): Git
   switch (event) {
     case 'pull_request': {
       const number = obj(p.pull_request)?.number ?? p.number;
-      return repo && typeof number === 'number' ? [{ kind: 'pull', repo, number }] : [];
+      if (!repo || typeof number !== 'number') return [];
+      return [p.action === 'closed' ? { kind: 'pull', repo, number, closed: true } : { kind: 'pull', repo, number }];
     }
     case 'push': {
       const ref = str(p.ref);
@@ -54,8 +56,10 @@ export const hostEventsOf = (host: string, event: string, payload: unknown): Git
       const sha = str(p.sha);
       return repo && sha ? [{ kind: 'status', repo, sha }] : [];
     }
-    case 'check_run':
-    case 'check_suite': {
+    case 'check_suite':
+    case 'check_run': {
+      // A suite's runs are announced one by one; only the suite's end is worth a re-read more.
+      if (event === 'check_suite' && p.action !== 'completed') return [];
       const sha = str(obj(p[event])?.head_sha);
       return repo && sha ? [{ kind: 'status', repo, sha }] : [];
     }

@@ -19,7 +19,11 @@ export const openGithub = async (
   settings: GithubSettings,
   opts: { logger?: GithubLogger; registry?: Registry } = {},
 ): Promise<GithubParts> => {
-  const app = await createGithubApp({ settings, ...opts });
+  const app = await createGithubApp({
+    settings,
+    ...opts,
+    ...(settings.writeIntervalMs !== undefined ? { writeMinTimeMs: settings.writeIntervalMs } : {}),
+  });
   const hostName = settings.host ?? githubHostOf(settings.apiUrl);
   const host = new GithubCodeHost({ app, appId: settings.appId, host: hostName });
   const ci = new GithubCi({ host });

@@ -19,7 +19,10 @@ export interface PullView {
   number: number;
   title: string;
   author: string;
+  authorId: number;
   headSha: string;
+  /** The base repository's page (`https://github.com/acme/widgets`), for links. */
+  repoUrl: string;
   baseBranch: string;
   state: 'open' | 'closed' | 'merged';
   draft: boolean;
@@ -41,6 +44,9 @@ export const checkBranch = (branch: string): string => {
 };
 
 const commits = new LRUCache<string, GitCommit>({ max: 20_000 });
+/** Trees and blobs never change either: cached by sha. */
+const trees = new LRUCache<string, { path: string; type: string; sha: string }[]>({ max: 5_000 });
+const blobs = new LRUCache<string, string>({ max: 2_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (text) => Math.max(1, text.length) });
 
 /**
  * The REST calls of one repository the adapter makes, each one request (the adapter counts them per
@@ -235,6 +241,8 @@ export class RepoApi {
       number: p.number,
       title: p.title,
       author: p.user.login,
+      authorId: Number(p.user.id),
+      repoUrl: p.base.repo.html_url,
       headSha: p.head.sha,
       baseBranch: p.base.ref,
       state: p.merged ? 'merged' : p.state === 'open' ? 'open' : 'closed',
@@ -329,5 +337,26 @@ export class RepoApi {
       if (status === 404 || status === 403) return [];
       throw err;
     }
+  }
+
+  /** The entries of a tree (one level), cached by its sha. */
+  async tree(treeSha: string): Promise<{ path: string; type: string; sha: string }[]> {
+    const key = this.cacheKey(checkSha(treeSha, 'tree'));
+    const known = trees.get(key);
+    if (known) return known;
+    const res = await this.octokit.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', { ...this.params, tree_sha: treeSha });
+    const entries = res.data.tree.flatMap((e) => (e.path && e.type && e.sha ? [{ path: e.path, type: e.type, sha: e.sha }] : []));
+    trees.set(key, entries);
+    return entries;
+  }
+
+  /** The text of the blob `blobSha`, which is `path` at `ref`: read once per blob (contents API), then cached. */
+  async blobText(blobSha: string, path: string, ref: string): Promise<string | null> {
+    const key = this.cacheKey(checkSha(blobSha, 'blob'));
+    const known = blobs.get(key);
+    if (known !== undefined) return known;
+    const text = await this.fileAt(path, ref);
+    if (text !== null) blobs.set(key, text);
+    return text;
   }
 }

@@ -46,6 +46,9 @@ type Step = { ok: true; tip: Tip } | { ok: false };
  * copies each commit of the PR in turn, so each three-way merge is against that commit's own parent
  * (a cherry-pick). A commit that changes nothing is dropped, as git rebase drops it.
  */
+/** The author of a squash: the PR's author as GitHub writes it, when known, else read from the head commit. */
+export type AuthorOf = (headSha: string) => GitCommit['author'] | undefined;
+
 export const applyOnto = async (
   api: RepoApi,
   scratch: string,
@@ -53,6 +56,7 @@ export const applyOnto = async (
   tip: Tip,
   pr: StackedPull,
   baseSha: string,
+  authorOf: AuthorOf = () => undefined,
 ): Promise<Step> => {
   if (method === 'merge_commit') {
     const title = pr.title ?? firstLine((await api.commit(pr.headSha)).message);
@@ -61,16 +65,17 @@ export const applyOnto = async (
     return { ok: true, tip: merged.kind === 'nothing' ? tip : { sha: merged.sha, tree: merged.tree } };
   }
   if (method === 'squash') {
-    const head = await api.commit(pr.headSha);
+    const known = pr.title !== undefined ? authorOf(pr.headSha) : undefined;
+    const head = known ? undefined : await api.commit(pr.headSha);
     const merged = await api.merge(scratch, pr.headSha, `railyard: stack #${pr.number}`);
     if (merged.kind === 'conflict') return { ok: false };
     if (merged.kind === 'nothing' || merged.tree === tip.tree) return { ok: true, tip };
     const squash = await api.createCommit({
       tree: merged.tree,
       parents: [tip.sha],
-      message: `${pr.title ?? firstLine(head.message)} (#${pr.number})\n`,
+      message: `${pr.title ?? firstLine(head?.message ?? '')} (#${pr.number})\n`,
       // A squash keeps who wrote the change; the App is the committer.
-      author: head.author,
+      author: known ?? (head as GitCommit).author,
     });
     return { ok: true, tip: { sha: squash.sha, tree: squash.tree } };
   }
@@ -106,7 +111,7 @@ const checkStack = (request: BuildRequest): string => {
  * forced). A PR that does not apply deletes the branch and is named with what it clashes with: the
  * base when it does not apply alone, else the PR just ahead of it. GitHub's 409 names no files.
  */
-export const buildTestBranch = async (api: RepoApi, request: BuildRequest): Promise<Built> => {
+export const buildTestBranch = async (api: RepoApi, request: BuildRequest, authorOf?: AuthorOf): Promise<Built> => {
   const branch = checkStack(request);
   const base = await api.commit(request.baseSha);
   if (!(await api.createBranch(branch, request.baseSha))) throw new GitHostError('REF_EXISTS', `${branch} exists already`);
@@ -114,7 +119,7 @@ export const buildTestBranch = async (api: RepoApi, request: BuildRequest): Prom
   const steps: { number: number; sha: string; tree: string }[] = [];
   try {
     for (const [index, pr] of request.stack.entries()) {
-      const step = await applyOnto(api, branch, request.method, tip, pr, request.baseSha);
+      const step = await applyOnto(api, branch, request.method, tip, pr, request.baseSha, authorOf);
       if (!step.ok) {
         await api.deleteBranch(branch);
         return { ok: false, conflict: await attribute(api, request, index, base) };
