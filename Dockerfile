@@ -14,8 +14,8 @@ COPY apps/engine/package.json apps/engine/
 COPY apps/projector/package.json apps/projector/
 COPY apps/server/package.json apps/server/
 COPY apps/simulator/package.json apps/simulator/
-COPY libs/auth/package.json libs/auth/
 COPY libs/api-schema/package.json libs/api-schema/
+COPY libs/auth/package.json libs/auth/
 COPY libs/ci/package.json libs/ci/
 COPY libs/domain/package.json libs/domain/
 COPY libs/eventstore/package.json libs/eventstore/

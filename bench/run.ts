@@ -17,6 +17,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   ci: () => import('./ci'),
   'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
+  dashboard: () => import('./dashboard'),
   start: () => import('./start'),
   github: () => import('./github'),
 };

@@ -96,7 +96,7 @@ describe('railyard submit --wait against a real server and the local CI', () => 
 
     expect(run.code).toBe(3);
     const out = lines(run.stdout);
-    expect(out.pop()).toMatch(/^#3 cancelled · API_REQUESTED/);
+    expect(out.pop()).toBe('#3 cancelled · cancelled through the API');
     // While it tested, the line carried the check and its log link.
     expect(out.some((l) => /^#3 testing · .* · checks: test pending http:\/\/\S+\/ci\/logs\/\S+\/test$/.test(l))).toBe(true);
   });

@@ -46,6 +46,8 @@ describe('submitting and reading pull requests', () => {
       prSha: pr.headSha,
       prBaseBranch: 'main',
       prAuthor: 'Test Author',
+      stateReason: { code: 'API_REQUESTED', message: 'queued: submitted through the API' },
+      waitingOn: [{ kind: 'engine', message: 'the merge engine to start a test run' }],
     });
   });
 
@@ -112,6 +114,8 @@ describe('submitting and reading pull requests', () => {
       priority: 0,
       priorityName: 'urgent',
       stateChangedAt: expect.any(String),
+      stateReason: { code: 'API_REQUESTED', message: 'queued: submitted through the API' },
+      waitingOn: [{ kind: 'engine', message: 'the merge engine to start a test run' }],
     });
   });
 

@@ -12,6 +12,9 @@ import type { TokenRegistry } from '@railyard/auth';
 import { ciPageRouters, ciRouters } from './ci/routes';
 import { githubRouter, type GithubApiParts } from './github';
 import { QueueCommands } from './queue-commands';
+import { createHmac } from 'node:crypto';
+import { dashboardRouter } from './dashboard/routes';
+import { Sessions } from './dashboard/session';
 import { historyRoutes } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
 import { createTestHealth, type TestHealth } from './routes/test-health';
@@ -81,11 +84,19 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     serverUrl: () => selfUrl,
     ...clock,
   });
+  // Derived from the page-token secret, which every replica shares (RAILYARD_PAGE_TOKEN_SECRET or the data dir):
+  // a session signed by one replica is good on all of them and survives a restart.
+  const sessions = new Sessions(
+    p.tokens,
+    createHmac('sha256', p.testHealthConfig.pageTokenSecret).update('dashboard-session').digest('base64url'),
+  );
   const ciHttp = {
     statuses: p.statuses,
     commits: new CommitChecker(p.gitRoot),
     dataDir: p.dataDir,
     ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}),
+    selfUrl: () => selfUrl,
+    sessions,
   };
   const routers = [
     metricsRoutes(deps, {
@@ -102,7 +113,17 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     app: buildApp(
       deps,
       routers,
-      ciPageRouters(deps, ciHttp),
+      [
+        ...ciPageRouters(deps, ciHttp),
+        dashboardRouter(deps, {
+          eventStore: p.eventStore,
+          metrics: p.metrics,
+          testHealthStore: p.testHealthStore,
+          pageTokenSecret: p.testHealthConfig.pageTokenSecret,
+          sessions,
+          clock: p.clock ?? { now: () => new Date() },
+        }),
+      ],
       p.github
         ? [
             githubRouter(p.github, {

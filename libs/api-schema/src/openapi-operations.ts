@@ -32,6 +32,18 @@ const PR = {
   prSha: '9c1f6e0b4a7d3e2f1c0b9a8d7e6f5a4b3c2d1e0f',
   prBaseBranch: 'main',
   prAuthor: 'ada',
+  stateReason: { code: 'TEST_RUN_STARTED', message: 'testing on run 7d2e (branch railyard-merge/pr-12/7d2e)', testRunId: '7d2e' },
+  waitingOn: [{ kind: 'required_statuses', message: 'required statuses missing on run 7d2e: test', checks: ['test'] }],
+  lastTestRun: {
+    id: '7d2e',
+    status: 'testing',
+    testBranch: 'railyard-merge/pr-12/7d2e',
+    checks: [
+      { name: 'lint', state: 'success', url: 'https://railyard.example.com/ci/logs/7d2e/lint' },
+      { name: 'test', state: 'pending', url: 'https://railyard.example.com/ci/logs/7d2e/test' },
+    ],
+    failedChecks: [],
+  },
 };
 const PR_KEY = { ...KEY, pr: { number: 12 } };
 
@@ -104,6 +116,9 @@ export const queueOperations: OperationDoc[] = [
               priority: 100,
               priorityName: 'medium',
               stateChangedAt: PR.stateChangedAt,
+              stateReason: PR.stateReason,
+              waitingOn: PR.waitingOn,
+              lastTestRun: PR.lastTestRun,
             },
           ],
         },

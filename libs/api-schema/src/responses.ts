@@ -8,6 +8,7 @@ import {
   QUEUE_MODES,
   QUEUE_STATES,
 } from '@railyard/domain';
+import { explanationFields } from './responses-explain';
 
 /**
  * What the queue and PR endpoints answer, as zod schemas: the OpenAPI document is generated from
@@ -61,6 +62,7 @@ export const enqueuedPullRequestSchema = z.object({
   priority: z.number().int().min(0).max(255),
   priorityName: z.enum(PRIORITY_NAMES),
   stateChangedAt: time,
+  ...explanationFields,
 });
 export type EnqueuedPullRequest = z.infer<typeof enqueuedPullRequestSchema>;
 
@@ -91,6 +93,7 @@ export const submittedPullRequestSchema = z.object({
   prSha: z.string(),
   prBaseBranch: z.string(),
   prAuthor: z.string(),
+  ...explanationFields,
 });
 export type SubmittedPullRequestResponse = z.infer<typeof submittedPullRequestSchema>;
 

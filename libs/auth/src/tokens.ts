@@ -66,6 +66,11 @@ export class TokenRegistry {
     return found;
   }
 
+  /** The configured token of this name (a dashboard session names its token, never holds its secret). */
+  byName(name: string): ApiToken | undefined {
+    return this.tokens.find((t) => t.name === name);
+  }
+
   get size(): number {
     return this.tokens.length;
   }

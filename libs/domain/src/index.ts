@@ -4,6 +4,8 @@ export * from './events';
 export * from './ids';
 export * from './priority';
 export * from './readiness';
+export * from './entry';
+export * from './explain';
 export * from './state';
 export * from './decide';
 export * from './commands/types';

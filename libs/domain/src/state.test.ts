@@ -108,6 +108,7 @@ describe('evolve', () => {
         forceEnqueued: false,
         state: 'not_ready',
         stateChangedAt: at(5),
+        stateReason: { code: 'API_REQUESTED' },
         submittedAt: at(5),
         seq: 2,
         readiness: readiness(),

@@ -1,27 +1,11 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
-import { entryStateAfter, isTerminal, type PrState, type QueueEvent, type Readiness, type TargetsRef } from './events';
+import { entryStateAfter, isTerminal, type QueueEvent, type TargetsRef } from './events';
 import type { CommitStatusState, HostProblemCode, RequiredStatusesSource, TestRunStep } from './events-engine';
 import type { RepoRef } from './ids';
-import type { PriorityName } from './priority';
+import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
 
-export interface Entry {
-  entryId: string;
-  prNumber: number;
-  title: string;
-  headSha: string;
-  author: string;
-  baseBranch: string;
-  priorityValue: number;
-  priorityName: PriorityName;
-  usedDefaultPriorityName?: PriorityName;
-  noBatch: boolean;
-  forceEnqueued: boolean;
-  state: PrState;
-  stateChangedAt: string;
-  submittedAt: string;
-  /** Submission order; FIFO within a priority level. */
-  seq: number;
-  readiness: Readiness;
+/** An entry of the queue: the facts every side folds alike (entry.ts), and the write side's scheduling fields. */
+export interface Entry extends EntryFacts {
   /** The run that decides this entry now: its own, or a successor's that passed with it (optimistic merge). */
   testRunId?: string;
   /**
@@ -132,11 +116,12 @@ const MERGES_KEPT = 10_000;
  */
 export const evolve = (state: QueueState, event: QueueEvent): QueueState => {
   const s = applyTestRuns(applyQueueLevel(state, event), event);
-  const moved = entryStateAfter(event);
-  if (moved && event.type !== 'PrSubmitted') {
-    const e = s.entries.get(moved.prNumber);
-    if (e && e.state !== moved.state) s.entries.set(moved.prNumber, { ...e, state: moved.state, stateChangedAt: event.data.at });
-    if (e && isTerminal(moved.state)) dropUnusedRuns(s);
+  const prNumber = (event.data as { prNumber?: unknown }).prNumber;
+  const e = typeof prNumber === 'number' && event.type !== 'PrSubmitted' ? s.entries.get(prNumber) : undefined;
+  if (e) {
+    const next = evolveEntry(e, event);
+    if (next !== e) s.entries.set(e.prNumber, next);
+    if (entryStateAfter(event) && isTerminal(next.state)) dropUnusedRuns(s);
   }
   return s;
 };
@@ -285,38 +270,8 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
       return next;
     }
     case 'PrSubmitted': {
-      const d = event.data;
-      state.entries.set(d.prNumber, {
-        entryId: d.entryId,
-        prNumber: d.prNumber,
-        title: d.title,
-        headSha: d.headSha,
-        author: d.author,
-        baseBranch: d.baseBranch,
-        priorityValue: d.priorityValue,
-        priorityName: d.priorityName,
-        usedDefaultPriorityName: d.usedDefaultPriorityName,
-        noBatch: d.noBatch,
-        forceEnqueued: false,
-        state: d.state,
-        stateChangedAt: d.at,
-        submittedAt: d.at,
-        seq: state.nextSeq,
-        readiness: d.readiness,
-      });
+      state.entries.set(event.data.prNumber, submittedEntry(event, state.nextSeq));
       return { ...state, nextSeq: state.nextSeq + 1 };
-    }
-    case 'PrPriorityChanged': {
-      const e = state.entries.get(event.data.prNumber);
-      if (!e) return state;
-      const { priorityValue, priorityName, usedDefaultPriorityName, noBatch } = event.data;
-      state.entries.set(e.prNumber, { ...e, priorityValue, priorityName, usedDefaultPriorityName, noBatch });
-      return state;
-    }
-    case 'PrReadinessChanged': {
-      const e = state.entries.get(event.data.prNumber);
-      if (e) state.entries.set(e.prNumber, { ...e, readiness: event.data.readiness });
-      return state;
     }
     case 'ImpactedTargetsSet': {
       const { prNumber, headSha, digest, count, all } = event.data;

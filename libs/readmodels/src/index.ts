@@ -1,5 +1,6 @@
 export * from './port';
 export { projectEvent } from './projection/project';
+export { prViewOf, entryFactsOf } from './projection/pr-view';
 export { foldBatch, targetsOfBatch, prKeyOf, type DocSet, type BatchChanges, type BatchTargets, type PrRef } from './projection/batch';
 export { isCurrent, positionOf, type QueueDoc, type PrDoc, type ProjectionDocs } from './projection/docs';
 export { byQueueOrder, isActive, queueOrderScore } from './projection/order';

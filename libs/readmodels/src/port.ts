@@ -1,4 +1,4 @@
-import type { PrState, QueueRunState, QueueSettings, Readiness, RepoRef, PriorityName, QueueMode } from '@railyard/domain';
+import type { PrState, QueueRunState, QueueSettings, Readiness, RepoRef, PriorityName, QueueMode, StateReason } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { TestRunView } from './testruns/docs';
 
@@ -28,6 +28,8 @@ export interface PrView {
   prAuthor: string;
   state: PrState;
   stateChangedAt: string;
+  /** The reason code of the event that moved it to its state (absent in documents folded before it was kept). */
+  stateReason?: StateReason;
   priorityValue: number;
   priorityName: PriorityName;
   usedDefaultPriorityName?: PriorityName;
@@ -39,6 +41,8 @@ export interface PrView {
   submittedAt: string;
   /** Submission order, for FIFO within a priority level. */
   seq: number;
+  /** The last run that tested or decided it: getTestRun(queueId, lastTestRunId) has its checks and logs. */
+  lastTestRunId?: string;
 }
 
 export interface ReadModelStore {

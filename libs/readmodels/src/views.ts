@@ -1,6 +1,6 @@
 import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
 import type { PrView, QueueView } from './port';
-import { isTerminal, isUrgent, type Entry, type QueueState } from '@railyard/domain';
+import type { Explanation, QueueState } from '@railyard/domain';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({
   state: q.state,
@@ -21,7 +21,7 @@ export const queueEnvelope = (q: QueueResponse): Record<string, unknown> => ({
   queue: q,
 });
 
-const enqueued = (p: PrView): EnqueuedPullRequest => ({
+const enqueued = (p: PrView, x: Explanation): EnqueuedPullRequest => ({
   number: p.prNumber,
   title: p.prTitle,
   sha: p.prSha,
@@ -30,14 +30,17 @@ const enqueued = (p: PrView): EnqueuedPullRequest => ({
   priority: p.priorityValue,
   priorityName: p.priorityName,
   stateChangedAt: p.stateChangedAt,
+  ...explanationFields(x),
 });
 
+/** getQueue: the queue and its PRs in order, each with its explanation (`explanations[i]` is `prs[i]`'s). */
 export const getQueueResponse = (
   q: QueueView,
   prs: PrView[],
+  explanations: Explanation[],
 ): Record<string, unknown> & Pick<GetQueueResponse, 'enqueuedPullRequests'> => ({
   ...queueEnvelope(queueResponse(q)),
-  enqueuedPullRequests: prs.map(enqueued),
+  enqueuedPullRequests: prs.map((p, i) => enqueued(p, explanations[i] as Explanation)),
 });
 
 /**
@@ -56,29 +59,8 @@ export const queueViewOfState = (s: QueueState): QueueView => ({
   updatedAt: '',
 });
 
-export const prViewOfEntry = (queueId: string, e: Entry): PrView => ({
-  queueId,
-  id: e.entryId,
-  prNumber: e.prNumber,
-  prTitle: e.title,
-  prSha: e.headSha,
-  prBaseBranch: e.baseBranch,
-  prAuthor: e.author,
-  state: e.state,
-  stateChangedAt: e.stateChangedAt,
-  priorityValue: e.priorityValue,
-  priorityName: e.priorityName,
-  ...(e.usedDefaultPriorityName ? { usedDefaultPriorityName: e.usedDefaultPriorityName } : {}),
-  skipTheLine: isUrgent(e.priorityValue),
-  forceEnqueued: e.forceEnqueued,
-  isCurrentlySubmittedToQueue: !isTerminal(e.state),
-  noBatch: e.noBatch,
-  readiness: e.readiness,
-  submittedAt: e.submittedAt,
-  seq: e.seq,
-});
-
-export const prResponse = (p: PrView): SubmittedPullRequestResponse => ({
+/** getSubmittedPullRequest: the spec's fields, then the explanation (docs/api.md, "Explanations"). */
+export const prResponse = (p: PrView, x: Explanation): SubmittedPullRequestResponse => ({
   id: p.id,
   state: p.state,
   readiness: {
@@ -100,4 +82,11 @@ export const prResponse = (p: PrView): SubmittedPullRequestResponse => ({
   prSha: p.prSha,
   prBaseBranch: p.prBaseBranch,
   prAuthor: p.prAuthor,
+  ...explanationFields(x),
+});
+
+const explanationFields = (x: Explanation): Pick<SubmittedPullRequestResponse, 'stateReason' | 'waitingOn' | 'lastTestRun'> => ({
+  stateReason: x.stateReason,
+  waitingOn: x.waitingOn,
+  ...(x.lastTestRun ? { lastTestRun: x.lastTestRun } : {}),
 });

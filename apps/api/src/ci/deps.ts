@@ -1,5 +1,6 @@
 import type { CommitChecker } from '@railyard/ci';
 import type { CommitStatusStore } from '@railyard/githost';
+import type { Sessions } from '../dashboard/session';
 
 /** What the CI endpoints need beside ApiDeps; the composition passes it in. */
 export interface CiHttpDeps {
@@ -7,6 +8,14 @@ export interface CiHttpDeps {
   commits: CommitChecker;
   /** Where `ci-logs/` lives (the runner writes there). */
   dataDir: string;
-  /** Base of the PR URLs in answers; unset: the scheme and host the request came to. */
+  /** Base of the PR URLs in answers (RAILYARD_PUBLIC_URL). */
   publicUrl?: string;
+  /**
+   * Without publicUrl: the address the process listens on, the base the check runner gives its log
+   * links too, so every URL handed out has one base (issue 14: prUrl said localhost while log links
+   * said 127.0.0.1). Only when neither is known: the scheme and host the request came to.
+   */
+  selfUrl?: () => string;
+  /** Dashboard sessions: a signed-in browser may read the check logs without the token header. */
+  sessions?: Sessions;
 }

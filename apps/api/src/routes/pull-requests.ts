@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import { getSubmittedPullRequestRequest, prActionRequest, submitPullRequestRequest } from '@railyard/api-schema';
-import { queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { explainFromState, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
-import { prResponse, prViewOfEntry } from '@railyard/readmodels';
+import { explainView } from '../explain';
 import { postRoute } from './route';
 
 export const pullRequestRoutes = (deps: ApiDeps): Router => {
@@ -17,9 +18,10 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
     const { state } = await commands.execute(repo, branch, command, meta);
     const queueId = queueIdOf(repo, branch);
     const view = await readModels.getPr(queueId, prNumber);
-    if (view) return prResponse(view);
+    if (view) return prResponse(view, await explainView(readModels, view));
     const entry = state.entries.get(prNumber);
-    return entry ? prResponse(prViewOfEntry(queueId, entry)) : {};
+    const explained = explainFromState(state, prNumber);
+    return entry && explained ? prResponse(prViewOf(queueId, entry), explained) : {};
   };
 
   postRoute(router, deps, '/submitPullRequest', 'write', async (raw, ctx) => {
@@ -49,7 +51,7 @@ export const pullRequestRoutes = (deps: ApiDeps): Router => {
     const { repo, targetBranch, pr } = parseBody(getSubmittedPullRequestRequest, raw);
     const queueId = queueIdOf(repo, targetBranch);
     const view = await readModels.getPr(queueId, pr.number);
-    if (view) return prResponse(view);
+    if (view) return prResponse(view, await explainView(readModels, view));
     if (!(await readModels.getQueue(queueId))) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
     throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
   });

@@ -4,6 +4,7 @@ import { queueIdOf, type QueueSettingsInput, type RepoRef } from '@railyard/doma
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
+import { explainViews } from '../explain';
 import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
@@ -71,7 +72,8 @@ export const queueRoutes = (deps: ApiDeps): Router => {
     const queueId = queueIdOf(repo, targetBranch);
     const view = await readModels.getQueue(queueId);
     if (!view) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
-    return getQueueResponse(view, await readModels.listActivePrs(queueId));
+    const prs = await readModels.listActivePrs(queueId);
+    return getQueueResponse(view, prs, await explainViews(readModels, view, prs));
   });
 
   return router;

@@ -44,7 +44,7 @@ export const testingDetailsRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
         throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
       throw new ApiError(404, 'TEST_RUN_NOT_FOUND', `queue ${body.targetBranch} has no test run ${testRunId}`);
     }
-    return testingDetailsResponse(run, { repo: body.repo, baseUrl: ci.publicUrl ?? requestBase(ctx.req), loadTargets });
+    return testingDetailsResponse(run, { repo: body.repo, baseUrl: ci.publicUrl ?? (ci.selfUrl?.() || requestBase(ctx.req)), loadTargets });
   });
 
   return router;

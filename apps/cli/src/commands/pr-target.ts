@@ -3,18 +3,17 @@ import type { CliContext } from '../context';
 import { apiTargetOf, postJson, type ApiTarget, type RemoteFlags } from '../http';
 import { branchOption, prNumberOption, repoOption } from '../identifiers';
 
-/**
- * The explanation fields getSubmittedPullRequest and getQueue entries may carry beside the spec's
- * (docs/api.md). Optional: an older server does not send them, and the CLI then says less.
- */
-export interface Explained {
-  stateReason?: { code: string; message: string };
-  waitingOn?: { kind: string; message: string }[];
-  lastTestRun?: { id: string; status: string; testBranch: string; failedChecks?: { name: string; url: string }[] };
-}
+type ExplanationKey = 'stateReason' | 'waitingOn' | 'lastTestRun';
 
-export type PrStatus = SubmittedPullRequestResponse & Explained;
-export type QueueEntry = EnqueuedPullRequest & Explained;
+/**
+ * The explanation getSubmittedPullRequest and getQueue entries carry beside the spec's fields
+ * (docs/api.md, "Explanations"), typed by the server's schema. Optional here: an older server does
+ * not send it, and the CLI then says less.
+ */
+export type Explained = Partial<Pick<SubmittedPullRequestResponse, ExplanationKey>>;
+
+export type PrStatus = Omit<SubmittedPullRequestResponse, ExplanationKey> & Explained;
+export type QueueEntry = Omit<EnqueuedPullRequest, ExplanationKey> & Explained;
 export type QueueAnswer = Omit<GetQueueResponse, 'enqueuedPullRequests'> & { enqueuedPullRequests: QueueEntry[] };
 
 export interface QueueFlags extends RemoteFlags {

@@ -20,7 +20,7 @@ const pr = (extra: Partial<PrStatus> = {}): PrStatus => ({
   ...extra,
 });
 
-const RUN = { id: 'run-7', status: 'failed', testBranch: 'railyard-merge/pr-12/run-7' };
+const RUN = { id: 'run-7', status: 'failed' as const, testBranch: 'railyard-merge/pr-12/run-7', checks: [], failedChecks: [] };
 
 describe('what the CLI prints about a PR', () => {
   it('when the server sends no explanation, then the line says state and position only', () => {
@@ -32,8 +32,8 @@ describe('what the CLI prints about a PR', () => {
     const waiting = pr({
       state: 'not_ready',
       waitingOn: [
-        { kind: 'required_status', message: 'required status build has not reported' },
-        { kind: 'pr_ahead', message: 'PR #11 ahead must settle' },
+        { kind: 'required_statuses', message: 'required status build has not reported' },
+        { kind: 'prs_ahead', message: 'PR #11 ahead must settle' },
       ],
     });
 
@@ -43,10 +43,24 @@ describe('what the CLI prints about a PR', () => {
   });
 
   it('when the PR is testing, then the line names the run and each check with its log link', () => {
-    const testing = pr({ state: 'testing', lastTestRun: { ...RUN, status: 'in_progress' } });
+    const testing = pr({ state: 'testing', lastTestRun: { ...RUN, status: 'testing' } });
 
     expect(progressLine(testing, undefined, [{ name: 'test', state: 'PENDING', url: 'http://r/ci/logs/run-7/test' }])).toBe(
       '#12 testing · run run-7 on railyard-merge/pr-12/run-7 · checks: test pending http://r/ci/logs/run-7/test',
+    );
+  });
+
+  it('when the PR is testing and its checks are listed, then the missing required statuses are not said twice', () => {
+    const testing = pr({
+      state: 'testing',
+      waitingOn: [{ kind: 'required_statuses', message: 'required statuses missing on run run-7: test', checks: ['test'] }],
+    });
+
+    expect(progressLine(testing, undefined, [{ name: 'test', state: 'PENDING' }], { id: 'run-7', testBranch: '' })).toBe(
+      '#12 testing · run run-7 · checks: test pending',
+    );
+    expect(progressLine(testing, undefined, [], { id: 'run-7', testBranch: '' })).toBe(
+      '#12 testing · run run-7 · waiting on: required statuses missing on run run-7: test',
     );
   });
 
@@ -55,7 +69,7 @@ describe('what the CLI prints about a PR', () => {
       state: 'failed',
       isCurrentlySubmittedToQueue: false,
       stateReason: { code: 'TEST_RUN_REQUIRED_STATUS_FAILED', message: 'check test failed on run run-7' },
-      lastTestRun: { ...RUN, failedChecks: [{ name: 'test', url: 'http://r/ci/logs/run-7/test' }] },
+      lastTestRun: { ...RUN, failedChecks: [{ name: 'test', state: 'failure', url: 'http://r/ci/logs/run-7/test' }] },
     });
 
     expect(verdictLine(failed)).toBe('#12 failed · check test failed on run run-7 · failed checks: test http://r/ci/logs/run-7/test');
@@ -89,7 +103,7 @@ describe('what the CLI prints about a PR', () => {
           priority: 10,
           priorityName: 'high',
           stateChangedAt: '2026-03-01T09:05:00.000Z',
-          waitingOn: [{ kind: 'pr_ahead', message: 'PR #11 ahead must settle' }],
+          waitingOn: [{ kind: 'prs_ahead', message: 'PR #11 ahead must settle' }],
         },
       ],
     } as unknown as QueueAnswer;

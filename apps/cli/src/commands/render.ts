@@ -33,7 +33,8 @@ export const progressLine = (
     if (run) parts.push(run.testBranch ? `run ${run.id} on ${run.testBranch}` : `run ${run.id}`);
     if (checks.length > 0) parts.push(`checks: ${checksText(checks)}`);
   }
-  const waiting = waitingText(pr);
+  // The checks listed already say which required statuses are missing.
+  const waiting = waitingText({ waitingOn: (pr.waitingOn ?? []).filter((w) => checks.length === 0 || w.kind !== 'required_statuses') });
   if (waiting) parts.push(`waiting on: ${waiting}`);
   else if (pr.stateReason && pr.state !== 'testing') parts.push(pr.stateReason.message);
   return parts.join(' · ');
@@ -44,7 +45,8 @@ export const verdictLine = (pr: PrStatus): string => {
   const parts = [`#${pr.prNumber} ${pr.state}`];
   if (pr.stateReason) parts.push(pr.stateReason.message);
   const failed = pr.lastTestRun?.failedChecks ?? [];
-  if (pr.state === 'failed' && failed.length > 0) parts.push(`failed checks: ${failed.map((c) => `${c.name} ${c.url}`).join(', ')}`);
+  if (pr.state === 'failed' && failed.length > 0)
+    parts.push(`failed checks: ${failed.map((c) => (c.url ? `${c.name} ${c.url}` : c.name)).join(', ')}`);
   return parts.join(' · ');
 };
 
@@ -61,7 +63,7 @@ export const statusText = (pr: PrStatus, place: { position: number; depth: numbe
   const run = pr.lastTestRun;
   if (run) {
     lines.push(`last run:   ${run.id} ${run.status} on ${run.testBranch}`);
-    for (const c of run.failedChecks ?? []) lines.push(`  failed:   ${c.name} ${c.url}`);
+    for (const c of run.failedChecks ?? []) lines.push(`  failed:   ${c.name}${c.url ? ` ${c.url}` : ''}`);
   }
   return `${lines.join('\n')}\n`;
 };

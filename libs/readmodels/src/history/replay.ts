@@ -1,5 +1,15 @@
-import { activeEntries, byQueueOrder, evolve, initialQueueState, type QueueEvent, type QueueState } from '@railyard/domain';
-import { getQueueResponse, prViewOfEntry, queueViewOfState } from '../views';
+import {
+  activeEntries,
+  byQueueOrder,
+  evolve,
+  explainQueue,
+  explainRunOfTestRun,
+  initialQueueState,
+  type QueueEvent,
+  type QueueState,
+} from '@railyard/domain';
+import { prViewOf } from '../projection/pr-view';
+import { getQueueResponse, queueViewOfState } from '../views';
 
 /** What replay needs of an event: its type, data and decision time (a HistoryEntry has all three). */
 export interface ReplayableEvent {
@@ -28,8 +38,14 @@ export const queueStateAt = (events: Iterable<ReplayableEvent>, at: string): Que
 export const replayQueue = (events: Iterable<ReplayableEvent>, at: string): Record<string, unknown> | null => {
   const state = queueStateAt(events, at);
   if (!state.exists) return null;
-  const prs = activeEntries(state)
-    .sort(byQueueOrder)
-    .map((e) => prViewOfEntry(state.queueId, e));
-  return getQueueResponse(queueViewOfState(state), prs);
+  const entries = activeEntries(state).sort(byQueueOrder);
+  const explanations = explainQueue({ state: state.runState }, entries, (e) => {
+    const run = e.lastTestRunId === undefined ? undefined : state.runs.get(e.lastTestRunId);
+    return run ? explainRunOfTestRun(run) : undefined;
+  });
+  return getQueueResponse(
+    queueViewOfState(state),
+    entries.map((e) => prViewOf(state.queueId, e)),
+    explanations,
+  );
 };

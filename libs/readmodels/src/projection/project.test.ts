@@ -125,6 +125,7 @@ describe('projectEvent', () => {
           prAuthor: 'dev-7',
           state: 'pending',
           stateChangedAt: T(1),
+          stateReason: { code: 'API_REQUESTED' },
           priorityValue: 100,
           priorityName: 'medium',
           usedDefaultPriorityName: 'medium',

@@ -1,14 +1,7 @@
-import {
-  entryStateAfter,
-  isTerminal,
-  isUrgent,
-  type PrState,
-  type PrSubmitted,
-  type QueueCreated,
-  type QueueEvent,
-} from '@railyard/domain';
+import { evolveEntry, submittedEntry, type QueueCreated } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { PrView, QueueView } from '../port';
+import type { QueueView } from '../port';
+import { entryFactsOf, prViewOf } from './pr-view';
 import { isCurrent, positionOf, type PrDoc, type ProjectionDocs, type QueueDoc } from './docs';
 import { asQueueEvent, targetOf, timeOf } from './target';
 
@@ -54,30 +47,17 @@ export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): Projec
       view = null;
       break;
     case 'PrSubmitted':
-      pr = submittedPr(queue, e, at);
+      pr = prViewOf(view.queueId, submittedEntry(e, queue.nextSeq));
       nextSeq += 1;
-      break;
-    case 'PrPriorityChanged':
-      if (pr) {
-        const { usedDefaultPriorityName: _previous, ...rest } = pr;
-        const d = e.data;
-        pr = {
-          ...rest,
-          priorityValue: d.priorityValue,
-          priorityName: d.priorityName,
-          ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),
-          noBatch: d.noBatch,
-          skipTheLine: isUrgent(d.priorityValue),
-        };
-      }
-      break;
-    case 'PrReadinessChanged':
-      if (pr) pr = { ...pr, readiness: { ...e.data.readiness } };
       break;
     default:
       break;
   }
-  if (pr && e.type !== 'PrSubmitted') pr = withStateAfter(pr, e, at);
+  if (pr && e.type !== 'PrSubmitted') {
+    const before = entryFactsOf(pr);
+    const after = evolveEntry(before, e);
+    if (after !== before) pr = prViewOf(pr.queueId, after);
+  }
 
   const nextQueue: QueueDoc = { ...queue, view, nextSeq, position };
   const nextPr: PrDoc | null = pr && pr !== current?.view ? { view: pr, generation: queue.generation, position } : docs.pr;
@@ -102,42 +82,3 @@ const createdQueue = (previous: QueueDoc | null, e: QueueCreated, position: stri
     position,
   };
 };
-
-const submittedPr = (queue: QueueDoc, e: PrSubmitted, at: string): PrView => {
-  const d = e.data;
-  return {
-    queueId: queue.view?.queueId ?? '',
-    id: d.entryId,
-    prNumber: d.prNumber,
-    prTitle: d.title,
-    prSha: d.headSha,
-    prBaseBranch: d.baseBranch,
-    prAuthor: d.author,
-    state: d.state,
-    stateChangedAt: at,
-    priorityValue: d.priorityValue,
-    priorityName: d.priorityName,
-    ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),
-    skipTheLine: isUrgent(d.priorityValue),
-    forceEnqueued: false,
-    isCurrentlySubmittedToQueue: !isTerminal(d.state),
-    noBatch: d.noBatch,
-    readiness: { ...d.readiness },
-    submittedAt: at,
-    seq: queue.nextSeq,
-  };
-};
-
-// Same rule as the write side's evolve: the time moves only when the state does.
-const withStateAfter = (pr: PrView, e: QueueEvent, at: string): PrView => {
-  const moved = entryStateAfter(e);
-  if (!moved || moved.prNumber !== pr.prNumber || moved.state === pr.state) return pr;
-  return withState(pr, moved.state, at);
-};
-
-const withState = (pr: PrView, state: PrState, at: string): PrView => ({
-  ...pr,
-  state,
-  stateChangedAt: at,
-  isCurrentlySubmittedToQueue: !isTerminal(state),
-});

@@ -1,0 +1,93 @@
+import { html, type Renderable, type SafeHtml } from './html';
+import type { Session } from './session';
+
+const STYLE = `
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fff}
+header{display:flex;gap:1.2em;align-items:center;padding:.6em 1.2em;background:#1b1f24;color:#fff}
+header a{color:#fff}header .who{margin-left:auto}
+main{padding:1em 1.2em;max-width:1200px}
+table{border-collapse:collapse;width:100%;margin:.5em 0 1.2em}
+th,td{text-align:left;padding:.3em .6em;border-bottom:1px solid #d0d7de;vertical-align:top}
+a{color:#0550ae}.muted{color:#57606a}
+.state{font-weight:600}.state-failed{color:#a40e26}.state-merged{color:#116329}.state-testing{color:#7a4d00}
+.chart rect,.chart polyline{fill:#0550ae;stroke:#0550ae}.chart polyline{fill:none;stroke-width:1.5}
+.graph rect.tested{fill:#ddf4ff;stroke:#0550ae}.graph rect.stacked{fill:#f6f8fa;stroke:#57606a}.graph text{font-size:12px}
+form.inline{display:inline}button{font:inherit;padding:.2em .7em;cursor:pointer}
+.cards{display:flex;flex-wrap:wrap;gap:1em}.card{border:1px solid #d0d7de;border-radius:6px;padding:.8em 1em;min-width:260px}
+dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#57606a}
+.error{color:#a40e26}
+`;
+
+export interface PageFrame {
+  title: string;
+  session?: Session;
+  /** The session's CSRF token, for the sign-out form and the page's own forms. */
+  csrf?: string;
+  /** The SSE topic whose changes re-render the live part of the page (progressive enhancement). */
+  live?: string;
+}
+
+/** The page shell: navigation, who is signed in, and the live region the SSE script refreshes. */
+export const page = (frame: PageFrame, body: Renderable): SafeHtml =>
+  html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${frame.title} · Railyard</title>
+        <style>
+          ${STYLE}
+        </style>
+        ${frame.live ? html`<script src="/dashboard/live.js" defer></script>` : ''}
+      </head>
+      <body>
+        <header>
+          <strong>Railyard</strong>
+          <nav aria-label="main"><a href="/">Queues</a> · <a href="/tests">Flaky tests</a> · <a href="/docs">API</a></nav>
+          ${
+            frame.session
+              ? html`<span class="who">${frame.session.name} (${frame.session.scope})</span>
+                  <form class="inline" method="post" action="/sign-out">
+                    <input type="hidden" name="_csrf" value="${frame.csrf ?? ''}" /><button>Sign out</button>
+                  </form>`
+              : ''
+          }
+        </header>
+        <main id="live" ${frame.live ? html`data-live="${frame.live}"` : ''}>
+          <h1>${frame.title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`;
+
+/** A hidden CSRF field for a form of this session. */
+export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}" />`;
+
+export const stateBadge = (state: string): SafeHtml => html`<span class="state state-${state}">${state.replace(/_/g, ' ')}</span>`;
+
+/**
+ * The live-update script (served at /dashboard/live.js, same origin, so the CSP needs no inline
+ * script): on each server-sent event it fetches the page again and swaps the live region.
+ */
+export const LIVE_JS = `(() => {
+  const region = document.getElementById('live');
+  const topic = region && region.dataset.live;
+  if (!topic || !window.EventSource) return;
+  const source = new EventSource('/dashboard/events?topic=' + encodeURIComponent(topic));
+  let busy = false;
+  source.addEventListener('change', async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const res = await fetch(location.href, { credentials: 'same-origin' });
+      if (res.ok) {
+        const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+        const next = doc.getElementById('live');
+        if (next) region.innerHTML = next.innerHTML;
+      }
+    } finally {
+      busy = false;
+    }
+  });
+})();
+`;

@@ -1,0 +1,68 @@
+import type { QueueMetricsDoc, QueueView } from '@railyard/readmodels';
+import { barChart, sparkline } from '../charts';
+import { html, type SafeHtml } from '../html';
+import { stateBadge } from '../layout';
+import { duration, percentile, queuePath } from '../links';
+
+export interface QueueSummary {
+  view: QueueView;
+  depth: number;
+  testing: number;
+  metrics?: QueueMetricsDoc;
+  mergesLastDay: number;
+}
+
+const HOUR = 3_600_000;
+
+/** The figures of one queue's card, from the metrics read model's rolling hour and the day's merges. */
+export const figuresOf = (q: QueueSummary, now: number) => {
+  const log = (q.metrics?.log ?? []).filter(([at]) => at > now - HOUR);
+  const merges = log.filter(([, kind, label]) => kind === 'c' && label === 'merged');
+  const inQueue = log.filter(([, kind, label]) => kind === 'q' && label === 'merged').map(([, , , s]) => s);
+  const perTenMinutes = Array.from(
+    { length: 6 },
+    (_, i) => merges.filter(([at]) => at > now - HOUR + i * 600_000 && at <= now - HOUR + (i + 1) * 600_000).length,
+  );
+  const ci = q.metrics?.totals.ciRunsPerMerged;
+  const ciBuckets = ci ? ci.cumulative.map((c, i) => c - (i > 0 ? (ci.cumulative[i - 1] ?? 0) : 0)) : [];
+  return {
+    mergesLastHour: merges.length,
+    p50: percentile(inQueue, 50),
+    p95: percentile(inQueue, 95),
+    inQueue,
+    perTenMinutes,
+    ciBuckets,
+    ciPerMerge: ci && ci.count > 0 ? ci.sum / ci.count : undefined,
+  };
+};
+
+const maybe = (s: number | undefined): string => (s === undefined ? '—' : duration(s));
+
+export const overviewBody = (queues: readonly QueueSummary[], now: number): SafeHtml => {
+  if (queues.length === 0)
+    return html`<p>No queue exists yet. An admin creates one with <code>railyard queue create</code> or POST /v1/createQueue.</p>`;
+  return html`<div class="cards">
+    ${queues.map((q) => {
+      const f = figuresOf(q, now);
+      const name = `${q.view.repo.host}/${q.view.repo.owner}/${q.view.repo.name} ${q.view.branch}`;
+      return html`<section class="card" aria-label="${name}">
+        <h2><a href="${queuePath(q.view.queueId)}">${name}</a></h2>
+        <dl>
+          <dt>State</dt>
+          <dd>${stateBadge(q.view.state)} · ${q.view.settings.mode} mode</dd>
+          <dt>Depth</dt>
+          <dd>${q.depth} PR(s), ${q.testing} testing</dd>
+          <dt>Merges</dt>
+          <dd>${f.mergesLastHour} in the last hour, ${q.mergesLastDay} in the last day</dd>
+          <dt>Time in queue</dt>
+          <dd>p50 ${maybe(f.p50)}, p95 ${maybe(f.p95)} (last hour)</dd>
+          <dt>CI runs per merge</dt>
+          <dd>${f.ciPerMerge === undefined ? '—' : (Math.round(f.ciPerMerge * 100) / 100).toString()}</dd>
+        </dl>
+        <p>Time in queue ${sparkline('Time in queue of the last hour’s merges, seconds', f.inQueue, ' s')}</p>
+        <p>Merges per 10 minutes ${barChart('Merges per 10 minutes over the last hour', f.perTenMinutes)}</p>
+        <p>CI runs per merge ${barChart('Merged PRs by CI runs taken (0, 1, 2, 3, 5, 8, 13 or fewer)', f.ciBuckets)}</p>
+      </section>`;
+    })}
+  </div>`;
+};

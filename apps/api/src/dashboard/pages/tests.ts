@@ -1,0 +1,77 @@
+import type { TestDoc } from '@railyard/readmodels';
+import type { PageInfo } from '@railyard/testhealth';
+import { html, type SafeHtml } from '../html';
+import { stateBadge } from '../layout';
+
+export const TEST_LISTS = ['flaky', 'broken', 'quarantined'] as const;
+export type TestList = (typeof TEST_LISTS)[number];
+
+export interface TestsPageData {
+  repos: { id: string; label: string }[];
+  repoId?: string;
+  list: TestList;
+  rows: TestDoc[];
+  page?: PageInfo;
+}
+
+const link = (d: TestsPageData, extra: Record<string, string>): string =>
+  `/tests?${new URLSearchParams({ ...(d.repoId ? { repo: d.repoId } : {}), list: d.list, ...extra }).toString()}`;
+
+export const testsBody = (d: TestsPageData): SafeHtml =>
+  html` <form method="get" action="/tests">
+      <label
+        >Repository
+        <select name="repo">
+          ${d.repos.map((r) => html`<option value="${r.id}" ${r.id === d.repoId ? 'selected' : ''}>${r.label}</option>`)}
+        </select></label
+      >
+      <label
+        >List
+        <select name="list">
+          ${(['flaky', 'broken', 'quarantined'] as const).map((l) => html`<option value="${l}" ${l === d.list ? 'selected' : ''}>${l}</option>`)}
+        </select></label
+      >
+      <button>Show</button>
+    </form>
+    ${
+      d.repos.length === 0
+        ? html`<p class="muted">No test report has been uploaded yet.</p>`
+        : d.rows.length === 0
+          ? html`<p class="muted">No ${d.list} test.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Test</th>
+                  <th scope="col">File</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Since</th>
+                  <th scope="col">Quarantined</th>
+                  <th scope="col">PRs impacted (7 d)</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${d.rows.map(
+                  (t) =>
+                    html`<tr>
+                      <td>${t.classname ? `${t.classname} › ` : ''}${t.name}</td>
+                      <td>${t.file}</td>
+                      <td>${stateBadge(t.status.toLowerCase())}</td>
+                      <td>${t.since}</td>
+                      <td>${t.quarantined ? 'yes' : 'no'}</td>
+                      <td>${t.pullRequestsImpactedLast7d}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }
+    ${
+      d.page
+        ? html`<nav aria-label="pages">
+            <p>
+              Page ${d.page.page_index} of ${d.page.total_pages} (${d.page.total_rows} tests)
+              ${d.page.prev_page_token ? html`<a href="${link(d, { page_token: d.page.prev_page_token })}">previous</a>` : ''}
+              ${d.page.next_page_token ? html`<a href="${link(d, { page_token: d.page.next_page_token })}">next</a>` : ''}
+            </p>
+          </nav>`
+        : ''
+    }`;

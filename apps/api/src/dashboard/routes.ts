@@ -1,0 +1,363 @@
+import express, { Router, type Request, type Response } from 'express';
+import { parseQueueId, queueStreamOf, type QueueCommand } from '@railyard/domain';
+import type { EventStore } from '@railyard/eventstore';
+import type { MetricsStore, TestHealthReadModels, TestRunView } from '@railyard/readmodels';
+import { decodePageToken, pageInfoFor, PageQueryError, scopeOf } from '@railyard/testhealth';
+import { historyEntryOf, replayQueue, sortKeyOf } from '@railyard/readmodels';
+import { DomainError } from '@railyard/domain';
+import type { ApiDeps } from '../deps';
+import { explainView, explainViews } from '../explain';
+import { scopeAllows, type Scope } from '@railyard/auth';
+import { html, type SafeHtml } from './html';
+import { LIVE_JS, page } from './layout';
+import { prPath, queuePath } from './links';
+import { historyBody } from './pages/history';
+import { overviewBody, type QueueSummary } from './pages/overview';
+import { prBody } from './pages/pr';
+import { queueBody } from './pages/queue';
+import { runBody } from './pages/run';
+import { signInBody } from './pages/sign-in';
+import { TEST_LISTS, testsBody, type TestList } from './pages/tests';
+import type { Session, Sessions } from './session';
+
+export interface DashboardDeps {
+  eventStore: EventStore;
+  metrics: MetricsStore;
+  testHealthStore: TestHealthReadModels;
+  pageTokenSecret: string;
+  sessions: Sessions;
+  clock: { now: () => Date };
+}
+
+// Pages load no script but our own and no frame may embed them (clickjacking of the action forms).
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+class PageError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const send = (res: Response, status: number, body: SafeHtml): void => {
+  const started = res.locals.renderStarted as bigint | undefined;
+  // The time from the request reaching the page to its HTML being ready (docs/dashboard.md): what the benchmark reads.
+  const cpu = res.locals.renderCpu as NodeJS.CpuUsage | undefined;
+  if (started !== undefined && cpu !== undefined) {
+    const used = process.cpuUsage(cpu);
+    res.set(
+      'Server-Timing',
+      `render;dur=${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(2)}, cpu;dur=${((used.user + used.system) / 1000).toFixed(2)}`,
+    );
+  }
+  res.status(status).set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+    'Cache-Control': 'no-store',
+  });
+  res.send(body.value);
+};
+
+/** A same-site path to return to after signing in; anything else goes to the overview. */
+const safeNext = (raw: unknown): string => (typeof raw === 'string' && /^\/(?![/\\])[\w\-./~%?=&:+]*$/.test(raw) ? raw : '/');
+
+const DAY = 86_400_000;
+
+/**
+ * The dashboard (docs/dashboard.md): server-rendered pages over the read models, served by the API's
+ * own express app. Every page needs a session (sign-in with an API token); every form carries the
+ * session's CSRF token and is checked against the token's scope again on the server.
+ */
+export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
+  const router = Router();
+  const { readModels } = deps;
+  const { sessions } = d;
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+
+  const sessionOf = (req: Request, res: Response): Session | undefined => {
+    const session = sessions.of(req);
+    if (!session) {
+      res.redirect(303, `/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
+      return undefined;
+    }
+    res.locals.actor = session.name;
+    return session;
+  };
+
+  const render = (res: Response, session: Session, title: string, body: SafeHtml, live?: string, status = 200) =>
+    send(res, status, page({ title, session, csrf: sessions.csrfFor(session.id), ...(live ? { live } : {}) }, body));
+
+  const pageRoute = (path: string, handler: (req: Request, res: Response, session: Session) => Promise<void>) => {
+    router.get(path, async (req, res) => {
+      res.locals.renderStarted = process.hrtime.bigint();
+      // CPU time too: on a machine shared with other work, wall time also counts the waits for a core.
+      res.locals.renderCpu = process.cpuUsage();
+      const session = sessionOf(req, res);
+      if (!session) return;
+      try {
+        await handler(req, res, session);
+      } catch (err) {
+        if (!(err instanceof PageError)) throw err;
+        render(res, session, err.status === 404 ? 'Not found' : 'Error', html`<p class="error">${err.message}</p>`, undefined, err.status);
+      }
+    });
+  };
+
+  /** A POST form: session, CSRF token, then scope; answers by going back to `back`. */
+  const action = (path: string, scope: Scope, handler: (req: Request, session: Session) => Promise<string>) => {
+    router.post(path, form, async (req, res) => {
+      const session = sessions.of(req);
+      if (!session)
+        return send(res, 401, page({ title: 'Signed out' }, html`<p>Your session ended. <a href="/sign-in">Sign in</a> again.</p>`));
+      if (!sessions.checkCsrf(session.id, (req.body as Record<string, unknown> | undefined)?._csrf))
+        return render(
+          res,
+          session,
+          'Refused',
+          html`<p class="error">The form was not sent from this dashboard (CSRF token missing or wrong).</p>`,
+          undefined,
+          403,
+        );
+      if (!scopeAllows(session.scope, scope))
+        return render(
+          res,
+          session,
+          'Refused',
+          html`<p class="error">Token "${session.name}" has scope ${session.scope}; this needs ${scope}.</p>`,
+          undefined,
+          403,
+        );
+      try {
+        res.redirect(303, await handler(req, session));
+      } catch (err) {
+        if (err instanceof DomainError || err instanceof PageError)
+          return render(
+            res,
+            session,
+            'Refused',
+            html`<p class="error">${err.message}</p>`,
+            undefined,
+            err instanceof PageError ? err.status : 409,
+          );
+        throw err;
+      }
+    });
+  };
+
+  const queueOf = async (raw: string) => {
+    let key: ReturnType<typeof parseQueueId>;
+    try {
+      key = parseQueueId(raw);
+    } catch {
+      throw new PageError(404, 'No such queue.');
+    }
+    const view = await readModels.getQueue(raw);
+    if (!view) throw new PageError(404, 'No such queue.');
+    return { ...key, view };
+  };
+
+  const prNumberOf = (raw: string): number => {
+    if (!/^[1-9]\d{0,9}$/.test(raw)) throw new PageError(404, 'No such pull request.');
+    return Number(raw);
+  };
+
+  router.get('/dashboard/live.js', (_req, res) => {
+    res.status(200).set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'max-age=300' }).send(LIVE_JS);
+  });
+
+  router.get('/sign-in', (req, res) => {
+    const pre = sessions.preSession(req, res);
+    send(res, 200, page({ title: 'Sign in' }, signInBody(sessions.csrfFor(pre), safeNext(req.query.next))));
+  });
+
+  router.post('/sign-in', form, (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const pre = sessions.preSessionOf(req);
+    const next = safeNext(body.next);
+    if (!pre || !sessions.checkCsrf(pre, body._csrf)) {
+      const fresh = sessions.preSession(req, res);
+      return send(res, 403, page({ title: 'Sign in' }, signInBody(sessions.csrfFor(fresh), next, 'The sign-in form expired; try again.')));
+    }
+    const token = typeof body.token === 'string' ? sessions.prove(body.token.trim()) : undefined;
+    if (!token)
+      return send(res, 401, page({ title: 'Sign in' }, signInBody(sessions.csrfFor(pre), next, 'That is not a known API token.')));
+    sessions.start(res, req, token);
+    deps.logger.info('dashboard sign-in', { actor: token.name });
+    res.redirect(303, next);
+  });
+
+  router.post('/sign-out', form, (req, res) => {
+    const session = sessions.of(req);
+    if (session && !sessions.checkCsrf(session.id, (req.body as Record<string, unknown> | undefined)?._csrf))
+      return send(res, 403, page({ title: 'Refused' }, html`<p class="error">CSRF token missing or wrong.</p>`));
+    sessions.end(res, req);
+    res.redirect(303, '/sign-in');
+  });
+
+  pageRoute('/', async (_req, res, session) => {
+    const now = d.clock.now().getTime();
+    const docs = await d.metrics.queues();
+    const summaries: QueueSummary[] = [];
+    for (const m of docs) {
+      const view = await readModels.getQueue(m.queueId);
+      if (!view) continue;
+      const prs = await readModels.listActivePrs(m.queueId);
+      const stream = await d.eventStore.readStream(queueStreamOf(m.queueId));
+      const mergesLastDay = stream.filter((e) => e.type === 'PrMerged' && Date.parse(historyEntryOf(e).time) > now - DAY).length;
+      summaries.push({ view, depth: prs.length, testing: prs.filter((p) => p.state === 'testing').length, metrics: m, mergesLastDay });
+    }
+    render(res, session, 'Queues', overviewBody(summaries, now), 'overview');
+  });
+
+  pageRoute('/queues/:queueId', async (req, res, session) => {
+    const { view } = await queueOf(String(req.params.queueId));
+    const body = await queuePageBody(view.queueId, session);
+    render(res, session, `Queue ${view.repo.owner}/${view.repo.name} ${view.branch}`, body, `queue:${view.queueId}`);
+  });
+
+  const queuePageBody = async (queueId: string, session: Session): Promise<SafeHtml> => {
+    const view = await readModels.getQueue(queueId);
+    if (!view) throw new PageError(404, 'No such queue.');
+    const prs = await readModels.listActivePrs(queueId);
+    const explanations = await explainViews(readModels, view, prs);
+    const runIds = [...new Set(prs.filter((p) => p.state === 'testing' && p.lastTestRunId).map((p) => p.lastTestRunId as string))];
+    const runs = (await Promise.all(runIds.map((id) => readModels.getTestRun(queueId, id)))).filter((r): r is TestRunView => r !== null);
+    return queueBody({ view, prs, explanations, runs }, session, sessions.csrfFor(session.id));
+  };
+
+  pageRoute('/queues/:queueId/prs/:prNumber', async (req, res, session) => {
+    const { view: queue } = await queueOf(String(req.params.queueId));
+    const prNumber = prNumberOf(String(req.params.prNumber));
+    const view = await readModels.getPr(queue.queueId, prNumber);
+    if (!view) throw new PageError(404, `PR #${prNumber} was never submitted to this queue.`);
+    const stream = await d.eventStore.readStream(queueStreamOf(queue.queueId));
+    const timeline = stream.map(historyEntryOf).filter((e) => e.prNumber === prNumber || isRunOf(e.data, prNumber));
+    const runIds = [
+      ...new Set(timeline.map((e) => (e.data as { testRunId?: unknown }).testRunId).filter((id): id is string => typeof id === 'string')),
+    ];
+    const runs = (await Promise.all(runIds.reverse().map((id) => readModels.getTestRun(queue.queueId, id)))).filter(
+      (r): r is TestRunView => r !== null,
+    );
+    const explanation = await explainView(readModels, view);
+    render(
+      res,
+      session,
+      `PR #${prNumber}`,
+      prBody({ view, explanation, timeline, runs }, session, sessions.csrfFor(session.id)),
+      `pr:${queue.queueId}:${prNumber}`,
+    );
+  });
+
+  pageRoute('/queues/:queueId/runs/:testRunId', async (req, res, session) => {
+    const { view: queue } = await queueOf(String(req.params.queueId));
+    const run = await readModels.getTestRun(queue.queueId, String(req.params.testRunId));
+    if (!run) throw new PageError(404, 'No such test run in this queue.');
+    render(res, session, `Test run ${run.testRunId}`, runBody(run), `run:${queue.queueId}:${run.testRunId}`);
+  });
+
+  pageRoute('/queues/:queueId/history', async (req, res, session) => {
+    const { view: queue } = await queueOf(String(req.params.queueId));
+    const rawAt = typeof req.query.at === 'string' ? req.query.at : d.clock.now().toISOString();
+    if (Number.isNaN(Date.parse(rawAt))) throw new PageError(400, 'The instant must be an ISO 8601 time, e.g. 2026-03-01T09:30:00Z.');
+    const at = new Date(Date.parse(rawAt)).toISOString();
+    const entries = (await d.eventStore.readStream(queueStreamOf(queue.queueId))).map(historyEntryOf);
+    const replayed = replayQueue(entries, at) as { state: string; enqueuedPullRequests: never[] } | null;
+    render(
+      res,
+      session,
+      `History of ${queue.repo.owner}/${queue.repo.name} ${queue.branch}`,
+      historyBody({ queueId: queue.queueId, at, times: entries.map((e) => e.time), replayed }),
+    );
+  });
+
+  pageRoute('/tests', async (req, res, session) => {
+    const repoIds = await d.testHealthStore.repoIds();
+    const list: TestList = (TEST_LISTS as readonly string[]).includes(String(req.query.list)) ? (req.query.list as TestList) : 'flaky';
+    const repoId = typeof req.query.repo === 'string' && repoIds.includes(req.query.repo) ? req.query.repo : repoIds[0];
+    const repos = repoIds.map((id) => ({ id, label: id.split('~').map(decodeURIComponent).join('/') }));
+    if (!repoId) return render(res, session, 'Flaky and quarantined tests', testsBody({ repos, list, rows: [] }));
+    const scope = scopeOf({ dashboard: repoId, list });
+    let cursor;
+    try {
+      cursor = typeof req.query.page_token === 'string' ? decodePageToken(req.query.page_token, d.pageTokenSecret, scope) : undefined;
+    } catch (err) {
+      if (err instanceof PageQueryError) throw new PageError(400, err.message);
+      throw err;
+    }
+    const size = 25;
+    const listed = await d.testHealthStore.listPage(repoId, list, size, cursor);
+    const first = listed.rows[0];
+    const last = listed.rows[listed.rows.length - 1];
+    const pageInfo = pageInfoFor(
+      {
+        totalRows: listed.totalRows,
+        pageSize: size,
+        start: listed.start,
+        rowCount: listed.rows.length,
+        scope,
+        ...(first && last ? { firstKey: sortKeyOf(list, first), lastKey: sortKeyOf(list, last) } : {}),
+      },
+      d.pageTokenSecret,
+    );
+    render(res, session, 'Flaky and quarantined tests', testsBody({ repos, repoId, list, rows: listed.rows, page: pageInfo }));
+  });
+
+  const prAction = (verb: 'cancel' | 'restart') =>
+    action(`/queues/:queueId/prs/:prNumber/${verb}`, 'write', async (req, session) => {
+      const { repo, branch, view } = await queueOf(String(req.params.queueId));
+      const prNumber = prNumberOf(String(req.params.prNumber));
+      const command: QueueCommand =
+        verb === 'cancel' ? { type: 'CancelPullRequest', prNumber } : { type: 'RestartTestsOnPullRequest', prNumber };
+      await deps.commands.execute(repo, branch, command, { actor: session.name, correlationId: String(req.res?.locals.requestId ?? '') });
+      return prPath(view.queueId, prNumber);
+    });
+  prAction('cancel');
+  prAction('restart');
+
+  action('/queues/:queueId/state', 'admin', async (req, session) => {
+    const { repo, branch, view } = await queueOf(String(req.params.queueId));
+    const state = (req.body as Record<string, unknown>).state;
+    if (state !== 'running' && state !== 'paused' && state !== 'draining')
+      throw new PageError(400, 'The state must be running, paused or draining.');
+    await deps.commands.execute(
+      repo,
+      branch,
+      { type: 'UpdateQueue', settings: {}, state },
+      { actor: session.name, correlationId: String(req.res?.locals.requestId ?? '') },
+    );
+    return queuePath(view.queueId);
+  });
+
+  // Server-sent events: one `change` whenever the read models move, which the page's script turns into a refresh.
+  router.get('/dashboard/events', async (req, res) => {
+    const session = sessions.of(req);
+    if (!session) return void res.status(401).end();
+    res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    res.flushHeaders();
+    let open = true;
+    req.on('close', () => {
+      open = false;
+    });
+    let seen = (await readModels.checkpoint()) ?? -1n;
+    while (open) {
+      const moved = await readModels.waitFor(seen + 1n, 15_000);
+      if (!open) break;
+      if (moved) {
+        seen = (await readModels.checkpoint()) ?? seen;
+        res.write(`event: change\ndata: ${seen.toString()}\n\n`);
+        // At most a few refreshes a second, however fast the queue moves.
+        await new Promise((r) => setTimeout(r, 250));
+      } else res.write(': idle\n\n');
+    }
+  });
+
+  return router;
+};
+
+const isRunOf = (data: Record<string, unknown>, prNumber: number): boolean =>
+  Array.isArray(data.prNumbers) && (data.prNumbers as unknown[]).includes(prNumber);

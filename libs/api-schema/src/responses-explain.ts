@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { EXPLAINED_RUN_STATUSES, WAITING_KINDS } from '@railyard/domain';
+
+/**
+ * The explanation getSubmittedPullRequest and getQueue entries carry beside the spec's fields
+ * (libs/domain/src/explain computes it; docs/api.md, "Explanations").
+ */
+export const stateReasonSchema = z
+  .object({
+    code: z.string().describe('the reason code of the event that moved the PR to its state (upper snake case), or UNKNOWN'),
+    message: z.string().describe('one sentence, e.g. "failed because check `test` failed on run …"'),
+    detail: z.string().optional().describe('what the engine said to fix, when it said something'),
+    testRunId: z.string().optional().describe('the run the reason is about'),
+  })
+  .describe('why the PR is in its state');
+
+export const waitingOnSchema = z
+  .object({
+    kind: z.enum(WAITING_KINDS),
+    message: z.string(),
+    checks: z.array(z.string()).optional().describe('required statuses not yet reported, by name'),
+    prNumbers: z.array(z.number().int().min(1)).optional().describe('the first PRs ahead that must settle'),
+  })
+  .describe('one thing the PR waits for now');
+
+const checkSchema = z.object({
+  name: z.string(),
+  state: z.enum(['pending', 'success', 'failure', 'error']),
+  url: z.string().optional().describe('the check log, under RAILYARD_PUBLIC_URL for checks Railyard runs'),
+});
+
+export const lastTestRunSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(EXPLAINED_RUN_STATUSES),
+    testBranch: z.string(),
+    checks: z.array(checkSchema).describe('every check reported on the run'),
+    failedChecks: z.array(checkSchema).describe('the checks the run failed on, with their logs'),
+  })
+  .describe('the last run that tested or decided the PR');
+
+export const explanationFields = {
+  stateReason: stateReasonSchema,
+  waitingOn: z.array(waitingOnSchema).describe('empty once the PR is merged, failed or cancelled'),
+  lastTestRun: lastTestRunSchema.optional(),
+};

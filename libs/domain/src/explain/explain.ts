@@ -1,0 +1,57 @@
+import { isTerminal } from '../events';
+import { failedChecksOf, reasonSentence } from './reasons';
+import type { ExplainInput, ExplainQueue, ExplainRun, ExplainedCheck, ExplainedPr, Explanation, LastTestRun } from './types';
+import { waitingOnOf } from './waiting';
+
+const lastTestRunOf = (input: ExplainInput): LastTestRun | undefined => {
+  const run = input.run;
+  if (!run) return undefined;
+  const checks: ExplainedCheck[] = run.statuses.map((s) => ({ name: s.context, state: s.state, ...(s.url ? { url: s.url } : {}) }));
+  const failedNames = new Set(run.status === 'testing' ? [] : failedChecksOf(input.pr.stateReason, run));
+  const failedChecks = checks.filter((c) => failedNames.has(c.name) || c.state === 'failure' || c.state === 'error');
+  return { id: run.testRunId, status: run.status, testBranch: run.testBranch, checks, failedChecks };
+};
+
+/**
+ * Why a PR is in its state, what it waits for now and its last run with the failed checks' logs: the
+ * one rule the API, the CLI and the dashboard all show (docs/api.md, "Explanations").
+ */
+export const explainPr = (input: ExplainInput): Explanation => {
+  const { pr, run } = input;
+  const reason = pr.stateReason;
+  const lastTestRun = lastTestRunOf(input);
+  return {
+    stateReason: {
+      code: reason?.code ?? 'UNKNOWN',
+      message: reasonSentence(pr.state, reason, run),
+      ...(reason?.detail ? { detail: reason.detail } : {}),
+      ...((reason?.testRunId ?? run?.testRunId) ? { testRunId: reason?.testRunId ?? run?.testRunId } : {}),
+    },
+    waitingOn: waitingOnOf(input),
+    ...(lastTestRun ? { lastTestRun } : {}),
+  };
+};
+
+const FIRST_AHEAD = 5;
+
+/**
+ * Explains every PR of a queue given in queue order, in one pass: each sees the active PRs before it
+ * (the first few by number, and how many), so a queue of thousands costs linear time.
+ */
+export const explainQueue = <P extends ExplainedPr>(
+  queue: ExplainQueue,
+  prsInOrder: readonly P[],
+  runOf: (pr: P) => ExplainRun | undefined,
+): Explanation[] => {
+  const first: number[] = [];
+  let count = 0;
+  return prsInOrder.map((pr) => {
+    const run = runOf(pr);
+    const explained = explainPr({ pr, queue, ahead: { count, first: [...first] }, ...(run ? { run } : {}) });
+    if (!isTerminal(pr.state)) {
+      count += 1;
+      if (first.length < FIRST_AHEAD) first.push(pr.prNumber);
+    }
+    return explained;
+  });
+};

@@ -1,0 +1,4 @@
+export * from './types';
+export { explainPr, explainQueue } from './explain';
+export { explainFromState, explainRunOfTestRun } from './of-state';
+export { reasonSentence } from './reasons';

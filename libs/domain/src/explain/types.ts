@@ -1,0 +1,82 @@
+import type { QueueRunState } from '../config';
+import type { EntryFacts } from '../entry';
+import type { CommitStatusState } from '../events-engine';
+
+/** A test run as the explanation needs it, whichever side (write state or read model) it comes from. */
+export interface ExplainRun {
+  testRunId: string;
+  status: (typeof EXPLAINED_RUN_STATUSES)[number];
+  testBranch: string;
+  requiredStatuses: string[];
+  /** Latest state per check, in the order they first reported. */
+  statuses: { context: string; state: CommitStatusState; url?: string }[];
+  failedContexts: string[];
+}
+
+/** The PR facts an explanation reads. */
+export type ExplainedPr = Pick<EntryFacts, 'prNumber' | 'state' | 'headSha' | 'readiness' | 'stateReason' | 'lastTestRunId'>;
+
+export interface ExplainQueue {
+  state: QueueRunState;
+}
+
+/** The active PRs ahead of this one in queue order: how many, and the first few by number. */
+export interface PrsAhead {
+  count: number;
+  first: number[];
+}
+
+export interface ExplainInput {
+  pr: ExplainedPr;
+  queue: ExplainQueue;
+  ahead: PrsAhead;
+  /** The run `pr.lastTestRunId` names, when it is still known. */
+  run?: ExplainRun;
+}
+
+export const WAITING_KINDS = [
+  'queue_paused',
+  'queue_draining',
+  'queue_switching_modes',
+  'base_branch',
+  'mergeability',
+  'merge_conflict',
+  'impacted_targets',
+  'prs_ahead',
+  'engine',
+  'required_statuses',
+  'merge',
+  'failure_confirmation',
+] as const;
+export type WaitingKind = (typeof WAITING_KINDS)[number];
+
+export const EXPLAINED_RUN_STATUSES = ['testing', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+
+/** One thing the PR waits for now; `checks` or `prNumbers` name what, when there is a list. */
+export interface WaitingOn {
+  kind: WaitingKind;
+  message: string;
+  checks?: string[];
+  prNumbers?: number[];
+}
+
+export interface ExplainedCheck {
+  name: string;
+  state: CommitStatusState;
+  url?: string;
+}
+
+export interface LastTestRun {
+  id: string;
+  status: ExplainRun['status'];
+  testBranch: string;
+  /** Every check reported on the run, with its log link when the CI gave one. */
+  checks: ExplainedCheck[];
+  failedChecks: ExplainedCheck[];
+}
+
+export interface Explanation {
+  stateReason: { code: string; message: string; detail?: string; testRunId?: string };
+  waitingOn: WaitingOn[];
+  lastTestRun?: LastTestRun;
+}
