@@ -39,14 +39,14 @@ describe('renderCheckRun', () => {
 
   it('when a PR is not ready, then the check run says what it waits for', () => {
     const s = run(run(queue(), pr(1, 'unspecified')), pr(2, 'not_mergeable'));
-    expect(renderCheckRun(s, entry(s, 1), {}).summary).toContain('GitHub has not worked out whether it can merge yet');
-    expect(renderCheckRun(s, entry(s, 2), {}).summary).toContain('cannot merge (a conflict, or a draft)');
+    expect(renderCheckRun(s, entry(s, 1), {}).summary).toContain('mergeability unknown');
+    expect(renderCheckRun(s, entry(s, 2), {}).summary).toContain('the PR conflicts with its base branch');
   });
 
   it('when the queue is paused, then a waiting PR says so; the link goes to its page under the public URL', () => {
     const s = run(run(queue(), pr(1)), { type: 'UpdateQueue', state: 'paused' });
     const view = renderCheckRun(s, entry(s, 1), {}, 'https://railyard.example');
-    expect(view.summary).toContain('The queue is paused.');
+    expect(view.summary).toContain('the queue is paused');
     expect(view.detailsUrl).toBe('https://railyard.example/repos/github.com/acme/widgets/pulls/1');
   });
 

@@ -1,4 +1,12 @@
-import { planOrder, type CancelReason, type Entry, type FailReason, type QueueState, type TestRun } from '@railyard/domain';
+import {
+  explainFromState,
+  planOrder,
+  type CancelReason,
+  type Entry,
+  type FailReason,
+  type QueueState,
+  type TestRun,
+} from '@railyard/domain';
 
 /**
  * What the `Railyard (<base>)` check run on a PR says (docs/github.md, "The check run"). Pure: the
@@ -57,15 +65,8 @@ export const failingChecksOf = (run: TestRun | undefined): { context: string; ur
   });
 };
 
-const waitingReasons = (e: Entry): string[] => {
-  const r = e.readiness;
-  const out: string[] = [];
-  if (!r.doesBaseBranchMatch) out.push(`it targets ${e.baseBranch}, not this queue's branch`);
-  if (r.mergeability === 'not_mergeable') out.push('GitHub says it cannot merge (a conflict, or a draft)');
-  else if (r.mergeability !== 'mergeable') out.push('GitHub has not worked out whether it can merge yet');
-  if (r.requiresImpactedTargets && !r.hasImpactedTargets) out.push('its impacted targets have not been uploaded');
-  return out;
-};
+/** What the PR waits for, in the domain's words (the same explanation the API, CLI and dashboard show). */
+const waitingOn = (s: QueueState, e: Entry): string[] => (explainFromState(s, e.prNumber)?.waitingOn ?? []).map((w) => w.message);
 
 const statusLines = (run: TestRun): string[] =>
   run.requiredStatuses.map((context) => {
@@ -82,22 +83,22 @@ export const renderCheckRun = (s: QueueState, e: Entry, ending: Ending, publicUr
   const more = prPage ? `\n\n${link('Details in Railyard', prPage)}` : '';
   switch (e.state) {
     case 'not_ready': {
-      const reasons = waitingReasons(e);
+      const reasons = waitingOn(s, e);
       return {
         ...base,
         status: 'queued',
         title: 'Waiting: not ready to merge',
-        summary: `Queued, but not ready: ${reasons.length ? reasons.join('; ') : 'waiting for GitHub'}.${more}`,
+        summary: `Queued, but not ready. Waiting on: ${reasons.length ? reasons.join('; ') : 'GitHub'}.${more}`,
       };
     }
     case 'pending': {
       const position = planOrder(s).findIndex((x) => x.prNumber === e.prNumber) + 1;
-      const paused = s.runState !== 'running' ? ` The queue is ${s.runState}.` : '';
+      const reasons = waitingOn(s, e);
       return {
         ...base,
         status: 'queued',
         title: position > 0 ? `Queued at position ${position}` : 'Queued',
-        summary: `Priority ${e.priorityName} (${e.priorityValue}).${paused}${more}`,
+        summary: `Priority ${e.priorityName} (${e.priorityValue}).${reasons.length ? ` Waiting on: ${reasons.join('; ')}.` : ''}${more}`,
       };
     }
     case 'testing':
