@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { buildApp, ciPageRouters, ciRouters, QueueCommands } from '@railyard/api';
+import { buildApp, ciPageRouters, ciRouters, inProcessProjector, ProjectionHealth, QueueCommands } from '@railyard/api';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { CommitChecker, LocalCiRunner } from '@railyard/ci';
 import { queueIdOf } from '@railyard/domain';
@@ -135,9 +135,11 @@ const detailsLatency = async (dir: string, gitRoot: string, statuses: LocalCommi
   );
   const logger = createLogger('bench', 'error');
   const token = 'bench-read-token-0123456789';
+  const eventStore = new MemoryEventStore();
   const deps = {
-    commands: new QueueCommands(new MemoryEventStore(), readModels, logger, { clock: { now: () => new Date() } }),
+    commands: new QueueCommands(eventStore, readModels, logger, { clock: { now: () => new Date() } }),
     readModels,
+    projection: new ProjectionHealth({ eventStore, readModels, presence: inProcessProjector, maxLagMs: 10_000 }),
     gitHost: new LocalGitHost({ root: gitRoot }),
     blobs: new MemoryBlobStore(),
     tokens: new TokenRegistry(parseTokenList(`bench:${token}:read`)),

@@ -26,6 +26,8 @@ import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempD
  *   engine-status-to-merge  last required status reported → target branch moved (controlled CI)
  *   engine-build-20-ahead   buildTestBranch with 20 PRs stacked under the tested one
  *   engine-200-prs          200 PRs, concurrency 8, local CI running `true`: merges/min, engine CPU s/merge
+ *   engine-overhead         N PRs (a fraction breaking the build), checks of T s, concurrency C with C CI slots, real
+ *                           git and the local CI: the zero-overhead ideal time (rounds of T) over the measured time
  */
 
 const REPO: RepoRef = { host: 'bench.local', owner: 'acme', name: 'rail' };
@@ -235,6 +237,109 @@ const bigQueue = async (count: number, concurrency: number): Promise<object> => 
   };
 };
 
+/**
+ * The time a zero-overhead engine needs, in rounds of T: each round tests the next C PRs, each
+ * stacked on those ahead; the first breaking PR of a round fails, those ahead of it merge, and those
+ * behind it (which stacked it) are tested again in the next round. Starting, merging, cancelling
+ * and checking out cost nothing.
+ */
+export const idealRounds = (count: number, concurrency: number, breaking: ReadonlySet<number>): number => {
+  let next = 1;
+  let rounds = 0;
+  while (next <= count) {
+    rounds++;
+    const round = Array.from({ length: Math.min(concurrency, count - next + 1) }, (_, i) => next + i);
+    const bad = round.find((n) => breaking.has(n));
+    next = bad === undefined ? next + round.length : bad + 1;
+  }
+  return rounds;
+};
+
+/** Every `1 / fraction`-th PR breaks the build, the first one in the middle of the first such stretch. */
+export const breakingPrs = (count: number, fraction: number): Set<number> => {
+  const out = new Set<number>();
+  if (fraction <= 0) return out;
+  const every = Math.max(1, Math.round(1 / fraction));
+  for (let n = Math.ceil(every / 2) + 1; n <= count; n += every) out.add(n);
+  return out;
+};
+
+const overhead = async (o: { count: number; concurrency: number; checkSeconds: number; breakingFraction: number }): Promise<object> => {
+  const breaking = breakingPrs(o.count, o.breakingFraction);
+  const config = `ci:\n  tests: "sleep ${o.checkSeconds}; ! grep -rqs --exclude=.railyard.yml FAIL ."\nmerge:\n  required_statuses:\n    - tests\n`;
+  const b = await bed({ '.railyard.yml': config });
+  await b.api.execute(
+    b.stream,
+    {
+      type: 'CreateQueue',
+      queueId: queueIdOf(REPO, 'main'),
+      repo: REPO,
+      branch: 'main',
+      settings: { concurrency: o.concurrency },
+      state: 'paused',
+    },
+    meta,
+  );
+  const numbers = Array.from({ length: o.count }, (_, i) => i + 1);
+  progress(`opening ${o.count} PRs (${[...breaking].join(', ')} break the build)`);
+  for (const n of numbers) {
+    const content = breaking.has(n) ? 'FAIL\n' : `${n}\n`;
+    await commitOnBranch(b.gitRoot, REPO, { branch: `pr-${n}`, files: { [`f${n}.txt`]: content }, message: `PR ${n}` });
+    await openPr(b.gitRoot, { repo: REPO, number: n, head: `pr-${n}` });
+  }
+  for (const n of numbers) {
+    const pr = await b.host.getPullRequest(REPO, n);
+    if (!pr) throw new Error(`PR ${n} missing`);
+    await b.api.execute(b.stream, { type: 'SubmitPullRequest', pr }, meta);
+  }
+  const ci = await createLocalCi({
+    settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency: o.concurrency, killGraceMs: 5000 },
+    publicUrl: () => 'http://127.0.0.1:0',
+    logger: createLogger('bench-ci', 'error'),
+  });
+  // The engine as it runs in production: the default tick (1 s); it acts on CI's status events.
+  const engine = engineOn(b, ci, 1000);
+  const t0 = performance.now();
+  await b.api.execute(b.stream, { type: 'UpdateQueue', state: 'running' }, meta);
+  engine.poke();
+  let merged = 0;
+  let failed = 0;
+  let runs = 0;
+  try {
+    for (;;) {
+      const s = await b.api.read(b.stream);
+      const entries = [...s.entries.values()];
+      merged = entries.filter((e) => e.state === 'merged').length;
+      failed = entries.filter((e) => e.state === 'failed').length;
+      if (entries.every((e) => ['merged', 'failed', 'cancelled'].includes(e.state))) break;
+      await sleep(50);
+    }
+  } finally {
+    await engine.stop();
+    await ci.close();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  runs = (await b.store.readStream(b.stream)).filter((e) => e.type === 'TestRunStarted').length;
+  await b.close();
+  const rounds = idealRounds(o.count, o.concurrency, breaking);
+  const idealSeconds = rounds * o.checkSeconds;
+  return {
+    name: 'engine-overhead',
+    prs: o.count,
+    concurrency: o.concurrency,
+    ciSlots: o.concurrency,
+    checkSeconds: o.checkSeconds,
+    breaking: breaking.size,
+    merged,
+    failed,
+    runs,
+    idealRounds: rounds,
+    idealSeconds,
+    seconds: round(seconds, 1),
+    ratio: round(idealSeconds / seconds, 3),
+  };
+};
+
 export async function* run(args: string[]): AsyncIterable<object> {
   const only = args[0];
   if (!only || only === 'status') {
@@ -244,6 +349,14 @@ export async function* run(args: string[]): AsyncIterable<object> {
   if (!only || only === 'build') {
     progress('test branch with 20 PRs ahead, 20 builds');
     yield await build20Ahead(20);
+  }
+  if (!only || only === 'overhead') {
+    const count = Number(process.env.BENCH_ENGINE_OVERHEAD_PRS ?? 40);
+    const concurrency = Number(process.env.BENCH_ENGINE_OVERHEAD_CONCURRENCY ?? 4);
+    const checkSeconds = Number(process.env.BENCH_ENGINE_OVERHEAD_CHECK_SECONDS ?? 3);
+    const breakingFraction = Number(process.env.BENCH_ENGINE_OVERHEAD_BREAKING ?? 0.1);
+    progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${breakingFraction * 100}% breaking`);
+    yield await overhead({ count, concurrency, checkSeconds, breakingFraction });
   }
   if (!only || only === 'queue') {
     progress('200 PRs at concurrency 8');

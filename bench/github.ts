@@ -19,7 +19,7 @@ import {
 } from '@railyard/domain';
 import { startEngine } from '@railyard/engine';
 import { CommandHandler, createBlobStore, SqliteEventStore } from '@railyard/eventstore';
-import { createGithubApp, GithubCi, GithubCodeHost } from '@railyard/github';
+import { createGithubApp, forgetGitObjects, GithubCi, GithubCodeHost } from '@railyard/github';
 import { createLogger } from '@railyard/observability';
 import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
 
@@ -58,6 +58,8 @@ const MODES: Mode[] = [
 ];
 
 const measure = async (mode: Mode): Promise<object> => {
+  // Cases share git objects (the same files make the same trees): each starts from cold.
+  forgetGitObjects();
   const dir = await makeTempDir('railyard-bench-github-');
   const fake = await FakeGithub.start({ validate: false, behaviour: { mergedFlagDelayMs: 50 } });
   await fake.createRepo({ repo: FULL, files: { 'README.md': '# widgets\n' } });

@@ -17,9 +17,9 @@ const BENCHMARKS: BenchmarkRegistry = {
   ci: () => import('./ci'),
   'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
+  github: () => import('./github'),
   dashboard: () => import('./dashboard'),
   start: () => import('./start'),
-  github: () => import('./github'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

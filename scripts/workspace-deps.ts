@@ -9,7 +9,7 @@
  *
  * Versions come from the installed copy (node_modules/<name>/package.json), so they match the lock.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import ts from 'typescript';
@@ -49,9 +49,11 @@ const packageOf = (specifier: string): string | undefined => {
   return builtins.has(name) ? undefined : name;
 };
 
-const installedVersion = (name: string): string => {
-  const manifest = JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
-  return manifest.version;
+/** The version the workspace gets: npm nests a version other than the root's under the workspace. */
+const installedVersion = (name: string, dir: string): string => {
+  const nested = path.join(dir, 'node_modules', name, 'package.json');
+  const file = existsSync(nested) ? nested : path.join(root, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 };
 
 /** What the workspace's files import, split into production and test-only packages. */
@@ -73,8 +75,8 @@ export const importsOf = (dir: string, self: string): { dependencies: Set<string
   return { dependencies, devDependencies };
 };
 
-const sorted = (names: Set<string>): Record<string, string> =>
-  Object.fromEntries([...names].sort().map((name) => [name, installedVersion(name)]));
+const sorted = (names: Set<string>, dir: string): Record<string, string> =>
+  Object.fromEntries([...names].sort().map((name) => [name, installedVersion(name, dir)]));
 
 const sameKeys = (a: Record<string, string> | undefined, b: Record<string, string>): boolean =>
   JSON.stringify(Object.keys(a ?? {}).sort()) === JSON.stringify(Object.keys(b).sort());
@@ -91,8 +93,8 @@ if (require.main === module) {
     const file = path.join(dir, 'package.json');
     const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
     const found = importsOf(dir, manifest.name);
-    const dependencies = sorted(found.dependencies);
-    const devDependencies = { ...sorted(found.devDependencies), ...typesOf(manifest.devDependencies) };
+    const dependencies = sorted(found.dependencies, dir);
+    const devDependencies = { ...sorted(found.devDependencies, dir), ...typesOf(manifest.devDependencies) };
     const wanted = { dependencies, devDependencies: Object.fromEntries(Object.entries(devDependencies).sort()) };
     const declared = { dependencies: manifest.dependencies ?? {}, devDependencies: manifest.devDependencies ?? {} };
     if (mode === '--check') {
@@ -101,6 +103,12 @@ if (require.main === module) {
         const missing = Object.keys(wanted[section]).filter((n) => !(n in declared[section]));
         const extra = Object.keys(declared[section]).filter((n) => !(n in wanted[section]));
         problems.push(`${path.relative(root, file)} ${section}: missing [${missing.join(', ')}], not imported [${extra.join(', ')}]`);
+      }
+      // A declared version other than the installed one: the lock and the manifest disagree.
+      for (const [name, version] of Object.entries(dependencies)) {
+        const said = declared.dependencies[name];
+        if (said !== undefined && said !== version)
+          problems.push(`${path.relative(root, file)} ${name}: declared ${said}, installed ${version}`);
       }
       continue;
     }

@@ -100,6 +100,35 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
       });
     });
 
+    describe('host problems the engine reports', () => {
+      const reported = (at: string): QueueEvent =>
+        ({
+          type: 'QueueHostProblemReported',
+          data: { code: 'REPOSITORY_NOT_FOUND', detail: 'no repository acme/rails', at },
+        }) as QueueEvent;
+      const cleared = (at: string): QueueEvent => ({ type: 'QueueHostProblemCleared', data: { at } }) as QueueEvent;
+
+      it('when a problem is reported, then getQueue shows it and listHostProblems lists the queue until it is cleared', async () => {
+        const factory = new RecordedEventFactory();
+        await store.apply([...factory.record(Q, queueCreated(Q, T(0))), ...factory.record(OTHER, queueCreated(OTHER, T(0)))]);
+        expect(await store.listHostProblems()).toEqual([]);
+        await store.apply(factory.record(Q, reported(T(1))));
+        const problem = { code: 'REPOSITORY_NOT_FOUND', detail: 'no repository acme/rails', since: T(1) };
+        expect((await store.getQueue(Q))?.hostProblem).toEqual(problem);
+        expect((await store.listHostProblems()).map((q) => [q.queueId, q.hostProblem])).toEqual([[Q, problem]]);
+        await store.apply(factory.record(Q, cleared(T(2))));
+        expect((await store.getQueue(Q))?.hostProblem).toBeUndefined();
+        expect(await store.listHostProblems()).toEqual([]);
+      });
+
+      it('when a queue with a problem is deleted, then it is no longer listed', async () => {
+        const factory = new RecordedEventFactory();
+        await store.apply(factory.record(Q, queueCreated(Q, T(0)), reported(T(1))));
+        await store.apply(factory.record(Q, queueDeleted(T(2))));
+        expect(await store.listHostProblems()).toEqual([]);
+      });
+    });
+
     describe('given the realistic history', () => {
       let events: RecordedEvent[];
       let factory: InstanceType<typeof RecordedEventFactory>;

@@ -110,7 +110,9 @@ beforeAll(async () => {
   api = await startProcess('apps/server/src/main.ts', env);
   fake.setWebhookUrl(`${api.url}/github/webhooks`);
   engine = await startEngine();
-  expect((await post('/createQueue', { repo: REPO, targetBranch: 'main' }, TOKENS.admin)).status).toBe(200);
+  // One failure is final here: a flake re-run on GitHub waits for the repository's CI to report again
+  // on the same commit, which this CI does only when pushed (docs/github.md, "What the adapter does not do").
+  expect((await post('/createQueue', { repo: REPO, targetBranch: 'main', flakeRetries: 0 }, TOKENS.admin)).status).toBe(200);
 });
 
 afterAll(async () => {

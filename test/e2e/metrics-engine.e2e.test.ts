@@ -46,10 +46,14 @@ describe('metrics and history of a queue the real engine drove', () => {
     expect(s.value('mq_pr_conclusions_1h_total', { ...main, conclusion: 'failed' })).toBe(1);
     expect(s.value('mq_depth_current', main)).toBe(0);
     expect(s.value('mq_testing_slots_active', main)).toBe(0);
-    expect(s.histogram('mq_pr_test_duration_1h_seconds', main).count).toBe(2);
-    expect(s.histogram('mq_pr_wait_duration_1h_seconds', main).count).toBe(2);
+    // PR 2's failure, with no test results, was re-run once on the same commit before it was blamed
+    // (flakeRetries defaults to 1, docs/engine.md "Flakes"): two test runs, two waits for PR 2.
+    expect(s.histogram('mq_pr_test_duration_1h_seconds', main).count).toBe(3);
+    expect(s.histogram('mq_pr_wait_duration_1h_seconds', main).count).toBe(3);
     expect(s.histogram('mq_pr_time_in_queue_1h_seconds', { ...main, conclusion: 'merged' }).count).toBe(1);
-    expect(s.value('railyard_test_runs_total', main)).toBe(2);
+    expect(s.value('railyard_test_runs_total', main)).toBe(3);
+    expect(s.value('railyard_flake_retries_total', main)).toBe(1);
+    expect(s.histogram('railyard_flake_retries_per_merged_pr', main)).toMatchObject({ count: 1, sum: 0 });
     expect(s.histogram('railyard_ci_runs_per_merged_pr', main)).toMatchObject({ count: 1, sum: 1 });
     expect(s.value('railyard_innocent_ejections_total', main)).toBe(0);
     // The embedded engine times what it does: at least the runs it started and the merge.

@@ -7,6 +7,7 @@ import { ApiError, errorHandler, notFoundHandler } from './http/errors';
 import { apiDocsRouter } from './openapi/routes';
 import { impactedTargetRoutes } from './routes/impacted-targets';
 import { pullRequestRoutes } from './routes/pull-requests';
+import { readyz } from './readiness/readyz';
 import { queueRoutes } from './routes/queues';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -31,7 +32,15 @@ const accessLog =
     // Read now: by the time the answer is sent, a mounted router has stripped its prefix (/v1) from req.path.
     const path = req.path;
     res.on('finish', () => {
-      const level = res.statusCode >= 500 ? 'error' : res.statusCode < 400 && res.locals.scope === 'read' ? 'debug' : 'info';
+      // A 503 is a deliberate answer (not ready, no projector, busy), logged once per request but not as a fault.
+      const level =
+        res.statusCode === 503
+          ? 'warn'
+          : res.statusCode >= 500
+            ? 'error'
+            : res.statusCode < 400 && res.locals.scope === 'read'
+              ? 'debug'
+              : 'info';
       if (!deps.logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.logger.log(level, 'http', {
@@ -81,6 +90,8 @@ export const buildApp = (
   // Everything after /healthz is limited, unknown paths included: one place, so no route is left out.
   if (deps.limiter) app.use(deps.limiter);
   if (deps.bodyBudget) app.use(deps.bodyBudget);
+  // Readiness, unlike liveness, does I/O (event store, Redis), so it stays behind the limiter.
+  app.get('/readyz', readyz({ projection: deps.projection, readModels: deps.readModels, tokens: deps.tokens }));
   app.use(apiDocsRouter());
   const v1 = express.Router();
   v1.use(dispatchByPath([queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters]));

@@ -12,6 +12,7 @@ import type { TokenRegistry } from '@railyard/auth';
 import { ciPageRouters, ciRouters } from './ci/routes';
 import { githubRouter, type GithubApiParts } from './github';
 import { QueueCommands } from './queue-commands';
+import { inProcessProjector, ProjectionHealth, type ProjectorPresence } from './readiness/projection-health';
 import { createHmac } from 'node:crypto';
 import { dashboardRouter } from './dashboard/routes';
 import { Sessions } from './dashboard/session';
@@ -19,6 +20,8 @@ import { historyRoutes } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
 import { createTestHealth, type TestHealth } from './routes/test-health';
 import type { TestHealthConfig } from './routes/test-health/config';
+
+export const DEFAULT_PROJECTION_MAX_LAG_MS = 10_000;
 
 /** The opened adapters and settings an API process is made of; the embedded and distributed shapes differ only in these. */
 export interface ApiParts {
@@ -45,6 +48,12 @@ export interface ApiParts {
   clock?: { now: () => Date };
   /** GitHub App: webhooks at /github/webhooks (docs/github.md); absent when GitHub is not configured. */
   github?: GithubApiParts;
+  /** Who keeps the read models; the projector lease in the distributed shape, this process (the default) when embedded. */
+  projector?: ProjectorPresence;
+  /** RAILYARD_PROJECTION_MAX_LAG_MS: over it /readyz fails and writes answer 503. Default 10 s. */
+  projectionMaxLagMs?: number;
+  /** How long reads reuse the last projection status (readiness/projection-health.ts); tests use 0. */
+  projectionReadCacheMs?: number;
 }
 
 export interface ComposedApi {
@@ -58,13 +67,22 @@ export interface ComposedApi {
 export const composeApi = (p: ApiParts): ComposedApi => {
   let selfUrl = '';
   const clock = p.clock ? { clock: p.clock } : {};
+  const projection = new ProjectionHealth({
+    eventStore: p.eventStore,
+    readModels: p.readModels,
+    presence: p.projector ?? inProcessProjector,
+    maxLagMs: p.projectionMaxLagMs ?? DEFAULT_PROJECTION_MAX_LAG_MS,
+    ...(p.projectionReadCacheMs !== undefined ? { readCacheMs: p.projectionReadCacheMs } : {}),
+  });
   const commands = new QueueCommands(p.eventStore, p.readModels, p.logger, {
     clock: p.clock ?? { now: () => new Date() },
     readYourWritesTimeoutMs: p.readYourWritesTimeoutMs,
+    gate: () => projection.assertWritable(),
   });
   const deps = {
     commands,
     readModels: p.readModels,
+    projection,
     gitHost: p.gitHost,
     blobs: p.blobs,
     tokens: p.tokens,

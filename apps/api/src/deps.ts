@@ -5,11 +5,14 @@ import type { Logger } from '@railyard/observability';
 import type { ReadModelStore } from '@railyard/readmodels';
 import type { TokenRegistry } from '@railyard/auth';
 import type { QueueCommands } from './queue-commands';
+import type { ProjectionHealth } from './readiness/projection-health';
 
 /** Everything the HTTP layer needs, passed in: the app itself opens no connection and reads no env. */
 export interface ApiDeps {
   commands: QueueCommands;
   readModels: ReadModelStore;
+  /** How current the read models are: reads fall back to the event store and /readyz reports from it. */
+  projection: ProjectionHealth;
   gitHost: GitHost;
   blobs: BlobStore;
   tokens: TokenRegistry;

@@ -1,16 +1,8 @@
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, errorFields } from '@railyard/observability';
-import { RedisMetricsStore } from '@railyard/readmodels';
-import {
-  apiSettingsOf,
-  applyEnvFile,
-  loadConfig,
-  loadTokens,
-  openBlobStore,
-  openEventStore,
-  openGitHost,
-  openReadModels,
-} from '@railyard/runtime';
+import { collectProcessMetrics, createLogger, errorFields, listenOrExplain } from '@railyard/observability';
+import { RedisMetricsStore, RedisReadModelStore } from '@railyard/readmodels';
+import { apiSettingsOf, applyEnvFile, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
@@ -26,10 +18,20 @@ const main = async (): Promise<void> => {
   const config = loadConfig();
   if (!config.redisUrl) config.redisUrl = 'redis://127.0.0.1:6379';
   const logger = createLogger('railyard-api', config.logLevel);
-  const tokens = loadTokens(config.apiTokens, config.dataDir, (l) => process.stdout.write(l));
+  // Bound first, so a port in use is reported as such before anything is opened (docs/operations.md).
+  let handler: RequestListener = (_req, res) => void res.writeHead(503, { 'Retry-After': '1' }).end();
+  const server = createServer((req, res) => handler(req, res));
+  await listenOrExplain(server, config.port, config.host, 'PORT');
+  collectProcessMetrics();
+  const tokens = loadTokens(
+    { raw: config.apiTokens, file: config.apiTokensFile },
+    config.dataDir,
+    (l) => process.stdout.write(l),
+    (message) => logger.warn(message),
+  );
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
-  const readModels = openReadModels(config, 'redis');
+  const readModels = new RedisReadModelStore({ redis: config.redisUrl, namespace: config.redisNamespace });
   // GitHub's PRs are read through the App when it is configured (docs/github.md).
   const github = config.github ? await openGithub(config.github, { logger }) : null;
   const gitHost = openGitHost(config, github);
@@ -60,11 +62,13 @@ const main = async (): Promise<void> => {
     logger,
     ...apiSettingsOf(config),
     ...(githubApi ? { github: githubApi } : {}),
+    // The projector process holds this lease while it projects (apps/projector); no holder, no projection.
+    projector: { holder: () => readModels.leaseHolder('projector') },
   });
-  const server = app.listen(config.port, config.host, () => {
-    setSelfUrl(`http://${config.host}:${(server.address() as AddressInfo).port}`);
-    logger.info('railyard api listening', { port: (server.address() as AddressInfo).port, eventStore: config.eventStore.kind });
-  });
+  handler = app;
+  const port = (server.address() as AddressInfo).port;
+  setSelfUrl(`http://${config.host}:${port}`);
+  logger.info('railyard api listening', { port, eventStore: config.eventStore.kind });
   const stop = () => {
     server.close(() => {
       Promise.all([

@@ -31,7 +31,13 @@ export class QueueCommands {
     store: EventStore,
     private readonly readModels: ReadModelStore,
     private readonly logger: Logger,
-    private readonly options: { clock: Clock; newId?: () => string; readYourWritesTimeoutMs?: number },
+    private readonly options: {
+      clock: Clock;
+      newId?: () => string;
+      readYourWritesTimeoutMs?: number;
+      /** Runs before anything is stored and throws to refuse the write (readiness/projection-health.ts). */
+      gate?: () => Promise<void>;
+    },
   ) {
     const newId = options.newId ?? randomUUID;
     const now = () => options.clock.now().toISOString();
@@ -43,6 +49,7 @@ export class QueueCommands {
   }
 
   async execute(repo: RepoRef, branch: string, command: QueueCommand, meta: CommandMeta): Promise<HandlerResult<QueueState, QueueEvent>> {
+    await this.ensureWritable();
     const result = await this.handler.execute(queueStreamOf(queueIdOf(repo, branch)), command, meta);
     if (result.position !== null) {
       const timeoutMs = this.options.readYourWritesTimeoutMs ?? 5000;
@@ -50,6 +57,11 @@ export class QueueCommands {
       if (!reached) this.logger.warn('read models did not reach a write in time', { position: String(result.position), timeoutMs });
     }
     return result;
+  }
+
+  /** Throws (503) when a write could not be answered within the read-your-writes bound; routes call it before slow checks too. */
+  async ensureWritable(): Promise<void> {
+    await this.options.gate?.();
   }
 
   state(repo: RepoRef, branch: string): Promise<QueueState> {

@@ -6,10 +6,11 @@ import type { CiPort } from './ci/port';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
 import { hostErrorCode, type CodeHost, type HostEvent } from './host/port';
-import { engineMetrics } from './metrics';
+import { engineMetrics, watchReaps } from './metrics';
 import { QueueDriver, type DriverStats } from './queue-driver';
 import { QueueLoop, type BackoffSettings } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
+import { TestResultsIndex, withTestResults } from './test-health-facts';
 
 export interface EngineOptions {
   eventStore: EventStore;
@@ -37,6 +38,8 @@ export interface EngineHandle {
   stop(): Promise<void>;
   /** Ask for a pass on every queue now, re-reading every host fact (tests, and a change the host could not announce). */
   poke(): void;
+  /** Ask for a pass on one queue now: another engine released its lease, so this one may take it over at once. */
+  wake(queueId: string): void;
   /** Settles when no queue has a pass running or due. */
   idle(): Promise<void>;
   stats(): Record<string, DriverStats>;
@@ -61,11 +64,18 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
   const now = options.now ?? (() => new Date());
   const commands = new EngineCommands(options.eventStore, now);
   const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs));
+  // Failing runs are judged with their JUnit results (docs/engine.md, Flakes).
+  const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), {
+    onError: (err) => options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),
+    reportsPending: (testRunId) => options.ci.reportsPending?.(testRunId) ?? false,
+    rerunnableChecks: (repo, sha) => options.ci.rerunnableChecks?.(repo, sha) ?? Promise.resolve(undefined),
+  });
   const loops = new Map<string, QueueLoop>();
   const unwatch = new Map<string, () => void>();
   const failing = new Set<string>();
   const missing = new Set<string>();
   const owns = options.owns ?? (async () => true);
+  let stopping = false;
 
   const onHostEvent = (event: HostEvent): void => {
     for (const q of facts.onEvent(event)) loops.get(q)?.schedule();
@@ -85,13 +95,36 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     if (loop) return loop;
     const driver = new QueueDriver({
       log: commands.logOf(queueStreamOf(queueId)),
-      facts,
+      facts: judgedFacts,
       host: options.host,
       ci: options.ci,
       logger: options.logger,
       now,
       newRunId: randomUUID,
       observe: timeEngineAction,
+      onRecorded: (s, events) => {
+        for (const e of events) {
+          if (e.type === 'TestRunStatusReported' && e.data.infrastructureError) {
+            engineMetrics.infrastructureErrors.inc({ code: e.data.infrastructureError.code });
+            options.logger.warn('engine: a check hit an infrastructure error; it will be run again, the PR is not blamed', {
+              queueId: s.queueId,
+              testRunId: e.data.testRunId,
+              check: e.data.context,
+              code: e.data.infrastructureError.code,
+              detail: e.data.infrastructureError.message,
+            });
+          }
+          if (e.type === 'TestRunStuck') {
+            engineMetrics.runsStuck.inc({ code: e.data.code });
+            options.logger.error('engine: a test run is stuck on infrastructure errors; restart its PRs once CI is mended', {
+              queueId: s.queueId,
+              testRunId: e.data.testRunId,
+              code: e.data.code,
+              detail: e.data.detail,
+            });
+          }
+        }
+      },
     });
     loop = new QueueLoop(queueId, driver, {
       owns,
@@ -135,6 +168,8 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
   });
 
   const offCi = options.ci.onChange((repo, sha) => onHostEvent({ kind: 'status', repo, sha }));
+  const reapsPending = options.ci.reapsPending?.bind(options.ci);
+  const offReaps = reapsPending ? watchReaps(reapsPending) : () => undefined;
 
   const tickMs = options.tickMs ?? 1000;
   const verifyMs = options.verifyMs ?? 30_000;
@@ -152,15 +187,23 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     poke: () => {
       for (const loop of loops.values()) loop.schedule({ verify: true });
     },
+    wake: (queueId) => {
+      if (stopping) return;
+      const loop = loops.get(queueId);
+      if (loop) loop.schedule({ verify: true });
+      else loopOf(queueId);
+    },
     idle: async () => {
       await Promise.all([...loops.values()].map((l) => l.idle()));
     },
     stats: () => Object.fromEntries([...loops].map(([q, l]) => [q, { ...l.driver.stats }])),
     failing: () => Object.fromEntries([...loops].filter(([, l]) => l.consecutiveFailures > 0).map(([q, l]) => [q, l.consecutiveFailures])),
     stop: async () => {
+      stopping = true;
       clearInterval(tick);
       clearInterval(verify);
       offCi();
+      offReaps();
       await subscription.close();
       for (const off of unwatch.values()) off();
       await Promise.all([...loops.values()].map((l) => l.stop()));

@@ -134,6 +134,10 @@ export class FactsReader implements FactsSource {
     k?.mergeability.delete(prNumber);
   }
 
+  forgetStatuses(s: QueueState, sha: string): void {
+    this.known.get(s.queueId)?.facts.statuses.delete(sha);
+  }
+
   forgetTarget(s: QueueState): void {
     const k = this.known.get(s.queueId)?.facts;
     if (!k) return;
@@ -194,6 +198,7 @@ export class FactsReader implements FactsSource {
     const testBranches: TestBranchRef[] = listBranches ? await this.host.listTestBranches(s.repo) : [];
     k.listedForRuns = runs;
     const facts: HostFacts = { target, pulls, statuses, testBranches };
+    if (this.ci.rerunsSameCommit?.(s.repo) === false) facts.sameCommitReruns = false;
     const overlaps = await this.overlaps?.forQueue(s);
     if (overlaps) facts.overlaps = overlaps;
     const directMerge = target ? await this.directMergeOf(s, k, target) : undefined;

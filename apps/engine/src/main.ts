@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
-import { createLogger, errorFields } from '@railyard/observability';
+import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
 import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { hostsFor, localCodeHost } from './embedded';
@@ -17,6 +17,10 @@ const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
   const logger = createLogger('railyard-engine', config.logLevel);
+  collectProcessMetrics();
+  // RAILYARD_METRICS_PORT: bound first, so a port in use stops the engine before it takes any queue.
+  const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer({ port: config.metricsPort, host: config.host });
+  if (metricsServer) logger.info('engine metrics listening', { port: metricsServer.port });
   const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const leases = new QueueLeases({
     redis,
@@ -67,6 +71,8 @@ const main = async (): Promise<void> => {
       })
     : null;
   await checkRuns?.start();
+  // A queue another engine let go of (SIGTERM, a rolling deploy) is tried at once, not at the next tick.
+  await leases.onReleased((queueId) => engine.wake(queueId));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -75,7 +81,11 @@ const main = async (): Promise<void> => {
     void (async () => {
       await checkRuns?.stop();
       await hints?.close();
+      // The pass in progress ends, then the leases are released and announced (a standby takes over
+      // at once), then the checks are stopped without a verdict: the new holder runs them again.
       await engine.stop();
+      await leases.close();
+      await metricsServer?.close();
       await ci.close();
       await Promise.all([eventStore.close(), blobs.close(), host.close(), github?.close()]);
       await redis.quit();

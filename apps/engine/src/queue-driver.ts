@@ -26,6 +26,8 @@ export interface FactsSource {
   forgetPull(s: QueueState, prNumber: number): void;
   /** Forget the target's head: the engine just moved it (or found it moved). */
   forgetTarget(s: QueueState): void;
+  /** Forget the statuses of a sha: CI was just asked to run its checks again, so what was read is stale. */
+  forgetStatuses?(s: QueueState, sha: string): void;
 }
 
 export interface DriverLogger {
@@ -46,6 +48,8 @@ export interface DriverDeps {
   observe?: <T>(kind: Action['kind'], run: () => Promise<T>) => Promise<T>;
   /** Rounds of plan → act per pass before the pass yields (and says there is more to do). */
   maxRounds?: number;
+  /** Told of every event the driver recorded (the engine counts infrastructure errors and stuck runs). */
+  onRecorded?: (s: QueueState, events: readonly QueueEvent[]) => void;
   /** The planner; the domain's `plan` unless a test plants a broken one (the simulator's invariant tests). */
   plan?: (s: QueueState, now: string, facts: HostFacts) => Action[];
 }
@@ -125,9 +129,12 @@ export class QueueDriver {
     try {
       const events = await this.deps.log.execute(command);
       for (const e of events) {
+        // Returns once the stop is decided; processes and checkouts are reaped in the background.
         if (e.type === 'TestRunCancelled' || e.type === 'TestRunTimedOut' || e.type === 'TestRunFailed' || e.type === 'TestRunSucceeded')
           await this.deps.ci.cancel(e.data.testRunId);
+        if (e.type === 'TestRunInfrastructureRetried') await this.retryChecks(s, e.data.testRunId, e.data.contexts);
       }
+      if (events.length > 0) this.deps.onRecorded?.(s, events);
       if (events.length > 0)
         this.deps.logger.info('engine recorded', { queueId: s.queueId, command: command.type, events: events.map((e) => e.type) });
       return events;
@@ -161,6 +168,21 @@ export class QueueDriver {
         await this.deps.host.deleteBranch(s.repo, a.branch);
         return 'done';
     }
+  }
+
+  private async retryChecks(s: QueueState, testRunId: string, contexts: string[]): Promise<void> {
+    const run = s.runs.get(testRunId);
+    if (!run) return;
+    const req = {
+      repo: s.repo,
+      sha: run.testBranchSha,
+      branch: run.testBranch,
+      testRunId,
+      timeoutMinutes: s.settings.testingTimeoutMinutes,
+    };
+    if (this.deps.ci.retry) await this.deps.ci.retry({ ...req, contexts });
+    else await this.deps.ci.trigger(req);
+    this.deps.facts.forgetStatuses?.(s, run.testBranchSha);
   }
 
   private async startRun(s: QueueState, a: Extract<Action, { kind: 'startRun' }>): Promise<Outcome> {

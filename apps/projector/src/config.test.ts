@@ -2,13 +2,15 @@ import path from 'node:path';
 import { projectorConfigFromEnv } from './config';
 
 describe('projectorConfigFromEnv', () => {
-  it('when nothing is set, then it uses SQLite under ./data, local Redis and namespace rm1', () => {
+  it('when nothing is set, then it uses SQLite under ./data, local Redis and namespace rm1, a 10 s lease a standby tries every 250 ms, and no metrics port', () => {
     expect(projectorConfigFromEnv({})).toEqual({
       eventStore: { kind: 'sqlite', file: path.resolve('./data', 'events.sqlite'), synchronous: 'full' },
       redisUrl: 'redis://127.0.0.1:6379',
       namespace: 'rm1',
       batchSize: 500,
-      leaseTtlMs: 15_000,
+      leaseTtlMs: 10_000,
+      leaseRetryMs: 250,
+      metricsHost: '127.0.0.1',
       testHealthLimits: { maxRunsPerTest: 300, retentionDays: 60 },
     });
   });
@@ -60,6 +62,23 @@ describe('projectorConfigFromEnv', () => {
   it('when the event store kind or the batch size is unusable, then it says which', () => {
     expect(() => projectorConfigFromEnv({ RAILYARD_EVENTSTORE: 'mysql' })).toThrow(/RAILYARD_EVENTSTORE/);
     expect(() => projectorConfigFromEnv({ RAILYARD_PROJECTOR_BATCH_SIZE: '0' })).toThrow(/RAILYARD_PROJECTOR_BATCH_SIZE/);
+  });
+});
+
+describe('projectorConfigFromEnv: lease and metrics settings', () => {
+  it('when the lease TTL, retry interval and metrics port are set, then they are used', () => {
+    expect(
+      projectorConfigFromEnv({
+        RAILYARD_PROJECTOR_LEASE_TTL_MS: '3000',
+        RAILYARD_PROJECTOR_LEASE_RETRY_MS: '100',
+        RAILYARD_METRICS_PORT: '9464',
+        RAILYARD_HOST: '0.0.0.0',
+      }),
+    ).toMatchObject({ leaseTtlMs: 3000, leaseRetryMs: 100, metricsPort: 9464, metricsHost: '0.0.0.0' });
+  });
+  it('when the retry interval or metrics port is unusable, then it says which', () => {
+    expect(() => projectorConfigFromEnv({ RAILYARD_PROJECTOR_LEASE_RETRY_MS: '-1' })).toThrow(/RAILYARD_PROJECTOR_LEASE_RETRY_MS/);
+    expect(() => projectorConfigFromEnv({ RAILYARD_METRICS_PORT: '70000' })).toThrow(/RAILYARD_METRICS_PORT/);
   });
 });
 

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
 import { createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
-import { createLogger, type Logger } from '@railyard/observability';
+import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
 import {
@@ -40,7 +40,48 @@ export const startServer = async (
 ): Promise<RunningServer> => {
   const config = { ...loadConfig(), ...overrides };
   const logger = options.logger ?? createLogger('railyard', config.logLevel);
-  const tokens = loadTokens(config.apiTokens, config.dataDir, options.announce ?? ((l) => process.stdout.write(l)));
+  // The port is bound before anything else starts: a second `npm start` on a used port stops here,
+  // with no engine or projector started on the same data dir. Until the models have caught up every
+  // request but /healthz is answered 503 STARTING.
+  let handler: RequestListener = starting;
+  const server: Server = createServer((req, res) => handler(req, res));
+  await listenOrExplain(server, config.port, config.host, 'PORT');
+  try {
+    const running = await startOnBoundServer(server, config, logger, options, (app) => {
+      handler = app;
+    });
+    return running;
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+};
+
+/** Answers while the embedded server is still starting: alive, not yet serving. */
+const starting: RequestListener = (req, res) => {
+  if (req.url === '/healthz') {
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+    return;
+  }
+  res
+    .writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' })
+    .end('{"code":"STARTING","message":"Railyard is starting: the read models are catching up with the event store"}');
+};
+
+const startOnBoundServer = async (
+  server: Server,
+  config: RailyardConfig,
+  logger: Logger,
+  options: { announce?: (line: string) => void; clock?: { now: () => Date } },
+  serve: (app: RequestListener) => void,
+): Promise<RunningServer> => {
+  collectProcessMetrics();
+  const tokens = loadTokens(
+    { raw: config.apiTokens, file: config.apiTokensFile },
+    config.dataDir,
+    options.announce ?? ((l) => process.stdout.write(l)),
+    (message) => logger.warn(message),
+  );
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
   const readModels = openReadModels(config, 'memory');
@@ -105,10 +146,7 @@ export const startServer = async (
   });
   api.composed = composed;
   const { app, testHealth } = composed;
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  serve(app);
   const port = (server.address() as AddressInfo).port;
   selfUrl = `http://${config.host}:${port}`;
   composed.setSelfUrl(selfUrl);

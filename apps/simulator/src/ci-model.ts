@@ -1,4 +1,4 @@
-import type { ReportedStatus } from '@railyard/domain';
+import type { FailingTest, ReportedStatus } from '@railyard/domain';
 import type { Prng } from './prng';
 import type { SimPr } from './pr-model';
 import type { Workload } from './workload';
@@ -22,6 +22,8 @@ export interface CiRun {
   flaked: boolean;
   /** Passed although it holds a bad PR. */
   missed: boolean;
+  /** With per-test results: the tests it reports failing, and their health as the test-health service sees it. */
+  failing: FailingTest[];
   /** CI has posted its result. */
   reported: boolean;
   /** The queue ended the run (result recorded or cancelled); CI stops charging for it. */
@@ -39,12 +41,32 @@ export interface CiRun {
 export class CiModel {
   private readonly runs = new Map<string, CiRun>();
   private readonly bySha = new Map<string, CiRun>();
+  /** Failing tests uploaded per commit, every attempt's (a re-run tests the same commit). */
+  private readonly resultsBySha = new Map<string, FailingTest[]>();
 
   constructor(
     private readonly w: Workload,
     private readonly prs: ReadonlyMap<number, SimPr>,
     private readonly rng: Prng,
+    /** Which test a flake hits: a stream of its own, so workloads without test results draw as before. */
+    private readonly tests?: Prng,
   ) {}
+
+  /** The tests a failing run reports: a healthy test per bad PR it holds, and the test a flake hit. */
+  private failingTests(stack: readonly number[], flaked: boolean, missed: boolean): FailingTest[] {
+    const t = this.w.testResults;
+    if (!t || !this.tests) return [];
+    const out: FailingTest[] = [];
+    if (!missed)
+      for (const n of stack) if (this.prs.get(n)?.bad) out.push({ context: CHECK, name: `breaks-by-pr-${n}`, health: 'healthy' });
+    if (flaked) {
+      const u = this.tests.next();
+      const which = this.tests.int(20);
+      const health = u < t.quarantined ? 'quarantined' : u < t.quarantined + t.knownFlaky ? 'flaky' : 'healthy';
+      out.push({ context: CHECK, name: `${health}-test-${which}`, health });
+    }
+    return out;
+  }
 
   duration(): number {
     const { durationMinutes, distribution, sigma } = this.w.ci;
@@ -52,7 +74,7 @@ export class CiModel {
     return minutes * 60_000;
   }
 
-  trigger(r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'reported' | 'ended' | 'stoppedAt'>): CiRun {
+  trigger(r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'failing' | 'reported' | 'ended' | 'stoppedAt'>): CiRun {
     const holdsBad = r.stack.some((n) => this.prs.get(n)?.bad === true);
     const flakeDraw = this.rng.chance(this.w.flakeRate);
     const missDraw = this.rng.chance(this.w.missRate);
@@ -65,6 +87,7 @@ export class CiModel {
       outcome: (holdsBad && !missed) || flaked ? 'failure' : 'success',
       flaked,
       missed,
+      failing: this.failingTests(r.stack, flaked, missed),
       reported: false,
       ended: false,
     };
@@ -82,7 +105,19 @@ export class CiModel {
     const run = this.runs.get(testRunId);
     if (!run || run.ended) return false;
     run.reported = true;
+    if (run.failing.length > 0)
+      this.resultsBySha.set(run.testBranchSha, [...(this.resultsBySha.get(run.testBranchSha) ?? []), ...run.failing]);
     return true;
+  }
+
+  /** The failing tests uploaded for a commit so far; undefined when none were (the planner then knows nothing). */
+  results(testBranchSha: string): readonly FailingTest[] | undefined {
+    return this.resultsBySha.get(testBranchSha);
+  }
+
+  /** A failure whose failing tests are all quarantined: the queue passes it (docs/engine.md, Flakes). */
+  quarantinedOnly(run: CiRun): boolean {
+    return run.outcome === 'failure' && run.failing.length > 0 && run.failing.every((t) => t.health === 'quarantined');
   }
 
   /** The queue recorded the run's end (outcome or cancellation): CI time stops counting. */

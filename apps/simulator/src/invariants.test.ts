@@ -236,6 +236,7 @@ const passedRun = (stack: number[]): CiRun => ({
   outcome: 'success',
   flaked: false,
   missed: false,
+  failing: [],
   reported: true,
   ended: true,
 });

@@ -23,13 +23,18 @@ export class Metrics {
   runsStarted = 0;
   bisectionRuns = 0;
   runsCancelled = 0;
+  /** Re-runs of a failed run on the same commit (flakeRetries), and the PRs they cleared (FLAKE_RETRIED). */
+  flakeRetries = 0;
+  flakeRetriedPasses = 0;
+  /** Runs passed although a check failed, because only quarantined tests failed. */
+  quarantinedPasses = 0;
   /** Why PRs went back to waiting, and why they failed: what explains the wasted runs. */
   readonly restarts: Record<string, number> = {};
   readonly failures: Record<string, number> = {};
   /** Merge time and time in queue of each merge, for the window. */
   private readonly mergeTimes: number[] = [];
   private readonly queueMinutes: { at: number; minutes: number }[] = [];
-  private readonly runStarts: { at: number; tested: number; bisection: boolean }[] = [];
+  private readonly runStarts: { at: number; tested: number; bisection: boolean; retry: boolean }[] = [];
   private readonly optimistic = new Set<number>();
   /** Time-weighted: how long the queue had a PR waiting to start. */
   private lastSample: { at: number; waiting: number } | undefined;
@@ -41,8 +46,12 @@ export class Metrics {
     switch (event.type) {
       case 'TestRunStarted':
         this.runsStarted++;
-        this.runStarts.push({ at: now, tested: event.data.prNumbers.length, bisection: event.data.bisection });
+        this.runStarts.push({ at: now, tested: event.data.prNumbers.length, bisection: event.data.bisection, retry: !!event.data.retry });
         if (event.data.bisection) this.bisectionRuns++;
+        if (event.data.retry) this.flakeRetries++;
+        return;
+      case 'TestRunSucceeded':
+        if (event.data.quarantined) this.quarantinedPasses++;
         return;
       case 'TestRunCancelled':
         this.runsCancelled++;
@@ -52,6 +61,7 @@ export class Metrics {
         return;
       case 'PrTestsPassed':
         if (event.data.reason === 'SUCCESSOR_TEST_RUN_PASSED') this.optimistic.add(event.data.prNumber);
+        if (event.data.reason === 'FLAKE_RETRIED') this.flakeRetriedPasses++;
         return;
       case 'PrMerged': {
         const pr = this.prs.get(event.data.prNumber);
@@ -94,6 +104,7 @@ export class Metrics {
     const starts = this.runStarts.filter((r) => inWindow(r.at));
     const runs = starts.length;
     const main = starts.filter((r) => !r.bisection);
+    const retries = starts.filter((r) => r.retry).length;
     let ciMinutes = 0;
     for (const run of ci.all()) {
       if (!inWindow(run.startedAt)) continue;
@@ -119,6 +130,7 @@ export class Metrics {
       mergesPerHour: hours > 0 ? merges / hours : 0,
       ciRunsPerMerge: merges > 0 ? runs / merges : null,
       bisectionRunsPerMerge: merges > 0 ? (runs - main.length) / merges : null,
+      flakeRetriesPerMerge: merges > 0 ? retries / merges : null,
       meanPrsPerRun: main.length > 0 ? main.reduce((a, r) => a + r.tested, 0) / main.length : null,
       ciMinutesPerMerge: merges > 0 ? ciMinutes / merges : null,
       p50TimeInQueueMin: percentile(minutes, 0.5),
@@ -135,6 +147,8 @@ export interface WindowMeasures {
   mergesPerHour: number;
   ciRunsPerMerge: number | null;
   bisectionRunsPerMerge: number | null;
+  /** Re-runs on the same commit (flakeRetries) per merge; counted in ciRunsPerMerge too. */
+  flakeRetriesPerMerge: number | null;
   /** PRs tested per run, bisection runs left out: the batch size actually reached. */
   meanPrsPerRun: number | null;
   ciMinutesPerMerge: number | null;

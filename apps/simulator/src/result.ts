@@ -36,6 +36,14 @@ export interface SimResult {
   badMergesOptimistic: number;
   ciMinutesPerMerge: number | null;
   bisectionRunsPerMerge: number | null;
+  /** Re-runs of failed runs on the same commit (flakeRetries) per merge, in the window; part of ciRunsPerMerge. */
+  flakeRetriesPerMerge: number | null;
+  /** Re-runs started, PRs they cleared (FLAKE_RETRIED), and runs passed because only quarantined tests failed (whole run). */
+  flakeRetries: number;
+  flakeRetriedPasses: number;
+  quarantinedPasses: number;
+  /** Innocent ejections per good PR submitted. */
+  innocentEjectionRate: number;
   meanPrsPerRun: number | null;
   runsCancelled: number;
   bisectionRuns: number;
@@ -111,6 +119,11 @@ export const buildResult = (
     badMergesOptimistic: m.badMergesOptimistic,
     ciMinutesPerMerge: roundOrNull(measured.ciMinutesPerMerge, 1),
     bisectionRunsPerMerge: roundOrNull(measured.bisectionRunsPerMerge, 3),
+    flakeRetriesPerMerge: roundOrNull(measured.flakeRetriesPerMerge, 3),
+    flakeRetries: m.flakeRetries,
+    flakeRetriedPasses: m.flakeRetriedPasses,
+    quarantinedPasses: m.quarantinedPasses,
+    innocentEjectionRate: round(m.innocentEjections / Math.max(1, generated - bad), 5),
     meanPrsPerRun: roundOrNull(measured.meanPrsPerRun, 2),
     runsCancelled: m.runsCancelled,
     bisectionRuns: m.bisectionRuns,

@@ -48,13 +48,58 @@ describe('simulate', () => {
 
   it('when anti-flake protection is on and one PR tests at a time, then a flake is cleared by the next run stacking it instead of ejecting the PR', async () => {
     const flaky = { prs: 200, arrivalsPerHour: 30, failureRate: 0.05, flakeRate: 0.1 };
-    const off = await simulate(smallWorkload({ ...flaky, queue: { concurrency: 1 } }));
-    const on = await simulate(smallWorkload({ ...flaky, queue: { concurrency: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1 } }));
+    const off = await simulate(smallWorkload({ ...flaky, queue: { concurrency: 1, flakeRetries: 0 } }));
+    const on = await simulate(
+      smallWorkload({ ...flaky, queue: { concurrency: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1, flakeRetries: 0 } }),
+    );
     expect(off.innocentEjections).toBeGreaterThan(10);
     expect(on.flakes).toBeGreaterThan(10);
     expect(on.innocentEjections).toBeLessThanOrEqual(4);
     expect(on.culpritEjections).toBe(off.culpritEjections);
     expect(on.badMerges).toBe(0);
+  });
+
+  it('when flakes hit tests classified flaky and flakeRetries is 1, then the re-runs clear them and no good PR is ejected', async () => {
+    const flaky = { prs: 200, arrivalsPerHour: 30, failureRate: 0.05, flakeRate: 0.1 };
+    const off = await simulate(smallWorkload({ ...flaky, queue: { concurrency: 1, flakeRetries: 0 } }));
+    const on = await simulate(smallWorkload({ ...flaky, testResults: { knownFlaky: 1 }, queue: { concurrency: 1, flakeRetries: 1 } }));
+    expect(off.innocentEjections).toBeGreaterThan(10);
+    expect(on.flakeRetriedPasses).toBeGreaterThan(10);
+    // Only a flake on the re-run too (1% of flaked runs) can still eject a good PR.
+    expect(on.innocentEjections).toBeLessThanOrEqual(2);
+    expect(on.culpritEjections).toBe(off.culpritEjections);
+    expect(on.badMerges).toBe(0);
+  });
+
+  it('when bad PRs fail on healthy tests, then they are ejected without a re-run', async () => {
+    const r = await simulate(
+      smallWorkload({
+        prs: 100,
+        arrivalsPerHour: 30,
+        failureRate: 0.2,
+        testResults: { knownFlaky: 1 },
+        queue: { concurrency: 2, flakeRetries: 3 },
+      }),
+    );
+    expect(r.culpritEjections).toBeGreaterThan(5);
+    expect(r.flakeRetries).toBe(0);
+    expect(r.badMerges).toBe(0);
+  });
+
+  it('when flakes hit only quarantined tests, then those runs pass and no PR waits for a re-run', async () => {
+    const r = await simulate(
+      smallWorkload({
+        prs: 100,
+        arrivalsPerHour: 30,
+        flakeRate: 0.2,
+        testResults: { quarantined: 1, knownFlaky: 0 },
+        queue: { concurrency: 2 },
+      }),
+    );
+    expect(r.quarantinedPasses).toBeGreaterThan(5);
+    expect(r.flakeRetries).toBe(0);
+    expect(r.innocentEjections).toBe(0);
+    expect(r.merged).toBe(100);
   });
 
   it('when tests can miss a breakage, then bad PRs merge and are counted', async () => {
@@ -106,8 +151,8 @@ describe('simulate', () => {
 
   it('when direct merge is always on and the queue is often empty, then PRs whose own checks passed land without a run, and no bad PR merges', async () => {
     const low = { prs: 120, arrivalsPerHour: 1, failureRate: 0.1 };
-    const off = await simulate(smallWorkload({ ...low, queue: { concurrency: 2 } }));
-    const on = await simulate(smallWorkload({ ...low, queue: { concurrency: 2, directMergeMode: 'always' } }));
+    const off = await simulate(smallWorkload({ ...low, queue: { concurrency: 2, flakeRetries: 0 } }));
+    const on = await simulate(smallWorkload({ ...low, queue: { concurrency: 2, directMergeMode: 'always', flakeRetries: 0 } }));
     expect(off.ciRunsPerMerge).toBeGreaterThanOrEqual(1);
     expect(on.ciRunsPerMerge).toBeLessThan(0.5);
     expect(on.merged + on.failed).toBe(120);

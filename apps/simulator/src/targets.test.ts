@@ -13,7 +13,7 @@ describe('evaluateTargets', () => {
       result('parallel-a16-x10', { mergesPerHour: 101 }),
       result('flaky-antiflake-on', { innocentEjections: 9, prs: 1000 }),
     ]);
-    expect(checks.map((c) => c.met)).toEqual([true, true, true, true, true]);
+    expect(checks.slice(0, 5).map((c) => c.met)).toEqual([true, true, true, true, true]);
     expect(checks[2]?.value).toBe(12);
   });
 
@@ -24,6 +24,31 @@ describe('evaluateTargets', () => {
     ]);
     expect(checks[0]).toMatchObject({ met: false, value: 0.9 });
     expect(checks[4]).toMatchObject({ met: false, value: 0.02 });
+  });
+
+  it('when the flake workloads ran on 5 seeds, then innocent ejections count over all good PRs and CI is compared with the runs without re-runs', () => {
+    const seeds = [1, 2, 3, 4, 5];
+    const runs = (kind: string, mode: string, o: (seed: number) => Partial<SimResult>): SimResult[] =>
+      seeds.map((seed) => result(`flakes-${kind}-${mode}-s${seed}`, { seed, prs: 3000, realizedFailureRate: 0.05, ...o(seed) }));
+    const checks = evaluateTargets([
+      ...runs('single', 'off', (seed) => ({ ciRunsPerMerge: seed === 1 ? 1.369 : 1.2, innocentEjections: 18 })),
+      ...runs('single', 'retry', () => ({ ciRunsPerMerge: 1.43, innocentEjections: 0 })),
+      ...runs('batch4', 'off', () => ({ ciRunsPerMerge: 0.6 })),
+      // 15 of 14,250 good PRs: 0.105%, just over the line.
+      ...runs('batch4', 'retry', () => ({ ciRunsPerMerge: 0.6, innocentEjections: 3 })),
+      ...runs('parallel', 'off', () => ({ ciRunsPerMerge: 1.6 })),
+      ...runs('parallel', 'retry', () => ({ ciRunsPerMerge: 1.7, innocentEjections: 1 })),
+    ]);
+    const flakes = checks.filter((c) => c.target.startsWith('flakes'));
+    expect(flakes.map((c) => c.met)).toEqual([true, true, false, true, true, false]);
+    expect(flakes[1]?.value).toBe(1.045);
+    expect(flakes[2]?.value).toBe(0.105);
+    expect(flakes[5]?.value).toBe(1.063);
+  });
+
+  it('when a flake workload lacks a seed, then its checks are left open', () => {
+    const checks = evaluateTargets([result('flakes-single-retry-s1', { seed: 1, prs: 3000, realizedFailureRate: 0.05 })]);
+    expect(checks.filter((c) => c.target.startsWith('flakes')).every((c) => c.met === null)).toBe(true);
   });
 
   it('when a workload was not run, then its check is left open', () => {

@@ -26,6 +26,55 @@ const check = (
 const ratio = (a: SimResult | undefined, b: SimResult | undefined): number | null =>
   a && b && b.mergesPerHour > 0 ? a.mergesPerHour / b.mergesPerHour : null;
 
+/** The runs of one issue-15 workload over its seeds (`<prefix>-s1` … `-s5`), in seed order. */
+const seeds = (results: readonly SimResult[], prefix: string): SimResult[] =>
+  results.filter((r) => r.workload.startsWith(`${prefix}-s`)).sort((a, b) => a.seed - b.seed);
+
+const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** Innocent ejections over the good PRs of every seed; null unless all 5 seeds ran. */
+const innocentShare = (runs: readonly SimResult[]): number | null => {
+  if (runs.length < 5) return null;
+  const good = runs.reduce((a, r) => a + Math.round(r.prs * (1 - r.realizedFailureRate)), 0);
+  return runs.reduce((a, r) => a + r.innocentEjections, 0) / Math.max(1, good);
+};
+
+const runsPerMerge = (runs: readonly SimResult[]): number | null =>
+  runs.length < 5 ? null : mean(runs.map((r) => r.ciRunsPerMerge ?? Number.NaN));
+
+/** Issue 15's targets: innocent ejections and the CI they cost, in single, batch and parallel mode, over 5 seeds. */
+const flakeTargets = (results: readonly SimResult[]): TargetCheck[] => {
+  const out: TargetCheck[] = [];
+  for (const kind of ['single', 'batch4', 'parallel'] as const) {
+    const retry = seeds(results, `flakes-${kind}-retry`);
+    const off = seeds(results, `flakes-${kind}-off`);
+    const names = retry.map((r) => r.workload);
+    out.push(
+      check(
+        `flakes, ${kind}: innocent ejections, % of good PRs, with flakeRetries 1 (3,000 PRs x 5 seeds)`,
+        names,
+        ((v) => (v === null ? null : v * 100))(innocentShare(retry)),
+        '<= 0.1',
+        (v) => v <= 0.1,
+      ),
+    );
+    // Single mode is held to today's flaky-antiflake-on (1.369: flakes-single-off-s1 is that workload
+    // without re-runs); the others to their own runs without re-runs, seed for seed.
+    const base = kind === 'single' ? (off.find((r) => r.seed === 1)?.ciRunsPerMerge ?? null) : runsPerMerge(off);
+    const rpm = runsPerMerge(retry);
+    out.push(
+      check(
+        `flakes, ${kind}: CI runs per merge with re-runs vs ${kind === 'single' ? "today's flaky-antiflake-on (flakes-single-off-s1)" : 'without (mean of 5 seeds each)'}`,
+        kind === 'single' ? [...names, 'flakes-single-off-s1'] : [...names, ...off.map((r) => r.workload)],
+        rpm !== null && base !== null && base > 0 ? rpm / base : null,
+        '<= 1.05',
+        (v) => v <= 1.05,
+      ),
+    );
+  }
+  return out;
+};
+
 /**
  * The targets, on the workloads in bench/workloads that stand for them (docs/simulator.md says why
  * each workload is shaped as it is).
@@ -66,5 +115,6 @@ export const evaluateTargets = (results: readonly SimResult[]): TargetCheck[] =>
       '<= 0.01',
       (v) => v <= 0.01,
     ),
+    ...flakeTargets(results),
   ];
 };

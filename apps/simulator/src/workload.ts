@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_SETTINGS, DIRECT_MERGE_MODES, OPTIMIZATION_MODES, QUEUE_MODES } from '@railyard/domain';
+import { DEFAULT_SETTINGS, DIRECT_MERGE_MODES, MAX_FLAKE_RETRIES, OPTIMIZATION_MODES, QUEUE_MODES } from '@railyard/domain';
 
 const probability = z.number().min(0).max(1);
 const positiveInt = z.number().int().min(1);
@@ -18,6 +18,7 @@ const queueSettings = z
     batchingMaxWaitTimeMinutes: positiveInt,
     optimizationMode: z.enum(OPTIMIZATION_MODES),
     directMergeMode: z.enum(DIRECT_MERGE_MODES),
+    flakeRetries: z.number().int().min(0).max(MAX_FLAKE_RETRIES),
   })
   .partial()
   .strict();
@@ -59,6 +60,21 @@ export const workloadSchema = z
       })
       .strict()
       .default({ withBase: 0, withEarlier: 0, window: 8 }),
+    /**
+     * Per-test results (docs/simulator.md, Test health): each failing run uploads which tests failed,
+     * and the test-health service's view of them reaches the planner. A bad PR fails a healthy test
+     * of its own; a flake fails a quarantined test (`quarantined`), a test classified flaky
+     * (`knownFlaky`), or else a test still classified healthy (a flake nobody has seen yet).
+     * Absent: no results are uploaded, every failure is of unknown kind.
+     */
+    testResults: z
+      .object({
+        quarantined: probability.default(0),
+        knownFlaky: probability.default(1),
+      })
+      .strict()
+      .refine((t) => t.quarantined + t.knownFlaky <= 1, { message: 'quarantined + knownFlaky must not exceed 1' })
+      .optional(),
     /** Impacted targets (parallel mode): each PR touches one area, a cross-cutting one several or all. */
     areas: z
       .object({

@@ -16,6 +16,7 @@ import {
   type QueueState,
   type RepoRef,
   type ReportedStatus,
+  type RunTestResults,
   type TargetsRef,
 } from '@railyard/domain';
 import type { FactsSource, QueueLog } from '@railyard/engine';
@@ -71,7 +72,12 @@ export class World implements WorldView {
 
   constructor(readonly workload: Workload) {
     this.git = new GitModel(this.prs);
-    this.ci = new CiModel(workload, this.prs, new Prng(workload.seed, 'ci'));
+    this.ci = new CiModel(
+      workload,
+      this.prs,
+      new Prng(workload.seed, 'ci'),
+      workload.testResults ? new Prng(workload.seed, 'tests') : undefined,
+    );
     this.metrics = new Metrics(this.prs);
     this.checker = new InvariantChecker({
       missesPossible: workload.missRate > 0,
@@ -253,6 +259,15 @@ export class World implements WorldView {
       if (run.status === 'testing') statuses.set(run.testBranchSha, this.ci.statuses(run.testBranchSha));
     const testBranches = [...this.git.testBranches].map(([branch, testRunId]) => ({ branch, testRunId }));
     const facts: HostFacts = { target: this.git.target(), pulls, statuses, testBranches };
+    if (this.workload.testResults) {
+      // What the engine's test-health facts hold: the failing tests uploaded for the commits of the queue's runs.
+      const testResults = new Map<string, RunTestResults>();
+      for (const run of this.state.runs.values()) {
+        const failing = this.ci.results(run.testBranchSha);
+        if (failing) testResults.set(run.testBranchSha, { failing });
+      }
+      facts.testResults = testResults;
+    }
     if (this.state.settings.mode === 'parallel') facts.overlaps = this.overlaps;
     const candidate = directMergeCandidate(this.state);
     const pr = candidate && this.prs.get(candidate.prNumber);

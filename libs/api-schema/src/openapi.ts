@@ -32,7 +32,14 @@ export interface OperationDoc {
   scope: OperationScope;
   parameters?: ParameterDoc[];
   request?: BodyDoc & { alternatives?: Record<string, { description: string }> };
-  response: { description: string; body?: BodyDoc; mediaType?: 'application/json' | 'text/plain' | 'text/html'; text?: string };
+  response: {
+    description: string;
+    body?: BodyDoc;
+    mediaType?: 'application/json' | 'text/plain' | 'text/html';
+    text?: string;
+    /** A 503 that carries the same body as the 200 (a readiness report), instead of the Error object. */
+    unavailable?: { description: string; example: unknown };
+  };
   /** Error statuses the operation answers besides those implied by its scope and body (401/403, 400/413/415/503, 429, 500). */
   errors?: ErrorStatus[];
 }
@@ -103,8 +110,11 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
   503: {
     name: 'Unavailable',
     description:
-      'The server cannot answer this now: a dependency is down or behind, or the request bodies in flight are at RAILYARD_BODY_MIB_IN_FLIGHT (SERVER_BUSY, the body unread); retry after the `Retry-After` header when present.',
-    example: { code: 'UNAVAILABLE', message: 'the read models are behind the event store' },
+      'The server cannot answer this now: no projector runs (PROJECTOR_UNAVAILABLE) or the read models lag past RAILYARD_PROJECTION_MAX_LAG_MS (READ_MODELS_BEHIND), in both cases before anything was stored; a dependency is down; or the request bodies in flight are at RAILYARD_BODY_MIB_IN_FLIGHT (SERVER_BUSY, the body unread). Retry after the `Retry-After` header when present.',
+    example: {
+      code: 'PROJECTOR_UNAVAILABLE',
+      message: 'no projector holds the projector lease: the read models are not being updated; nothing was changed, try again later',
+    },
   },
 };
 
@@ -168,7 +178,13 @@ export const openApiDocument = (
         },
       },
     };
+    if (res.unavailable && res.body)
+      responses['503'] = {
+        description: res.unavailable.description,
+        content: { [mediaType]: { schema: component(res.body, 'output'), example: res.unavailable.example } },
+      };
     for (const status of errorStatuses(op)) {
+      if (status === 503 && responses['503']) continue;
       used.add(status);
       responses[String(status)] = { $ref: `#/components/responses/${ERRORS[status]?.name}` };
     }

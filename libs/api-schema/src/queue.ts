@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { DIRECT_MERGE_MODES, MAX_UINT32, MERGE_METHODS, OPTIMIZATION_MODES, QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '@railyard/domain';
+import {
+  DIRECT_MERGE_MODES,
+  MAX_FLAKE_RETRIES,
+  MAX_UINT32,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  QUEUE_MODES,
+  REQUESTABLE_QUEUE_STATES,
+} from '@railyard/domain';
 import { anyCaseEnum, queueKeySchema } from './common';
 
 const uint = (min: number) => z.number().int().min(min).max(MAX_UINT32);
@@ -24,6 +32,13 @@ export const queueSettingsShape = {
   directMergeMode: anyCaseEnum(DIRECT_MERGE_MODES).optional(),
   optimizationMode: anyCaseEnum(OPTIMIZATION_MODES).optional(),
   mergeMethod: anyCaseEnum(MERGE_METHODS).optional(),
+  flakeRetries: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_FLAKE_RETRIES)
+    .optional()
+    .describe('re-runs of a failed run on the same commit before its PRs are blamed, when the failure may be a flake (0 turns it off)'),
   requiredStatuses: z.array(z.string().trim().min(1).max(255)).max(1000).optional(),
 };
 

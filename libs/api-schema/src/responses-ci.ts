@@ -1,3 +1,4 @@
+import { HOST_PROBLEM_CODES } from '@railyard/domain';
 import { z } from 'zod';
 import { repoSchema } from './common';
 
@@ -62,3 +63,37 @@ export const pullRequestPageSchema = z.object({
 });
 
 export const healthResponseSchema = z.object({ status: z.literal('ok') });
+
+/** GET /readyz: the same body with 200 (ready) and 503 (not ready). */
+export const readinessResponseSchema = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  projector: z.object({
+    running: z.boolean().describe('a projector holds the projector lease (always true in the embedded shape)'),
+    holder: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("the lease holder's id (host:pid:…), `in-process` when embedded, null when none; only for a caller with a token"),
+  }),
+  projectionLag: z.object({
+    behind: z.boolean().describe('the event store holds events the read models have not applied'),
+    seconds: z.number().min(0).describe('age of the oldest event not yet applied; 0 when caught up'),
+    maxSeconds: z.number().describe('RAILYARD_PROJECTION_MAX_LAG_MS in seconds: the lag past which the API is not ready'),
+    checkpoint: z.string().nullable().describe('position of the last event the read models applied'),
+    head: z.string().nullable().describe('position of the last event stored'),
+  }),
+  problems: z
+    .array(z.object({ code: z.enum(['PROJECTOR_UNAVAILABLE', 'READ_MODELS_BEHIND']), message: z.string() }))
+    .describe('why the API is not ready; empty when ready'),
+  hostProblems: z
+    .array(
+      z.object({
+        code: z.enum(HOST_PROBLEM_CODES),
+        since: z.string().describe('when the engine first reported it'),
+        repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe('only for a caller with a token'),
+        branch: z.string().optional().describe('only for a caller with a token'),
+        detail: z.string().optional().describe('only for a caller with a token'),
+      }),
+    )
+    .describe('queues the engine cannot drive; listed, but they do not make the API unready'),
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   DIRECT_MERGE_MODES,
+  HOST_PROBLEM_CODES,
   MERGE_METHODS,
   OPTIMIZATION_MODES,
   PR_STATES,
@@ -38,10 +39,21 @@ export const queueResponseSchema = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  // Not in the spec's Queue object; absent for queues created before the setting existed (they use 1).
+  flakeRetries: count.optional().describe('re-runs of a failed run on the same commit before blaming, when it may be a flake'),
   requiredStatuses: z.array(z.string()),
   // Carried in the stored settings of queues created over HTTP; not in the spec's Queue object.
   repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe("the queue's repository"),
   targetBranch: z.string().optional().describe("the queue's branch, as given to createQueue"),
+  // Railyard's addition (docs/api.md): present only while the engine cannot drive the queue.
+  hostProblem: z
+    .object({
+      code: z.enum(HOST_PROBLEM_CODES).describe('REPOSITORY_NOT_FOUND or INVALID_TARGET_BRANCH'),
+      detail: z.string().describe('what the engine found'),
+      since: time.describe('when the problem was first reported'),
+    })
+    .optional()
+    .describe('present while the merge engine reports that it cannot reach the repository or branch; absent otherwise'),
 });
 export type QueueResponse = z.infer<typeof queueResponseSchema>;
 

@@ -1,6 +1,7 @@
 import type { CommitStatusState, RepoRef } from '@railyard/domain';
 import { LocalCommitStatusStore, type CommitStatusStore } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
+import { readRepoConfig } from './config/repo-config';
 import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
 import { infrastructureErrorOf, type CheckFinished, type InfrastructureError } from './runner/outcome';
@@ -14,7 +15,13 @@ export interface LocalCi {
   /** The runner's and the store's calls the engine makes, delegated, so it can take this object as its CI. */
   trigger(input: TriggerInput): Promise<void>;
   cancel(testRunId: string): Promise<void>;
+  retry(input: TriggerInput & { contexts: string[] }): Promise<void>;
+  reapsPending(): number;
   isRunning(testRunId: string): boolean;
+  reportsPending(testRunId: string): boolean;
+  rerunsSameCommit(): boolean;
+  /** The checks `.railyard.yml` names at the commit: the ones this CI runs again when asked. */
+  rerunnableChecks(repo: RepoRef, sha: string): Promise<ReadonlySet<string>>;
   /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
   statuses(
     repo: RepoRef,
@@ -59,7 +66,16 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     resolveRequiredStatuses: (input) => resolveRequiredStatuses(settings.gitRoot, input),
     trigger: (input) => runner.trigger(input),
     cancel: (testRunId) => runner.cancel(testRunId),
+    retry: ({ contexts, ...input }) => runner.retry(input, contexts),
+    reapsPending: () => runner.reapsPending(),
     isRunning: (testRunId) => runner.isRunning(testRunId),
+    // A run's reports are uploaded when its checks finish, so they are owed while it runs.
+    reportsPending: (testRunId) => runner.isRunning(testRunId),
+    rerunsSameCommit: () => true,
+    rerunnableChecks: async (repo, sha) => {
+      const config = await readRepoConfig(settings.gitRoot, repo, sha);
+      return new Set(config.railyard?.ok ? config.railyard.config.checks.map((c) => c.name) : []);
+    },
     statuses: async (repo, sha) =>
       (await statuses.list(repo, sha)).map((s) => {
         const infrastructureError = infrastructureErrorOf(s);

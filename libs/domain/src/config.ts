@@ -30,7 +30,15 @@ export interface QueueSettings {
   directMergeMode: DirectMergeMode;
   optimizationMode: OptimizationMode;
   mergeMethod: MergeMethod;
+  /**
+   * Re-runs of a failed run on the same commit before its PRs are blamed or its batch is split, when
+   * the failure may be a flake (docs/engine.md, Flakes). 0 turns retries off.
+   */
+  flakeRetries: number;
 }
+
+/** The most re-runs a queue may spend on one failure: more only hides a broken test (docs/decisions.md). */
+export const MAX_FLAKE_RETRIES = 3;
 
 /**
  * Defaults of a new queue. Sources: reference/trunk.md §1.3 (single, concurrency 1), §4.1 (batch
@@ -55,6 +63,7 @@ export const DEFAULT_SETTINGS: QueueSettings = {
   directMergeMode: 'off',
   optimizationMode: 'off',
   mergeMethod: 'squash',
+  flakeRetries: 1,
 };
 
 export const MAX_UINT32 = 4294967295;

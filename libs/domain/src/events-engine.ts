@@ -33,30 +33,89 @@ export type TestRunStarted = Ev<
     baseTree?: string;
     /** Commit and tree after each PR of the stack (dependents first): merging PR i moves the target to `steps[i]`'s tree. */
     steps?: TestRunStep[];
+    /** A re-run of a failed run on the same commit before anyone is blamed (docs/engine.md, Flakes): which one, and why. */
+    retry?: FlakeRetry;
   }
 >;
+
+/**
+ * Why a failure may be a flake, so the run is re-run before anyone is blamed:
+ * - `FLAKY_TESTS`: the JUnit results of the failed run show only tests classified flaky (or quarantined) failing;
+ * - `NO_TEST_RESULTS`: no JUnit results name a failing test, so nothing says the failure is real;
+ * - `INFERRED_FAILURE`: bisection convicted these PRs without a failing run of their own, from a batch failure that may have been a flake.
+ */
+export type FlakeRetryCause = 'FLAKY_TESTS' | 'NO_TEST_RESULTS' | 'INFERRED_FAILURE';
+export interface FlakeRetry {
+  /** The failed (or, for an inference, cancelled) run this one re-runs on the same commit. */
+  of: string;
+  /** 1 for the first re-run of a failure, up to the queue's flakeRetries. */
+  attempt: number;
+  cause: FlakeRetryCause;
+  /** The required checks that failed and are re-run (empty for an inference: nothing ran). */
+  contexts: string[];
+  /** What the history shows: the failing tests and their health, or what was inferred. */
+  detail: string;
+}
 export interface TestRunStep {
   prNumber: number;
   sha: string;
   tree: string;
 }
+/**
+ * Why CI could not give a check's verdict, through no fault of the code (a check that could not
+ * start, a lost checkout, a runner crash): an `error` status that is no failure (docs/engine.md,
+ * "Infrastructure errors").
+ */
+export interface InfrastructureErrorReport {
+  code: string;
+  message: string;
+}
 export type TestRunStatusReported = Ev<
   'TestRunStatusReported',
-  { testRunId: string; context: string; state: CommitStatusState; url?: string }
+  { testRunId: string; context: string; state: CommitStatusState; url?: string; infrastructureError?: InfrastructureErrorReport }
 >;
-export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string }>;
+/** The engine asked CI to run checks again that ended in an infrastructure error; `attempt` counts the retries of the run. */
+export type TestRunInfrastructureRetried = Ev<
+  'TestRunInfrastructureRetried',
+  { testRunId: string; contexts: string[]; code: string; attempt: number }
+>;
+/** Every infrastructure retry of the run was used up: the run waits for an operator; its PRs are not failed. */
+export type TestRunStuck = Ev<
+  'TestRunStuck',
+  { testRunId: string; reason: 'INFRASTRUCTURE_RETRIES_EXHAUSTED'; code: string; detail: string }
+>;
+/**
+ * `quarantined`: required checks that failed only through tests the test-health service has
+ * quarantined; the run does not fail for them (reference flaky.md §0.5).
+ */
+export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string; quarantined?: QuarantinedFailure[] }>;
+export interface QuarantinedFailure {
+  context: string;
+  /** Names of the quarantined tests that failed. */
+  tests: string[];
+}
 export type TestRunFailed = Ev<
   'TestRunFailed',
   {
     testRunId: string;
     reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' | 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE';
     failedContexts: string[];
+    /**
+     * What the run's JUnit results said of the failure (docs/engine.md, Flakes): `genuine` when a
+     * failing test is healthy, broken or new (blamed at once, never re-run), `flaky` when every
+     * failing test is classified flaky, `unknown` without results. Absent in older events: unknown.
+     */
+    judgement?: FailureJudgement;
+    /** The failing tests behind the judgement, as the history shows them. */
+    judgementDetail?: string;
   }
 >;
+export type FailureJudgement = 'genuine' | 'flaky' | 'unknown';
 export type TestRunTimedOut = Ev<'TestRunTimedOut', { testRunId: string }>;
 export type TestRunCancelled = Ev<'TestRunCancelled', { testRunId: string; reason: string }>;
 
-export type PassReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION';
+/** `FLAKE_RETRIED`: the run failed, a re-run of the same commit passed (docs/engine.md, Flakes). */
+export type PassReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION' | 'FLAKE_RETRIED';
 export type MergeReason = 'MERGE_GRAPH_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE' | 'MANUAL_MERGE';
 export type FailReason =
   | 'TEST_RUN_REQUIRED_STATUS_FAILED'
@@ -82,7 +141,8 @@ export type PrFailed = Ev<'PrFailed', { prNumber: number; reason: FailReason; de
  * host, or the queue's branch is not a name the host can serve. Recorded when it starts and when it
  * changes; `QueueHostProblemCleared` when a pass succeeds again. Read models show it (docs/engine.md).
  */
-export type HostProblemCode = 'REPOSITORY_NOT_FOUND' | 'INVALID_TARGET_BRANCH';
+export const HOST_PROBLEM_CODES = ['REPOSITORY_NOT_FOUND', 'INVALID_TARGET_BRANCH'] as const;
+export type HostProblemCode = (typeof HOST_PROBLEM_CODES)[number];
 export type QueueHostProblemReported = Ev<'QueueHostProblemReported', { code: HostProblemCode; detail: string }>;
 export type QueueHostProblemCleared = Ev<'QueueHostProblemCleared', object>;
 
@@ -91,6 +151,8 @@ export type EngineEvent =
   | QueueHostProblemCleared
   | TestRunStarted
   | TestRunStatusReported
+  | TestRunInfrastructureRetried
+  | TestRunStuck
   | TestRunSucceeded
   | TestRunFailed
   | TestRunTimedOut

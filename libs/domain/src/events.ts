@@ -41,7 +41,9 @@ export type RestartReason =
   | 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED'
   | 'SKIP_THE_LINE_INTERRUPTED'
   | 'BISECTION_REQUIRED'
-  | 'BISECTION_TEST_RUN_PASSED';
+  | 'BISECTION_TEST_RUN_PASSED'
+  /** Its failed run is re-run on the same commit because the failure may be a flake (TestRunStarted.retry says why). */
+  | 'FLAKE_RETRY';
 
 interface Ev<T extends string, D> {
   type: T;

@@ -1,6 +1,13 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
 import { entryStateAfter, isTerminal, type QueueEvent, type TargetsRef } from './events';
-import type { CommitStatusState, HostProblemCode, RequiredStatusesSource, TestRunStep } from './events-engine';
+import type {
+  CommitStatusState,
+  FailureJudgement,
+  FlakeRetry,
+  HostProblemCode,
+  RequiredStatusesSource,
+  TestRunStep,
+} from './events-engine';
 import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
 
@@ -38,8 +45,12 @@ export interface TestRun {
   dependentPrs: number[];
   requiredStatuses: string[];
   requiredStatusesSource: RequiredStatusesSource;
-  /** Last state seen per status context. */
-  statuses: Record<string, { state: CommitStatusState; url?: string }>;
+  /** Last state seen per status context; `infrastructureError` when CI could not give a verdict (no failure), with when it was seen. */
+  statuses: Record<string, { state: CommitStatusState; url?: string; infrastructureError?: { code: string; message: string; at: string } }>;
+  /** Infrastructure retries asked for so far (TestRunInfrastructureRetried). */
+  infrastructureRetries?: number;
+  /** Set once the retries are used up (TestRunStuck): no more automatic retries, no timeout; an operator restarts it. */
+  stuck?: { code: string; since: string };
   status: TestRunStatus;
   failedContexts: string[];
   bisection: boolean;
@@ -47,6 +58,20 @@ export interface TestRun {
   bisectionOf?: string;
   /** The PRs that failed run tested: with its sibling halves' results, what bisection may conclude without running. */
   bisectedPrs?: number[];
+  /** A re-run of a failed run on the same commit (docs/engine.md, Flakes). */
+  retry?: FlakeRetry;
+  /** What the run's test results said of its failure, once it failed. */
+  judgement?: FailureJudgement;
+  /**
+   * A failure this run descends from was genuine (a healthy test failed): its own, or, for a
+   * bisection half, the split batch's. Bisection's inferences from it are then never re-run.
+   */
+  genuineFailure?: boolean;
+  /**
+   * A re-run's view of the statuses its failed run saw for the re-run checks: the same report seen
+   * again (CI posting for the same commit, read before the re-run's own) is not the re-run's answer.
+   */
+  superseded?: Record<string, { state: CommitStatusState; url?: string }>;
   createdAt: string;
   endedAt?: string;
 }
@@ -145,6 +170,17 @@ const dropUnusedRuns = (s: QueueState): void => {
   for (const [id, run] of s.runs) if (run.status !== 'testing' && !used.has(id)) s.runs.delete(id);
 };
 
+/** A re-run starts with the checks its failed run passed: only the failed ones are asked again. */
+const passedBefore = (from: TestRun | undefined, retried: readonly string[]): TestRun['statuses'] =>
+  Object.fromEntries(Object.entries(from?.statuses ?? {}).filter(([c, st]) => st.state === 'success' && !retried.includes(c)));
+
+const failedBefore = (from: TestRun | undefined, retried: readonly string[]): TestRun['statuses'] =>
+  Object.fromEntries(Object.entries(from?.statuses ?? {}).filter(([c]) => retried.includes(c)));
+
+/** Whether the run a new one re-runs or splits failed genuinely, or descends from one that did. */
+const inheritsGenuine = (s: QueueState, from: string | undefined): boolean =>
+  from !== undefined && s.runs.get(from)?.genuineFailure === true;
+
 const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
   switch (event.type) {
     case 'TestRunStarted': {
@@ -160,13 +196,19 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         dependentPrs: [...d.dependentPrs],
         requiredStatuses: [...d.requiredStatuses],
         requiredStatusesSource: d.requiredStatusesSource,
-        statuses: {},
+        statuses: d.retry ? passedBefore(s.runs.get(d.retry.of), d.retry.contexts) : {},
+        ...(d.retry ? { superseded: failedBefore(s.runs.get(d.retry.of), d.retry.contexts) } : {}),
         status: 'testing',
         failedContexts: [],
         bisection: d.bisection,
         ...(d.bisectionOf !== undefined
-          ? { bisectionOf: d.bisectionOf, bisectedPrs: [...(s.runs.get(d.bisectionOf)?.prNumbers ?? [])] }
+          ? {
+              bisectionOf: d.bisectionOf,
+              bisectedPrs: [...(d.retry ? (s.runs.get(d.retry.of)?.bisectedPrs ?? []) : (s.runs.get(d.bisectionOf)?.prNumbers ?? []))],
+            }
           : {}),
+        ...(d.retry ? { retry: { ...d.retry, contexts: [...d.retry.contexts] } } : {}),
+        ...(inheritsGenuine(s, d.retry?.of ?? d.bisectionOf) ? { genuineFailure: true } : {}),
         createdAt: d.at,
       });
       for (const n of d.dependentPrs) {
@@ -176,16 +218,37 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       return s;
     }
     case 'TestRunStatusReported': {
-      const { context, state, url } = event.data;
+      const { context, state, url, infrastructureError, at } = event.data;
       return updateRun(s, event.data.testRunId, (r) => ({
         ...r,
-        statuses: { ...r.statuses, [context]: url === undefined ? { state } : { state, url } },
+        statuses: {
+          ...r.statuses,
+          [context]: {
+            state,
+            ...(url === undefined ? {} : { url }),
+            ...(infrastructureError === undefined ? {} : { infrastructureError: { ...infrastructureError, at } }),
+          },
+        },
       }));
     }
+    case 'TestRunInfrastructureRetried': {
+      const { contexts, attempt } = event.data;
+      return updateRun(s, event.data.testRunId, (r) => ({
+        ...r,
+        infrastructureRetries: attempt,
+        statuses: { ...r.statuses, ...Object.fromEntries(contexts.map((c) => [c, { state: 'pending' as const }])) },
+      }));
+    }
+    case 'TestRunStuck':
+      return updateRun(s, event.data.testRunId, (r) => ({ ...r, stuck: { code: event.data.code, since: event.data.at } }));
     case 'TestRunSucceeded':
       return endRun(s, event.data.testRunId, 'succeeded', event.data.at);
-    case 'TestRunFailed':
-      return endRun(s, event.data.testRunId, 'failed', event.data.at, event.data.failedContexts);
+    case 'TestRunFailed': {
+      const { testRunId, judgement } = event.data;
+      if (judgement !== undefined)
+        updateRun(s, testRunId, (r) => ({ ...r, judgement, ...(judgement === 'genuine' ? { genuineFailure: true } : {}) }));
+      return endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
+    }
     case 'TestRunTimedOut':
       return endRun(s, event.data.testRunId, 'timed_out', event.data.at);
     case 'TestRunCancelled':
@@ -194,8 +257,10 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const e = s.entries.get(event.data.prNumber);
       if (!e) return s;
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
+      // A re-run of the same commit is the same test: the successors that stacked the PR still witness it.
+      const rerun = s.runs.get(event.data.testRunId)?.retry !== undefined;
       const { retestAlone: _done, hasSuccessor: _old, ...rest } = e;
-      s.entries.set(e.prNumber, { ...rest, testRunId: event.data.testRunId, flightSeq });
+      s.entries.set(e.prNumber, { ...(rerun ? e : rest), testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;
     }
@@ -241,7 +306,8 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
         repo: d.repo,
         branch: d.branch,
         runState: d.state,
-        settings: { ...d.settings },
+        // Settings added later (flakeRetries) take their default for queues created before them.
+        settings: { ...DEFAULT_SETTINGS, ...d.settings },
         requiredStatuses: [...d.requiredStatuses],
       };
     }

@@ -1,4 +1,14 @@
-import type { PrState, QueueRunState, QueueSettings, Readiness, RepoRef, PriorityName, QueueMode, StateReason } from '@railyard/domain';
+import type {
+  HostProblemCode,
+  PrState,
+  QueueRunState,
+  QueueSettings,
+  Readiness,
+  RepoRef,
+  PriorityName,
+  QueueMode,
+  StateReason,
+} from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { TestRunView } from './testruns/docs';
 
@@ -15,6 +25,15 @@ export interface QueueView {
   requiredStatuses: string[];
   createdAt: string;
   updatedAt: string;
+  /** While the engine reports it cannot drive the queue (QueueHostProblemReported until QueueHostProblemCleared). */
+  hostProblem?: QueueHostProblem;
+}
+
+export interface QueueHostProblem {
+  code: HostProblemCode;
+  detail: string;
+  /** When the problem was first reported. */
+  since: string;
 }
 
 /** A PR's entry as getSubmittedPullRequest shows it (terminal entries stay readable). */
@@ -59,6 +78,8 @@ export interface ReadModelStore {
   /** Non-terminal PRs of the queue, in queue order (priority, then submission). */
   listActivePrs(queueId: string): Promise<PrView[]>;
   getPr(queueId: string, prNumber: number): Promise<PrView | null>;
+  /** Queues (not deleted) the engine currently reports a host problem for, for /readyz. */
+  listHostProblems(): Promise<QueueView[]>;
   /** A test run of the queue, ended or not, or null when the queue never had it. */
   getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null>;
   /** Forgets every model and the checkpoint, ready for a rebuild from position 0. */

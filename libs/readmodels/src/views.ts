@@ -1,12 +1,14 @@
 import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
 import type { PrView, QueueView } from './port';
-import type { Explanation, QueueState } from '@railyard/domain';
+import { activeEntries, byQueueOrder, type Explanation, type QueueState } from '@railyard/domain';
+import { prViewOf } from './projection/pr-view';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({
   state: q.state,
   branch: q.branch,
   ...q.settings,
   requiredStatuses: q.requiredStatuses,
+  ...(q.hostProblem ? { hostProblem: q.hostProblem } : {}),
 });
 
 /**
@@ -57,7 +59,14 @@ export const queueViewOfState = (s: QueueState): QueueView => ({
   requiredStatuses: s.requiredStatuses,
   createdAt: '',
   updatedAt: '',
+  ...(s.hostProblem ? { hostProblem: s.hostProblem } : {}),
 });
+
+/** The queue's PRs not yet merged, failed or cancelled, in queue order, from the write side's state. */
+export const activePrViewsOfState = (s: QueueState): PrView[] =>
+  activeEntries(s)
+    .sort(byQueueOrder)
+    .map((e) => prViewOf(s.queueId, e));
 
 /** getSubmittedPullRequest: the spec's fields, then the explanation (docs/api.md, "Explanations"). */
 export const prResponse = (p: PrView, x: Explanation): SubmittedPullRequestResponse => ({

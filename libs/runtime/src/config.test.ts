@@ -13,7 +13,7 @@ describe('loadConfig', () => {
       ci: { concurrency: 2, killGraceMs: 5000, sandbox: 'bwrap', network: 'none', hiddenPaths: [] },
       testHealth: { orgSlug: 'railyard', parseWorkers: 1, maxQueuedParses: 8, sweepMinutes: 60, maxRunsPerTest: 300, retentionDays: 60 },
       engine: { enabled: true, tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000 },
-      projector: { batchSize: 500, leaseTtlMs: 15_000 },
+      projector: { batchSize: 500, leaseTtlMs: 10_000, leaseRetryMs: 250 },
     });
     expect(config.publicUrl).toBeUndefined();
     expect(config.testHealth.pageTokenSecret).toBeUndefined();
@@ -55,5 +55,27 @@ describe('loadConfig', () => {
     [{ RAILYARD_TEST_HISTORY_DAYS: '0' }, /RAILYARD_TEST_HISTORY_DAYS must be an integer from 1 to 3650/],
   ])('when %j is set, then the start is refused with the variable named', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('loadConfig: readiness and metrics settings', () => {
+  it('when nothing is set, then the lag limit is 10 s and there is no metrics port', () => {
+    const config = loadConfig({});
+    expect(config.projectionMaxLagMs).toBe(10_000);
+    expect(config.metricsPort).toBeUndefined();
+    expect(config.apiTokensFile).toBeUndefined();
+  });
+
+  it('when they are set, then they are used, port 0 included (any free port)', () => {
+    expect(loadConfig({ RAILYARD_PROJECTION_MAX_LAG_MS: '2500', RAILYARD_METRICS_PORT: '9464' })).toMatchObject({
+      projectionMaxLagMs: 2500,
+      metricsPort: 9464,
+    });
+    expect(loadConfig({ RAILYARD_METRICS_PORT: '0' }).metricsPort).toBe(0);
+  });
+
+  it('when they are unusable, then it says which', () => {
+    expect(() => loadConfig({ RAILYARD_PROJECTION_MAX_LAG_MS: '10' })).toThrow(/RAILYARD_PROJECTION_MAX_LAG_MS/);
+    expect(() => loadConfig({ RAILYARD_METRICS_PORT: 'http' })).toThrow(/RAILYARD_METRICS_PORT/);
   });
 });

@@ -10,6 +10,8 @@ export interface RuntimeConfig {
   gitRoot: string;
   /** Raw `name:secret:scope,…`; undefined means "bootstrap an admin token in the data dir". */
   apiTokens?: string;
+  /** RAILYARD_API_TOKENS_FILE: the same list read from a file (mode 0600), so secrets need not sit in the environment. */
+  apiTokensFile?: string;
   eventStore:
     | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' }
     | { kind: 'kurrent'; url: string }
@@ -25,6 +27,10 @@ export interface RuntimeConfig {
   /** Request-body bytes held at once across all requests; over it, 503 with Retry-After. */
   maxBodyBytesInFlight: number;
   logLevel: string;
+  /** Over this projection lag (age of the oldest event the read models have not applied), /readyz fails and writes answer 503. */
+  projectionMaxLagMs: number;
+  /** A separate /metrics listener for the standalone engine and projector processes; none when unset. */
+  metricsPort?: number;
   /** The GitHub App (RAILYARD_GITHUB_*), or null when GitHub is not configured: docs/github.md. */
   github: GithubSettings | null;
   /** RAILYARD_GITHUB_STICKY_COMMENT: one status comment per GitHub PR beside its check run (off by default). */
@@ -75,7 +81,10 @@ export interface EngineSettings {
 
 export interface ProjectorSettings {
   batchSize: number;
+  /** How long a killed projector's lease outlives it: the longest a standby waits after a kill -9. */
   leaseTtlMs: number;
+  /** How often a standby tries the lease: the longest it waits after a holder released it (SIGTERM). */
+  leaseRetryMs: number;
 }
 
 /** Every process shape's settings, from one parse of the environment (env.ts). */
@@ -114,6 +123,9 @@ const eventStoreOf = (env: RailyardEnv, dataDir: string): RuntimeConfig['eventSt
  */
 export const loadConfig = (env: Record<string, string | undefined> = process.env): RailyardConfig => {
   const e = parseRailyardEnv(env);
+  // Two sources of secrets would leave a reader guessing which one the server uses.
+  if (e.RAILYARD_API_TOKENS && e.RAILYARD_API_TOKENS_FILE)
+    throw new Error('RAILYARD_API_TOKENS and RAILYARD_API_TOKENS_FILE are both set: keep one');
   // The data dir and git root defaults are worked out here only.
   const dataDir = path.resolve(e.RAILYARD_DATA_DIR);
   const publicUrl = e.RAILYARD_PUBLIC_URL;
@@ -124,6 +136,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     dataDir,
     gitRoot: path.resolve(e.RAILYARD_GIT_ROOT ?? path.join(dataDir, 'git')),
     apiTokens: e.RAILYARD_API_TOKENS,
+    ...(e.RAILYARD_API_TOKENS_FILE ? { apiTokensFile: path.resolve(e.RAILYARD_API_TOKENS_FILE) } : {}),
     eventStore: eventStoreOf(e, dataDir),
     redisUrl: e.RAILYARD_REDIS_URL,
     redisNamespace: e.RAILYARD_REDIS_NAMESPACE,
@@ -132,6 +145,8 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     rateLimitUnauthenticatedPerSecond: e.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
     maxBodyBytesInFlight: e.RAILYARD_BODY_MIB_IN_FLIGHT * 1024 * 1024,
     logLevel: e.RAILYARD_LOG_LEVEL,
+    projectionMaxLagMs: e.RAILYARD_PROJECTION_MAX_LAG_MS,
+    ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
     github: parseGithubSettings(env),
     githubStickyComments: e.RAILYARD_GITHUB_STICKY_COMMENT === 'on',
     ci: {
@@ -158,7 +173,11 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       verifyMs: e.RAILYARD_ENGINE_VERIFY_MS,
       leaseTtlMs: e.RAILYARD_ENGINE_LEASE_TTL_MS,
     },
-    projector: { batchSize: e.RAILYARD_PROJECTOR_BATCH_SIZE, leaseTtlMs: e.RAILYARD_PROJECTOR_LEASE_TTL_MS },
+    projector: {
+      batchSize: e.RAILYARD_PROJECTOR_BATCH_SIZE,
+      leaseTtlMs: e.RAILYARD_PROJECTOR_LEASE_TTL_MS,
+      leaseRetryMs: e.RAILYARD_PROJECTOR_LEASE_RETRY_MS,
+    },
   };
 };
 
@@ -173,5 +192,6 @@ export const apiSettingsOf = (config: RailyardConfig) => ({
   rateLimitPerSecond: config.rateLimitPerSecond,
   rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
   maxBodyBytesInFlight: config.maxBodyBytesInFlight,
+  projectionMaxLagMs: config.projectionMaxLagMs,
   ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
 });

@@ -22,6 +22,16 @@ const int = (fallback: number, min: number, max: number) =>
     return z.NEVER;
   });
 
+/** Unset or empty: undefined (the feature is off); otherwise an integer in bounds. */
+const optionalInt = (min: number, max: number) =>
+  raw.transform((v, ctx): number | undefined => {
+    if (v === undefined || v.trim() === '') return undefined;
+    const n = Number(v);
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}, not "${v}"` });
+    return z.NEVER;
+  });
+
 /** The first value is the default; letters are compared in lower case. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   raw.transform((v, ctx): T[number] => {
@@ -61,7 +71,10 @@ export const railyardEnvSchema = z.object({
   RAILYARD_REDIS_NAMESPACE: textOr('rm1'),
   RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS: int(5000, 0, 600_000),
   RAILYARD_PROJECTOR_BATCH_SIZE: int(500, 1, 1_000_000),
-  RAILYARD_PROJECTOR_LEASE_TTL_MS: int(15_000, 1, 3_600_000),
+  RAILYARD_PROJECTOR_LEASE_TTL_MS: int(10_000, 1, 3_600_000),
+  RAILYARD_PROJECTOR_LEASE_RETRY_MS: int(250, 1, 60_000),
+  RAILYARD_PROJECTION_MAX_LAG_MS: int(10_000, 100, 3_600_000),
+  RAILYARD_METRICS_PORT: optionalInt(0, 65535),
   RAILYARD_ENGINE: oneOf(['on', 'off']),
   RAILYARD_ENGINE_TICK_MS: int(1000, 10, 3_600_000),
   RAILYARD_ENGINE_VERIFY_MS: int(30_000, 100, 86_400_000),

@@ -3,3 +3,4 @@ export * from './tokens';
 export * from './adapters';
 export * from './env';
 export * from './env-file';
+export * from './tokens-file';

@@ -41,10 +41,11 @@ export const startProcess = async (
   proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const listens = opts.listens ?? true;
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${script} did not start in time\nstdout: ${out}\nstderr: ${err}`)),
-      opts.timeoutMs ?? 60_000,
-    );
+    const timer = setTimeout(() => {
+      // Not left running: no handle reaches the caller to stop it, and it would keep the test run open.
+      proc.kill('SIGKILL');
+      reject(new Error(`${script} did not start in time\nstdout: ${out}\nstderr: ${err}`));
+    }, opts.timeoutMs ?? 60_000);
     const check = () => {
       const line = out.split('\n').find((l) => (opts.ready ?? /"message":"[\w ]*listening"/).test(l));
       if (!line) return;

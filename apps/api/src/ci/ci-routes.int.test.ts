@@ -12,6 +12,7 @@ import request from 'supertest';
 import { buildApp } from '../app';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { QueueCommands } from '../queue-commands';
+import { inProcessProjector, ProjectionHealth } from '../readiness/projection-health';
 import { storeTargets } from '../routes/impacted-targets';
 import type { CiHttpDeps } from './deps';
 import { ciPageRouters, ciRouters } from './routes';
@@ -52,9 +53,11 @@ beforeEach(async () => {
   readModels = new MemoryReadModelStore();
   blobs = new MemoryBlobStore();
   statuses = new LocalCommitStatusStore({ root: gitRoot, pollMs: 20 });
+  const eventStore = new MemoryEventStore();
   const deps = {
-    commands: new QueueCommands(new MemoryEventStore(), readModels, logger, { clock: { now: () => new Date() } }),
+    commands: new QueueCommands(eventStore, readModels, logger, { clock: { now: () => new Date() } }),
     readModels,
+    projection: new ProjectionHealth({ eventStore, readModels, presence: inProcessProjector, maxLagMs: 10_000 }),
     gitHost: new LocalGitHost({ root: gitRoot }),
     blobs,
     tokens: new TokenRegistry(parseTokenList(`dashboard:${TOKENS.read}:read,ci:${TOKENS.write}:write`)),

@@ -3,6 +3,7 @@ import {
   checkFailuresResponseSchema,
   getCommitStatusesResponseSchema,
   healthResponseSchema,
+  readinessResponseSchema,
   historyPageSchema,
   linkTicketResponseSchema,
   listQuarantinedResponseSchema,
@@ -42,7 +43,7 @@ export const TAGS: TagDoc[] = [
   { name: 'Test health', description: 'JUnit uploads, flaky and broken tests, quarantine.' },
   { name: 'History', description: "A queue's audit trail, read straight from its event stream." },
   { name: 'Metrics', description: 'Prometheus metrics of the queues and of this process.' },
-  { name: 'Operations', description: 'Liveness, this document and its browsable form.' },
+  { name: 'Operations', description: 'Liveness, readiness, this document and its browsable form.' },
   { name: 'CI pages', description: 'The pages statuses and test runs link to: check logs and PRs of the local git host.' },
 ];
 
@@ -285,6 +286,45 @@ export const appOperations: OperationDoc[] = [
     summary: 'Liveness: the process answers',
     scope: 'public',
     response: { description: 'Alive', body: { name: 'Health', schema: healthResponseSchema, example: { status: 'ok' } } },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tag: 'Operations',
+    summary: 'Readiness: a projector runs and the read models are current enough to answer',
+    description:
+      'Not ready (503, same body) when no projector holds the projector lease or the read models lag past RAILYARD_PROJECTION_MAX_LAG_MS (docs/operations.md, "Readiness"). Queues the engine cannot drive are listed in `hostProblems` (with repository and detail, and the projector `holder`, only for a caller that sends a valid `x-api-token`) without making the API unready.',
+    scope: 'public',
+    // Limited per source address like every route but /healthz (docs/api.md, "Limits").
+    errors: [429],
+    response: {
+      description: 'Ready',
+      body: {
+        name: 'Readiness',
+        schema: readinessResponseSchema,
+        example: {
+          status: 'ready',
+          projector: { running: true, holder: 'api-7f9c:41:6c0e2f0e-5d7b-4b43-9d8e-0f5a3b2f6a10' },
+          projectionLag: { behind: false, seconds: 0, maxSeconds: 10, checkpoint: '1042', head: '1042' },
+          problems: [],
+          hostProblems: [],
+        },
+      },
+      unavailable: {
+        description: 'Not ready: no projector, or the read models lag too far; `problems` says which',
+        example: {
+          status: 'not_ready',
+          projector: { running: false, holder: null },
+          projectionLag: { behind: true, seconds: 42.5, maxSeconds: 10, checkpoint: '1042', head: '1057' },
+          problems: [
+            { code: 'PROJECTOR_UNAVAILABLE', message: 'no projector holds the projector lease: the read models are not being updated' },
+            { code: 'READ_MODELS_BEHIND', message: 'the read models are 42.5 s behind the event store (limit 10 s)' },
+          ],
+          hostProblems: [{ code: 'REPOSITORY_NOT_FOUND', since: '2026-03-01T09:00:00.000Z' }],
+        },
+      },
+    },
   },
   {
     method: 'get',

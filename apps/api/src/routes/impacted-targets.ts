@@ -66,7 +66,9 @@ export const impactedTargetRoutes = (deps: ApiDeps): Router => {
   postRoute(router, deps, '/setImpactedTargets', 'write', async (raw, ctx) => {
     const body = parseUpload(raw);
     const { repo, targetBranch, pr } = body;
-    // Checked before anything is stored: a request that fails leaves nothing behind.
+    // Checked before anything is stored: a request that fails leaves nothing behind. With no projector
+    // the read below could deny a queue the store holds, so that is refused first (503).
+    await deps.commands.ensureWritable();
     if (!(await deps.readModels.getQueue(queueIdOf(repo, targetBranch))))
       throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
     let headSha = pr.sha?.toLowerCase();

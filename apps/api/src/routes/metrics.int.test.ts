@@ -19,6 +19,7 @@ import request from 'supertest';
 import { buildApp } from '../app';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { QueueCommands } from '../queue-commands';
+import { inProcessProjector, ProjectionHealth } from '../readiness/projection-health';
 import { metricsRoutes } from './metrics';
 
 const { asNewEvents, deletedQueueHistory, EXPECTED_SCRAPE: X, SCRAPE_MINUTE, scriptedQueueHistory } = metricsTesting;
@@ -68,6 +69,7 @@ const harness = async (file: string, metrics: MetricsStore, fill: boolean): Prom
   const deps = {
     commands: new QueueCommands(eventStore, readModels, logger, { clock }),
     readModels,
+    projection: new ProjectionHealth({ eventStore, readModels, presence: inProcessProjector, maxLagMs: 10_000 }),
     gitHost: new LocalGitHost({ root: path.join(dir, 'git') }),
     blobs: new MemoryBlobStore(),
     tokens: new TokenRegistry(parseTokenList(`dashboard:${READ_TOKEN}:read`)),

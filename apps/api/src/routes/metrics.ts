@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { repoRefProblems, type RepoRef } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
-import { PROMETHEUS_CONTENT_TYPE, railyardRegistry, renderFamilies, type MetricFamily } from '@railyard/observability';
+import { PROMETHEUS_CONTENT_TYPE, railyardRegistry, registryText, renderFamilies, type MetricFamily } from '@railyard/observability';
 import { queueMetricFamilies, type MetricsStore } from '@railyard/readmodels';
 import type { Registry } from 'prom-client';
 import { requireToken } from '../auth/middleware';
@@ -111,7 +111,7 @@ export const metricsRoutes = (deps: ApiDeps, options: MetricsRouteOptions): Rout
     const docs = await options.metrics.queues(repo);
     const text =
       renderFamilies([...queueMetricFamilies(docs, nowMs), ...(await projectionLag(options.eventStore, options.projections, nowMs))]) +
-      (await registry.metrics());
+      (await registryText(registry));
     // Set by hand and sent with end(): res.send would re-order the parameters, and scrapers match this exact value.
     res.status(200).setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
     res.end(text);

@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import { createQueueRequest, deleteQueueRequest, getQueueRequest, updateQueueRequest, type CreateQueueRequest } from '@railyard/api-schema';
-import { queueIdOf, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
+import { explainFromState, queueIdOf, type Explanation, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { parseBody } from '../http/validate';
+import { STORE_READ_HEADER } from '../readiness/store-reads';
 import { explainViews } from '../explain';
-import { getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
+import { activePrViewsOfState, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */
@@ -67,11 +68,26 @@ export const queueRoutes = (deps: ApiDeps): Router => {
     return {};
   });
 
-  postRoute(router, deps, '/getQueue', 'read', async (raw) => {
+  postRoute(router, deps, '/getQueue', 'read', async (raw, ctx) => {
     const { repo, targetBranch } = parseBody(getQueueRequest, raw);
     const queueId = queueIdOf(repo, targetBranch);
+    // While the read models lag or nobody projects, the queue's own stream answers (docs/api.md,
+    // "Reads while the read models lag"): never "no such queue" or an empty list the store contradicts.
+    const fromStore = async () => {
+      const state = await commands.state(repo, targetBranch);
+      if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+      ctx.res.setHeader(STORE_READ_HEADER, 'event-store');
+      const prs = activePrViewsOfState(state);
+      // Explained from the same state, as a write's answer is when the models lag.
+      const explanations = prs.map((p) => explainFromState(state, p.prNumber) as Explanation);
+      return getQueueResponse(queueViewOfState(state), prs, explanations);
+    };
+    if (await deps.projection.readFromStore()) return fromStore();
     const view = await readModels.getQueue(queueId);
-    if (!view) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+    if (!view) {
+      if (await deps.projection.behind()) return fromStore();
+      throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+    }
     const prs = await readModels.listActivePrs(queueId);
     return getQueueResponse(view, prs, await explainViews(readModels, view, prs));
   });

@@ -20,9 +20,27 @@ export type RequiredStatusesAnswer =
  */
 export interface CiPort {
   trigger(req: CiTrigger): Promise<void>;
+  /** Decides the stop and returns: the engine never waits for processes to go (CI reaps them in the background). */
   cancel(testRunId: string): Promise<void>;
+  /**
+   * Runs `contexts` of a run again after an infrastructure error (the domain's `infrastructureRetries`
+   * decided it). Without it the engine triggers the run again, which a CI that knows the run ignores.
+   */
+  retry?(req: CiTrigger & { contexts: string[] }): Promise<void>;
+  /** Cancelled runs whose processes or checkouts are not gone yet (railyard_engine_ci_reaps_pending). */
+  reapsPending?(): number;
   /** Whether this process has started (and not forgotten) checks for the run: after a restart it has not. */
   isRunning(testRunId: string): boolean;
+  /**
+   * Whether this CI still owes the run's test reports (JUnit uploads): the engine holds the run's
+   * failure until they are in, so it is judged with its results. A CI that uploads nothing for the
+   * engine to wait on (GitHub's) leaves this out, and its failures are never held.
+   */
+  reportsPending?(testRunId: string): boolean;
+  /** False when `trigger` on a commit the CI already ran runs nothing (HostFacts.sameCommitReruns). Absent: it reruns. */
+  rerunsSameCommit?(repo: RepoRef): boolean;
+  /** The checks this CI runs itself at a commit (HostFacts.rerunnable); absent or undefined: it reruns whatever it is asked. */
+  rerunnableChecks?(repo: RepoRef, sha: string): Promise<ReadonlySet<string> | undefined>;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
   /** `branch`: the queue's target, whose branch rules a forge may require statuses by (GitHub rulesets, branch protection). */

@@ -49,6 +49,9 @@ export const ciByRepo = (fallback: HostRoute, routes: ReadonlyMap<string, HostRo
       await Promise.all(all.map((ci) => ci.cancel(testRunId)));
     },
     isRunning: (testRunId) => all.some((ci) => ci.isRunning(testRunId)),
+    reportsPending: (testRunId) => all.some((ci) => ci.reportsPending?.(testRunId) ?? false),
+    rerunsSameCommit: (repo) => c(repo).rerunsSameCommit?.(repo) ?? true,
+    rerunnableChecks: async (repo, sha) => c(repo).rerunnableChecks?.(repo, sha),
     statuses: (repo, sha) => c(repo).statuses(repo, sha),
     onChange: (listener) => {
       const offs = all.map((ci) => ci.onChange(listener));

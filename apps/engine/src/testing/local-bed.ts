@@ -14,6 +14,7 @@ import {
   type RepoRef,
   type ReportedStatus,
 } from '@railyard/domain';
+import { infrastructureErrorOf } from '@railyard/ci';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
 import { LocalCodeHost, LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
@@ -28,6 +29,7 @@ export const BED_REPO: RepoRef = { host: 'git.bed', owner: 'acme', name: 'widget
 export class PostingCi implements CiPort {
   readonly triggered: CiTrigger[] = [];
   readonly cancelled: string[] = [];
+  readonly retried: { testRunId: string; contexts: string[] }[] = [];
   constructor(
     readonly store: LocalCommitStatusStore,
     private readonly required: string[] = ['tests'],
@@ -41,11 +43,19 @@ export class PostingCi implements CiPort {
   async cancel(testRunId: string): Promise<void> {
     this.cancelled.push(testRunId);
   }
+  /** As the local CI does: the checks go back to pending before they run again. */
+  async retry(req: CiTrigger & { contexts: string[] }): Promise<void> {
+    this.retried.push({ testRunId: req.testRunId, contexts: req.contexts });
+    for (const context of req.contexts) await this.store.set(BED_REPO, req.sha, { context, state: 'pending' });
+  }
   isRunning(testRunId: string): boolean {
     return this.triggered.some((t) => t.testRunId === testRunId);
   }
   async statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
-    return (await this.store.list(repo, sha)).map((s) => ({ context: s.context, state: s.state }));
+    return (await this.store.list(repo, sha)).map((s) => {
+      const infrastructureError = infrastructureErrorOf(s);
+      return { context: s.context, state: s.state, ...(infrastructureError ? { infrastructureError } : {}) };
+    });
   }
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void {
     return this.store.onChange(listener);
@@ -54,8 +64,8 @@ export class PostingCi implements CiPort {
     return { statuses: this.required, source: 'merge_instance' as const };
   }
   async close(): Promise<void> {}
-  async post(sha: string, state: ReportedStatus['state'], context = 'tests'): Promise<void> {
-    await this.store.set(BED_REPO, sha, { context, state });
+  async post(sha: string, state: ReportedStatus['state'], context = 'tests', description?: string): Promise<void> {
+    await this.store.set(BED_REPO, sha, { context, state, ...(description ? { description } : {}) });
   }
 }
 

@@ -131,6 +131,7 @@ describe('LocalCiRunner', () => {
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 2);
     await r.cancel(id);
+    await r.whenDone(id);
     const done = await byContext(sha);
     expect(done.first).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
     expect(done.second).toMatchObject({ state: 'error', description: 'cancelled before it started' });
@@ -150,6 +151,7 @@ describe('LocalCiRunner', () => {
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 1);
     await r.cancel(id);
+    await r.whenDone(id);
     expect(await bed.logOf(id, 'tidy')).toContain('tidied-up\n');
     expect((await byContext(sha)).tidy).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
     await eventually(async () => (await processesNamed(token)).length === 0, 5000);
@@ -253,7 +255,60 @@ describe('LocalCiRunner', () => {
     expect(uploads[0]?.files.map((f) => f.toString('utf8').trim()).sort()).toEqual(['<testsuite name=e2e/>', '<testsuite name=unit/>']);
   });
 
-  it('when the runner closes, then its running checks are killed and reported', async () => {
+  it('when a run is cancelled, then cancel returns at once while its processes are reaped in the background, counted until they are gone', async () => {
+    const token = processToken('reap');
+    // The check takes 1.5 s to go after SIGTERM: cancel must not wait for it.
+    const sha = await commitConfig(`ci:\n  slow-exit: "trap 'sleep 1.5; exit 0' TERM; (exec -a ${token} sleep 300) & wait"\n`);
+    const id = runId();
+    const r = bed.runner({ killGraceMs: 10_000 });
+    await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
+    await eventually(async () => (await processesNamed(token)).length === 1);
+    await r.cancel(id);
+    expect(r.reapsPending()).toBe(1);
+    expect((await byContext(sha))['slow-exit']?.state).toBe('pending');
+    await r.whenDone(id);
+    await eventually(() => r.reapsPending() === 0, 10_000);
+    expect((await byContext(sha))['slow-exit']).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
+  });
+
+  it('when a cancelled run is still being reaped and a new run tests the same commit, then the late "cancelled" does not overwrite the new run\'s status', async () => {
+    const token = processToken('same-sha');
+    const sha = await commitConfig(`ci:\n  t: "trap 'sleep 2.5; exit 0' TERM; (exec -a ${token} sleep 1) & wait"\n`);
+    const first = runId();
+    const second = runId();
+    const r = bed.runner({ killGraceMs: 10_000 });
+    await r.trigger({ repo, sha, branch: 'b', testRunId: first, timeoutMinutes: 5 });
+    await eventually(async () => (await processesNamed(token)).length === 1);
+    await r.cancel(first);
+    await r.trigger({ repo, sha, branch: 'b', testRunId: second, timeoutMinutes: 5 });
+    await Promise.all([r.whenDone(first), r.whenDone(second)]);
+    await eventually(() => r.reapsPending() === 0, 10_000);
+    const t = (await byContext(sha)).t;
+    expect(t?.targetUrl).toContain(`/ci/logs/${second}/t`);
+    expect(t?.state).toBe('success');
+  });
+
+  it('when a check ended in an infrastructure error is retried, then it runs again in the same run and reports its verdict', async () => {
+    const sha = await commitConfig('ci:\n  again: "true"\n  other: "true"\n');
+    const id = runId();
+    const r = bed.runner();
+    await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
+    await r.whenDone(id);
+    // What a runner crash leaves: an infrastructure error on one check, the other one passed.
+    const url = (await byContext(sha)).again?.targetUrl ?? '';
+    await bed.statuses.set(repo, sha, {
+      context: 'again',
+      state: 'error',
+      targetUrl: url,
+      description: 'infrastructure error CI_RUNNER_ERROR: boom',
+    });
+    await r.retry({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 }, ['again']);
+    await r.whenDone(id);
+    await eventually(async () => (await byContext(sha)).again?.state === 'success', 10_000);
+    expect((await byContext(sha)).other?.state).toBe('success');
+  });
+
+  it('when the runner closes (Railyard stops), then its running checks are killed and their statuses stay pending for the next engine', async () => {
     const token = processToken('close');
     const sha = await commitConfig(`ci:\n  forever: "exec -a ${token} sleep 300"\n`);
     const id = runId();
@@ -261,7 +316,7 @@ describe('LocalCiRunner', () => {
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await eventually(async () => (await processesNamed(token)).length === 1);
     await r.close();
-    expect((await byContext(sha)).forever?.state).toBe('error');
+    expect((await byContext(sha)).forever?.state).toBe('pending');
     await eventually(async () => (await processesNamed(token)).length === 0, 5000);
     await expect(r.trigger({ repo, sha, branch: 'b', testRunId: runId(), timeoutMinutes: 5 })).rejects.toThrow(/closed/);
   });

@@ -16,7 +16,7 @@ import { statusOf, type CheckFinished, type CheckOutcome, type InfrastructureErr
 import { collectReports } from './reports';
 import { probeSandbox, SANDBOX_FIX, sandboxArgv, sandboxOwner, type SandboxOptions, type SandboxProbe } from './sandbox';
 import { Slots } from './slots';
-import { createAttempt, recoverWorkDir, registerRunner, removeAttempt, type Attempt } from './work-dir';
+import { createAttempt, recoverRunDir, recoverWorkDir, registerRunner, removeAttempt, type Attempt } from './work-dir';
 
 export interface TriggerInput {
   repo: RepoRef;
@@ -64,7 +64,8 @@ export class CiConfigError extends Error {
   readonly code = 'START_TEST_RUN_CONFIG_PARSING_FAILURE';
 }
 
-type Stop = 'cancelled' | 'timed_out';
+/** Why a run stops before its checks end: cancelled by the engine, out of time, or Railyard itself stopping (no verdict at all). */
+type Stop = 'cancelled' | 'timed_out' | 'shutdown';
 
 const infrastructure = (code: InfrastructureErrorCode, message: string): CheckOutcome => ({ kind: 'infrastructure', code, message });
 const RUNNER_FAILED = infrastructure('CI_RUNNER_ERROR', 'the runner failed; see the Railyard log');
@@ -74,7 +75,9 @@ const stopped = (run: { stop?: Stop; timeoutMinutes: number }, started: boolean)
     ? { kind: 'timed_out', minutes: run.timeoutMinutes, started }
     : run.stop === 'cancelled'
       ? { kind: 'cancelled', started }
-      : undefined;
+      : run.stop === 'shutdown'
+        ? { kind: 'interrupted' }
+        : undefined;
 
 const execFileAsync = promisify(execFile);
 
@@ -105,6 +108,14 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export class LocalCiRunner {
   private readonly runs = new Map<string, Promise<Run | null>>();
+  /**
+   * The latest run triggered per tested commit. A retest on the same base builds the same commit, so
+   * a cancelled run, reaped in the background, must not post its "cancelled" over the statuses of the
+   * run that replaced it.
+   */
+  private readonly latestRunOf = new Map<string, { testRunId: string; alive: number }>();
+  /** Stopped runs whose processes and checkouts are still being taken down (cancel() does not wait for them). */
+  private readonly reaping = new Set<Promise<void>>();
   private readonly slots: Slots;
   private readonly logger?: Logger;
   private readonly graceMs: number;
@@ -180,11 +191,52 @@ export class LocalCiRunner {
     }
   }
 
-  /** Stops the run's checks (the whole process tree of each) and reports them as errors; resolves when they are gone. */
+  /**
+   * Stops the run's checks (the whole process tree of each) and reports them as errors. Resolves
+   * once the stop is decided (no check of the run starts after it), not when the processes are gone:
+   * they are reaped in the background (`reapsPending`, `whenDone`), so an engine cancelling the runs
+   * behind a failure goes straight on to their restarts (docs/ci.md, "Cancellation").
+   */
   async cancel(testRunId: string): Promise<void> {
     const run = await this.runs.get(testRunId)?.catch(() => null);
     if (!run) return;
-    await this.halt(run, 'cancelled');
+    const reap = this.halt(run, 'cancelled').catch((err: unknown) => {
+      this.logger?.error('ci: could not reap a cancelled run', { testRunId, ...errorFields(err) });
+    });
+    this.reaping.add(reap);
+    void reap.finally(() => this.reaping.delete(reap));
+  }
+
+  /**
+   * Runs `contexts` of a run again (after an infrastructure error): their statuses go back to
+   * pending, then the run is triggered; if some of its checks are still running, once they end.
+   */
+  async retry(input: TriggerInput, contexts: string[]): Promise<void> {
+    if (this.closed) throw new Error('the CI runner is closed');
+    if (!isValidTestRunId(input.testRunId)) throw new Error(`invalid test run id ${JSON.stringify(input.testRunId)}`);
+    if (!isObjectId(input.sha)) throw new Error(`not a full commit id: ${JSON.stringify(input.sha)}`);
+    const { repo, sha, testRunId } = input;
+    for (const context of contexts) {
+      const targetUrl = joinUrl(this.opts.publicUrl(), ciLogPath(testRunId, context));
+      await this.opts.statuses.set(repo, sha, {
+        context,
+        state: 'pending',
+        targetUrl,
+        description: 'queued again after an infrastructure error',
+      });
+    }
+    this.logger?.info('ci: checks queued again after an infrastructure error', { testRunId, checks: contexts });
+    const existing = this.runs.get(testRunId);
+    if (!existing) return this.trigger(input);
+    void existing
+      .then((run) => run?.done)
+      .then(() => (this.closed ? undefined : this.trigger(input)))
+      .catch((err: unknown) => this.logger?.error('ci: could not run checks again', { testRunId, ...errorFields(err) }));
+  }
+
+  /** Cancelled runs whose processes or checkouts are not gone yet. */
+  reapsPending(): number {
+    return this.reaping.size;
   }
 
   /** Resolves when the run's checks are all finished and reported (at once for a run it does not have). */
@@ -203,10 +255,16 @@ export class LocalCiRunner {
     return [...this.runs.keys()];
   }
 
-  /** Cancels every run and waits for their processes to be gone. */
+  /**
+   * Stops every run and waits for their processes to be gone. Railyard stopping is no verdict on
+   * the code: checks it interrupts post nothing, so their statuses stay pending and whichever engine
+   * drives the queue next runs them again (docs/engine.md, "Failover").
+   */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.runs.keys()].map((id) => this.cancel(id)));
+    const runs = await Promise.all([...this.runs.values()].map((r) => r.catch(() => null)));
+    await Promise.all(runs.map((run) => (run ? this.halt(run, 'shutdown') : undefined)));
+    await Promise.all([...this.reaping]);
     this.identity.release();
   }
 
@@ -226,6 +284,12 @@ export class LocalCiRunner {
       return !(s && FINAL_STATES.has(s.state) && s.targetUrl?.endsWith(ciLogPath(testRunId, c.name)));
     });
     if (todo.length === 0) return null;
+    // A run taken over from a runner that died mid-check: its checkouts are leftovers, removed before the checks run again.
+    const leftovers = await recoverRunDir(this.workDir, testRunId);
+    if (leftovers > 0)
+      this.logger?.info('ci: removed checkouts of a stopped runner before running its checks again', { testRunId, leftovers });
+    const key = `${formatRepo(repo)}@${sha}`;
+    this.latestRunOf.set(key, { testRunId, alive: (this.latestRunOf.get(key)?.alive ?? 0) + 1 });
     const run: Run = {
       input,
       gitDir,
@@ -248,6 +312,9 @@ export class LocalCiRunner {
       .finally(() => {
         if (timer) clearTimeout(timer);
         this.runs.delete(testRunId);
+        // Forgotten once no run of this commit is left, however they ended.
+        const latest = this.latestRunOf.get(key);
+        if (latest && --latest.alive === 0) this.latestRunOf.delete(key);
         void fs.rmdir(path.join(this.workDir, testRunId)).catch(() => undefined);
         this.logger?.info('ci: run finished', { testRunId, stopped: run.stop ?? null });
       });
@@ -377,8 +444,12 @@ export class LocalCiRunner {
     return { kind: 'failed', exitCode: exit.code, signal: exit.signal };
   }
 
-  /** Posts the final status, then tells the listener. */
+  /** Posts the final status, then tells the listener. An interrupted check posts nothing: it has no outcome. */
   private async finish(run: Run, check: Check, outcome: CheckOutcome): Promise<void> {
+    if (outcome.kind === 'interrupted') return;
+    const { repo: r, sha: s, testRunId: id } = run.input;
+    const latest = this.latestRunOf.get(`${formatRepo(r)}@${s}`)?.testRunId;
+    if (outcome.kind === 'cancelled' && latest !== undefined && latest !== id) return;
     const { state, description } = statusOf(outcome);
     await this.post(run, check, state, description);
     const { repo, sha, testRunId } = run.input;

@@ -32,6 +32,8 @@ export type CheckOutcome =
   | { kind: 'failed'; exitCode: number | null; signal: string | null }
   | { kind: 'timed_out'; minutes: number; started: boolean }
   | { kind: 'cancelled'; started: boolean }
+  /** Railyard itself stopped (a deploy, SIGTERM): no outcome at all; the status stays pending for the next engine to run it again. */
+  | { kind: 'interrupted' }
   | ({ kind: 'infrastructure' } & InfrastructureError);
 
 export interface CheckFinished {
@@ -78,6 +80,8 @@ export const statusOf = (outcome: CheckOutcome): { state: CommitStatusState; des
       };
     case 'cancelled':
       return { state: 'error', description: outcome.started ? 'cancelled; process tree killed' : 'cancelled before it started' };
+    case 'interrupted':
+      return { state: 'pending', description: 'interrupted: Railyard stopped; the next engine runs it again' };
     case 'infrastructure':
       return { state: 'error', description: infrastructureDescription(outcome) };
   }

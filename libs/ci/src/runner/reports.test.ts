@@ -1,6 +1,9 @@
-import { globToRegExp } from './reports';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { collectReports, reportMatcher } from './reports';
 
-describe('globToRegExp', () => {
+describe('reportMatcher', () => {
   it.each([
     ['reports/junit*.xml', 'reports/junit-unit.xml', true],
     ['reports/junit*.xml', 'reports/sub/junit-unit.xml', false],
@@ -13,7 +16,26 @@ describe('globToRegExp', () => {
     ['test-?.xml', 'test-1.xml', true],
     ['test-?.xml', 'test-12.xml', false],
     ['a+b(1).xml', 'a+b(1).xml', true],
+    ['*.xml', '.hidden.xml', true],
+    ['reports/{unit,e2e}.xml', 'reports/e2e.xml', true],
   ])('when %s is matched against %s, then the answer is %s', (pattern, file, expected) => {
-    expect(globToRegExp(pattern).test(file)).toBe(expected);
+    expect(reportMatcher(pattern)(file)).toBe(expected);
+  });
+});
+
+describe('collectReports', () => {
+  it('when patterns name exact paths, braces and globs, then exactly the matching files are read, in path order', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'reports-'));
+    try {
+      for (const rel of ['junit.xml', 'out/a/unit.xml', 'out/e2e.xml', 'out/other.txt', 'deep/x/y/junit.xml']) {
+        await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+        await fs.writeFile(path.join(root, rel), rel);
+      }
+      const { paths, files } = await collectReports(root, ['junit.xml', 'out/{e2e,nope}.xml', 'out/**/unit.xml', 'deep/**/junit.xml']);
+      expect(paths).toEqual(['deep/x/y/junit.xml', 'junit.xml', 'out/a/unit.xml', 'out/e2e.xml']);
+      expect(files.map(String)).toEqual(paths);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
   });
 });

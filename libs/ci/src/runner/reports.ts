@@ -1,37 +1,22 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import picomatch from 'picomatch';
 
 /** Per check; more is a runaway glob, not a test report. */
 export const MAX_REPORT_FILES = 200;
 export const MAX_REPORT_BYTES = 20 * 1024 * 1024;
 
-/** `**` any number of directories, `*` any characters but `/`, `?` one such character. */
-export const globToRegExp = (pattern: string): RegExp => {
-  let re = '';
-  const parts = pattern.split('/');
-  parts.forEach((part, i) => {
-    const last = i === parts.length - 1;
-    if (part === '**') {
-      re += last ? '.*' : '(?:[^/]+/)*';
-      return;
-    }
-    re += part
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\?/g, '[^/]');
-    if (!last) re += '/';
-  });
-  return new RegExp(`^${re}$`);
-};
+/**
+ * A report pattern as a path matcher: `**` any number of directories, `*` any characters but `/`,
+ * `?` one such character. Dot files match too: a pattern names report files, not hidden ones.
+ */
+export const reportMatcher = (pattern: string): ((file: string) => boolean) => picomatch(pattern, { dot: true });
 
-/** The directory a pattern's matches must be under: its segments before the first wildcard. */
+/** The directory a pattern's matches must be under: the part before its first wildcard. */
 const staticPrefix = (pattern: string): string => {
-  const fixed: string[] = [];
-  for (const part of pattern.split('/').slice(0, -1)) {
-    if (/[*?]/.test(part)) break;
-    fixed.push(part);
-  }
-  return fixed.join('/');
+  const { base, isGlob } = picomatch.scan(pattern);
+  const dir = isGlob ? base : path.posix.dirname(base);
+  return dir === '.' ? '' : dir;
 };
 
 /**
@@ -39,7 +24,7 @@ const staticPrefix = (pattern: string): string => {
  * tree a pattern can match is walked; `.git` never is; symbolic links are not followed.
  */
 export const collectReports = async (root: string, patterns: readonly string[]): Promise<{ files: Buffer[]; paths: string[] }> => {
-  const matchers = patterns.map(globToRegExp);
+  const matchers = patterns.map(reportMatcher);
   const found = new Set<string>();
   const walk = async (rel: string): Promise<void> => {
     const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true }).catch(() => []);
@@ -47,7 +32,7 @@ export const collectReports = async (root: string, patterns: readonly string[]):
       if (found.size >= MAX_REPORT_FILES) return;
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory() && entry.name !== '.git') await walk(child);
-      else if (entry.isFile() && matchers.some((m) => m.test(child))) found.add(child);
+      else if (entry.isFile() && matchers.some((matches) => matches(child))) found.add(child);
     }
   };
   for (const prefix of new Set(patterns.map(staticPrefix))) await walk(prefix);

@@ -85,21 +85,29 @@ const isLeftover = (owner: Owner | null): boolean => {
 /** Removes every attempt whose runner is gone; answers how many. */
 export const recoverWorkDir = async (workDir: string): Promise<number> => {
   let removed = 0;
-  for (const run of await fs.readdir(workDir).catch(() => [] as string[])) {
-    const runDir = path.join(workDir, run);
-    for (const entry of await fs.readdir(runDir).catch(() => [] as string[])) {
-      if (!entry.endsWith('.owner.json')) continue;
-      const ownerFile = path.join(runDir, entry);
-      const owner = await fs
-        .readFile(ownerFile, 'utf8')
-        .then((t) => JSON.parse(t) as Owner)
-        .catch(() => null);
-      if (!isLeftover(owner)) continue;
-      await removeAttempt(ownerFile.slice(0, -'.owner.json'.length));
-      removed++;
-    }
-    // Only succeeds once the run's directory is empty.
-    await fs.rmdir(runDir).catch(() => undefined);
+  for (const run of await fs.readdir(workDir).catch(() => [] as string[])) removed += await recoverRunDir(workDir, run);
+  return removed;
+};
+
+/**
+ * Removes the attempts of one run whose runner is gone (an engine killed mid-check, whose successor
+ * now takes the run over); answers how many.
+ */
+export const recoverRunDir = async (workDir: string, testRunId: string): Promise<number> => {
+  let removed = 0;
+  const runDir = path.join(workDir, testRunId);
+  for (const entry of await fs.readdir(runDir).catch(() => [] as string[])) {
+    if (!entry.endsWith('.owner.json')) continue;
+    const ownerFile = path.join(runDir, entry);
+    const owner = await fs
+      .readFile(ownerFile, 'utf8')
+      .then((t) => JSON.parse(t) as Owner)
+      .catch(() => null);
+    if (!isLeftover(owner)) continue;
+    await removeAttempt(ownerFile.slice(0, -'.owner.json'.length));
+    removed++;
   }
+  // Only succeeds once the run's directory is empty.
+  await fs.rmdir(runDir).catch(() => undefined);
   return removed;
 };

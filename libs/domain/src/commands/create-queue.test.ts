@@ -33,7 +33,7 @@ describe('createQueue', () => {
       ]);
   });
 
-  it('when the defaults are read, then they are single mode, concurrency 1, squash, depth 0, batching off, 5 h timeout', () => {
+  it('when the defaults are read, then they are single mode, concurrency 1, squash, depth 0, batching off, 5 h timeout, one flake re-run', () => {
     expect(DEFAULT_SETTINGS).toStrictEqual({
       mode: 'single',
       concurrency: 1,
@@ -51,6 +51,7 @@ describe('createQueue', () => {
       directMergeMode: 'off',
       optimizationMode: 'off',
       mergeMethod: 'squash',
+      flakeRetries: 1,
     });
   });
 

@@ -2,7 +2,11 @@ import type { CancelReason, Mergeability, RestartReason } from '../events';
 import type {
   CommitStatusState,
   FailReason,
+  FailureJudgement,
+  FlakeRetryCause,
+  QuarantinedFailure,
   HostProblemCode,
+  InfrastructureErrorReport,
   MergeReason,
   RequiredStatusesSource,
   TestRunFailed,
@@ -33,10 +37,24 @@ export interface ReportTestStatus {
   context: string;
   state: CommitStatusState;
   url?: string;
+  /** Set when the status is an infrastructure error: no verdict on the code. */
+  infrastructureError?: InfrastructureErrorReport;
 }
+/**
+ * `passed` with `quarantined`: the named required checks failed only through quarantined tests
+ * (the engine's test-health facts say so); every other required check passed.
+ */
 export type CompleteTestRun =
-  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'passed' }
-  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'failed'; failedContexts: string[]; reason?: TestRunFailed['data']['reason'] }
+  | { type: 'CompleteTestRun'; testRunId: string; outcome: 'passed'; quarantined?: QuarantinedFailure[] }
+  | {
+      type: 'CompleteTestRun';
+      testRunId: string;
+      outcome: 'failed';
+      failedContexts: string[];
+      reason?: TestRunFailed['data']['reason'];
+      judgement?: FailureJudgement;
+      judgementDetail?: string;
+    }
   | { type: 'CompleteTestRun'; testRunId: string; outcome: 'timed_out' };
 export interface CancelTestRun {
   type: 'CancelTestRun';
@@ -86,6 +104,17 @@ export interface FailByOptimization {
   testRunId: string;
   provenBy: string;
 }
+/**
+ * Re-runs the failed (or bisection-cancelled) run `testRunId` on the same commit, before its PRs are
+ * blamed or its batch is split, because the failure may be a flake (docs/engine.md, Flakes). Its PRs
+ * pending failure on it go back to testing on the new run; at most `flakeRetries` re-runs per failure.
+ */
+export interface RetryTestRun {
+  type: 'RetryTestRun';
+  testRunId: string;
+  cause: FlakeRetryCause;
+  detail: string;
+}
 /** The runs in flight when the mode was asked to change have all left: the new mode takes effect. */
 export interface CompleteModeSwitch {
   type: 'CompleteModeSwitch';
@@ -105,8 +134,25 @@ export interface ReportHostProblem {
   problem: { code: HostProblemCode; detail: string } | null;
 }
 
+/** Run again the checks of a run that ended in an infrastructure error (the rule: `infrastructureRetries` in phases/infrastructure.ts). */
+export interface RetryInfrastructureError {
+  type: 'RetryInfrastructureError';
+  testRunId: string;
+  contexts: string[];
+  code: string;
+}
+/** The run's infrastructure retries are used up: say so, once; nothing fails. */
+export interface ReportRunStuck {
+  type: 'ReportRunStuck';
+  testRunId: string;
+  code: string;
+  detail: string;
+}
+
 export type EngineCommand =
   | ReportHostProblem
+  | RetryInfrastructureError
+  | ReportRunStuck
   | StartTestRun
   | ReportTestStatus
   | CompleteTestRun
@@ -118,4 +164,5 @@ export type EngineCommand =
   | RestartTests
   | RefreshReadiness
   | FailByOptimization
+  | RetryTestRun
   | CompleteModeSwitch;

@@ -16,8 +16,11 @@ import type {
   PassBySuccessor,
   RefreshReadiness,
   ReportHostProblem,
+  ReportRunStuck,
   ReportTestStatus,
   RestartTests,
+  RetryInfrastructureError,
+  RetryTestRun,
   StartTestRun,
 } from './commands';
 import { currentRun, requiredOutcome } from './runs';
@@ -32,6 +35,10 @@ export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext
       return startTestRun(s, c, ctx.now);
     case 'ReportTestStatus':
       return reportTestStatus(s, c, ctx.now);
+    case 'RetryInfrastructureError':
+      return retryInfrastructureError(s, c, ctx.now);
+    case 'ReportRunStuck':
+      return reportRunStuck(s, c, ctx.now);
     case 'CompleteTestRun':
       return completeTestRun(s, c, ctx.now);
     case 'CancelTestRun':
@@ -50,6 +57,8 @@ export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext
       return refreshReadiness(s, c, ctx.now);
     case 'FailByOptimization':
       return failByOptimization(s, c, ctx.now);
+    case 'RetryTestRun':
+      return retryTestRun(s, c, ctx);
     case 'CompleteModeSwitch':
       return completeModeSwitch(s, ctx.now);
   }
@@ -114,8 +123,39 @@ const reportTestStatus = (s: QueueState, c: ReportTestStatus, at: string): Queue
   if (seen && seen.state === c.state && seen.url === c.url) return [];
   // A late "pending" must not hide a result already recorded for the same check.
   if (seen && TERMINAL_STATUS.has(seen.state) && c.state === 'pending') return [];
-  const data = { testRunId: c.testRunId, context: c.context, state: c.state, ...(c.url !== undefined ? { url: c.url } : {}), at };
+  // A re-run is not answered by the very report that failed the run it re-runs.
+  const old = run.superseded?.[c.context];
+  if (old && old.state === c.state && old.url === c.url) return [];
+  const data = {
+    testRunId: c.testRunId,
+    context: c.context,
+    state: c.state,
+    ...(c.url !== undefined ? { url: c.url } : {}),
+    ...(c.infrastructureError !== undefined && c.state === 'error' ? { infrastructureError: c.infrastructureError } : {}),
+    at,
+  };
   return [{ type: 'TestRunStatusReported', data }];
+};
+
+/** Only contexts that still stand in an infrastructure error are retried; a run that ended, is stuck, or has none decides nothing. */
+const retryInfrastructureError = (s: QueueState, c: RetryInfrastructureError, at: string): QueueEvent[] => {
+  const run = s.runs.get(c.testRunId);
+  if (!run || run.status !== 'testing' || run.stuck) return [];
+  const contexts = c.contexts.filter((ctx) => run.statuses[ctx]?.infrastructureError !== undefined);
+  if (contexts.length === 0) return [];
+  const attempt = (run.infrastructureRetries ?? 0) + 1;
+  return [{ type: 'TestRunInfrastructureRetried', data: { testRunId: run.testRunId, contexts, code: c.code, attempt, at } }];
+};
+
+const reportRunStuck = (s: QueueState, c: ReportRunStuck, at: string): QueueEvent[] => {
+  const run = s.runs.get(c.testRunId);
+  if (!run || run.status !== 'testing' || run.stuck) return [];
+  return [
+    {
+      type: 'TestRunStuck',
+      data: { testRunId: run.testRunId, reason: 'INFRASTRUCTURE_RETRIES_EXHAUSTED', code: c.code, detail: c.detail, at },
+    },
+  ];
 };
 
 /** Tested PRs still testing on this run: the ones its outcome moves. */
@@ -131,14 +171,23 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
   const prs = testedOn(s, run.testRunId, run.prNumbers);
   const testRunId = run.testRunId;
   if (c.outcome === 'passed') {
-    if (requiredOutcome(run).kind !== 'passed')
+    const waived = new Set((c.quarantined ?? []).map((q) => q.context));
+    if (requiredOutcome(run, waived).kind !== 'passed')
       throw new DomainError('INVALID_ARGUMENT', `test run ${testRunId} has not seen every required status succeed`);
-    return [{ type: 'TestRunSucceeded', data: { testRunId, at } }, ...prs.map((prNumber) => passedOn(s, run, prNumber, at))];
+    const quarantined = (c.quarantined ?? []).map((q) => ({ context: q.context, tests: [...q.tests] }));
+    return [
+      { type: 'TestRunSucceeded', data: { testRunId, ...(quarantined.length > 0 ? { quarantined } : {}), at } },
+      ...prs.map((prNumber) => passedOn(s, run, prNumber, at)),
+    ];
   }
   if (c.outcome === 'failed') {
     const failedContexts = [...c.failedContexts];
+    const judged = {
+      ...(c.judgement !== undefined ? { judgement: c.judgement } : {}),
+      ...(c.judgementDetail !== undefined ? { judgementDetail: c.judgementDetail } : {}),
+    };
     return [
-      { type: 'TestRunFailed', data: { testRunId, reason: c.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', failedContexts, at } },
+      { type: 'TestRunFailed', data: { testRunId, reason: c.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', failedContexts, ...judged, at } },
       ...prs.map((prNumber): QueueEvent => ({ type: 'PrPendingFailure', data: { prNumber, testRunId, failedContexts, at } })),
     ];
   }
@@ -165,7 +214,8 @@ const completeTestRun = (s: QueueState, c: CompleteTestRun, at: string): QueueEv
  */
 const passedOn = (s: QueueState, run: TestRun, prNumber: number, at: string): QueueEvent => {
   const testRunId = run.testRunId;
-  if (!run.bisection) return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'TEST_RUN_PASSED', at } };
+  if (!run.bisection)
+    return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: run.retry ? 'FLAKE_RETRIED' : 'TEST_RUN_PASSED', at } };
   if (s.settings.optimizationMode === 'bisection_skip_redundant_tests')
     return { type: 'PrTestsPassed', data: { prNumber, testRunId, reason: 'PASSED_BY_OPTIMIZATION', at } };
   return { type: 'TestsRestarted', data: { prNumber, reason: 'BISECTION_TEST_RUN_PASSED', at } };
@@ -189,6 +239,58 @@ const failByOptimization = (s: QueueState, c: FailByOptimization, at: string): Q
       type: 'PrPendingFailure',
       data: { prNumber, testRunId: run.testRunId, failedContexts: [], at },
     })),
+  ];
+};
+
+/**
+ * A re-run of a failed run on the same commit (docs/engine.md, Flakes): its PRs still pending failure
+ * on it restart (FLAKE_RETRY) and test on a new run with the same branch, commit and stack. Nothing
+ * when none is left on it (already re-run, or blamed). Refused past the queue's flakeRetries, or for
+ * a failure its test results showed genuine.
+ */
+const retryTestRun = (s: QueueState, c: RetryTestRun, ctx: DecideContext): QueueEvent[] => {
+  const at = ctx.now;
+  const run = s.runs.get(c.testRunId);
+  if (!run) return [];
+  const prs = run.prNumbers.filter((n) => {
+    const e = s.entries.get(n);
+    return e?.state === 'pending_failure' && e.testRunId === run.testRunId;
+  });
+  if (prs.length === 0) return [];
+  // The commit holds every PR the run tested: it answers for them only while they all wait on it.
+  if (prs.length !== run.prNumbers.length)
+    throw stale(`test run ${run.testRunId} tested PRs that left it; its commit no longer tests what would merge`);
+  if (run.status !== 'failed' && !(run.status === 'cancelled' && run.bisection))
+    throw new DomainError('INVALID_ARGUMENT', `test run ${run.testRunId} did not fail; only a failure is re-run`);
+  const attempt = (run.retry?.attempt ?? 0) + 1;
+  if (attempt > s.settings.flakeRetries)
+    throw new DomainError(
+      'INVALID_ARGUMENT',
+      `test run ${run.testRunId} was already re-run ${attempt - 1} time(s) (flakeRetries ${s.settings.flakeRetries})`,
+    );
+  if (run.judgement === 'genuine')
+    throw new DomainError('INVALID_ARGUMENT', `test run ${run.testRunId} failed on healthy tests; a genuine failure is not re-run`);
+  const testRunId = ctx.newId();
+  const data = {
+    testRunId,
+    testBranch: run.testBranch,
+    testBranchSha: run.testBranchSha,
+    baseSha: run.baseSha,
+    ...(run.baseTree !== undefined ? { baseTree: run.baseTree } : {}),
+    steps: run.steps.map((st) => ({ ...st })),
+    prNumbers: prs,
+    dependentPrs: [...run.dependentPrs],
+    requiredStatuses: [...run.requiredStatuses],
+    requiredStatusesSource: run.requiredStatusesSource,
+    bisection: run.bisection,
+    ...(run.bisectionOf !== undefined ? { bisectionOf: run.bisectionOf } : {}),
+    retry: { of: run.testRunId, attempt, cause: c.cause, contexts: [...run.failedContexts], detail: c.detail },
+    at,
+  };
+  return [
+    ...prs.map((prNumber): QueueEvent => ({ type: 'TestsRestarted', data: { prNumber, reason: 'FLAKE_RETRY', at } })),
+    { type: 'TestRunStarted', data },
+    ...prs.map((prNumber): QueueEvent => ({ type: 'PrTestingStarted', data: { prNumber, testRunId, at } })),
   ];
 };
 

@@ -19,6 +19,39 @@ export interface HostFacts {
    * lists in the blob store (cached by digest). Without it every PR counts as impacting everything.
    */
   overlaps?: TargetOverlaps;
+  /**
+   * What the JUnit results uploaded for a run's test commit say of its failing tests, per test run
+   * id: gathered by the engine from the test-health read model for runs whose required checks
+   * failed (apps/engine/src/test-health-facts.ts). A run missing here has no results.
+   */
+  testResults?: ReadonlyMap<string, RunTestResults>;
+  /**
+   * False when the queue's CI cannot run checks again on a commit it already ran (a forge's CI that
+   * starts on a push, such as GitHub Actions behind the GitHub adapter): then no failure is re-run on
+   * the same commit (flakeRetries does not apply) and failures are judged as they stand. Absent: it can.
+   */
+  sameCommitReruns?: boolean;
+  /**
+   * Per test commit of a failed run: the checks the queue's CI runs itself there (the local CI's
+   * `.railyard.yml` checks). A failure of a check outside it (an outside CI reporting over HTTP) is
+   * not re-run: nobody would run it again. Absent for a commit: every check counts as re-runnable.
+   */
+  rerunnable?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** The health the test-health service gives a test (docs/test-health.md §3, §4); `new` when it has none yet. */
+export type TestHealth = 'healthy' | 'flaky' | 'broken' | 'quarantined' | 'new';
+
+export interface FailingTest {
+  /** The check (commit status context) whose results reported it, when known. */
+  context?: string;
+  name: string;
+  health: TestHealth;
+}
+
+export interface RunTestResults {
+  /** Every test the run's results report failing (after in-run retries, docs/test-health.md §1). */
+  failing: readonly FailingTest[];
 }
 
 export interface DirectMergeFacts {
@@ -45,6 +78,8 @@ export interface ReportedStatus {
   context: string;
   state: CommitStatusState;
   url?: string;
+  /** The CI says this `error` is no verdict on the code (a check that could not start, a lost checkout, a runner crash). */
+  infrastructureError?: { code: string; message: string };
 }
 
 export const emptyFacts = (): HostFacts => ({ target: null, pulls: new Map(), statuses: new Map(), testBranches: [] });

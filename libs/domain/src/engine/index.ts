@@ -9,3 +9,4 @@ export * from './overlaps';
 export * from './plan';
 export * from './runs';
 export { directMergeCandidate, headChecksPassed } from './phases/merges';
+export { MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs } from './phases/infrastructure';

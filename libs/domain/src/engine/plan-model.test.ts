@@ -33,7 +33,7 @@ class Model {
   private target = { sha: 'm0', tree: 'T', holds: [] as number[] };
   private shas = 0;
   private readonly statuses = new Map<string, ReportedStatus[]>();
-  private readonly runs = new Map<string, { stack: number[]; answerAt: number }>();
+  private readonly runs = new Map<string, { stack: number[]; sha: string; answerAt: number; n: number }>();
   private readonly overlaps = new OverlapIndex();
   readonly merged: number[] = [];
   readonly mergedFrom = new Map<number, string>();
@@ -88,6 +88,14 @@ class Model {
   private apply(events: QueueEvent[]): void {
     for (const e of events) {
       if (e.type === 'TestRunSucceeded') this.passedRuns.add(e.data.testRunId);
+      // A re-run of a failed run (flakeRetries) tests the same commit: CI runs it as the engine's ensureCi would.
+      if (e.type === 'TestRunStarted' && e.data.retry)
+        this.runs.set(e.data.testRunId, {
+          stack: [...e.data.dependentPrs, ...e.data.prNumbers],
+          sha: e.data.testBranchSha,
+          answerAt: this.clock + 60_000,
+          n: ++this.shas,
+        });
       this.state = evolve(this.state, e);
     }
   }
@@ -138,7 +146,7 @@ class Model {
           requiredStatuses: ['tests'],
           requiredStatusesSource: 'merge_instance',
         });
-        if (done) this.runs.set(id, { stack, answerAt: this.clock + (1 + (stack.length % 3)) * 60_000 });
+        if (done) this.runs.set(id, { stack, sha: `${id}-tip`, answerAt: this.clock + (1 + (stack.length % 3)) * 60_000, n: this.shas });
         return done;
       }
       case 'merge': {
@@ -181,9 +189,9 @@ class Model {
     if (!next) return false;
     const [id, run] = next;
     this.clock = Math.max(this.clock, run.answerAt);
-    const flaky = ((Number(id.slice(3)) * 2654435761) >>> 0) / 4294967296 < this.flakes;
+    const flaky = ((run.n * 2654435761) >>> 0) / 4294967296 < this.flakes;
     const bad = flaky || run.stack.some((n) => this.prs[n - 1]?.bad);
-    this.statuses.set(`${id}-tip`, [{ context: 'tests', state: bad ? 'failure' : 'success' }]);
+    this.statuses.set(run.sha, [{ context: 'tests', state: bad ? 'failure' : 'success', url: `ci/${id}` }]);
     this.runs.delete(id);
     return true;
   }
@@ -218,6 +226,7 @@ const settingsArb = fc.record({
   optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const),
   pendingFailureDepth: fc.integer({ min: 0, max: 3 }),
   canOptimisticallyMerge: fc.boolean(),
+  flakeRetries: fc.integer({ min: 0, max: 3 }),
 });
 
 type RawPr = { area: number; urgent: boolean; noBatch: boolean };

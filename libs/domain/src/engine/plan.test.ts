@@ -20,8 +20,9 @@ import {
 import { givenQueue } from './testing/engine-spec';
 import { directMergeCandidate } from './phases/merges';
 
+// Flake re-runs off: these specs read one failure as final (plan-flakes.test.ts specifies the re-runs).
 const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [
-  queueCreated({ settings }),
+  queueCreated({ settings: { flakeRetries: 0, ...settings } }),
   ...prs.map((n) => prSubmitted(n)),
 ];
 const rec = (command: Extract<Action, { kind: 'record' }>['command']): Action => ({ kind: 'record', command });

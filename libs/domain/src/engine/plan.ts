@@ -4,6 +4,7 @@ import { contextOf, type Phase } from './context';
 import type { HostFacts } from './facts';
 import { bisections, skipRedundant } from './phases/bisection';
 import { optimisticPasses, restartsAndBlame, unwitnessedBlame } from './phases/failures';
+import { infrastructureRetries } from './phases/infrastructure';
 import { hostChanges, recogniseMerges, statusReports, sweepBranches } from './phases/host';
 import { directMerge, merges } from './phases/merges';
 import { completeModeSwitch } from './phases/mode-switch';
@@ -18,6 +19,7 @@ const PHASES: Phase[] = [
   hostChanges,
   statusReports,
   runOutcomes,
+  infrastructureRetries,
   skipRedundant,
   optimisticPasses,
   restartsAndBlame,

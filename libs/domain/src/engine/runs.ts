@@ -31,12 +31,20 @@ export const isRunNeeded = (s: QueueState, run: TestRun): boolean =>
 
 export type RequiredOutcome = { kind: 'passed' } | { kind: 'failed'; failedContexts: string[] } | { kind: 'waiting' };
 
-/** Failure wins as soon as one required status fails; success needs every required status green. */
-export const requiredOutcome = (run: TestRun): RequiredOutcome => {
-  const failed = run.requiredStatuses.filter((c) => {
-    const st = run.statuses[c]?.state;
-    return st === 'failure' || st === 'error';
-  });
+/**
+ * Failure wins as soon as one required status fails; success needs every required status green.
+ * `waived`: checks that failed only through quarantined tests (docs/engine.md, Flakes) count as green.
+ * An infrastructure error is no failure: the code was never judged, so the run waits for the check
+ * to be run again (`infrastructureRetries`).
+ */
+export const requiredOutcome = (run: TestRun, waived: ReadonlySet<string> = new Set()): RequiredOutcome => {
+  const failing = (c: string): boolean => {
+    const st = run.statuses[c];
+    return st !== undefined && (st.state === 'failure' || st.state === 'error') && st.infrastructureError === undefined;
+  };
+  const failed = run.requiredStatuses.filter((c) => failing(c) && !waived.has(c));
   if (failed.length > 0) return { kind: 'failed', failedContexts: failed };
-  return run.requiredStatuses.every((c) => run.statuses[c]?.state === 'success') ? { kind: 'passed' } : { kind: 'waiting' };
+  return run.requiredStatuses.every((c) => run.statuses[c]?.state === 'success' || (waived.has(c) && failing(c)))
+    ? { kind: 'passed' }
+    : { kind: 'waiting' };
 };

@@ -95,6 +95,26 @@ describe('explainPr', () => {
   });
 });
 
+describe('explainPr after a flake re-run', () => {
+  it('when a failed run was re-run on the same commit and passed, then the sentence says it passed as a flake', () => {
+    const events: QueueEvent[] = [
+      queueCreated(),
+      prSubmitted(1),
+      ...runStarted('r1', 1),
+      ...runFailed('r1', 1),
+      { type: 'TestsRestarted', data: { prNumber: 1, reason: 'FLAKE_RETRY', at: at(48) } },
+      { type: 'PrTestsPassed', data: { prNumber: 1, testRunId: 'r2', reason: 'FLAKE_RETRIED', at: at(50) } },
+    ];
+    expect(explain(events, 1).stateReason).toMatchObject({
+      code: 'FLAKE_RETRIED',
+      message: 'passed on a re-run of its failed run on the same commit (a flake) on run r2',
+    });
+    expect(explain(events.slice(0, -1), 1).stateReason.message).toBe(
+      'queued: re-run on the same commit because its failure may be a flake',
+    );
+  });
+});
+
 describe('explainQueue', () => {
   it('when a queue is explained in one pass, then each PR sees exactly the active PRs before it', () => {
     const pr = (prNumber: number, state: ExplainedPr['state']): ExplainedPr => ({

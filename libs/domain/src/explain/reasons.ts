@@ -54,6 +54,7 @@ const MOVED_BACK: Record<string, string> = {
   SKIP_THE_LINE_INTERRUPTED: 'tests restarted because an urgent PR took its place',
   BISECTION_REQUIRED: 'back in the queue to be retested in a bisection of a failed batch',
   BISECTION_TEST_RUN_PASSED: 'back in the queue to be tested alone after its bisection half passed',
+  FLAKE_RETRY: 're-run on the same commit because its failure may be a flake',
 };
 
 const readable = (code: string): string => code.toLowerCase().replace(/_/g, ' ');
@@ -79,6 +80,7 @@ export const reasonSentence = (state: PrState, reason: StateReason | undefined, 
     case 'tests_passed':
       if (code === 'SUCCESSOR_TEST_RUN_PASSED') return `passed because a run stacked on it passed${onRun(runId)}`;
       if (code === 'PASSED_BY_OPTIMIZATION') return 'passed: bisection cleared it without running it alone';
+      if (code === 'FLAKE_RETRIED') return `passed on a re-run of its failed run on the same commit (a flake)${onRun(runId)}`;
       return `tests passed${onRun(runId)}`;
     case 'pending_failure':
       return `${checksFailed(failedChecksOf(reason, run), runId)}; the failure is not yet blamed on this PR`;

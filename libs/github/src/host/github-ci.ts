@@ -47,6 +47,14 @@ export class GithubCi {
     return this.runs.has(testRunId);
   }
 
+  /**
+   * GitHub's CI starts on a push: asked again on a commit it already tested, it runs nothing, so the
+   * engine must not re-run a failure on the same commit (flakeRetries; docs/github.md).
+   */
+  rerunsSameCommit(): boolean {
+    return false;
+  }
+
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
     return this.host.statuses(repo, sha);
   }

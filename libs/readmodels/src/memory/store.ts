@@ -91,6 +91,11 @@ export class MemoryReadModelStore implements ReadModelStore {
     return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc.view : null;
   }
 
+  async listHostProblems(): Promise<QueueView[]> {
+    // Few queues per installation, and this serves /readyz only: a walk is cheaper than an index to keep.
+    return [...this.queues.values()].flatMap((doc) => (doc.view?.hostProblem ? [doc.view] : []));
+  }
+
   async getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null> {
     return this.testRuns.get(queueId, testRunId);
   }

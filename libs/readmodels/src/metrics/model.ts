@@ -26,6 +26,8 @@ export interface LiveEntry {
   queueType: QueueType;
   /** Test runs that tested it in this submission. */
   runs: number;
+  /** Of those, re-runs of a failed run on the same commit (flakeRetries). */
+  retries?: number;
   headSha: string;
 }
 
@@ -45,7 +47,13 @@ export interface QueueTotals {
   ciRunsPerMerged: { cumulative: number[]; sum: number; count: number };
   innocentEjections: number;
   bisections: number;
+  /** Re-runs of failed runs on the same commit (flakeRetries, docs/engine.md Flakes); absent in documents folded before them. */
+  flakeRetries?: number;
+  /** Observations of "flake re-runs it took" for each merged PR, over FLAKE_RETRY_BUCKETS; absent as above. */
+  flakeRetriesPerMerged?: { cumulative: number[]; sum: number; count: number };
 }
+
+export const FLAKE_RETRY_BUCKETS = [0, 1, 2, 3] as const;
 
 /** A PR whose last submission failed, remembered so a later merge of the same commit counts as an innocent ejection. */
 export interface FailedPr {

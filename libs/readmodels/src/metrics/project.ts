@@ -1,7 +1,15 @@
 import { entryStateAfter, isTerminal, parseQueueId, type PrState, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import { asQueueEvent, targetOf, timeOf } from '../projection/target';
-import { CI_RUN_BUCKETS, METRICS_WINDOW_MS, type LiveEntry, type LogKind, type QueueMetricsDoc, type QueueType } from './model';
+import {
+  CI_RUN_BUCKETS,
+  FLAKE_RETRY_BUCKETS,
+  METRICS_WINDOW_MS,
+  type LiveEntry,
+  type LogKind,
+  type QueueMetricsDoc,
+  type QueueType,
+} from './model';
 
 // A failure older than this no longer turns a later merge into an "innocent ejection".
 const FAILURE_MEMORY_MS = 30 * 24 * 60 * 60 * 1000;
@@ -83,6 +91,16 @@ const observeCiRuns = (doc: QueueMetricsDoc, runs: number): void => {
   h.count += 1;
 };
 
+/** How many flake re-runs a merged PR took (docs/metrics.md): its share of the CI a flake costs. */
+const observeRetries = (doc: QueueMetricsDoc, retries: number): void => {
+  const h = (doc.totals.flakeRetriesPerMerged ??= { cumulative: FLAKE_RETRY_BUCKETS.map(() => 0), sum: 0, count: 0 });
+  FLAKE_RETRY_BUCKETS.forEach((bound, i) => {
+    if (retries <= bound) h.cumulative[i] = (h.cumulative[i] ?? 0) + 1;
+  });
+  h.sum += retries;
+  h.count += 1;
+};
+
 const rememberFailure = (doc: QueueMetricsDoc, key: string, entry: LiveEntry, at: number): void => {
   for (const [pr, f] of Object.entries(doc.failed)) if (f.at < at - FAILURE_MEMORY_MS) delete doc.failed[pr];
   const previous = doc.failed[key];
@@ -128,6 +146,7 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
   switch (e.type) {
     case 'TestRunStarted':
       trackRun(doc, e.data.testRunId, e.data.bisection ? 'bisection' : 'main');
+      if (e.data.retry) doc.totals.flakeRetries = (doc.totals.flakeRetries ?? 0) + 1;
       break;
     case 'TestRunSucceeded':
     case 'TestRunFailed':
@@ -162,11 +181,14 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
     if (e.type === 'TestsRestarted' && e.data.reason === 'BISECTION_REQUIRED') countBisection(doc, entry.testRunId);
     if (e.type === 'PrMerged') {
       observeCiRuns(doc, entry.runs);
+      observeRetries(doc, entry.retries ?? 0);
       countInnocentEjections(doc, key, entry);
     }
     if (e.type === 'PrFailed') rememberFailure(doc, key, entry, at);
     move(doc, key, entry, moved.state, at, e, startingType);
     const after = doc.entries[key];
+    if (e.type === 'TestsRestarted' && e.data.reason === 'FLAKE_RETRY' && after)
+      doc.entries[key] = { ...after, retries: (after.retries ?? 0) + 1 };
     if (e.type === 'PrTestingStarted' && after)
       doc.entries[key] = { ...after, testRunId: e.data.testRunId, queueType: startingType, runs: after.runs + 1 };
   }

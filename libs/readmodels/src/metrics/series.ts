@@ -1,6 +1,7 @@
 import { histogramOf, type HistogramSample, type Labels, type MetricFamily, type ValueSample } from '@railyard/observability';
 import {
   CI_RUN_BUCKETS,
+  FLAKE_RETRY_BUCKETS,
   CONCLUSIONS,
   DURATION_BUCKETS,
   LIVE_STATES,
@@ -145,6 +146,20 @@ export const queueMetricFamilies = (docs: readonly QueueMetricsDoc[], nowMs: num
       'railyard_innocent_ejections_total',
       'Failures of a PR whose later re-submission merged with the same head commit.',
       main((w) => [{ labels: labelsOf(w.doc, 'main'), value: w.doc.totals.innocentEjections }]),
+    ),
+    counter(
+      'railyard_flake_retries_total',
+      'Failed runs re-run on the same commit because the failure may be a flake (flakeRetries), since the queue was created.',
+      main((w) => [{ labels: labelsOf(w.doc, 'main'), value: w.doc.totals.flakeRetries ?? 0 }]),
+    ),
+    histogram(
+      'railyard_flake_retries_per_merged_pr',
+      'Flake re-runs each merged PR took during the submission that merged it.',
+      FLAKE_RETRY_BUCKETS,
+      main((w) => {
+        const h = w.doc.totals.flakeRetriesPerMerged ?? { cumulative: FLAKE_RETRY_BUCKETS.map(() => 0), sum: 0, count: 0 };
+        return [{ labels: labelsOf(w.doc, 'main'), cumulative: h.cumulative, sum: h.sum, count: h.count }];
+      }),
     ),
     counter(
       'railyard_bisections_total',

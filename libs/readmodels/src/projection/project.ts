@@ -46,6 +46,14 @@ export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): Projec
     case 'QueueDeleted':
       view = null;
       break;
+    case 'QueueHostProblemReported':
+      view = { ...view, hostProblem: { code: e.data.code, detail: e.data.detail, since: at } };
+      break;
+    case 'QueueHostProblemCleared': {
+      const { hostProblem: _cleared, ...rest } = view;
+      view = rest;
+      break;
+    }
     case 'PrSubmitted':
       pr = prViewOf(view.queueId, submittedEntry(e, queue.nextSeq));
       nextSeq += 1;

@@ -23,7 +23,11 @@ export const batchWrite = (k: RedisKeys, docs: DocSet, changes: BatchChanges, ex
   const args = [expected, next];
   for (const queueId of changes.queueIds) {
     const doc = docs.queues.get(queueId);
-    if (doc) args.push('S', ref(k.queue(queueId)), JSON.stringify(doc));
+    if (!doc) continue;
+    args.push('S', ref(k.queue(queueId)), JSON.stringify(doc));
+    // The index /readyz lists host problems from, kept in the same atomic write as the document.
+    if (doc.view?.hostProblem) args.push('Z', ref(k.hostProblems), '0', queueId);
+    else args.push('R', ref(k.hostProblems), queueId);
   }
   // Before the PR writes below, so PRs of the new generation are added back after the wipe.
   for (const queueId of changes.regenerated) args.push('D', ref(k.active(queueId)));

@@ -17,6 +17,8 @@ export interface RedisKeys {
   testRun(queueId: string, testRunId: string): string;
   /** STRING: JSON PrTargetsDoc, the PR's impacted-target uploads that runs record when they start. */
   testRunTargets(queueId: string, prNumber: number): string;
+  /** ZSET: member queueId (score 0) of every queue whose current view carries a host problem. */
+  hostProblems: string;
   /** STRING: owner id of whoever holds the named lease, with a TTL. */
   lease(name: string): string;
   /** SCAN patterns covering every model key (not the checkpoint, not the leases). */
@@ -36,8 +38,9 @@ export const redisKeys = (namespace: string): RedisKeys => {
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
     testRun: (queueId, testRunId) => `${base}tr:${queueId}:${testRunId}`,
     testRunTargets: (queueId, prNumber) => `${base}tt:${queueId}:${prNumber}`,
+    hostProblems: `${base}hostproblems`,
     lease: (name) => `${base}lease:${name}`,
-    modelPatterns: [`${base}q:*`, `${base}pr:*`, `${base}tr:*`, `${base}tt:*`],
+    modelPatterns: [`${base}q:*`, `${base}pr:*`, `${base}tr:*`, `${base}tt:*`, `${base}hostproblems`],
   };
 };
 

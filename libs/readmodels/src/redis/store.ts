@@ -120,6 +120,21 @@ export class RedisReadModelStore implements ReadModelStore {
     return isCurrent(parse<QueueDoc>(queueJson), pr) ? pr.view : null;
   }
 
+  async listHostProblems(): Promise<QueueView[]> {
+    const queueIds = await this.base.redis.zrange(this.keys.hostProblems, 0, '-1');
+    if (queueIds.length === 0) return [];
+    const docs = await this.base.redis.mget(...queueIds.map((id) => this.keys.queue(id)));
+    return docs.flatMap((json) => {
+      const view = parse<QueueDoc>(json)?.view;
+      return view?.hostProblem ? [view] : [];
+    });
+  }
+
+  /** Who holds the named lease of this namespace (the projector's: `projector`), or null when no one does. */
+  leaseHolder(name: string): Promise<string | null> {
+    return this.base.redis.get(this.keys.lease(name));
+  }
+
   async getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null> {
     return parse<{ view: TestRunView }>(await this.base.redis.get(this.keys.testRun(queueId, testRunId)))?.view ?? null;
   }

@@ -3,7 +3,15 @@ import type { Action } from '../actions';
 import { inPlanOrder, isStackable, mergedPrefix, record, testingRuns, type Ctx, type Phase } from '../context';
 import { currentRun, isRunNeeded } from '../runs';
 import { successorsStillTesting } from './successors';
+import { failedGenuinely, retryDecision } from './retries';
 import { busyRuns, stackFor, startRunAction } from './stacks';
+
+/**
+ * Whether the last PR of a failed batch, convicted because its batch-mates were cleared, is tested
+ * alone before it is blamed: when re-runs are on and the batch's failure may be a flake, the
+ * inference may rest on a flake (docs/engine.md, Flakes).
+ */
+export const verifiesInference = (c: Ctx, run: TestRun): boolean => c.s.settings.flakeRetries > 0 && !failedGenuinely(c, run);
 
 const skipping = (c: Ctx): boolean => c.s.settings.optimizationMode === 'bisection_skip_redundant_tests';
 
@@ -121,8 +129,19 @@ export const bisections: Phase = (c) => {
   for (const { run, members } of failedGroups(c)) {
     if (budget <= 0) break;
     if (!mayBisect(c, run, members)) continue;
-    // A lone PR proven failing is blamed without a run (restartsAndBlame).
-    if (members.length === 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([members[0]?.prNumber ?? 0])) !== undefined) continue;
+    // A lone PR proven failing is blamed without a run (restartsAndBlame), unless the proof may rest on a flake.
+    if (members.length === 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([members[0]?.prNumber ?? 0])) !== undefined) {
+      if (!verifiesInference(c, run)) continue;
+    } else if (members.length === run.prNumbers.length) {
+      // A failure that may be a flake is re-run on the same commit once before the batch is split.
+      const retry = retryDecision(c, run);
+      if (retry.kind === 'wait') continue;
+      if (retry.kind === 'retry') {
+        out.push(retry.action);
+        if (run.bisection) budget--;
+        continue;
+      }
+    }
     const base = sameBase(c, run, members);
     for (const half of halvesOf(members)) {
       if (budget <= 0) break;

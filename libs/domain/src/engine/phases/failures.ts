@@ -3,7 +3,8 @@ import type { Action } from '../actions';
 import { isSuspect, mergedPrefix, record, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { staleness } from '../staleness';
-import { redundancy } from './bisection';
+import { redundancy, verifiesInference } from './bisection';
+import { failedGenuinely, retryDecision } from './retries';
 import { successorsStillTesting, wantsWitness } from './successors';
 
 /**
@@ -88,10 +89,17 @@ const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
     // Alone on its run, or the last of a failed batch whose other PRs bisection cleared.
     const provenAlone = run.prNumbers.length > 1 && redundancy(c, run.testRunId, run.prNumbers, new Set([e.prNumber])) !== undefined;
     if (run.prNumbers.length !== 1 && !provenAlone) continue;
+    // An inference that may rest on a flake is tested alone first (bisections).
+    if (provenAlone && verifiesInference(c, run)) continue;
     // What the run stacked under its tested PRs must have merged; batch-mates cleared by bisection need not.
     const deps = run.dependentPrs;
-    if (mergedPrefix(c.s, deps) < deps.length || successorsStillTesting(c, [e])) continue;
-    blamed.push(blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
+    // A genuine failure (a healthy test failed) stands at once: no successor can prove it a flake.
+    const genuine = failedGenuinely(c, run);
+    if (mergedPrefix(c.s, deps) < deps.length || (!genuine && successorsStillTesting(c, [e]))) continue;
+    // Before anyone is blamed, a failure that may be a flake is re-run on the same commit (flakeRetries).
+    const retry = provenAlone ? { kind: 'none' as const } : retryDecision(c, run);
+    if (retry.kind === 'wait') continue;
+    blamed.push(retry.kind === 'retry' ? retry.action : blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;
 };

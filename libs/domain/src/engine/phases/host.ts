@@ -75,10 +75,18 @@ export const statusReports: Phase = (c) =>
           context: st.context,
           state: st.state,
           ...(st.url !== undefined ? { url: st.url } : {}),
+          ...(st.infrastructureError !== undefined && st.state === 'error'
+            ? { infrastructureError: { code: st.infrastructureError.code, message: st.infrastructureError.message } }
+            : {}),
         }),
       ),
   );
 
 /** Test branches of runs the state no longer holds (ended and unneeded, or never recorded after a crash). */
-export const sweepBranches: Phase = (c) =>
-  c.facts.testBranches.filter((b) => !c.s.runs.has(b.testRunId)).map((b): Action => ({ kind: 'deleteBranch', branch: b.branch }));
+export const sweepBranches: Phase = (c) => {
+  // A re-run tests on its failed run's branch (docs/engine.md, Flakes): the branch lives while either does.
+  const inUse = new Set([...c.s.runs.values()].map((r) => r.testBranch));
+  return c.facts.testBranches
+    .filter((b) => !c.s.runs.has(b.testRunId) && !inUse.has(b.branch))
+    .map((b): Action => ({ kind: 'deleteBranch', branch: b.branch }));
+};

@@ -1,6 +1,7 @@
 import type { Entry, TestRun } from '../../state';
 import type { Ctx } from '../context';
 import { currentRun } from '../runs';
+import { failedGenuinely } from './retries';
 
 /** The first `depth` runs behind `members` (in plan order) that stacked one of them. */
 const successorRuns = (c: Ctx, members: readonly Entry[], depth: number): TestRun[] => {
@@ -55,5 +56,6 @@ export const wantsWitness = (c: Ctx, e: Entry): boolean => {
   const { canOptimisticallyMerge, pendingFailureDepth: depth } = c.s.settings;
   if (!canOptimisticallyMerge || depth === 0 || e.state !== 'pending_failure' || e.hasSuccessor === true) return false;
   const run = currentRun(c.s, e);
-  return run !== undefined && run.prNumbers.length === 1 && !run.bisection;
+  // A genuine failure wants no witness (docs/engine.md, Flakes).
+  return run !== undefined && run.prNumbers.length === 1 && !run.bisection && !failedGenuinely(c, run);
 };

@@ -5,9 +5,13 @@ import type { Action } from '../actions';
 import type { EngineCommand } from '../commands';
 import { BASE_SHA, BASE_TREE } from './engine-fixtures';
 
-/** A queue with `settings` and PRs submitted in that order (PR n at minute n). */
+/**
+ * A queue with `settings` and PRs submitted in that order (PR n at minute n). Flake re-runs are off
+ * unless `settings` turns them on: the specs of blame and bisection read one failure as final, and
+ * plan-flakes.test.ts specifies the re-runs.
+ */
 export const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [
-  queueCreated({ settings }),
+  queueCreated({ settings: { flakeRetries: 0, ...settings } }),
   ...prs.map((n) => prSubmitted(n)),
 ];
 
