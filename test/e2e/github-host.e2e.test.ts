@@ -1,19 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Redis from 'ioredis';
 import request from 'supertest';
-import { publishGithubHints } from '@railyard/github';
 import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { startProcess, type RunningProcess } from './support/processes';
 import { REDIS_URL, dropNamespace, uniqueNamespace } from './support/redis';
 import { TOKENS, TOKEN_ENV } from './support/world';
 
 // The merge queue on "GitHub": the embedded server (API, engine off) and a standalone engine process,
-// both configured with the GitHub App of a fake GitHub; the fake's webhooks are published as hints on
-// Redis, as the API's webhook route does; the fake's CI reports a check run `ci` on every test branch.
+// both configured with the GitHub App of a fake GitHub; the fake's webhooks go to the API's
+// /github/webhooks, which records them in the event store, where the standalone engine reads their
+// hints (docs/decisions.md D152); the fake's CI reports a check run `ci` on every test branch.
 
 jest.setTimeout(900_000);
 
@@ -23,8 +20,6 @@ const TERMINAL = ['merged', 'failed', 'cancelled'];
 
 let fake: FakeGithub;
 let dir: string;
-let redis: Redis;
-let hooks: Server;
 let api: RunningProcess;
 let engine: RunningProcess | undefined;
 const namespace = uniqueNamespace('github');
@@ -95,19 +90,6 @@ beforeAll(async () => {
       },
     ],
   });
-  redis = new Redis(REDIS_URL);
-  hooks = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const payload: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      void publishGithubHints(redis, namespace, 'github.com', String(req.headers['x-github-event']), payload).finally(() =>
-        res.writeHead(204).end(),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
-  fake.setWebhookUrl(`http://127.0.0.1:${(hooks.address() as AddressInfo).port}/github/webhooks`);
   // The key as a file path, as an operator mounts it.
   const keyFile = path.join(dir, 'app.pem');
   writeFileSync(keyFile, fake.appPrivateKey, { mode: 0o600 });
@@ -126,6 +108,7 @@ beforeAll(async () => {
     RAILYARD_ENGINE_VERIFY_MS: '5000',
   };
   api = await startProcess('apps/server/src/main.ts', env);
+  fake.setWebhookUrl(`${api.url}/github/webhooks`);
   engine = await startEngine();
   // One failure is final here: a flake re-run on GitHub waits for the repository's CI to report again
   // on the same commit, which this CI does only when pushed (docs/github.md, "What the adapter does not do").
@@ -135,8 +118,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine?.stop().catch(() => undefined);
   await api?.stop().catch(() => undefined);
-  await new Promise<void>((resolve) => hooks?.close(() => resolve()));
-  redis?.disconnect();
   await dropNamespace(namespace);
   const violations = fake ? [...fake.violations] : [];
   await fake?.webhooks.settled();

@@ -68,8 +68,17 @@ export const V1_POST_PATHS = [
 ];
 
 /** The express app without listen(): tests drive it with supertest, servers wrap it. */
-/** `extraRouters` are mounted under /v1; `pageRouters` at the root (pages that /v1 answers link to). */
-export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pageRouters: express.Router[] = []): Express => {
+/**
+ * `extraRouters` are mounted under /v1; `pageRouters` at the root (pages that /v1 answers link to);
+ * `signedRouters` at the root ahead of the rate limit: callers that prove themselves by a signature of
+ * their own (GitHub's webhooks), whose requests a 429 would lose (docs/decisions.md D150).
+ */
+export const buildApp = (
+  deps: ApiDeps,
+  extraRouters: express.Router[] = [],
+  pageRouters: express.Router[] = [],
+  signedRouters: express.Router[] = [],
+): Express => {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -77,6 +86,7 @@ export const buildApp = (deps: ApiDeps, extraRouters: express.Router[] = [], pag
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  if (signedRouters.length) app.use(...signedRouters);
   // Everything after /healthz is limited, unknown paths included: one place, so no route is left out.
   if (deps.limiter) app.use(deps.limiter);
   if (deps.bodyBudget) app.use(deps.bodyBudget);

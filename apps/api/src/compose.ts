@@ -10,6 +10,7 @@ import { bodyBudget } from './http/body-budget';
 import { BODY_LIMIT } from './http/json-body';
 import type { TokenRegistry } from '@railyard/auth';
 import { ciPageRouters, ciRouters } from './ci/routes';
+import { githubRouter, type GithubApiParts } from './github';
 import { QueueCommands } from './queue-commands';
 import { inProcessProjector, ProjectionHealth, type ProjectorPresence } from './readiness/projection-health';
 import { createHmac } from 'node:crypto';
@@ -45,6 +46,8 @@ export interface ApiParts {
   maxBodyBytesInFlight: number;
   publicUrl?: string;
   clock?: { now: () => Date };
+  /** GitHub App: webhooks at /github/webhooks (docs/github.md); absent when GitHub is not configured. */
+  github?: GithubApiParts;
   /** Who keeps the read models; the projector lease in the distributed shape, this process (the default) when embedded. */
   projector?: ProjectorPresence;
   /** RAILYARD_PROJECTION_MAX_LAG_MS: over it /readyz fails and writes answer 503. Default 10 s. */
@@ -125,17 +128,31 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     ...ciRouters(deps, ciHttp),
   ];
   return {
-    app: buildApp(deps, routers, [
-      ...ciPageRouters(deps, ciHttp),
-      dashboardRouter(deps, {
-        eventStore: p.eventStore,
-        metrics: p.metrics,
-        testHealthStore: p.testHealthStore,
-        pageTokenSecret: p.testHealthConfig.pageTokenSecret,
-        sessions,
-        clock: p.clock ?? { now: () => new Date() },
-      }),
-    ]),
+    app: buildApp(
+      deps,
+      routers,
+      [
+        ...ciPageRouters(deps, ciHttp),
+        dashboardRouter(deps, {
+          eventStore: p.eventStore,
+          metrics: p.metrics,
+          testHealthStore: p.testHealthStore,
+          pageTokenSecret: p.testHealthConfig.pageTokenSecret,
+          sessions,
+          clock: p.clock ?? { now: () => new Date() },
+        }),
+      ],
+      p.github
+        ? [
+            githubRouter(p.github, {
+              eventStore: p.eventStore,
+              commands,
+              logger: p.logger,
+              now: () => (p.clock ?? { now: () => new Date() }).now(),
+            }),
+          ]
+        : [],
+    ),
     testHealth,
     setSelfUrl: (url) => {
       selfUrl = url;

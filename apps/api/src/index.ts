@@ -11,4 +11,6 @@ export * from './auth/rate-limit';
 export { ciPageRouters, ciRouters } from './ci/routes';
 export type { CiHttpDeps } from './ci/deps';
 export * from './compose';
+export { githubApiOf, openGithubApi, WEBHOOK_PATH, type GithubApiParts } from './github';
+
 export * from './readiness/projection-health';

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain } from '@railyard/observability';
 import { RedisMetricsStore, RedisReadModelStore } from '@railyard/readmodels';
 import { apiSettingsOf, applyEnvFile, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
-import { openGithub } from '@railyard/github';
 import { LocalCommitStatusStore } from '@railyard/githost';
+import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
+import { githubApiOf } from './github';
 import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
 
 /**
@@ -46,6 +47,8 @@ const main = async (): Promise<void> => {
   });
   // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
   const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
+  // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
+  const githubApi = github ? await githubApiOf(github) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({
     eventStore,
     blobs,
@@ -58,6 +61,7 @@ const main = async (): Promise<void> => {
     tokens,
     logger,
     ...apiSettingsOf(config),
+    ...(githubApi ? { github: githubApi } : {}),
     // The projector process holds this lease while it projects (apps/projector); no holder, no projection.
     projector: { holder: () => readModels.leaseHolder('projector') },
   });

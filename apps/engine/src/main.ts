@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
-import { openGithub, subscribeGithubHints } from '@railyard/github';
+import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
 import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 import Redis from 'ioredis';
@@ -37,10 +37,13 @@ const main = async (): Promise<void> => {
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
-  // GitHub's repositories through the App; webhooks reach the API processes, which publish them as hints on Redis.
+  // GitHub's repositories through the App. Webhooks reach the API processes, which record them in the
+  // event store with the hints this engine's GitHub host needs (docs/decisions.md D152).
   const github = config.github ? await openGithub(config.github, { logger }) : null;
-  const subscriber = github ? redis.duplicate() : null;
-  const offHints = github && subscriber ? await subscribeGithubHints(subscriber, config.redisNamespace, github.host) : null;
+  const hints = github
+    ? await GithubHintFeed.start(eventStore, (err) => logger.error('github hint feed failed', { error: err.message }))
+    : null;
+  hints?.listen((hint) => github?.host.announce([hint]));
   if (github) logger.info('GitHub App configured', { host: github.hostName, apiUrl: github.settings.apiUrl });
   const { host, ci: routedCi } = hostsFor({ host: localCodeHost(config.gitRoot, ci), ci }, github);
   const engine = startEngine({
@@ -54,6 +57,20 @@ const main = async (): Promise<void> => {
     owns: leases.owns,
     onRelease: leases.release,
   });
+  // The check runs of a queue are written by the engine that holds its lease: one writer per queue.
+  const checkRuns = github
+    ? new CheckRunPublisher({
+        eventStore,
+        github: github.app,
+        host: github.hostName,
+        appId: github.settings.appId,
+        publicUrl: apiUrl,
+        owns: leases.owns,
+        logger,
+        stickyComments: config.githubStickyComments,
+      })
+    : null;
+  await checkRuns?.start();
   // A queue another engine let go of (SIGTERM, a rolling deploy) is tried at once, not at the next tick.
   await leases.onReleased((queueId) => engine.wake(queueId));
   let stopping = false;
@@ -62,15 +79,15 @@ const main = async (): Promise<void> => {
     stopping = true;
     logger.info('engine stopping', { signal });
     void (async () => {
+      await checkRuns?.stop();
+      await hints?.close();
       // The pass in progress ends, then the leases are released and announced (a standby takes over
       // at once), then the checks are stopped without a verdict: the new holder runs them again.
       await engine.stop();
       await leases.close();
       await metricsServer?.close();
       await ci.close();
-      await offHints?.();
       await Promise.all([eventStore.close(), blobs.close(), host.close(), github?.close()]);
-      await subscriber?.quit();
       await redis.quit();
       process.exit(0);
     })().catch((err: unknown) => {

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { composeApi, openTestHealthStore, testHealthConfigOf, type ComposedApi } from '@railyard/api';
+import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
 import { createLocalCi } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
+import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
-import { openGithub } from '@railyard/github';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
 import {
@@ -30,7 +30,13 @@ export interface RunningServer {
  */
 export const startServer = async (
   overrides: Partial<RailyardConfig> = {},
-  options: { logger?: Logger; announce?: (line: string) => void; clock?: { now: () => Date } } = {},
+  options: {
+    logger?: Logger;
+    announce?: (line: string) => void;
+    clock?: { now: () => Date };
+    /** GitHub App parts for the webhooks and check runs (tests hand in a fake's); otherwise from RAILYARD_GITHUB_*. */
+    github?: GithubApiParts;
+  } = {},
 ): Promise<RunningServer> => {
   const config = { ...loadConfig(), ...overrides };
   const logger = options.logger ?? createLogger('railyard', config.logLevel);
@@ -82,6 +88,12 @@ const startOnBoundServer = async (
   // The GitHub App, when configured: its repositories are read and merged through it, the rest locally.
   const github = config.github ? await openGithub(config.github, { logger }) : null;
   const gitHost = openGitHost(config, github);
+  // Its webhooks at /github/webhooks; the hints they record reach the engine's GitHub host through the event store.
+  const githubApi = options.github ?? (github ? await githubApiOf(github) : undefined);
+  const hints = github
+    ? await GithubHintFeed.start(eventStore, (err) => logger.error('github hint feed failed', { error: err.message }))
+    : null;
+  hints?.listen((hint) => github?.host.announce([hint]));
   const head = await eventStore.headPosition();
   const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
@@ -130,6 +142,7 @@ const startOnBoundServer = async (
     logger,
     ...apiSettingsOf(config),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(githubApi ? { github: githubApi } : {}),
   });
   api.composed = composed;
   const { app, testHealth } = composed;
@@ -137,6 +150,21 @@ const startOnBoundServer = async (
   const port = (server.address() as AddressInfo).port;
   selfUrl = `http://${config.host}:${port}`;
   composed.setSelfUrl(selfUrl);
+  // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one
+  // process, so one writer); with the engine off, the standalone engine writes them under its leases.
+  const checkRuns =
+    githubApi && config.engine.enabled
+      ? new CheckRunPublisher({
+          eventStore,
+          github: githubApi.app,
+          host: githubApi.host,
+          appId: githubApi.appId,
+          publicUrl: ciSettings.publicUrl ?? selfUrl,
+          logger,
+          stickyComments: config.githubStickyComments,
+        })
+      : null;
+  await checkRuns?.start();
   logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
   return {
     url: `http://${config.host}:${port}`,
@@ -144,6 +172,8 @@ const startOnBoundServer = async (
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await checkRuns?.stop();
+      await hints?.close();
       await engine?.stop();
       await ci.close();
       await projector.stop();

@@ -33,6 +33,8 @@ export interface RuntimeConfig {
   metricsPort?: number;
   /** The GitHub App (RAILYARD_GITHUB_*), or null when GitHub is not configured: docs/github.md. */
   github: GithubSettings | null;
+  /** RAILYARD_GITHUB_STICKY_COMMENT: one status comment per GitHub PR beside its check run (off by default). */
+  githubStickyComments: boolean;
 }
 
 /** The local CI runner's settings (libs/ci's CiSettings, less the data dir and git root given beside them). */
@@ -146,6 +148,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     projectionMaxLagMs: e.RAILYARD_PROJECTION_MAX_LAG_MS,
     ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
     github: parseGithubSettings(env),
+    githubStickyComments: e.RAILYARD_GITHUB_STICKY_COMMENT === 'on',
     ci: {
       ...(publicUrl ? { publicUrl } : {}),
       concurrency: e.RAILYARD_CI_CONCURRENCY,

@@ -91,6 +91,8 @@ export const railyardEnvSchema = z.object({
   RAILYARD_TEST_HISTORY_DAYS: int(60, 1, 3650),
   RAILYARD_TEST_HISTORY_MAX_RUNS: int(300, 10, 100_000),
   RAILYARD_LOG_LEVEL: textOr('info'),
+  // GitHub's App settings (RAILYARD_GITHUB_APP_ID, …) are parsed by @railyard/github's parseGithubSettings.
+  RAILYARD_GITHUB_STICKY_COMMENT: oneOf(['off', 'on']),
 });
 
 export type RailyardEnv = z.infer<typeof railyardEnvSchema>;

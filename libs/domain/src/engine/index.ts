@@ -3,6 +3,7 @@ export * from './commands';
 export * from './decide-engine';
 export * from './facts';
 export * from './graph';
+export * from './host-change';
 export * from './order';
 export * from './overlaps';
 export * from './plan';

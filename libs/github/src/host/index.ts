@@ -4,5 +4,4 @@ export { hostEventsOf, type GithubHostEvent } from './host-events';
 export { mergeReports, checkRunState } from './statuses';
 export { testBranchName, TEST_BRANCH_PREFIX, CARRY_BRANCH_PREFIX } from './test-branch';
 export { openGithub, type GithubParts } from './open';
-export { githubHintsChannel, publishGithubHints, subscribeGithubHints, type HintPublisher, type HintSubscriber } from './hints';
 export { forgetGitObjects } from './repo-api';

@@ -2,6 +2,7 @@ import { readinessOf, sameReadiness } from '../../readiness';
 import { activeEntries, targetsFor } from '../../state';
 import type { Action } from '../actions';
 import { record, testingRuns, type Phase } from '../context';
+import { hostCancelReason } from '../host-change';
 import { directMergeFactsOf, mergeable } from './merges';
 
 const TERMINAL_STATUS = new Set(['success', 'failure', 'error']);
@@ -33,10 +34,8 @@ export const hostChanges: Phase = (c) => {
   for (const e of activeEntries(c.s)) {
     const pr = c.facts.pulls.get(e.prNumber);
     if (!pr || pr.state === 'merged') continue;
-    if (pr.state === 'closed') out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: 'PR_CLOSED' }));
-    else if (pr.headSha !== e.headSha) out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: 'PR_PUSHED_TO' }));
-    else if (pr.baseBranch !== c.s.branch && e.readiness.doesBaseBranchMatch)
-      out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: 'PR_BASE_BRANCH_CHANGED' }));
+    const cancel = hostCancelReason(c.s.branch, e, pr);
+    if (cancel) out.push(record({ type: 'CancelForHostChange', prNumber: e.prNumber, reason: cancel }));
     else if (pr.mergeability !== undefined && (e.state === 'not_ready' || (e.state === 'pending' && e.flightSeq === undefined))) {
       const readiness = readinessOf({
         mode: c.s.settings.mode,

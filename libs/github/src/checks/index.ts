@@ -1,0 +1,2 @@
+export * from './check-run-view';
+export * from './check-run-publisher';
