@@ -72,7 +72,7 @@ const startOnBoundServer = async (
   server: Server,
   config: RailyardConfig,
   logger: Logger,
-  options: { announce?: (line: string) => void; clock?: { now: () => Date } },
+  options: { announce?: (line: string) => void; clock?: { now: () => Date }; github?: GithubApiParts },
   serve: (app: RequestListener) => void,
 ): Promise<RunningServer> => {
   collectProcessMetrics();
