@@ -53,7 +53,8 @@ afterAll(async () => {
 
 describe('railyard submit --wait against a real server and the local CI', () => {
   it('when the PR passes its checks and merges, then it prints each change and exits 0', async () => {
-    await openPrWith(1, { 'one.txt': 'fine\n' });
+    // brief.txt: the check takes two seconds, so the CLI's 200 ms poll sees the PR testing.
+    await openPrWith(1, { 'one.txt': 'fine\n', 'brief.txt': 'x\n' });
 
     const run = await submitWait(1).done;
 
