@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import type { EventStoreConfig } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { startProcess, type RunningProcess } from './processes';
@@ -55,6 +56,11 @@ export class Cluster {
   async crashAndReplace(node: ClusterNode): Promise<ClusterNode> {
     await node.kill9();
     return this.start(node.kind);
+  }
+
+  /** What each process left in its own data dir (paths relative to it): what a replacement machine would not have. */
+  leftOnDisk(): Record<string, string[]> {
+    return Object.fromEntries(this.nodes.map((n) => [n.name, readdirSync(n.dataDir, { recursive: true, encoding: 'utf8' }).sort()]));
   }
 
   async stop(): Promise<void> {
