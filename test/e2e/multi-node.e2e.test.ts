@@ -1,12 +1,21 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { queueIdOf, queueStreamOf } from '@railyard/domain';
 import { createEventStore } from '@railyard/eventstore';
 import { FakeGithub } from '@railyard/testkit';
 import { describePostgres } from '../contract/support/postgres';
-import { Cluster, kurrentEventStore, postgresEventStore, seededRandom, type ClusterNode, type SharedEventStore } from './support/cluster';
+import {
+  Cluster,
+  kurrentEventStore,
+  postgresEventStore,
+  seededRandom,
+  type ClusterNode,
+  type NodeKind,
+  type SharedEventStore,
+} from './support/cluster';
 import { eventually, sleep } from './support/engine-world';
+import { ciFailingOnFail, githubAppEnv } from './support/github-app';
 import { dropNamespace, REDIS_URL, uniqueNamespace } from './support/redis';
 import { TOKENS, TOKEN_ENV } from './support/world';
 
@@ -24,8 +33,8 @@ const TERMINAL = ['merged', 'failed', 'cancelled'];
 /** The queue of part (b): 30 PRs, of which these positions fail CI. */
 const QUEUE_SIZE = 30;
 const BAD_POSITIONS = new Set([4, 11, 19, 26]);
-/** The kills of part (b) happen within this long after the first submission. */
-const KILL_WINDOW_MS = 15_000;
+/** The engine of part (b) is killed within this long after the first submission. */
+const ENGINE_KILL_WINDOW_MS = 15_000;
 const SEED = Number(process.env.RAILYARD_E2E_SEED) || Math.floor(Math.random() * 2 ** 31);
 
 type Recorded = { type: string; data: Record<string, unknown> };
@@ -93,20 +102,7 @@ const multiNodeSuite = (title: string, openStore: () => Promise<SharedEventStore
       fake.setCollaborator(full, 'alice', 'write');
       fake.allowBypass(full);
       // The team's CI builds the branches Railyard pushes and fails any tree holding the word FAIL.
-      fake.ci.configure(full, {
-        branches: (b) => b.startsWith('railyard-merge/'),
-        checks: [
-          {
-            name: 'ci',
-            delayMs: 100,
-            // git grep exits 0 when something matched.
-            outcome: ({ sha }) =>
-              spawnSync('git', [`--git-dir=${fake.gitDir(full)}`, 'grep', '-q', 'FAIL', sha, '--', '.']).status === 0
-                ? 'failure'
-                : 'success',
-          },
-        ],
-      });
+      ciFailingOnFail(fake, full);
       cluster = new Cluster({
         ...store.env,
         // Secrets from configuration, as the distributed shape wants them: no bootstrap file in any data dir.
@@ -116,11 +112,7 @@ const multiNodeSuite = (title: string, openStore: () => Promise<SharedEventStore
         RAILYARD_REDIS_URL: REDIS_URL,
         RAILYARD_REDIS_NAMESPACE: namespace,
         RAILYARD_PUBLIC_URL: 'http://railyard.example',
-        RAILYARD_GITHUB_APP_ID: String(fake.appId),
-        RAILYARD_GITHUB_PRIVATE_KEY: fake.appPrivateKey,
-        RAILYARD_GITHUB_WEBHOOK_SECRET: fake.webhookSecret,
-        RAILYARD_GITHUB_API_URL: fake.url,
-        RAILYARD_GITHUB_HOST: 'github.com',
+        ...githubAppEnv(fake),
         RAILYARD_GITHUB_WRITE_INTERVAL_MS: '20',
         RAILYARD_ENGINE_TICK_MS: '200',
         RAILYARD_ENGINE_VERIFY_MS: '3000',
@@ -193,16 +185,18 @@ const multiNodeSuite = (title: string, openStore: () => Promise<SharedEventStore
         const bad = BAD_POSITIONS.has(i);
         prs.push({ ...(await openPr(bad ? 'FAIL\n' : undefined)), bad });
       }
-      const killAt = { api: random() * KILL_WINDOW_MS, projector: random() * KILL_WINDOW_MS, engine: random() * KILL_WINDOW_MS };
+      // The API replica and the projector die while the submissions come in (after a random number
+      // of them were answered), the engine at a random moment of the run.
+      const killAfterSubmits = { api: 3 + Math.floor(random() * 25), projector: 3 + Math.floor(random() * 25) };
+      const engineKillMs = Math.floor(random() * ENGINE_KILL_WINDOW_MS);
       const victimApi = random() < 0.5 ? 0 : 1;
       process.stdout.write(
-        `multi-node e2e (${store.label}): seed ${SEED}, kills at ${JSON.stringify(killAt)} ms, API replica ${victimApi}\n`,
+        `multi-node e2e (${store.label}): seed ${SEED}; kills after submits ${JSON.stringify(killAfterSubmits)}, API replica ${victimApi}, engine at ${engineKillMs} ms\n`,
       );
 
       const started = Date.now();
       const log: string[] = [];
-      const kills = (['api', 'projector', 'engine'] as const).map(async (kind) => {
-        await sleep(killAt[kind]);
+      const kill = async (kind: NodeKind): Promise<void> => {
         const victim =
           kind === 'api'
             ? apis()[victimApi]
@@ -216,7 +210,8 @@ const multiNodeSuite = (title: string, openStore: () => Promise<SharedEventStore
         if (kind === 'api') routeWebhooks(apis().find((a) => a !== target) as ClusterNode);
         const replacement = await cluster.crashAndReplace(target);
         log.push(`${Date.now() - started} ms: ${replacement.name} started`);
-      });
+      };
+      const kills = [sleep(engineKillMs).then(() => kill('engine'))];
 
       // What each replica said about a PR while the queue ran: a terminal state read must be the final one.
       const seen: { number: number; state: string; node: string }[] = [];
@@ -244,6 +239,7 @@ const multiNodeSuite = (title: string, openStore: () => Promise<SharedEventStore
           );
           if (res && res.status >= 200 && res.status < 300) {
             acknowledged.push({ number: pr.number, id: (res.body as { id: string }).id, via: node.name });
+            for (const kind of ['api', 'projector'] as const) if (acknowledged.length === killAfterSubmits[kind]) kills.push(kill(kind));
             break;
           }
           if (res && res.status < 500) throw fail(`submit of #${pr.number} refused: ${res.status} ${JSON.stringify(res.body)}`);
@@ -293,6 +289,7 @@ const multiNodeSuite = (title: string, openStore: () => Promise<SharedEventStore
       const final = (n: number): string => (events.some((e) => e.type === 'PrMerged' && e.data.prNumber === n) ? 'merged' : 'failed');
       expect(seen.filter((s) => TERMINAL.includes(s.state) && s.state !== final(s.number))).toEqual([]);
       for (const node of apis()) {
+        expect((await post(node, '/getQueue', { repo, targetBranch: 'main' }, TOKENS.read)).body.enqueuedPullRequests).toEqual([]);
         const states = await Promise.all(prs.map(async (p) => [p.number, (await readPr(node, p.number))?.state]));
         expect(states).toEqual(prs.map((p) => [p.number, final(p.number)]));
       }
