@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { ciFailingOnFail, githubAppEnv } from './support/github-app';
 import { startProcess, type RunningProcess } from './support/processes';
 import { REDIS_URL, dropNamespace, uniqueNamespace } from './support/redis';
 import { TOKENS, TOKEN_ENV } from './support/world';
@@ -46,9 +47,6 @@ const ends = (number: number) =>
     return s !== undefined && TERMINAL.includes(s) ? s : undefined;
   });
 const git = (...args: string[]): string => execFileSync('git', [`--git-dir=${fake.gitDir(FULL)}`, ...args], { encoding: 'utf8' }).trim();
-/** Whether any file at `sha` says FAIL (git grep exits 1 when nothing matches). */
-const hasFail = (sha: string): boolean =>
-  spawnSync('git', [`--git-dir=${fake.gitDir(FULL)}`, 'grep', '-q', 'FAIL', sha, '--', '.']).status === 0;
 const mainSubjects = (): string[] => git('log', '--first-parent', '--format=%s', 'main').split('\n');
 
 /** Opens a PR adding its own file; `FAIL` in the content makes the fake CI fail its test branch. */
@@ -80,16 +78,7 @@ beforeAll(async () => {
   // The required check comes from GitHub's branch rules (a ruleset), as a team on GitHub sets it up.
   fake.addRuleset(FULL, { branches: ['main'], requiredChecks: [{ context: 'ci' }] });
   fake.install({ account: 'acme' });
-  fake.ci.configure(FULL, {
-    branches: (b) => b.startsWith('railyard-merge/'),
-    checks: [
-      {
-        name: 'ci',
-        delayMs: 100,
-        outcome: ({ sha }) => (hasFail(sha) ? 'failure' : 'success'),
-      },
-    ],
-  });
+  ciFailingOnFail(fake, FULL);
   // The key as a file path, as an operator mounts it.
   const keyFile = path.join(dir, 'app.pem');
   writeFileSync(keyFile, fake.appPrivateKey, { mode: 0o600 });
@@ -99,11 +88,7 @@ beforeAll(async () => {
     RAILYARD_ENGINE: 'off',
     RAILYARD_REDIS_URL: REDIS_URL,
     RAILYARD_REDIS_NAMESPACE: namespace,
-    RAILYARD_GITHUB_APP_ID: String(fake.appId),
-    RAILYARD_GITHUB_PRIVATE_KEY: keyFile,
-    RAILYARD_GITHUB_WEBHOOK_SECRET: fake.webhookSecret,
-    RAILYARD_GITHUB_API_URL: fake.url,
-    RAILYARD_GITHUB_HOST: 'github.com',
+    ...githubAppEnv(fake, keyFile),
     RAILYARD_GITHUB_WRITE_INTERVAL_MS: '20',
     RAILYARD_ENGINE_VERIFY_MS: '5000',
   };

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { FakeGithub, makeTempDir, removeTempDir, type CiOutcome } from '@railyard/testkit';
 import request from 'supertest';
+import { githubAppEnv } from './support/github-app';
 import { startProcess, type RunningProcess } from './support/processes';
 
 /**
@@ -87,11 +88,7 @@ beforeAll(async () => {
   server = await startProcess('apps/server/src/main.ts', {
     RAILYARD_DATA_DIR: dir,
     RAILYARD_API_TOKENS: `admin:${TOKEN}:admin`,
-    RAILYARD_GITHUB_APP_ID: String(fake.appId),
-    RAILYARD_GITHUB_PRIVATE_KEY: fake.appPrivateKey,
-    RAILYARD_GITHUB_WEBHOOK_SECRET: fake.webhookSecret,
-    RAILYARD_GITHUB_API_URL: fake.url,
-    RAILYARD_GITHUB_HOST: 'github.com',
+    ...githubAppEnv(fake),
     RAILYARD_PUBLIC_URL: PUBLIC,
     RAILYARD_ENGINE_TICK_MS: '200',
     RAILYARD_ENGINE_VERIFY_MS: '5000',

@@ -22,6 +22,12 @@ const parsed = async (url: string, query = ''): Promise<Scrape> => {
   expect(res.status).toBe(200);
   return parseScrape(res.text);
 };
+/** The branches that have a queue-depth series, sorted. */
+const depthBranches = (s: Scrape): string[] =>
+  s
+    .samples('mq_depth_current')
+    .map((x) => x.labels.branch as string)
+    .sort();
 /** The projected series only: process-local ones (HTTP latencies) differ between replicas by design. */
 const projectedLines = (text: string): string =>
   text
@@ -96,12 +102,7 @@ describe('the embedded server', () => {
 
   it('when narrowed to the repository, then both queues are there; to another repository, none', async () => {
     const mine = await parsed(server.url, `?repo=${SLUG}&repoHost=${REPO.host}`);
-    expect(
-      mine
-        .samples('mq_depth_current')
-        .map((x) => x.labels.branch)
-        .sort(),
-    ).toEqual(['main', 'release']);
+    expect(depthBranches(mine)).toEqual(['main', 'release']);
     const other = await parsed(server.url, `?repo=acme/other&repoHost=${REPO.host}`);
     expect(other.samples('mq_depth_current')).toEqual([]);
   });
@@ -206,12 +207,7 @@ describe('the distributed shape: a projector and two API replicas over Redis', (
       (s) => s.samples('mq_depth_current').length === 2,
       'catching up',
     );
-    expect(
-      caughtUp
-        .samples('mq_depth_current')
-        .map((x) => x.labels.branch)
-        .sort(),
-    ).toEqual(['lagging', 'main']);
+    expect(depthBranches(caughtUp)).toEqual(['lagging', 'main']);
     expect((await parsed(a.url)).value('railyard_projection_lag_events', { projection: 'metrics' })).toBe(0);
   });
 });
