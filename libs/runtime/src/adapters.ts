@@ -8,11 +8,17 @@ import type { RuntimeConfig } from './config';
 
 export const openEventStore = (config: RuntimeConfig): Promise<EventStore> => createEventStore(config.eventStore);
 
-/** Blobs live beside the events: on disk for the embedded shape, in Redis when processes share nothing else. */
-export const openBlobStore = (config: RuntimeConfig): Promise<BlobStore> =>
-  config.redisUrl
-    ? createBlobStore({ kind: 'redis', url: config.redisUrl, prefix: `ry:{${config.redisNamespace}}:blob:` })
-    : createBlobStore({ kind: 'fs', dir: path.join(config.dataDir, 'blobs') });
+/**
+ * Blobs live beside the events (docs/decisions.md, D185): in the event store's PostgreSQL schema when
+ * there is one, since events name them and must not outlive them; else in Redis when processes share
+ * it; on disk for the embedded shape.
+ */
+export const openBlobStore = (config: RuntimeConfig): Promise<BlobStore> => {
+  const events = config.eventStore;
+  if (events.kind === 'postgres') return createBlobStore({ kind: 'postgres', url: events.url, schema: events.schema });
+  if (config.redisUrl) return createBlobStore({ kind: 'redis', url: config.redisUrl, prefix: `ry:{${config.redisNamespace}}:blob:` });
+  return createBlobStore({ kind: 'fs', dir: path.join(config.dataDir, 'blobs') });
+};
 
 export const openReadModels = (config: RuntimeConfig, kind: 'memory' | 'redis'): ReadModelStore => {
   if (kind === 'memory') return new MemoryReadModelStore();
