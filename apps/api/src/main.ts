@@ -2,7 +2,16 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain } from '@railyard/observability';
 import { RedisMetricsStore, RedisReadModelStore } from '@railyard/readmodels';
-import { apiSettingsOf, applyEnvFile, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
+import {
+  apiSettingsOf,
+  applyEnvFile,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  requireApiSecrets,
+} from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
@@ -16,6 +25,8 @@ import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
 const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
   const config = loadConfig();
+  // Before anything is bound or written: replicas must not each make up their own secrets (docs/security.md).
+  requireApiSecrets(config);
   if (!config.redisUrl) config.redisUrl = 'redis://127.0.0.1:6379';
   const logger = createLogger('railyard-api', config.logLevel);
   // Bound first, so a port in use is reported as such before anything is opened (docs/operations.md).
