@@ -36,7 +36,8 @@ const main = async (): Promise<void> => {
   const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
-  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
+  // Finished check logs are archived in the blob store, so API replicas on other machines serve them.
+  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger, logArchive: blobs });
   // GitHub's repositories through the App. Webhooks reach the API processes, which record them in the
   // event store with the hints this engine's GitHub host needs (docs/decisions.md D152).
   const github = config.github ? await openGithub(config.github, { logger }) : null;
