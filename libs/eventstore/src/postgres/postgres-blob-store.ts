@@ -1,7 +1,7 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { BlobStore } from '../blob-port';
 import { assertBlobName, isBlobName, isDigest, sha256Hex } from '../blob/digest';
-import { migrate } from './migrate';
+import { openMigratedPool } from './migrate';
 import { DEFAULT_POSTGRES_SCHEMA } from './postgres-event-store';
 import { quoteSchema } from './schema';
 
@@ -28,20 +28,10 @@ export class PostgresBlobStore implements BlobStore {
   static async open(options: PostgresBlobStoreOptions): Promise<PostgresBlobStore> {
     const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
     const q = quoteSchema(schema);
-    const pool = new Pool({
-      connectionString: options.url,
-      keepAlive: true,
-      application_name: 'railyard-blobs',
-      max: options.poolSize ?? 2,
-    });
-    // An idle connection that dies is dropped by the pool and replaced on next use.
-    pool.on('error', () => undefined);
-    try {
-      await migrate(pool, schema);
-    } catch (err) {
-      await pool.end();
-      throw err;
-    }
+    const pool = await openMigratedPool(
+      { connectionString: options.url, keepAlive: true, application_name: 'railyard-blobs', max: options.poolSize ?? 2 },
+      schema,
+    );
     return new PostgresBlobStore(pool, q);
   }
 
