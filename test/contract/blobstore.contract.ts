@@ -1,26 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { BlobStore } from '../../libs/eventstore/src';
+import { openPerTest, type Opened } from './support/open-per-test';
 
-export interface BlobStoreUnderTest {
-  store: BlobStore;
-  cleanup: () => Promise<void>;
-}
+export type BlobStoreUnderTest = Opened<BlobStore>;
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 export function blobStoreContract(name: string, makeStore: () => Promise<BlobStoreUnderTest>): void {
   describe(`${name} blob store contract`, () => {
     let store: BlobStore;
-    let cleanup: () => Promise<void>;
-
-    beforeEach(async () => {
-      ({ store, cleanup } = await makeStore());
-    });
-
-    afterEach(async () => {
-      await store.close();
-      await cleanup();
-    });
+    openPerTest(makeStore, (opened) => (store = opened));
 
     it('when bytes are put, then the digest is their SHA-256 hex and get returns the same bytes', async () => {
       const bytes = Buffer.from('impacted: //a:b, //c:d — ☃');
