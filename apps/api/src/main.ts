@@ -11,6 +11,7 @@ import {
   openEventStore,
   openGitHost,
   requireApiSecrets,
+  withDistributedRedis,
 } from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
@@ -24,10 +25,9 @@ import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
  */
 const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
-  const config = loadConfig();
+  const config = withDistributedRedis(loadConfig());
   // Before anything is bound or written: replicas must not each make up their own secrets (docs/security.md).
   requireApiSecrets(config);
-  if (!config.redisUrl) config.redisUrl = 'redis://127.0.0.1:6379';
   const logger = createLogger('railyard-api', config.logLevel);
   // Bound first, so a port in use is reported as such before anything is opened (docs/operations.md).
   let handler: RequestListener = (_req, res) => void res.writeHead(503, { 'Retry-After': '1' }).end();

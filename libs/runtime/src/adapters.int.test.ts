@@ -1,7 +1,7 @@
 import { FsBlobStore, PostgresBlobStore, RedisBlobStore, type BlobStore } from '@railyard/eventstore';
 import { createTestDatabase, DEFAULT_TEST_POSTGRES_URL, makeTempDir, removeTempDir, type TestDatabase } from '@railyard/testkit';
-import { openBlobStore } from './adapters';
-import { loadConfig } from './config';
+import { blobStoreConfigOf, openBlobStore } from './adapters';
+import { loadConfig, withDistributedRedis } from './config';
 
 const redisUrl = process.env.RAILYARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const adminUrl = process.env.RAILYARD_TEST_POSTGRES_URL || DEFAULT_TEST_POSTGRES_URL;
@@ -46,5 +46,12 @@ describe('openBlobStore', () => {
 
   it('when nothing is shared, then blobs go to the data dir', async () => {
     expect(await open({})).toBeInstanceOf(FsBlobStore);
+  });
+
+  it('when a standalone process leaves Redis to its default, then its blobs are in that Redis, as every other standalone process finds them', () => {
+    const config = withDistributedRedis(loadConfig({ RAILYARD_DATA_DIR: dataDir, RAILYARD_REDIS_NAMESPACE: 'rm9' }));
+
+    expect(blobStoreConfigOf(config)).toEqual({ kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'ry:{rm9}:blob:' });
+    expect(blobStoreConfigOf(loadConfig({ RAILYARD_DATA_DIR: dataDir }))).toMatchObject({ kind: 'fs' });
   });
 });

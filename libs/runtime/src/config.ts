@@ -201,3 +201,15 @@ export const apiSettingsOf = (config: RailyardConfig) => ({
   projectionMaxLagMs: config.projectionMaxLagMs,
   ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
 });
+
+/** The Redis a standalone process (API, engine, projector) uses when RAILYARD_REDIS_URL is unset. */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * A standalone process's configuration: Redis always, defaulted alike in all of them, so their
+ * blob store (blobStoreConfigOf) is the same one too. The embedded server keeps an unset Redis unset.
+ */
+export const withDistributedRedis = <C extends { redisUrl?: string }>(config: C): C & { redisUrl: string } => ({
+  ...config,
+  redisUrl: config.redisUrl ?? DEFAULT_REDIS_URL,
+});
