@@ -16,7 +16,7 @@ export interface LogArchive {
  */
 export const MAX_ARCHIVED_LOG_BYTES = 4 * 1024 * 1024;
 
-/** A dropped head is cut at the next line end within this many bytes, so the kept part starts with a whole line. */
+/** A dropped head is cut at the next line end within this many bytes (and half the tail), so the kept part starts with a whole line. */
 const LINE_SEARCH = 4096;
 
 /**
@@ -31,7 +31,8 @@ export const archivedLogOf = async (file: string, max = MAX_ARCHIVED_LOG_BYTES):
     const room = max - 160;
     const tail = Buffer.alloc(room);
     const { bytesRead } = await handle.read(tail, 0, room, size - room);
-    const newline = tail.subarray(0, Math.min(LINE_SEARCH, bytesRead)).indexOf(0x0a);
+    // Searched in the first half at most, so a log of few line ends still keeps most of its tail.
+    const newline = tail.subarray(0, Math.min(LINE_SEARCH, Math.floor(bytesRead / 2))).indexOf(0x0a);
     const kept = tail.subarray(newline >= 0 ? newline + 1 : 0, bytesRead);
     const note = `# railyard ci: the first ${size - kept.length} of ${size} bytes of this log were dropped; the node that ran the check keeps them all\n`;
     return Buffer.concat([Buffer.from(note, 'utf8'), kept]);
