@@ -8,6 +8,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   api: () => import('./api'),
   rebuild: () => import('./rebuild'),
   eventstore: () => import('./eventstore'),
+  blobs: () => import('./blobs'),
   metrics: () => import('./metrics'),
   engine: () => import('./engine'),
   testhealth: () => import('./testhealth'),

@@ -41,6 +41,8 @@ const commonEnv = (opts: DeploymentOptions, tokens: string): NodeJS.ProcessEnv =
   RAILYARD_DATA_DIR: opts.dataDir,
   RAILYARD_GIT_ROOT: opts.gitRoot,
   RAILYARD_API_TOKENS: tokens,
+  // A standalone API requires it (docs/security.md); fresh per deployment like the token.
+  RAILYARD_PAGE_TOKEN_SECRET: randomBytes(24).toString('base64url'),
   RAILYARD_SQLITE_SYNC: opts.sync ?? 'full',
   RAILYARD_ENGINE: opts.engine === false ? 'off' : 'on',
   // As shipped: every request writes an access-log line (and readiness is read from the info log).

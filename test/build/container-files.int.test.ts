@@ -126,6 +126,7 @@ interface ComposeService {
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }> | string[];
   deploy?: { replicas?: number };
+  environment?: Record<string, string>;
 }
 
 describe('docker-compose.yml', () => {
@@ -147,6 +148,12 @@ describe('docker-compose.yml', () => {
         expect({ name, dep, condition }).toEqual({ name, dep, condition: 'service_healthy' });
       }
     }
+  });
+
+  it('when the API replicas start, then they hold the shared page-token secret and say where their tokens come from', () => {
+    const env = services.api?.environment ?? {};
+    expect(env.RAILYARD_PAGE_TOKEN_SECRET).toBeDefined();
+    expect(env.RAILYARD_API_TOKENS !== undefined || env.RAILYARD_SECRETS_FROM_DATA_DIR === 'on').toBe(true);
   });
 
   it("when Railyard's services start, then from the compiled entry points, probed like the image probes", () => {

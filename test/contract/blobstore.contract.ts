@@ -1,26 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { BlobStore } from '../../libs/eventstore/src';
+import { openPerTest, type Opened } from './support/open-per-test';
 
-export interface BlobStoreUnderTest {
-  store: BlobStore;
-  cleanup: () => Promise<void>;
-}
+export type BlobStoreUnderTest = Opened<BlobStore>;
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 export function blobStoreContract(name: string, makeStore: () => Promise<BlobStoreUnderTest>): void {
   describe(`${name} blob store contract`, () => {
     let store: BlobStore;
-    let cleanup: () => Promise<void>;
-
-    beforeEach(async () => {
-      ({ store, cleanup } = await makeStore());
-    });
-
-    afterEach(async () => {
-      await store.close();
-      await cleanup();
-    });
+    openPerTest(makeStore, (opened) => (store = opened));
 
     it('when bytes are put, then the digest is their SHA-256 hex and get returns the same bytes', async () => {
       const bytes = Buffer.from('impacted: //a:b, //c:d — ☃');
@@ -81,6 +70,54 @@ export function blobStoreContract(name: string, makeStore: () => Promise<BlobSto
       bytes.write('modified');
 
       expect((await store.get(digest))?.toString()).toBe('original');
+    });
+
+    describe('named blobs', () => {
+      const name = 'ci-log/run-1/unit%20tests.log';
+
+      it('when bytes are put under a name, then getNamed returns them byte for byte', async () => {
+        const bytes = Buffer.concat([Buffer.from('# railyard ci\n'), randomBytes(2048)]);
+        await store.putNamed(name, bytes);
+
+        expect(await store.getNamed(name)).toEqual(bytes);
+      });
+
+      it('when a name is put again, then the later bytes replace the earlier ones', async () => {
+        await store.putNamed(name, Buffer.from('first, longer version'));
+        await store.putNamed(name, Buffer.from('second'));
+
+        expect((await store.getNamed(name))?.toString()).toBe('second');
+      });
+
+      it('when a name was never stored, then getNamed returns null, also for a name under a stored one', async () => {
+        await store.putNamed('ci-log/run-1/a.log', Buffer.from('a'));
+
+        await expect(store.getNamed('ci-log/run-2/a.log')).resolves.toBeNull();
+        await expect(store.getNamed('ci-log/run-1/a.log/b')).resolves.toBeNull();
+      });
+
+      it('when a named blob and a content blob hold the same bytes, then each is found by its own key only', async () => {
+        const bytes = Buffer.from('same bytes');
+        await store.putNamed(name, bytes);
+
+        await expect(store.get(sha256(bytes))).resolves.toBeNull();
+        const digest = await store.put(bytes);
+        await expect(store.getNamed(digest)).resolves.toBeNull();
+      });
+
+      it('when a name could leave the store’s space, then putNamed refuses it and getNamed returns null', async () => {
+        for (const bad of ['', '../x', 'a/../b', '/abs', 'a//b', 'a/.hidden', 'sp ace', 'a\nb', 'x'.repeat(513)]) {
+          await expect(store.putNamed(bad, Buffer.from('x'))).rejects.toThrow(RangeError);
+          await expect(store.getNamed(bad)).resolves.toBeNull();
+        }
+      });
+
+      it('when a large blob is put under a name, then it comes back whole', async () => {
+        const bytes = randomBytes(4 * 1024 * 1024);
+        await store.putNamed(name, bytes);
+
+        expect((await store.getNamed(name))?.equals(bytes)).toBe(true);
+      });
     });
   });
 }

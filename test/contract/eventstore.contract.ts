@@ -8,11 +8,9 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
 } from '../../libs/eventstore/src';
+import { openPerTest, type Opened } from './support/open-per-test';
 
-export interface StoreUnderTest {
-  store: EventStore;
-  cleanup: () => Promise<void>;
-}
+export type StoreUnderTest = Opened<EventStore>;
 
 /**
  * What an adapter may lack. Tests needing a missing capability are not defined for it; only the
@@ -111,16 +109,7 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
 
   describe(`${name} event store contract`, () => {
     let store: EventStore;
-    let cleanup: () => Promise<void>;
-
-    beforeEach(async () => {
-      ({ store, cleanup } = await makeStore());
-    });
-
-    afterEach(async () => {
-      await store.close();
-      await cleanup();
-    });
+    openPerTest(makeStore, (opened) => (store = opened));
 
     describe('append and readStream', () => {
       it('when events are appended to a new stream, then readStream returns them in order from revision 0', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { parseScrape } from '@railyard/testkit';
@@ -129,6 +129,24 @@ describe('the distributed API', () => {
     expect(refused.code).toBe(1);
     expect(refused.output).toContain('EADDRINUSE');
     expect(refused.output).toContain('set PORT');
+  });
+
+  it('when started without its shared secrets, then it exits 1 naming the variables and leaves none generated in its data dir', async () => {
+    const dataDir = path.join(world.dataDir, 'api-without-secrets');
+    const refused = await runToExit('apps/api/src/main.ts', {
+      ...world.env,
+      RAILYARD_DATA_DIR: dataDir,
+      RAILYARD_API_TOKENS: '',
+      RAILYARD_PAGE_TOKEN_SECRET: '',
+      RAILYARD_REDIS_URL: REDIS_URL,
+      RAILYARD_REDIS_NAMESPACE: namespace,
+      PORT: '0',
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('RAILYARD_API_TOKENS or RAILYARD_API_TOKENS_FILE and RAILYARD_PAGE_TOKEN_SECRET');
+    expect(refused.output).toContain('RAILYARD_SECRETS_FROM_DATA_DIR=on');
+    expect(refused.output).not.toContain('x-api-token');
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
 

@@ -112,6 +112,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     statuses: p.statuses,
     commits: new CommitChecker(p.gitRoot),
     dataDir: p.dataDir,
+    logs: p.blobs,
     ...(p.publicUrl ? { publicUrl: p.publicUrl } : {}),
     selfUrl: () => selfUrl,
     sessions,

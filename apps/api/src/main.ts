@@ -2,7 +2,17 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain } from '@railyard/observability';
 import { RedisMetricsStore, RedisReadModelStore } from '@railyard/readmodels';
-import { apiSettingsOf, applyEnvFile, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
+import {
+  apiSettingsOf,
+  applyEnvFile,
+  loadConfig,
+  loadTokens,
+  openBlobStore,
+  openEventStore,
+  openGitHost,
+  requireApiSecrets,
+  withDistributedRedis,
+} from '@railyard/runtime';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
@@ -15,8 +25,9 @@ import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
  */
 const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
-  const config = loadConfig();
-  if (!config.redisUrl) config.redisUrl = 'redis://127.0.0.1:6379';
+  const config = withDistributedRedis(loadConfig());
+  // Before anything is bound or written: replicas must not each make up their own secrets (docs/security.md).
+  requireApiSecrets(config);
   const logger = createLogger('railyard-api', config.logLevel);
   // Bound first, so a port in use is reported as such before anything is opened (docs/operations.md).
   let handler: RequestListener = (_req, res) => void res.writeHead(503, { 'Retry-After': '1' }).end();

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
-import { applyEnvFile, loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
+import { applyEnvFile, loadConfig, openBlobStore, openEventStore, withDistributedRedis } from '@railyard/runtime';
 import Redis from 'ioredis';
 import { hostsFor, localCodeHost } from './embedded';
 import { startEngine } from './engine';
@@ -15,13 +15,14 @@ import { QueueLeases } from './queue-leases';
  */
 const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
-  const config = loadConfig();
+  // Redis defaulted as in the API, so the blob store (impacted targets, CI logs) is the API's too.
+  const config = withDistributedRedis(loadConfig());
   const logger = createLogger('railyard-engine', config.logLevel);
   collectProcessMetrics();
   // RAILYARD_METRICS_PORT: bound first, so a port in use stops the engine before it takes any queue.
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer({ port: config.metricsPort, host: config.host });
   if (metricsServer) logger.info('engine metrics listening', { port: metricsServer.port });
-  const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   const leases = new QueueLeases({
     redis,
     namespace: config.redisNamespace,
@@ -36,7 +37,8 @@ const main = async (): Promise<void> => {
   const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
-  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger });
+  // Finished check logs are archived in the blob store, so API replicas on other machines serve them.
+  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger, logArchive: blobs });
   // GitHub's repositories through the App. Webhooks reach the API processes, which record them in the
   // event store with the hints this engine's GitHub host needs (docs/decisions.md D152).
   const github = config.github ? await openGithub(config.github, { logger }) : null;

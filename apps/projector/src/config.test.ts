@@ -1,10 +1,12 @@
 import path from 'node:path';
+import { blobStoreConfigOf, loadConfig } from '@railyard/runtime';
 import { projectorConfigFromEnv } from './config';
 
 describe('projectorConfigFromEnv', () => {
   it('when nothing is set, then it uses SQLite under ./data, local Redis and namespace rm1, a 10 s lease a standby tries every 250 ms, and no metrics port', () => {
     expect(projectorConfigFromEnv({})).toEqual({
       eventStore: { kind: 'sqlite', file: path.resolve('./data', 'events.sqlite'), synchronous: 'full' },
+      blobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'ry:{rm1}:blob:' },
       redisUrl: 'redis://127.0.0.1:6379',
       namespace: 'rm1',
       batchSize: 500,
@@ -92,6 +94,21 @@ describe('projectorConfigFromEnv and the other processes', () => {
     expect(projectorConfigFromEnv({ RAILYARD_KURRENTDB_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }).eventStore).toEqual({
       kind: 'kurrent',
       url: 'kurrentdb://127.0.0.1:2113?tls=false',
+    });
+  });
+
+  it('when the events are in PostgreSQL, then the projector reads upload blobs from PostgreSQL, where the API writes them, not from Redis', () => {
+    const url = 'postgres://railyard@db:5432/railyard';
+    const env = { RAILYARD_POSTGRES_URL: url, RAILYARD_POSTGRES_SCHEMA: 'ry2', RAILYARD_REDIS_URL: 'redis://cache:6380' };
+    expect(projectorConfigFromEnv(env).blobs).toEqual(blobStoreConfigOf(loadConfig(env)));
+    expect(projectorConfigFromEnv(env).blobs).toEqual({ kind: 'postgres', url, schema: 'ry2' });
+  });
+
+  it('when Redis is left to its default, then the projector looks for blobs in the same Redis the API defaults to', () => {
+    expect(projectorConfigFromEnv({ RAILYARD_REDIS_NAMESPACE: 'rm3' }).blobs).toEqual({
+      kind: 'redis',
+      url: 'redis://127.0.0.1:6379',
+      prefix: 'ry:{rm3}:blob:',
     });
   });
 });

@@ -1,8 +1,10 @@
-import type { EventStoreConfig } from '@railyard/eventstore';
-import { loadConfig } from '@railyard/runtime';
+import type { BlobStoreConfig, EventStoreConfig } from '@railyard/eventstore';
+import { blobStoreConfigOf, loadConfig, withDistributedRedis } from '@railyard/runtime';
 
 export interface ProjectorConfig {
   eventStore: EventStoreConfig;
+  /** Where the API put the upload case lists the test-health projection reads (D185). */
+  blobs: BlobStoreConfig;
   redisUrl: string;
   namespace: string;
   batchSize: number;
@@ -25,10 +27,12 @@ type Env = Record<string, string | undefined>;
  * API and engine use (so they always agree on the store), plus the projector's own two knobs.
  */
 export const projectorConfigFromEnv = (env: Env): ProjectorConfig => {
-  const config = loadConfig(env);
+  // Redis defaulted as in the API and the engine, so all find the blobs in the same place.
+  const config = withDistributedRedis(loadConfig(env));
   return {
     eventStore: config.eventStore,
-    redisUrl: config.redisUrl ?? 'redis://127.0.0.1:6379',
+    blobs: blobStoreConfigOf(config),
+    redisUrl: config.redisUrl,
     namespace: config.redisNamespace,
     ...config.projector,
     ...(config.metricsPort !== undefined ? { metricsPort: config.metricsPort } : {}),

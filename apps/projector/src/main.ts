@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { createEventStore } from '@railyard/eventstore';
+import { createBlobStore, createEventStore } from '@railyard/eventstore';
 import {
   collectProcessMetrics,
   createLogger,
@@ -29,7 +29,8 @@ const main = async (): Promise<void> => {
   const eventStore = await createEventStore(config.eventStore);
   // The projector waits out Redis outages rather than failing commands, hence no retry limit.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, config.testHealthLimits);
+  const blobs = await createBlobStore(config.blobs);
+  const { readModels, metrics, testHealth, all } = openRedisProjections(redis, config.namespace, config.testHealthLimits, blobs);
   // Every projection this process keeps, each with its own checkpoint and subscription, all under the one lease.
   const projections = Object.values(all);
   const leaseHeld = processGauge(
@@ -71,6 +72,7 @@ const main = async (): Promise<void> => {
       await readModels.close();
       await metrics.close();
       await testHealth.close();
+      await blobs.close();
       await eventStore.close();
       await redis.quit();
       process.exit(0);

@@ -116,6 +116,8 @@ const startOnBoundServer = async (
     settings: ciSettings,
     publicUrl: () => selfUrl,
     logger,
+    // As the standalone engine does: an API replica beside this server may run on another machine.
+    logArchive: blobs,
     uploadReports: (input) =>
       api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet')),
   });

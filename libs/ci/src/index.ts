@@ -7,6 +7,7 @@ export * from './settings';
 export * from './local-ci';
 export * from './runner/local-ci-runner';
 export * from './runner/outcome';
+export { archivedLogOf, localLogIsAttempt, MAX_ARCHIVED_LOG_BYTES, runningAttemptOf, type LogArchive } from './runner/log-archive';
 export { makeCheckout, removeCheckout } from './runner/checkout';
 export { SANDBOX_UID, type CheckNetwork, type SandboxMode, type SandboxOptions } from './runner/sandbox';
 export * from './intake/schema';

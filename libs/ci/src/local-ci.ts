@@ -4,6 +4,7 @@ import type { Logger } from '@railyard/observability';
 import { readRepoConfig } from './config/repo-config';
 import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
+import type { LogArchive } from './runner/log-archive';
 import { infrastructureErrorOf, type CheckFinished, type InfrastructureError } from './runner/outcome';
 import type { CiSettings } from './settings';
 
@@ -38,6 +39,8 @@ export interface CreateLocalCiOptions {
   logger?: Logger;
   uploadReports?: (input: UploadReportsInput) => Promise<void>;
   onCheckFinished?: (event: CheckFinished) => void;
+  /** The blob store, where finished check logs are copied for APIs on other nodes (LocalCiRunnerOptions.logArchive). */
+  logArchive?: LogArchive;
 }
 
 /** Wires the pieces and clears checkouts a previous process left; close() stops running checks first. */
@@ -55,6 +58,7 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.uploadReports ? { uploadReports: opts.uploadReports } : {}),
     ...(opts.onCheckFinished ? { onCheckFinished: opts.onCheckFinished } : {}),
+    ...(opts.logArchive ? { logArchive: opts.logArchive } : {}),
   });
   await runner.recover();
   // Says loudly at start when checks cannot run in their sandbox, rather than at the first PR; not

@@ -35,6 +35,15 @@ export const ciLogFile = (dataDir: string, testRunId: string, check: string): st
   return path.join(ciLogsDirOf(dataDir), testRunId, checkFileName(check));
 };
 
+/**
+ * The name a finished check's log is archived under in the blob store, derived alike by the runner
+ * that writes it and the API that serves it (docs/operations.md, "CI logs"). The id must be valid.
+ */
+export const ciLogBlobName = (testRunId: string, check: string): string => {
+  if (!isValidTestRunId(testRunId)) throw new Error(`invalid test run id ${JSON.stringify(testRunId)}`);
+  return `ci-log/${testRunId}/${checkFileName(check)}`;
+};
+
 export const ciLogPath = (testRunId: string, check: string): string =>
   `/ci/logs/${encodeURIComponent(testRunId)}/${encodeURIComponent(check)}`;
 

@@ -5,6 +5,7 @@ import { RedisBlobStore } from './blob/redis-blob-store';
 import { KurrentEventStore } from './kurrent/kurrent-event-store';
 import { MemoryEventStore } from './memory/memory-event-store';
 import type { EventStore } from './port';
+import { PostgresBlobStore } from './postgres/postgres-blob-store';
 import { PostgresEventStore } from './postgres/postgres-event-store';
 import { SqliteEventStore, type SqliteSynchronous } from './sqlite/sqlite-event-store';
 
@@ -14,7 +15,11 @@ export type EventStoreConfig =
   | { kind: 'kurrent'; url: string }
   | { kind: 'postgres'; url: string; schema?: string };
 
-export type BlobStoreConfig = { kind: 'memory' } | { kind: 'fs'; dir: string } | { kind: 'redis'; url: string; prefix?: string };
+export type BlobStoreConfig =
+  | { kind: 'memory' }
+  | { kind: 'fs'; dir: string }
+  | { kind: 'redis'; url: string; prefix?: string }
+  | { kind: 'postgres'; url: string; schema?: string };
 
 /** Opens the configured event store; async so an adapter may connect or migrate before use. */
 export async function createEventStore(config: EventStoreConfig): Promise<EventStore> {
@@ -38,5 +43,7 @@ export async function createBlobStore(config: BlobStoreConfig): Promise<BlobStor
       return new FsBlobStore({ dir: config.dir });
     case 'redis':
       return new RedisBlobStore({ url: config.url, prefix: config.prefix });
+    case 'postgres':
+      return PostgresBlobStore.open({ url: config.url, schema: config.schema });
   }
 }

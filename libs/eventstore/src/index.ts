@@ -10,5 +10,6 @@ export { PostgresEventStore, DEFAULT_POSTGRES_SCHEMA, type PostgresEventStoreOpt
 export { MemoryBlobStore } from './blob/memory-blob-store';
 export { FsBlobStore, type FsBlobStoreOptions } from './blob/fs-blob-store';
 export { RedisBlobStore, DEFAULT_BLOB_PREFIX, type RedisBlobStoreOptions } from './blob/redis-blob-store';
-export { sha256Hex } from './blob/digest';
+export { PostgresBlobStore, type PostgresBlobStoreOptions } from './postgres/postgres-blob-store';
+export { sha256Hex, isBlobName } from './blob/digest';
 export type { BackoffPolicy } from './shared/backoff';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createBlobStore, createEventStore, type BlobStore, type EventStore } from '@railyard/eventstore';
+import { createBlobStore, createEventStore, type BlobStore, type BlobStoreConfig, type EventStore } from '@railyard/eventstore';
 import type { RepoRef } from '@railyard/domain';
 import type { GithubParts } from '@railyard/github';
 import { LocalGitHost, type GitHost } from '@railyard/githost';
@@ -8,11 +8,22 @@ import type { RuntimeConfig } from './config';
 
 export const openEventStore = (config: RuntimeConfig): Promise<EventStore> => createEventStore(config.eventStore);
 
-/** Blobs live beside the events: on disk for the embedded shape, in Redis when processes share nothing else. */
-export const openBlobStore = (config: RuntimeConfig): Promise<BlobStore> =>
-  config.redisUrl
-    ? createBlobStore({ kind: 'redis', url: config.redisUrl, prefix: `ry:{${config.redisNamespace}}:blob:` })
-    : createBlobStore({ kind: 'fs', dir: path.join(config.dataDir, 'blobs') });
+/**
+ * Where blobs live (docs/decisions.md, D185): in the event store's PostgreSQL schema when there is
+ * one, since events name them and must not outlive them; else in Redis when processes share it; on
+ * disk for the embedded shape. Every process that reads or writes blobs (API, engine, projector, the
+ * CLI's rebuild) asks this one function, so they all agree.
+ */
+export const blobStoreConfigOf = (
+  config: Pick<RuntimeConfig, 'eventStore' | 'redisUrl' | 'redisNamespace' | 'dataDir'>,
+): BlobStoreConfig => {
+  const events = config.eventStore;
+  if (events.kind === 'postgres') return { kind: 'postgres', url: events.url, schema: events.schema };
+  if (config.redisUrl) return { kind: 'redis', url: config.redisUrl, prefix: `ry:{${config.redisNamespace}}:blob:` };
+  return { kind: 'fs', dir: path.join(config.dataDir, 'blobs') };
+};
+
+export const openBlobStore = (config: RuntimeConfig): Promise<BlobStore> => createBlobStore(blobStoreConfigOf(config));
 
 export const openReadModels = (config: RuntimeConfig, kind: 'memory' | 'redis'): ReadModelStore => {
   if (kind === 'memory') return new MemoryReadModelStore();

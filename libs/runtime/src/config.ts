@@ -12,6 +12,11 @@ export interface RuntimeConfig {
   apiTokens?: string;
   /** RAILYARD_API_TOKENS_FILE: the same list read from a file (mode 0600), so secrets need not sit in the environment. */
   apiTokensFile?: string;
+  /**
+   * RAILYARD_SECRETS_FROM_DATA_DIR=on: a standalone API may create and read the bootstrap token and the
+   * page-token secret in its data dir, which is right only when every API process shares that dir (secrets.ts).
+   */
+  secretsFromDataDir: boolean;
   eventStore:
     | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' }
     | { kind: 'kurrent'; url: string }
@@ -137,6 +142,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     gitRoot: path.resolve(e.RAILYARD_GIT_ROOT ?? path.join(dataDir, 'git')),
     apiTokens: e.RAILYARD_API_TOKENS,
     ...(e.RAILYARD_API_TOKENS_FILE ? { apiTokensFile: path.resolve(e.RAILYARD_API_TOKENS_FILE) } : {}),
+    secretsFromDataDir: e.RAILYARD_SECRETS_FROM_DATA_DIR === 'on',
     eventStore: eventStoreOf(e, dataDir),
     redisUrl: e.RAILYARD_REDIS_URL,
     redisNamespace: e.RAILYARD_REDIS_NAMESPACE,
@@ -194,4 +200,16 @@ export const apiSettingsOf = (config: RailyardConfig) => ({
   maxBodyBytesInFlight: config.maxBodyBytesInFlight,
   projectionMaxLagMs: config.projectionMaxLagMs,
   ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+});
+
+/** The Redis a standalone process (API, engine, projector) uses when RAILYARD_REDIS_URL is unset. */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * A standalone process's configuration: Redis always, defaulted alike in all of them, so their
+ * blob store (blobStoreConfigOf) is the same one too. The embedded server keeps an unset Redis unset.
+ */
+export const withDistributedRedis = <C extends { redisUrl?: string }>(config: C): C & { redisUrl: string } => ({
+  ...config,
+  redisUrl: config.redisUrl ?? DEFAULT_REDIS_URL,
 });

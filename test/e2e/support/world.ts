@@ -8,6 +8,8 @@ export const TOKENS = {
   read: 'read-secret-0123456789abcdefgh',
 };
 export const TOKEN_ENV = `ops:${TOKENS.admin}:admin,ci:${TOKENS.write}:write,dashboard:${TOKENS.read}:read`;
+/** A standalone API refuses to start without it (docs/security.md); every process of a world shares it. */
+export const PAGE_TOKEN_SECRET = 'e2e-page-token-secret-0123456789';
 
 /**
  * A data dir with a real bare repository on the local git host: main holds README.md and
@@ -25,7 +27,12 @@ export const makeWorld = async () => {
     dataDir,
     gitRoot,
     // The merge engine would start testing every submitted PR; suites about the engine switch it on.
-    env: { RAILYARD_DATA_DIR: dataDir, RAILYARD_API_TOKENS: TOKEN_ENV, RAILYARD_ENGINE: 'off' },
+    env: {
+      RAILYARD_DATA_DIR: dataDir,
+      RAILYARD_API_TOKENS: TOKEN_ENV,
+      RAILYARD_PAGE_TOKEN_SECRET: PAGE_TOKEN_SECRET,
+      RAILYARD_ENGINE: 'off',
+    },
     /** A PR touching only its own file: mergeable into main. */
     openFeaturePr: async (number: number, opts: { base?: string; title?: string } = {}) => {
       await commitOnBranch(gitRoot, REPO, {

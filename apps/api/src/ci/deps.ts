@@ -1,4 +1,4 @@
-import type { CommitChecker } from '@railyard/ci';
+import type { CommitChecker, LogArchive } from '@railyard/ci';
 import type { CommitStatusStore } from '@railyard/githost';
 import type { Sessions } from '../dashboard/session';
 
@@ -6,8 +6,10 @@ import type { Sessions } from '../dashboard/session';
 export interface CiHttpDeps {
   statuses: CommitStatusStore;
   commits: CommitChecker;
-  /** Where `ci-logs/` lives (the runner writes there). */
+  /** Where `ci-logs/` lives (a runner on this node writes there). */
   dataDir: string;
+  /** The blob store, where runners on any node archive finished logs (docs/operations.md, "CI logs"). */
+  logs?: LogArchive;
   /** Base of the PR URLs in answers (RAILYARD_PUBLIC_URL). */
   publicUrl?: string;
   /**

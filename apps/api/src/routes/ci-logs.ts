@@ -1,16 +1,20 @@
 import { createReadStream, promises as fs } from 'node:fs';
-import { Router } from 'express';
-import { ciLogFile, isValidCheckName, isValidTestRunId } from '@railyard/ci';
+import { Router, type Response } from 'express';
+import { ciLogBlobName, ciLogFile, isValidCheckName, isValidTestRunId, localLogIsAttempt, runningAttemptOf } from '@railyard/ci';
 import { requireToken } from '../auth/middleware';
 import type { CiHttpDeps } from '../ci/deps';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 
+const TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+
 /**
  * `GET /ci/logs/<testRunId>/<check>`: a local CI check's output as plain text, also while it runs
- * (what is written so far). These are the URLs the local CI gives its statuses.
+ * (what is written so far). These are the URLs the local CI gives its statuses. A finished check's
+ * log comes from the blob store, whichever node ran it; a running one's from this node's data dir
+ * when this node runs it, else the archive's note saying it is running (docs/operations.md, "CI logs").
  */
-export const ciLogRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
+export const ciLogRoutes = (deps: Pick<ApiDeps, 'tokens'>, ci: CiHttpDeps): Router => {
   const router = Router();
   router.get(
     '/ci/logs/:testRunId/:check',
@@ -23,23 +27,39 @@ export const ciLogRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
         ]);
       if (!isValidCheckName(check))
         throw new ApiError(400, 'VALIDATION_FAILED', 'not a valid check name', [{ field: 'check', message: 'invalid' }]);
+      const archived = ci.logs ? await ci.logs.getNamed(ciLogBlobName(testRunId, check)) : null;
+      const running = archived && runningAttemptOf(archived);
+      if (archived && !running) {
+        res.status(200).set(TEXT).end(archived);
+        return;
+      }
       const file = ciLogFile(ci.dataDir, testRunId, check);
       const stat = await fs.stat(file).catch(() => null);
-      if (!stat?.isFile()) throw new ApiError(404, 'LOG_NOT_FOUND', `no log for check ${JSON.stringify(check)} of test run ${testRunId}`);
-      res
-        .status(200)
-        .set({ 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
-      // Only what exists now: a running check's log is still growing, and the answer must end.
-      await new Promise<void>((resolve) => {
-        const stream = createReadStream(file, { start: 0, end: Math.max(0, stat.size - 1) });
-        if (stat.size === 0) stream.destroy();
-        stream.on('error', () => res.destroy());
-        stream.on('close', () => resolve());
-        res.on('close', () => resolve());
-        if (stat.size === 0) res.end();
-        else stream.pipe(res);
-      });
+      // With an archive, the local file is served only when it is the attempt running now (not one a dead runner left).
+      if (stat?.isFile() && (!archived || (running && (await localLogIsAttempt(file, running))))) {
+        await streamGrowingFile(res, file, stat.size);
+        return;
+      }
+      if (archived) {
+        res.status(200).set(TEXT).end(archived);
+        return;
+      }
+      throw new ApiError(404, 'LOG_NOT_FOUND', `no log for check ${JSON.stringify(check)} of test run ${testRunId}`);
     },
   );
   return router;
+};
+
+/** Only what exists now: a running check's log is still growing, and the answer must end. */
+const streamGrowingFile = async (res: Response, file: string, size: number): Promise<void> => {
+  res.status(200).set(TEXT);
+  await new Promise<void>((resolve) => {
+    const stream = createReadStream(file, { start: 0, end: Math.max(0, size - 1) });
+    if (size === 0) stream.destroy();
+    stream.on('error', () => res.destroy());
+    stream.on('close', () => resolve());
+    res.on('close', () => resolve());
+    if (size === 0) res.end();
+    else stream.pipe(res);
+  });
 };

@@ -3,5 +3,5 @@
  * store, the Redis projections, their rebuild and the projector lease (all in libs/readmodels). Kept in this one
  * file so a move of those parts touches the CLI here only.
  */
-export { loadConfig, openEventStore } from '@railyard/runtime';
+export { loadConfig, openBlobStore, openEventStore } from '@railyard/runtime';
 export { openRedisProjections, rebuildProjections, RedisLease, redisKeys } from '@railyard/readmodels';

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import Redis from 'ioredis';
-import { loadConfig, openEventStore, openRedisProjections, RedisLease, rebuildProjections, redisKeys } from '../backends/projections';
+import {
+  loadConfig,
+  openBlobStore,
+  openEventStore,
+  openRedisProjections,
+  RedisLease,
+  rebuildProjections,
+  redisKeys,
+} from '../backends/projections';
 import { CommandFailed, UsageError, type CliContext } from '../context';
 
 // Held for the whole rebuild and renewed meanwhile; if the CLI dies, a projector waits at most this long.
@@ -36,10 +44,14 @@ export const rebuildCommand = async (_flags: object, ctx: CliContext): Promise<n
     let lost = false;
     lease.onLost(() => (lost = true));
     const eventStore = await openEventStore(config);
-    const { all } = openRedisProjections(redis, config.redisNamespace, {
-      maxRunsPerTest: config.testHealth.maxRunsPerTest,
-      retentionDays: config.testHealth.retentionDays,
-    });
+    // The upload case lists are read where the API stored them (libs/runtime's blobStoreConfigOf).
+    const blobs = await openBlobStore(config);
+    const { all } = openRedisProjections(
+      redis,
+      config.redisNamespace,
+      { maxRunsPerTest: config.testHealth.maxRunsPerTest, retentionDays: config.testHealth.retentionDays },
+      blobs,
+    );
     try {
       const rebuilt: Record<string, { events: number; seconds: number }> = {};
       for (const [name, store] of Object.entries(all)) rebuilt[name] = await rebuildProjections({ eventStore, readModels: store });
@@ -48,7 +60,7 @@ export const rebuildCommand = async (_flags: object, ctx: CliContext): Promise<n
       ctx.io.stdout.write(`${JSON.stringify({ rebuilt: true, events, namespace: config.redisNamespace, projections: rebuilt })}\n`);
       return 0;
     } finally {
-      await Promise.all([eventStore.close(), ...Object.values(all).map((s) => s.close())]);
+      await Promise.all([eventStore.close(), blobs.close(), ...Object.values(all).map((s) => s.close())]);
     }
   } finally {
     await lease.release().catch(() => undefined);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -8,10 +9,11 @@ import { existingRepoDir, formatRepo, isObjectId, type CommitStatusInput, type C
 import { errorFields, type Logger } from '@railyard/observability';
 import { readRepoConfig } from '../config/repo-config';
 import type { Check } from '../config/railyard-config';
-import { ciLogFile, ciLogPath, ciLogsDirOf, isValidTestRunId, joinUrl } from '../urls';
+import { ciLogBlobName, ciLogFile, ciLogPath, ciLogsDirOf, isValidTestRunId, joinUrl } from '../urls';
 import { checkArgv, startCheck, type CheckExit, type CheckProcess } from './check-process';
 import { checkEnv, checkPath } from './check-env';
 import { makeCheckout } from './checkout';
+import { archivedLogOf, attemptLine, runningNote, type LogArchive } from './log-archive';
 import { statusOf, type CheckFinished, type CheckOutcome, type InfrastructureErrorCode } from './outcome';
 import { collectReports } from './reports';
 import { probeSandbox, SANDBOX_FIX, sandboxArgv, sandboxOwner, type SandboxOptions, type SandboxProbe } from './sandbox';
@@ -56,6 +58,11 @@ export interface LocalCiRunnerOptions {
   sandbox?: SandboxOptions;
   /** Where the checks' PATH, LANG, LC_ALL and TZ come from; nothing else of it passes. Default: this process's environment. */
   baseEnv?: NodeJS.ProcessEnv;
+  /**
+   * Where each finished check's log is copied before its final status is posted, so an API on
+   * another node can serve it (docs/operations.md, "CI logs"). Without it the log is only on this node.
+   */
+  logArchive?: LogArchive;
 }
 
 /** `.railyard.yml` at the commit is broken: the run cannot know its checks. */
@@ -351,8 +358,12 @@ export class LocalCiRunner {
     const started = Date.now();
     let outcome = RUNNER_FAILED;
     let attempt: Attempt | undefined;
+    const attemptId = randomUUID();
     try {
-      await log.write(`# railyard ci: check "${check.name}" at ${sha} (test run ${testRunId})\n$ ${check.command}\n`);
+      await log.write(
+        `# railyard ci: check "${check.name}" at ${sha} (test run ${testRunId})\n${attemptLine(attemptId)}$ ${check.command}\n`,
+      );
+      await this.archiveLog(testRunId, check.name, runningNote(attemptId));
       if (this.sandbox.mode === 'off')
         await log.write('# WARNING: no sandbox (RAILYARD_CI_SANDBOX=off): this check could read the server’s secrets\n');
       const early = await this.prepare(run, check, log);
@@ -395,9 +406,24 @@ export class LocalCiRunner {
     } finally {
       await log.write(`# ${statusOf(outcome).description}\n`).catch(() => undefined);
       await log.close().catch(() => undefined);
+      await this.archiveLog(testRunId, check.name);
       if (attempt)
         await removeAttempt(attempt.dir).catch((err: unknown) => this.logger?.error('ci: could not remove a checkout', errorFields(err)));
       await this.finish(run, check, outcome);
+    }
+  }
+
+  /**
+   * Archives the finished log, or with `note` the running note of a starting attempt (log-archive.ts).
+   * A log that cannot be archived stays on this node: its check's verdict does not depend on it.
+   */
+  private async archiveLog(testRunId: string, check: string, note?: Buffer): Promise<void> {
+    if (!this.opts.logArchive) return;
+    try {
+      const bytes = note ?? (await archivedLogOf(ciLogFile(this.opts.dataDir, testRunId, check)));
+      await this.opts.logArchive.putNamed(ciLogBlobName(testRunId, check), bytes);
+    } catch (err) {
+      this.logger?.error('ci: could not archive a check log; only this node serves it', { testRunId, check, ...errorFields(err) });
     }
   }
 

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { BlobStore } from '../blob-port';
-import { isDigest, sha256Hex } from './digest';
+import { assertBlobName, isBlobName, isDigest, sha256Hex } from './digest';
 
 export interface FsBlobStoreOptions {
-  /** Root directory; blobs live at `<dir>/<first two hex digits>/<the other 62>`. */
+  /**
+   * Root directory; blobs live at `<dir>/<first two hex digits>/<the other 62>`, named blobs at
+   * `<dir>/named/<name>` (a name's segments never start with `.`, so it cannot leave that directory).
+   */
   dir: string;
 }
 
@@ -19,40 +22,61 @@ export class FsBlobStore implements BlobStore {
 
   async put(bytes: Buffer): Promise<string> {
     const digest = sha256Hex(bytes);
-    const dir = join(this.options.dir, digest.slice(0, 2));
-    const target = join(dir, digest.slice(2));
+    const target = join(this.options.dir, digest.slice(0, 2), digest.slice(2));
     if (await exists(target)) return digest;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
-    try {
-      const file = await open(temp, 'wx', 0o600);
-      try {
-        await file.writeFile(bytes);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await rename(temp, target);
-    } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
-    }
-    await syncDir(dir);
+    await writeWhole(target, bytes);
     return digest;
   }
 
   async get(digest: string): Promise<Buffer | null> {
     if (!isDigest(digest)) return null;
-    try {
-      return await readFile(join(this.options.dir, digest.slice(0, 2), digest.slice(2)));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
+    return readOrNull(join(this.options.dir, digest.slice(0, 2), digest.slice(2)));
+  }
+
+  async putNamed(name: string, bytes: Buffer): Promise<void> {
+    assertBlobName(name);
+    await writeWhole(join(this.options.dir, 'named', name), bytes);
+  }
+
+  async getNamed(name: string): Promise<Buffer | null> {
+    if (!isBlobName(name)) return null;
+    return readOrNull(join(this.options.dir, 'named', name));
   }
 
   async close(): Promise<void> {
     // Nothing is held open between calls.
+  }
+}
+
+/** Temporary name, sync, rename: a reader sees the old file or the whole new one, also after a crash. */
+async function writeWhole(target: string, bytes: Buffer): Promise<void> {
+  const dir = dirname(target);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
+  try {
+    const file = await open(temp, 'wx', 0o600);
+    try {
+      await file.writeFile(bytes);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, target);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await syncDir(dir);
+}
+
+async function readOrNull(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOTDIR/EISDIR: a name that is a prefix or an extension of another name's directory.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    throw err;
   }
 }
 

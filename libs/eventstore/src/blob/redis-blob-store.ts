@@ -1,13 +1,13 @@
 import Redis from 'ioredis';
 import type { BlobStore } from '../blob-port';
-import { isDigest, sha256Hex } from './digest';
+import { assertBlobName, isBlobName, isDigest, sha256Hex } from './digest';
 
 export interface RedisBlobStoreOptions {
   /** Used when no `client` is given; the store then owns the connection and quits it on close. */
   url?: string;
   /** A connection owned by the caller; close() leaves it open. */
   client?: Redis;
-  /** Prepended to the digest to form the key. */
+  /** Prepended to the digest to form the key; a named blob's key is the prefix, `name:` and the name. */
   prefix?: string;
 }
 
@@ -42,6 +42,17 @@ export class RedisBlobStore implements BlobStore {
   async get(digest: string): Promise<Buffer | null> {
     if (!isDigest(digest)) return null;
     return this.redis.getBuffer(this.prefix + digest);
+  }
+
+  async putNamed(name: string, bytes: Buffer): Promise<void> {
+    assertBlobName(name);
+    // One SET replaces the value atomically; `name:` keeps names apart from digests (hex only).
+    await this.redis.set(`${this.prefix}name:${name}`, bytes);
+  }
+
+  async getNamed(name: string): Promise<Buffer | null> {
+    if (!isBlobName(name)) return null;
+    return this.redis.getBuffer(`${this.prefix}name:${name}`);
   }
 
   async close(): Promise<void> {

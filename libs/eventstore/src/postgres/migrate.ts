@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import { Pool, type PoolConfig } from 'pg';
 import { withConnection } from './pooled';
 import { advisoryLockKey, MIGRATIONS, quoteSchema, type Migration } from './schema';
 
@@ -42,4 +42,21 @@ export async function migrate(pool: Pool, schema: string, migrations: readonly M
       throw err;
     }
   });
+}
+
+/**
+ * A pool for one schema, brought to the latest migration before it is handed out (the event store's
+ * and the blob store's alike); ended again when migrating fails.
+ */
+export async function openMigratedPool(config: PoolConfig, schema: string): Promise<Pool> {
+  const pool = new Pool(config);
+  // A pooled connection that dies while idle is dropped by the pool and replaced on next use.
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool, schema);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return pool;
 }

@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import type { Pool, PoolClient, PoolConfig } from 'pg';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
 import { AppendSignal } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
@@ -7,7 +7,7 @@ import { PollingSubscription } from '../shared/polling-subscription';
 import { SubscriptionSet } from '../shared/subscription-set';
 import { assumedState, planBatch, type BatchPlan, type StoreState } from './batch-plan';
 import { AppendListener } from './listener';
-import { migrate } from './migrate';
+import { openMigratedPool } from './migrate';
 import { ReadAhead } from './read-ahead';
 import { withConnection } from './pooled';
 import { advisoryLockKey, notifyChannel, quoteSchema } from './schema';
@@ -87,15 +87,7 @@ export class PostgresEventStore implements EventStore {
       idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
       lock_timeout: options.lockTimeoutMs ?? 15_000,
     };
-    const pool = new Pool({ ...session, application_name: 'railyard', max: options.poolSize ?? 4 });
-    // A pooled connection that dies while idle is dropped by the pool and replaced on next use.
-    pool.on('error', () => undefined);
-    try {
-      await migrate(pool, schema);
-    } catch (err) {
-      await pool.end();
-      throw err;
-    }
+    const pool = await openMigratedPool({ ...session, application_name: 'railyard', max: options.poolSize ?? 4 }, schema);
     return new PostgresEventStore(pool, { ...session, application_name: 'railyard-listen' }, schema, options);
   }
 

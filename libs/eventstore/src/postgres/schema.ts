@@ -64,6 +64,24 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 2,
+    name: 'blob tables',
+    // Blobs beside the events, so one backup of the database holds both (docs/operations.md). bytea
+    // holds up to 1 GiB; the API's limits keep every blob far below (20 MiB uploads, 4 MiB CI logs).
+    sql: (q) => `
+CREATE TABLE ${q}.blobs (
+  digest    text        PRIMARY KEY CHECK (digest ~ '^[0-9a-f]{64}$'),
+  bytes     bytea       NOT NULL,
+  stored_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${q}.named_blobs (
+  name      text        PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 512),
+  bytes     bytea       NOT NULL,
+  stored_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];
 
 /** 47 characters at most, so the notify channel's name stays within PostgreSQL's 63. */

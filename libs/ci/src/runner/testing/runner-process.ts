@@ -1,10 +1,13 @@
+import { PostgresBlobStore } from '@railyard/eventstore';
 import { LocalCommitStatusStore } from '@railyard/githost';
 import { LocalCiRunner, type TriggerInput } from '../local-ci-runner';
 
 /**
- * A runner in a process of its own, for tests that kill it or run it as another user: triggers the
- * run described by RAILYARD_TEST_RUNNER (JSON: gitRoot, dataDir, the trigger input, and `once`) and
- * says "triggered". Then it waits forever, or with `once` until the run is done, and exits.
+ * A runner in a process of its own, for tests that kill it, run it as another user, or run it on a
+ * data dir of its own beside an API on another: triggers the run described by RAILYARD_TEST_RUNNER
+ * (JSON: gitRoot, dataDir, the trigger input, `once`, and `archive`: the PostgreSQL blob store its
+ * finished logs go to) and says "triggered". Then it waits forever, or with `once` until the run is
+ * done, and exits.
  */
 const main = async (): Promise<void> => {
   const spec = JSON.parse(process.env.RAILYARD_TEST_RUNNER ?? '{}') as {
@@ -12,9 +15,17 @@ const main = async (): Promise<void> => {
     dataDir: string;
     trigger: TriggerInput;
     once?: boolean;
+    archive?: { postgresUrl: string; schema: string };
   };
   const statuses = new LocalCommitStatusStore({ root: spec.gitRoot });
-  const runner = new LocalCiRunner({ gitRoot: spec.gitRoot, dataDir: spec.dataDir, statuses, publicUrl: () => 'http://127.0.0.1:1' });
+  const archive = spec.archive ? await PostgresBlobStore.open({ url: spec.archive.postgresUrl, schema: spec.archive.schema }) : undefined;
+  const runner = new LocalCiRunner({
+    gitRoot: spec.gitRoot,
+    dataDir: spec.dataDir,
+    statuses,
+    publicUrl: () => 'http://127.0.0.1:1',
+    ...(archive ? { logArchive: archive } : {}),
+  });
   await runner.trigger(spec.trigger);
   process.stdout.write('triggered\n');
   if (!spec.once) {
@@ -24,6 +35,7 @@ const main = async (): Promise<void> => {
   await runner.whenDone(spec.trigger.testRunId);
   await runner.close();
   await statuses.close();
+  await archive?.close();
 };
 
 main().catch((err: unknown) => {
