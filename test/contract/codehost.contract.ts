@@ -1,4 +1,4 @@
-import type { CodeHost, HostEvent } from '@railyard/engine';
+import type { CodeHost, HostEvent } from '@railyard/queue-driver';
 import type { RepoRef } from '@railyard/domain';
 
 /**

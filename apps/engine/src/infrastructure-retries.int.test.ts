@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs, queueStreamOf } from '@railyard/domain';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
-import { QueueDriver } from './queue-driver';
+import { QueueDriver } from '@railyard/queue-driver';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
 
 const quiet = { info: () => undefined, warn: () => undefined };

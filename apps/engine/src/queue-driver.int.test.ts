@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf } from '@railyard/testkit';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
-import { QueueDriver } from './queue-driver';
+import { QueueDriver } from '@railyard/queue-driver';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
 
 const quiet = { info: () => undefined, warn: () => undefined };
