@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { ReadModelStore } from '../queue/port';
-import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../testing/fixtures';
-import { RecordedEventFactory } from '../testing/recorded';
-import { runCancelled, runFailed, runSucceeded, runTimedOut, statusReported, targetsSet, testRunStarted } from '../testing/testruns';
+import type { ReadModelStore } from '../../queue/port';
+import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../../testing/fixtures';
+import { RecordedEventFactory } from '../../testing/recorded';
+import { runCancelled, runFailed, runSucceeded, runTimedOut, statusReported, targetsSet, testRunStarted } from '../../testing/testruns';
 
 const Q = testQueueId('main');
 const OTHER = testQueueId('release');

@@ -1,16 +1,10 @@
 import { DEFAULT_SETTINGS, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import {
-  explainView,
-  explainViews,
-  getQueueResponse,
-  prResponse,
-  readModelTesting,
-  testRunTesting,
-  type PrView,
-  type QueueView,
-  type ReadModelStore,
-} from '@railyard/readmodels';
+import * as readModelTesting from '../../testing';
+import { testRunTesting } from '../../testing';
+import { explainView, explainViews } from '../explain';
+import type { PrView, QueueView, ReadModelStore } from '../port';
+import { getQueueResponse, prResponse } from '../views';
 
 const {
   NOT_READY,

@@ -1,10 +1,10 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import { RecordedEventFactory } from '../testing/recorded';
-import { queueCreated, testQueueId } from '../testing/fixtures';
-import { foldMetricsBatch } from './batch';
-import { deletedQueueHistory, scriptedQueueHistory } from '../testing/metrics';
-import type { QueueMetricsDoc } from './model';
-import type { MetricsStore } from './port';
+import { RecordedEventFactory } from '../../testing/recorded';
+import { queueCreated, testQueueId } from '../../testing/fixtures';
+import { foldMetricsBatch } from '../projection/batch';
+import { deletedQueueHistory, scriptedQueueHistory } from '../../testing/metrics';
+import type { QueueMetricsDoc } from '../projection/model';
+import type { MetricsStore } from '../port';
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0);
 const t = (minute: number): string => new Date(T0 + minute * 60_000).toISOString();
