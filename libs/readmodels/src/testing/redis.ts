@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import Redis from 'ioredis';
 import { RESETTING } from '../redis/checkpointed';
+import { freshStoreEach } from './fresh-store';
 
 /** Where read-model tests find Redis unless RAILYARD_TEST_REDIS_URL says otherwise. */
 export const TEST_REDIS_URL = process.env.RAILYARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -76,14 +77,10 @@ export const redisSpecifics = <S extends Projected, M extends Pick<Projected, 'a
 ): void => {
   describe('Redis specifics every read model shares', () => {
     let store: S;
-    beforeEach(async () => {
-      store = c.open(bed.redis, 0);
-      await store.reset();
-    });
-    afterEach(async () => {
-      await store.reset();
-      await store.close();
-    });
+    freshStoreEach(
+      () => c.open(bed.redis, 0),
+      (s) => (store = s),
+    );
 
     it('when a reset was cut short, then the next apply finishes it before writing', async () => {
       await store.apply(c.history());

@@ -5,6 +5,7 @@ import { MemoryReadModelStore } from '../memory/store';
 import { RedisReadModelStore } from '../redis/store';
 import type { ReadModelStore } from '../port';
 import { readModelContract } from './queue.contract';
+import { freshStoreEach } from '../../testing/fresh-store';
 
 const bed = redisBed('rm-contract');
 const keys = redisKeys(bed.namespace);
@@ -37,15 +38,10 @@ redisSpecifics(bed, () => keys.checkpoint, {
 describe('RedisReadModelStore specifics', () => {
   let store: RedisReadModelStore;
 
-  beforeEach(async () => {
-    store = new RedisReadModelStore({ redis: bed.redis, namespace: bed.namespace });
-    await store.reset();
-  });
-
-  afterEach(async () => {
-    await store.reset();
-    await store.close();
-  });
+  freshStoreEach(
+    () => new RedisReadModelStore({ redis: bed.redis, namespace: bed.namespace }),
+    (s) => (store = s),
+  );
 
   it('when a batch is applied, then every key it writes is under the namespace hash tag', async () => {
     const factory = new RecordedEventFactory();

@@ -6,6 +6,7 @@ import type { TestHealthReadModels } from '../port';
 import { testHealthKeys } from '../redis/keys';
 import { RedisTestHealthStore } from '../redis/store';
 import { testHealthContract } from './testhealth.contract';
+import { freshStoreEach } from '../../testing/fresh-store';
 
 const bed = redisBed('th-contract');
 const keys = testHealthKeys(bed.namespace);
@@ -37,15 +38,10 @@ redisSpecifics(bed, () => keys.checkpoint, {
 describe('RedisTestHealthStore specifics', () => {
   let store: RedisTestHealthStore;
 
-  beforeEach(async () => {
-    store = new RedisTestHealthStore({ redis: bed.redis, namespace: bed.namespace, blobs });
-    await store.reset();
-  });
-
-  afterEach(async () => {
-    await store.reset();
-    await store.close();
-  });
+  freshStoreEach(
+    () => new RedisTestHealthStore({ redis: bed.redis, namespace: bed.namespace, blobs }),
+    (s) => (store = s),
+  );
 
   it('when an upload is applied, then every key it writes is under the namespace hash tag and apart from the queue models', async () => {
     const c = caseOf('k', 'failed');
