@@ -34,7 +34,7 @@ const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeo
 };
 
 /**
- * The CodeHost contract (apps/engine/src/host/port.ts): every adapter passes it, so the engine can
+ * The CodeHost contract (libs/queue-driver/src/host/port.ts): every adapter passes it, so the engine can
  * rely on the same answers from the local host, a fake GitHub and the real one.
  */
 export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBed>): void => {
