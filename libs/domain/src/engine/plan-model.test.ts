@@ -269,6 +269,19 @@ const prsOf = (words: string): RawPr[] =>
   words.split(' ').map((w) => ({ area: Number.parseInt(w, 10), noBatch: w.includes('n'), urgent: w.includes('u') }));
 
 /** Queues the properties once found wrong, kept as fixed cases: what went wrong, the model, PRs, settings, bad share or seed. */
+/** Single mode with batches behind an anti-flake witness (depth 1, optimistic): where the stalls were found. */
+const heldBatchBehindWitness = (concurrency: number): Partial<QueueSettings> => ({
+  mode: 'single',
+  concurrency,
+  bisectionConcurrency: 1,
+  batch: true,
+  batchingMinSize: 2,
+  batchingMaxWaitTimeMinutes: 1,
+  optimizationMode: 'off',
+  pendingFailureDepth: 1,
+  canOptimisticallyMerge: true,
+});
+
 const FOUND: [string, 'exact' | 'flaky', string, Partial<QueueSettings>, number][] = [
   [
     'single mode stopped at a failed batch and dropped the ready batch gathered ahead of it (stalled)',
@@ -359,51 +372,21 @@ const FOUND: [string, 'exact' | 'flaky', string, Partial<QueueSettings>, number]
     'a lone failure waited for a witness that the failed batch behind it could never let start (stalled)',
     'flaky',
     '0 0n 0 0n 0n 0 0 0 0 0',
-    {
-      mode: 'single',
-      concurrency: 3,
-      bisectionConcurrency: 1,
-      batch: true,
-      batchingMinSize: 2,
-      batchingMaxWaitTimeMinutes: 1,
-      optimizationMode: 'off',
-      pendingFailureDepth: 1,
-      canOptimisticallyMerge: true,
-    },
+    heldBatchBehindWitness(3),
     1,
   ],
   [
     'a lone failure at depth 2 waited for a second witness while the batch behind waited for it (stalled)',
     'flaky',
     '0 0n 0n 0 0',
-    {
-      mode: 'single',
-      concurrency: 2,
-      bisectionConcurrency: 1,
-      batch: true,
-      batchingMinSize: 2,
-      batchingMaxWaitTimeMinutes: 1,
-      optimizationMode: 'off',
-      pendingFailureDepth: 1,
-      canOptimisticallyMerge: true,
-    },
+    heldBatchBehindWitness(2),
     0,
   ],
   [
     'a witness failed for its own PR, which then restarted ahead of a held batch (stalled)',
     'flaky',
     '0n 0 0n 0 0n 0 0',
-    {
-      mode: 'single',
-      concurrency: 3,
-      bisectionConcurrency: 1,
-      batch: true,
-      batchingMinSize: 2,
-      batchingMaxWaitTimeMinutes: 1,
-      optimizationMode: 'off',
-      pendingFailureDepth: 1,
-      canOptimisticallyMerge: true,
-    },
+    heldBatchBehindWitness(3),
     1,
   ],
 ];
