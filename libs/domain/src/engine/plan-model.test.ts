@@ -268,9 +268,8 @@ describe('the planner on random queues (model: no flakes, a run fails iff it sta
 const prsOf = (words: string): RawPr[] =>
   words.split(' ').map((w) => ({ area: Number.parseInt(w, 10), noBatch: w.includes('n'), urgent: w.includes('u') }));
 
-/** Queues the properties once found wrong, kept as fixed cases: what went wrong, the model, PRs, settings, bad share or seed. */
-/** Single mode with batches behind an anti-flake witness (depth 1, optimistic): where the stalls were found. */
-const heldBatchBehindWitness = (concurrency: number): Partial<QueueSettings> => ({
+/** Batches behind an anti-flake witness (depth 1, optimistic), single mode unless `o` says otherwise: where the found cases lived. */
+const heldBatchBehindWitness = (concurrency: number, o: Partial<QueueSettings> = {}): Partial<QueueSettings> => ({
   mode: 'single',
   concurrency,
   bisectionConcurrency: 1,
@@ -280,24 +279,16 @@ const heldBatchBehindWitness = (concurrency: number): Partial<QueueSettings> => 
   optimizationMode: 'off',
   pendingFailureDepth: 1,
   canOptimisticallyMerge: true,
+  ...o,
 });
 
+/** Queues the properties once found wrong, kept as fixed cases: what went wrong, the model, PRs, settings, bad share or seed. */
 const FOUND: [string, 'exact' | 'flaky', string, Partial<QueueSettings>, number][] = [
   [
     'single mode stopped at a failed batch and dropped the ready batch gathered ahead of it (stalled)',
     'exact',
     '0 0 0 0n 0 0 0n 0 0',
-    {
-      mode: 'single',
-      concurrency: 3,
-      bisectionConcurrency: 1,
-      batch: true,
-      batchingMinSize: 3,
-      batchingMaxWaitTimeMinutes: 1,
-      optimizationMode: 'off',
-      pendingFailureDepth: 1,
-      canOptimisticallyMerge: true,
-    },
+    heldBatchBehindWitness(3, { batchingMinSize: 3 }),
     0,
   ],
   [
@@ -338,34 +329,14 @@ const FOUND: [string, 'exact' | 'flaky', string, Partial<QueueSettings>, number]
     'a successor stacking a lone failure moved to another run and the failure asked for a witness again',
     'exact',
     '0 0n 0 0n 0 0',
-    {
-      mode: 'single',
-      concurrency: 2,
-      bisectionConcurrency: 2,
-      batch: true,
-      batchingMinSize: 2,
-      batchingMaxWaitTimeMinutes: 1,
-      optimizationMode: 'bisection_skip_redundant_tests',
-      pendingFailureDepth: 1,
-      canOptimisticallyMerge: true,
-    },
+    heldBatchBehindWitness(2, { bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests' }),
     0,
   ],
   [
     'a successor run proved a PR although something it depends on had come back under it (livelock)',
     'flaky',
     '2n 0 0 0n 2 2n 0 2',
-    {
-      mode: 'parallel',
-      concurrency: 2,
-      bisectionConcurrency: 1,
-      batch: true,
-      batchingMinSize: 2,
-      batchingMaxWaitTimeMinutes: 1,
-      optimizationMode: 'off',
-      pendingFailureDepth: 1,
-      canOptimisticallyMerge: true,
-    },
+    heldBatchBehindWitness(2, { mode: 'parallel' }),
     0,
   ],
   [
