@@ -22,6 +22,7 @@ COPY libs/eventstore/package.json libs/eventstore/
 COPY libs/githost/package.json libs/githost/
 COPY libs/github/package.json libs/github/
 COPY libs/observability/package.json libs/observability/
+COPY libs/queue-driver/package.json libs/queue-driver/
 COPY libs/readmodels/package.json libs/readmodels/
 COPY libs/runtime/package.json libs/runtime/
 COPY libs/testhealth/package.json libs/testhealth/

@@ -93,6 +93,8 @@ const ENV_READERS = [
   // Test helpers: a child process's entry point, and the CLI run as a child process.
   'libs/ci/src/runner/testing/runner-process.ts',
   'apps/cli/src/testing.ts',
+  // Test helper: where the read-model tests find Redis (RAILYARD_TEST_REDIS_URL).
+  'libs/readmodels/src/testing/redis.ts',
 ];
 const envRead = {
   object: 'process',

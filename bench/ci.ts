@@ -8,7 +8,9 @@ import { queueIdOf } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
 import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
-import { MemoryReadModelStore, readModelTesting, testRunTesting } from '@railyard/readmodels';
+import { MemoryReadModelStore } from '@railyard/readmodels';
+import * as readModelTesting from '@railyard/readmodels/testing';
+import { testRunTesting } from '@railyard/readmodels/testing';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { positiveIntFromEnv } from './support/settings';
 

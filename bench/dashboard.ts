@@ -7,7 +7,8 @@ import { loadConfig } from '@railyard/runtime';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
 import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
-import { MemoryMetricsStore, MemoryReadModelStore, readModelTesting, type ReadModelStore } from '@railyard/readmodels';
+import { MemoryMetricsStore, MemoryReadModelStore, type ReadModelStore } from '@railyard/readmodels';
+import * as readModelTesting from '@railyard/readmodels/testing';
 import type { QueueEvent } from '@railyard/domain';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 

@@ -15,7 +15,8 @@ import {
   type ReportedStatus,
 } from '@railyard/domain';
 import { createLocalCi } from '@railyard/ci';
-import { localCodeHost, startEngine, type CiPort, type CiTrigger, type EngineHandle } from '@railyard/engine';
+import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine';
+import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
 import { LocalGitHost, LocalGitWriter, RefReader, repoDirOf } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';

@@ -1,13 +1,8 @@
 import { queueIdOf } from '@railyard/domain';
 import { renderFamilies } from '@railyard/observability';
-import {
-  MemoryMetricsStore,
-  metricsTesting,
-  queueMetricFamilies,
-  readModelTesting,
-  RedisMetricsStore,
-  type MetricsStore,
-} from '@railyard/readmodels';
+import { MemoryMetricsStore, queueMetricFamilies, RedisMetricsStore, type MetricsStore } from '@railyard/readmodels';
+import * as readModelTesting from '@railyard/readmodels/testing';
+import { metricsTesting } from '@railyard/readmodels/testing';
 import { dropNamespace } from './support/redis-namespace';
 import { positiveIntFromEnv, redisUrlFromEnv, uniqueNamespace } from './support/settings';
 

@@ -1,4 +1,4 @@
-import type { CodeHost, HostEvent } from '@railyard/engine';
+import type { CodeHost, HostEvent } from '@railyard/queue-driver';
 import type { RepoRef } from '@railyard/domain';
 
 /**
@@ -34,7 +34,7 @@ const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeo
 };
 
 /**
- * The CodeHost contract (apps/engine/src/host/port.ts): every adapter passes it, so the engine can
+ * The CodeHost contract (libs/queue-driver/src/host/port.ts): every adapter passes it, so the engine can
  * rely on the same answers from the local host, a fake GitHub and the real one.
  */
 export const codeHostContract = (name: string, makeBed: () => Promise<CodeHostBed>): void => {

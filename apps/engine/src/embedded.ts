@@ -2,10 +2,9 @@ import type { BlobStore, EventStore } from '@railyard/eventstore';
 import type { GithubParts } from '@railyard/github';
 import { LocalCodeHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
-import type { CiPort } from './ci/port';
 import { startEngine, type EngineHandle } from './engine';
 import { ciByRepo, codeHostByRepo, type HostRoute } from './host/by-host';
-import type { CodeHost } from './host/port';
+import type { CiPort, CodeHost } from '@railyard/queue-driver';
 
 export interface EmbeddedEngineInput {
   eventStore: EventStore;

@@ -10,7 +10,7 @@ import {
   type QueueState,
 } from '@railyard/domain';
 import { CommandHandler, type EventStore, type HandlerResult } from '@railyard/eventstore';
-import type { QueueLog } from './queue-driver';
+import type { QueueLog } from '@railyard/queue-driver';
 
 export const ENGINE_ACTOR = 'engine';
 

@@ -10,9 +10,7 @@ import {
   type RepoRef,
   type ReportedStatus,
 } from '@railyard/domain';
-import type { CiPort } from './ci/port';
-import type { BranchHead, CodeHost, HostEvent, HostPullRequest, TestBranchRef } from './host/port';
-import type { FactsSource } from './queue-driver';
+import type { BranchHead, CiPort, CodeHost, FactsSource, HostEvent, HostPullRequest, TestBranchRef } from '@railyard/queue-driver';
 import type { TargetOverlapsCache } from './targets';
 
 /** What the engine knows of one queue's host facts; a missing key means "ask the host". */

@@ -1,11 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs, queueStreamOf } from '@railyard/domain';
-import { EngineCommands } from './engine-commands';
-import { FactsReader } from './facts';
-import { QueueDriver } from './queue-driver';
+import { driverOn } from './testing/driver-on';
+import type { QueueDriver } from '@railyard/queue-driver';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
-
-const quiet = { info: () => undefined, warn: () => undefined };
 
 let bed: LocalBed;
 let driver: QueueDriver;
@@ -14,18 +10,7 @@ let clock: number;
 beforeEach(async () => {
   bed = await localBed();
   clock = Date.now();
-  const facts = new FactsReader(bed.host, bed.ci);
-  bed.ci.onChange((repo, sha) => facts.onEvent({ kind: 'status', repo, sha }));
-  const now = () => new Date(clock);
-  driver = new QueueDriver({
-    log: new EngineCommands(bed.store, now).logOf(bed.stream),
-    facts,
-    host: bed.host,
-    ci: bed.ci,
-    logger: quiet,
-    now,
-    newRunId: randomUUID,
-  });
+  ({ driver } = driverOn(bed, () => new Date(clock)));
   // A real failure is final here (no flake re-run), so the infrastructure rule is seen on its own (D175).
   await bed.command({
     type: 'CreateQueue',

@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf } from '@railyard/testkit';
-import { EngineCommands } from './engine-commands';
-import { FactsReader } from './facts';
-import { QueueDriver } from './queue-driver';
+import type { FactsReader } from './facts';
+import { driverOn } from './testing/driver-on';
+import type { QueueDriver } from '@railyard/queue-driver';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
-
-const quiet = { info: () => undefined, warn: () => undefined };
 
 let bed: LocalBed;
 let driver: QueueDriver;
@@ -14,19 +11,7 @@ let facts: FactsReader;
 
 beforeEach(async () => {
   bed = await localBed();
-  facts = new FactsReader(bed.host, bed.ci);
-  // As the engine wires it: a status posted on a sha is news for the queues that read it.
-  bed.ci.onChange((repo, sha) => facts.onEvent({ kind: 'status', repo, sha }));
-  const commands = new EngineCommands(bed.store, () => new Date());
-  driver = new QueueDriver({
-    log: commands.logOf(bed.stream),
-    facts,
-    host: bed.host,
-    ci: bed.ci,
-    logger: quiet,
-    now: () => new Date(),
-    newRunId: randomUUID,
-  });
+  ({ driver, facts } = driverOn(bed));
   await bed.command({ type: 'CreateQueue', queueId: bed.queueId, repo: BED_REPO, branch: 'main', settings: { concurrency: 2 } });
 });
 afterEach(() => bed.close());

@@ -1,4 +1,4 @@
-import type { QueueDriver } from './queue-driver';
+import type { QueueDriver } from '@railyard/queue-driver';
 import { QueueLoop, type LoopObserver } from './queue-loop';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

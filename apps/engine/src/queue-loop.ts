@@ -1,5 +1,5 @@
 import { createTimeout } from 'retry';
-import type { QueueDriver } from './queue-driver';
+import type { QueueDriver } from '@railyard/queue-driver';
 
 export interface BackoffSettings {
   /** The first delay after a failed pass. */

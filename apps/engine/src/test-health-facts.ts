@@ -19,7 +19,7 @@ import {
   type TestStatus,
   type TestStatusChanged,
 } from '@railyard/testhealth';
-import type { FactsSource } from './queue-driver';
+import type { FactsSource } from '@railyard/queue-driver';
 
 /** The failing cases one upload reported, with the stream revision that recorded it. */
 interface Upload {

@@ -3,13 +3,13 @@ import { MemoryEventStore, type EventStore } from '@railyard/eventstore';
 import { createLogger } from '@railyard/observability';
 import {
   MemoryReadModelStore,
-  readModelTesting,
   rebuildProjections,
   RedisLease,
   RedisReadModelStore,
   redisKeys,
   type ReadModelStore,
 } from '@railyard/readmodels';
+import * as readModelTesting from '@railyard/readmodels/testing';
 import Redis from 'ioredis';
 import { runLeasedProjector } from './leased';
 import { runProjector, type ProjectorHandle } from './run-projector';

@@ -1,5 +1,5 @@
 import type { RepoRef, ReportedStatus } from '@railyard/domain';
-import type { CiPort, CiTrigger, RequiredStatusesAnswer } from '@railyard/engine';
+import type { CiPort, CiTrigger, RequiredStatusesAnswer } from '@railyard/queue-driver';
 import type { CiModel } from './ci-model';
 import type { GitModel } from './git-model';
 import type { World } from './world';

@@ -1,5 +1,5 @@
 import type { MergeMethod, Mergeability, RepoRef, ReportedStatus } from '@railyard/domain';
-import type { CodeHost, HostPullRequest, Landing, TestBranchBuilt, TestBranchRef } from '@railyard/engine';
+import type { CodeHost, HostPullRequest, Landing, TestBranchBuilt, TestBranchRef } from '@railyard/queue-driver';
 import { CHECK } from './ci-model';
 import type { GitModel } from './git-model';
 import { InvariantViolation } from './invariants';

@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS, plan, type Action, type HostFacts, type QueueState } from '@railyard/domain';
-import { QueueDriver } from '@railyard/engine';
+import { QueueDriver } from '@railyard/queue-driver';
 import { buildResult, type SimResult } from './result';
 import { EventQueue } from './event-queue';
 import { InvariantViolation } from './invariants';

@@ -19,7 +19,7 @@ import {
   type RunTestResults,
   type TargetsRef,
 } from '@railyard/domain';
-import type { FactsSource, QueueLog } from '@railyard/engine';
+import type { FactsSource, QueueLog } from '@railyard/queue-driver';
 import { CiModel, CHECK, type CiRun } from './ci-model';
 import { GitModel } from './git-model';
 import { SIM_BRANCH } from './sim-host';

@@ -8,6 +8,7 @@ import {
   priorityNameOf,
   resolvePriority,
 } from './priority';
+import { PRIORITY_NAME_CASES } from './testing/fixtures';
 
 describe('priority', () => {
   it('when the named levels are read, then urgent=0, high=10, medium=100, low=200; medium is the default; 255 the lowest', () => {
@@ -16,17 +17,7 @@ describe('priority', () => {
     expect(MAX_PRIORITY_VALUE).toBe(255);
   });
 
-  it.each([
-    [0, 'urgent'],
-    [1, 'high'],
-    [10, 'high'],
-    [11, 'medium'],
-    [50, 'medium'],
-    [100, 'medium'],
-    [101, 'low'],
-    [200, 'low'],
-    [255, 'low'],
-  ] as const)('when the value is %d, then the name is %s', (value, name) => {
+  it.each(PRIORITY_NAME_CASES)('when the value is %d, then the name is %s', (value, name) => {
     expect(priorityNameOf(value)).toBe(name);
   });
 

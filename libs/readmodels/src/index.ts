@@ -1,40 +1,22 @@
-export * from './queue/port';
-export { projectEvent } from './queue/projection/project';
-export { prViewOf, entryFactsOf } from './queue/projection/pr-view';
-export {
-  foldBatch,
-  targetsOfBatch,
-  prKeyOf,
-  type DocSet,
-  type BatchChanges,
-  type BatchTargets,
-  type PrRef,
-} from './queue/projection/batch';
-export { isCurrent, positionOf, type QueueDoc, type PrDoc, type ProjectionDocs } from './queue/projection/docs';
-export { byQueueOrder, isActive, queueOrderScore } from './queue/projection/order';
-export { targetOf, timeOf, type EventTarget } from './queue/projection/target';
-export { MemoryReadModelStore } from './queue/memory/store';
-export { RedisReadModelStore, type RedisReadModelStoreOptions } from './queue/redis/store';
-export { RedisLease, type RedisLeaseOptions } from './redis/lease';
-export { redisKeys, encodePosition, type RedisKeys } from './redis/keys';
-/** Builders for read-side tests (here and in the apps): domain events and their recorded form. */
-export * as readModelTesting from './testing';
+/**
+ * The read side, one folder per read model (docs/architecture.md, "Read models"): the queue and PR
+ * views, test runs, metrics and test health, each with its port, projection, memory and Redis
+ * adapters and contract suite, over the shared Redis infrastructure in redis/. Test builders are in
+ * testing/, reached through `@railyard/readmodels/testing`, never through this barrel.
+ */
+export * from './queue';
+export * from './testruns';
 export * from './metrics';
 export * from './testhealth';
-export { foldTestRuns, testRunRefsOf, testRunKeyOf, type TestRunDocSet, type TestRunRefs, type TestRunChanges } from './testruns/project';
-export type { TestRunDoc, PrTargetsDoc } from './testruns/docs';
-/**
- * Test builders, all in testing/ and in no slice's barrel; re-exported here under the names tests in
- * the apps already import.
- */
-export * as testRunTesting from './testing/testruns';
-export * as metricsTesting from './testing/metrics';
-export * as testHealthTesting from './testing/testhealth';
-/** API answers built from the views (and from the write side's state when the views lag). */
-export * from './queue/views';
+export { RedisLease, type RedisLeaseOptions } from './redis/lease';
+export { redisKeys, encodePosition, type RedisKeys } from './redis/keys';
 /** The audit trail of a queue's stream and its replay to any moment. */
 export * from './history';
 /** Every Redis projection of a namespace, and the rebuild of read models from the whole log. */
 export { openRedisProjections } from './redis-projections';
 export { rebuildProjections, type RebuildOptions, type RebuildResult, type RebuildTarget } from './rebuild';
-export * from './queue/explain';
+/**
+ * The one test builder set still reached through this barrel: test/e2e/metrics.e2e.test.ts imports it
+ * by this name and is another change's to edit. Everything else imports `@railyard/readmodels/testing`.
+ */
+export { metricsTesting } from './testing';

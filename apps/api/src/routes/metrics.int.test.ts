@@ -5,14 +5,9 @@ import { MemoryBlobStore, SqliteEventStore } from '@railyard/eventstore';
 import { LocalGitHost } from '@railyard/githost';
 import { createLogger, PROMETHEUS_CONTENT_TYPE } from '@railyard/observability';
 import { runProjector, type ProjectorHandle } from '@railyard/projector';
-import {
-  MemoryMetricsStore,
-  MemoryReadModelStore,
-  metricsTesting,
-  readModelTesting,
-  RedisMetricsStore,
-  type MetricsStore,
-} from '@railyard/readmodels';
+import { MemoryMetricsStore, MemoryReadModelStore, RedisMetricsStore, type MetricsStore } from '@railyard/readmodels';
+import * as readModelTesting from '@railyard/readmodels/testing';
+import { metricsTesting } from '@railyard/readmodels/testing';
 import { makeTempDir, parseScrape, removeTempDir, type Scrape } from '@railyard/testkit';
 import type { Express } from 'express';
 import request from 'supertest';

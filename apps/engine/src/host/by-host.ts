@@ -1,6 +1,5 @@
 import type { RepoRef } from '@railyard/domain';
-import type { CiPort, CiTrigger } from '../ci/port';
-import type { CodeHost, HostListener } from './port';
+import type { CiPort, CiTrigger, CodeHost, HostListener } from '@railyard/queue-driver';
 
 /**
  * Which code host and CI serve a repository, by the host name its queue id carries: repositories of

@@ -18,7 +18,7 @@ import { infrastructureErrorOf } from '@railyard/ci';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
 import { LocalCodeHost, LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
-import type { CiPort, CiTrigger } from '../ci/port';
+import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 
 export const BED_REPO: RepoRef = { host: 'git.bed', owner: 'acme', name: 'widgets' };
 

@@ -1,10 +1,7 @@
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore, runGit } from '@railyard/githost';
-import { commitOnBranch, createRepoWithCommits, gitDirOf, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { checkFileName } from '../urls';
-import { LocalCiRunner } from './local-ci-runner';
+import { runGit } from '@railyard/githost';
+import { commitOnBranch, gitDirOf } from '@railyard/testkit';
+import { RunnerBed } from './testing/runner-bed';
 
 jest.setTimeout(300_000);
 
@@ -12,32 +9,16 @@ const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'throughput' };
 const RUNS = 64;
 const CONCURRENCY = 16;
 
-let root: string;
-let gitRoot: string;
-let statuses: LocalCommitStatusStore;
-let runner: LocalCiRunner;
-
-beforeAll(async () => {
-  root = await makeTempDir();
-  gitRoot = path.join(root, 'git');
-  await createRepoWithCommits(gitRoot, repo);
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
-  runner = new LocalCiRunner({ gitRoot, dataDir: root, statuses, publicUrl: () => 'http://railyard.test', concurrency: CONCURRENCY });
-});
-
-afterAll(async () => {
-  await runner.close();
-  await statuses.close();
-  await removeTempDir(root);
-});
+const bed = new RunnerBed(repo);
 
 describe('checkouts of concurrent checks sharing one name', () => {
   it(`when ${RUNS} runs of a check named "test" run ${CONCURRENCY} at a time beside git's housekeeping, then every one starts and reports its own verdict`, async () => {
+    const runner = bed.runner({ concurrency: CONCURRENCY });
     // Every third commit carries a failing verdict: a check's result depends only on its commit.
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
       const verdict = i % 3 === 0 ? 'fail' : 'pass';
-      const sha = await commitOnBranch(gitRoot, repo, {
+      const sha = await commitOnBranch(bed.gitRoot, repo, {
         branch: `railyard-merge/pr-${i}/run`,
         files: { '.railyard.yml': 'ci:\n  test: "test \\"$(cat verdict)\\" = pass"\n', verdict: `${verdict}\n`, run: `${i}\n` },
       });
@@ -52,7 +33,7 @@ describe('checkouts of concurrent checks sharing one name', () => {
     // repository would.
     let pruning = true;
     const pruner = (async () => {
-      while (pruning) await runGit(gitDirOf(gitRoot, repo), ['worktree', 'prune']);
+      while (pruning) await runGit(gitDirOf(bed.gitRoot, repo), ['worktree', 'prune']);
     })();
     try {
       await Promise.all(runs.map((r) => runner.trigger({ repo, sha: r.sha, branch: 'b', testRunId: r.testRunId, timeoutMinutes: 5 })));
@@ -63,10 +44,10 @@ describe('checkouts of concurrent checks sharing one name', () => {
     }
     const wrong = [];
     for (const r of runs) {
-      const status = (await statuses.list(repo, r.sha)).find((s) => s.context === 'test');
+      const status = (await bed.statuses.list(repo, r.sha)).find((s) => s.context === 'test');
       if (status?.state === r.expected) continue;
       // The log's last lines say why, in the failure message.
-      const log = await fs.readFile(path.join(root, 'ci-logs', r.testRunId, checkFileName('test')), 'utf8').catch(() => '');
+      const log = await bed.logOf(r.testRunId, 'test').catch(() => '');
       wrong.push({ expected: r.expected, got: status?.state, description: status?.description, log: log.split('\n').slice(-4).join('\n') });
     }
     expect(wrong).toEqual([]);

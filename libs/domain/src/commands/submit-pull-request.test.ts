@@ -3,10 +3,10 @@ import type { PriorityName } from '../priority';
 import { byQueueOrder, foldQueue } from '../state';
 import { NOW, given } from '../testing/decider-spec';
 import {
-  BRANCH,
   headShaOf,
   prCancelled,
   prSubmitted,
+  PRIORITY_NAME_CASES,
   queueCreated,
   queueStateChanged,
   readiness,
@@ -18,26 +18,7 @@ import {
 const parallel = queueCreated({ settings: { mode: 'parallel' } });
 
 /** The PrSubmitted decide records for PR `n` at NOW, for a first submission (fresh id `id-1`). */
-const submitted = (n: number, o: Partial<PrSubmitted['data']> = {}): PrSubmitted => ({
-  type: 'PrSubmitted',
-  data: {
-    entryId: 'id-1',
-    prNumber: n,
-    title: `PR ${n}`,
-    headSha: headShaOf(n),
-    author: 'octocat',
-    baseBranch: BRANCH,
-    priorityValue: 100,
-    priorityName: 'medium',
-    usedDefaultPriorityName: 'medium',
-    noBatch: false,
-    readiness: readiness(),
-    state: 'pending',
-    reason: 'API_REQUESTED',
-    at: NOW,
-    ...o,
-  },
-});
+const submitted = (n: number, o: Partial<PrSubmitted['data']> = {}): PrSubmitted => prSubmitted(n, { entryId: 'id-1', at: NOW, ...o });
 
 const withoutDefault = (e: PrSubmitted): PrSubmitted => {
   const { usedDefaultPriorityName: _dropped, ...data } = e.data;
@@ -136,17 +117,7 @@ describe('submitPullRequest', () => {
         .then([withoutDefault(submitted(1, { priorityName: name, priorityValue: value }))]);
     });
 
-    it.each([
-      [0, 'urgent'],
-      [1, 'high'],
-      [10, 'high'],
-      [11, 'medium'],
-      [50, 'medium'],
-      [100, 'medium'],
-      [101, 'low'],
-      [200, 'low'],
-      [255, 'low'],
-    ] as const)('when submitted with priority %d, then it is named %s', (value, name) => {
+    it.each(PRIORITY_NAME_CASES)('when submitted with priority %d, then it is named %s', (value, name) => {
       given([queueCreated()])
         .when(submit(1, { priority: value }))
         .then([withoutDefault(submitted(1, { priorityName: name, priorityValue: value }))]);

@@ -3,7 +3,7 @@ import type { QueueEvent } from '../events';
 import { at, prSubmitted, queueCreated } from '../testing/fixtures';
 import { BASE_SHA, BASE_TREE, batchPassed, batchStarted, facts, merged, restarted, runStarted, treeWith } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
-import { queueWith, startOf } from './testing/plan-helpers';
+import { mergeStep, queueWith, startOf } from './testing/plan-helpers';
 
 const batching = (settings: Partial<QueueSettings> = {}): Partial<QueueSettings> => ({
   batch: true,
@@ -87,43 +87,17 @@ describe('plan: merging a passed batch', () => {
   ];
 
   it('when a batch passed, then its first PR merges alone from the batch run', () => {
-    expect(givenQueue(passed).planned(facts())).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 1,
-        testRunId: 'b1',
-        index: 0,
-        before: { sha: BASE_SHA, tree: BASE_TREE },
-        after: { sha: 'b1-c0', tree: treeWith([1]) },
-        onto: BASE_SHA,
-      },
-    ]);
+    expect(givenQueue(passed).planned(facts())).toEqual([mergeStep(1, 'b1', 0, { sha: BASE_SHA, tree: BASE_TREE }, treeWith([1]))]);
   });
 
   it('when the first merged, then the next merges as its own commit onto it, and the last leaves the tested tree', () => {
     const afterOne = [...passed, merged(1, 'b1', at(49), BASE_SHA)];
     expect(givenQueue(afterOne).planned(facts({ sha: 'b1-c0', tree: treeWith([1]) }))).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 2,
-        testRunId: 'b1',
-        index: 1,
-        before: { sha: 'b1-c0', tree: treeWith([1]) },
-        after: { sha: 'b1-c1', tree: treeWith([1, 2]) },
-        onto: 'b1-c0',
-      },
+      mergeStep(2, 'b1', 1, { sha: 'b1-c0', tree: treeWith([1]) }, treeWith([1, 2])),
     ]);
     const afterTwo = [...afterOne, merged(2, 'b1', at(50), 'b1-c0')];
     expect(givenQueue(afterTwo).planned(facts({ sha: 'b1-c1', tree: treeWith([1, 2]) }))).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 3,
-        testRunId: 'b1',
-        index: 2,
-        before: { sha: 'b1-c1', tree: treeWith([1, 2]) },
-        after: { sha: 'b1-c2', tree: treeWith([1, 2, 3]) },
-        onto: 'b1-c1',
-      },
+      mergeStep(3, 'b1', 2, { sha: 'b1-c1', tree: treeWith([1, 2]) }, treeWith([1, 2, 3])),
     ]);
   });
 

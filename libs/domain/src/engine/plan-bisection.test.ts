@@ -16,7 +16,7 @@ import {
   treeWith,
 } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
-import { queueWith, rec, startOf } from './testing/plan-helpers';
+import { blamed, mergeStep, queueWith, rec, startOf } from './testing/plan-helpers';
 
 const bisecting = (settings: Partial<QueueSettings> = {}): Partial<QueueSettings> => ({
   batch: true,
@@ -113,15 +113,7 @@ describe('plan: bisection (reference trunk §4.2)', () => {
       ...batchStarted('q1', [1], [], { bisectionOf: 'h1', when: at(50) }),
       ...runFailed('q1', 1, at(51)),
     ];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'q1',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'q1')]);
   });
 
   it('when the failed batch stacked a PR that is itself pending failure, then it is not split: its failure is likely that one', () => {
@@ -133,15 +125,7 @@ describe('plan: bisection (reference trunk §4.2)', () => {
       ...batchFailed('b2', [2, 3]),
       { type: 'QueueConfigUpdated', data: { changes: { pendingFailureDepth: 1 }, at: at(48) } } as QueueEvent,
     ];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'r1')]);
   });
 
   it('when a half passed, then its PRs go back to the queue in their place and test alone', () => {
@@ -187,17 +171,7 @@ describe('plan: bisection_skip_redundant_tests', () => {
     ];
     const history = [...halvesStarted(SKIP), ...batchPassed('h1', [1, 2], 'PASSED_BY_OPTIMIZATION'), ...inferred];
     const state = givenQueue(history);
-    expect(state.planned(facts())).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 1,
-        testRunId: 'h1',
-        index: 0,
-        before: { sha: 'main-0', tree: 'T' },
-        after: { sha: 'h1-c0', tree: treeWith([1]) },
-        onto: 'main-0',
-      },
-    ]);
+    expect(state.planned(facts())).toEqual([mergeStep(1, 'h1', 0, { sha: 'main-0', tree: 'T' }, treeWith([1]))]);
     const mergedAhead = [...history, merged(1, 'h1', at(49), 'main-0'), merged(2, 'h1', at(49), 'merge-1')];
     expect(givenQueue(mergedAhead).planned(facts({ sha: 'merge-2', tree: treeWith([1, 2]) }))).toEqual([
       startOf([3], [], { bisection: true, baseSha: 'merge-2', baseTree: treeWith([1, 2]) }),
@@ -256,15 +230,7 @@ describe('plan: bisection_skip_redundant_tests', () => {
     });
     expect(givenQueue(third).planned(onTwo)).toEqual([fourthBlamed]);
     expect(givenQueue([...third, failed(4, 'b1', at(52))]).planned(onTwo)).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 3,
-        testRunId: 'q3',
-        index: 0,
-        before: { sha: 'merge-2', tree: treeWith([1, 2]) },
-        after: { sha: 'q3-c0', tree: treeWith([1, 2, 3]) },
-        onto: 'merge-2',
-      },
+      mergeStep(3, 'q3', 0, { sha: 'merge-2', tree: treeWith([1, 2]) }, treeWith([1, 2, 3])),
     ]);
     const fourthAlone = [...third, merged(3, 'q3', at(52), 'merge-2')];
     expect(givenQueue(fourthAlone).planned(facts({ sha: 'merge-3', tree: treeWith([1, 2, 3]) }))).toEqual([fourthBlamed]);
@@ -316,15 +282,7 @@ describe('plan: a passing bisection half without the optimization', () => {
       ...runPassed('h1', 1).filter((e) => e.type !== 'PrTestsPassed'),
       { type: 'TestsRestarted', data: { prNumber: 1, reason: 'BISECTION_TEST_RUN_PASSED', at: at(47) } },
     ];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 2,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'h2',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(2, 'h2')]);
     expect(givenQueue([...history, failed(2, 'h2')]).planned(facts())).toEqual([startOf([1]), startOf([3], [1])]);
   });
 });

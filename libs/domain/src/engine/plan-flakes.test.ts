@@ -4,7 +4,7 @@ import { NOW } from '../testing/decider-spec';
 import type { FailingTest, HostFacts } from './facts';
 import { batchFailed, batchStarted, facts, runFailed, runStarted, statusReported } from './testing/engine-fixtures';
 import { givenEngine, givenQueue } from './testing/engine-spec';
-import { queueWith, rec } from './testing/plan-helpers';
+import { blamed, queueWith, rec } from './testing/plan-helpers';
 
 /**
  * Flakes (docs/engine.md, Flakes): a failure that may be a flake is re-run on the same commit before
@@ -67,40 +67,16 @@ describe('flake re-runs (flakeRetries)', () => {
   });
 
   it('when flakeRetries is 0, then a lone failure is blamed at once as before', () => {
-    expect(givenQueue(loneFailure(0)).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(loneFailure(0)).planned(facts())).toEqual([blamed(1, 'r1')]);
   });
 
   it('when the CI cannot run checks again on the same commit (a forge CI started by pushes), then a lone failure is blamed at once: a re-run would wait for ever', () => {
-    expect(givenQueue(loneFailure()).planned({ ...facts(), sameCommitReruns: false })).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(loneFailure()).planned({ ...facts(), sameCommitReruns: false })).toEqual([blamed(1, 'r1')]);
   });
 
   it('when the failed check is one the CI does not run itself (an outside CI reporting over HTTP), then the PR is blamed: nobody would run it again', () => {
     const f: HostFacts = { ...facts(), rerunnable: new Map([['r1-c0', new Set(['build'])]]) };
-    expect(givenQueue(loneFailure()).planned(f)).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(loneFailure()).planned(f)).toEqual([blamed(1, 'r1')]);
     const own: HostFacts = { ...facts(), rerunnable: new Map([['r1-c0', new Set(['tests'])]]) };
     expect(givenQueue(loneFailure()).planned(own)).toEqual([
       rec({ type: 'RetryTestRun', testRunId: 'r1', cause: 'NO_TEST_RESULTS', detail: NO_RESULTS }),
@@ -143,15 +119,7 @@ describe('flake re-runs (flakeRetries)', () => {
 
   it('when the re-run fails as well and no re-run is left, then the PR is blamed', () => {
     const history = [...loneFailure(), ...retried('NO_TEST_RESULTS', NO_RESULTS), ...runFailed('id-1', 1, at(80))];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'id-1',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'id-1')]);
   });
 
   it('when a re-run past flakeRetries is asked for, then it is refused', () => {
@@ -182,15 +150,7 @@ describe('decisions that use test health', () => {
 
   it('when a failing test is healthy, then the PR is blamed at once, no re-run spent', () => {
     const f = withTests(facts(), 'r1-c0', [flaky('login works'), healthy('totals add up')]);
-    expect(givenQueue(loneFailure()).planned(f)).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(loneFailure()).planned(f)).toEqual([blamed(1, 'r1')]);
   });
 
   it('when a run fails on a healthy test, then its failure is recorded as genuine with the test named', () => {
@@ -215,15 +175,7 @@ describe('decisions that use test health', () => {
       ...runFailed('r1', 1),
     ];
     const f = withTests(facts(), 'r1-c0', [healthy('totals add up')]);
-    expect(givenQueue(history).planned(f)).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(history).planned(f)).toEqual([blamed(1, 'r1')]);
   });
 
   it('when the only failing test is quarantined, then the run passes and says which test it waived', () => {

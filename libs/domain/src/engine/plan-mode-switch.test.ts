@@ -5,7 +5,7 @@ import { at, headShaOf, prSubmitted, queueCreated, queueStateChanged, readiness 
 import { decide } from '../decide';
 import { facts, merged, restarted, runPassed, runStarted, treeWith } from './testing/engine-fixtures';
 import { givenEngine, givenQueue } from './testing/engine-spec';
-import { queueWith, rec, startOf } from './testing/plan-helpers';
+import { mergeStep, queueWith, rec, startOf } from './testing/plan-helpers';
 
 const toParallel = (from: 'running' | 'paused' = 'running', resumeState?: 'paused' | 'draining'): QueueEvent => ({
   type: 'QueueStateChanged',
@@ -33,15 +33,7 @@ describe('mode switching (reference trunk §5.5)', () => {
     const history = [...queueWith({ concurrency: 3 }, [1, 2, 3]), ...runStarted('r1', 1), toParallel()];
     expect(givenQueue(history).planned(facts())).toEqual([]);
     expect(givenQueue([...history, ...runPassed('r1', 1)]).planned(facts())).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 1,
-        testRunId: 'r1',
-        index: 0,
-        before: { sha: 'main-0', tree: 'T' },
-        after: { sha: 'r1-c0', tree: treeWith([1]) },
-        onto: 'main-0',
-      },
+      mergeStep(1, 'r1', 0, { sha: 'main-0', tree: 'T' }, treeWith([1])),
     ]);
   });
 

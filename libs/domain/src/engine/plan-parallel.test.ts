@@ -14,7 +14,7 @@ import {
   treeWith,
 } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
-import { rec, startOf } from './testing/plan-helpers';
+import { mergeStep, rec, startOf } from './testing/plan-helpers';
 
 /** Target lists by digest: two disjoint areas, one spanning both, and a third area. */
 const LISTS = { fe: ['web/app', 'web/lib'], be: ['api/server', 'api/db'], both: ['web/lib', 'api/db'], docs: ['docs/site'] };
@@ -154,31 +154,13 @@ describe('plan: parallel mode failures and merges', () => {
 
   it('when the head of one lane passed while the other lane still tests, then it merges', () => {
     const history = [...lanes(), ...runPassed('r2', 2)];
-    expect(givenQueue(history).planned(withOverlaps())).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 2,
-        testRunId: 'r2',
-        index: 0,
-        before: { sha: BASE_SHA, tree: 'T' },
-        after: { sha: 'r2-c0', tree: treeWith([2]) },
-        onto: BASE_SHA,
-      },
-    ]);
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([mergeStep(2, 'r2', 0, { sha: BASE_SHA, tree: 'T' }, treeWith([2]))]);
   });
 
   it('when another lane merged since a run started, then the run stands and its PR merges onto the moved target', () => {
     const history = [...lanes(), ...runPassed('r2', 2), merged(2, 'r2', at(48), BASE_SHA), ...runPassed('r1', 1)];
     expect(givenQueue(history).planned(withOverlaps({ sha: 'merge-2', tree: treeWith([2]) }))).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 1,
-        testRunId: 'r1',
-        index: 0,
-        before: { sha: BASE_SHA, tree: 'T' },
-        after: { sha: 'r1-c0', tree: treeWith([1]) },
-        onto: 'merge-2',
-      },
+      mergeStep(1, 'r1', 0, { sha: BASE_SHA, tree: 'T' }, treeWith([1]), 'merge-2'),
     ]);
   });
 
@@ -199,15 +181,7 @@ describe('plan: parallel mode failures and merges', () => {
     expect(givenQueue(history).planned(withOverlaps({ sha: 'merge-2', tree: treeWith([2]) }))).toEqual([]);
     const oneMerged = [...history, ...runPassed('r1', 1), merged(1, 'r1', at(50), 'merge-2')];
     expect(givenQueue(oneMerged).planned(withOverlaps({ sha: 'merge-1', tree: treeWith([2, 1]) }))).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 3,
-        testRunId: 'r3',
-        index: 2,
-        before: { sha: 'r3-c1', tree: treeWith([1, 2]) },
-        after: { sha: 'r3-c2', tree: treeWith([1, 2, 3]) },
-        onto: 'merge-1',
-      },
+      mergeStep(3, 'r3', 2, { sha: 'r3-c1', tree: treeWith([1, 2]) }, treeWith([1, 2, 3]), 'merge-1'),
     ]);
   });
 
@@ -225,17 +199,7 @@ describe('plan: parallel mode failures and merges', () => {
       ...runFailed('r2', 2),
       ...runPassed('r1', 1),
     ];
-    expect(givenQueue(history).planned(withOverlaps())).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 1,
-        testRunId: 'r1',
-        index: 0,
-        before: { sha: BASE_SHA, tree: 'T' },
-        after: { sha: 'r1-c0', tree: treeWith([1]) },
-        onto: BASE_SHA,
-      },
-    ]);
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([mergeStep(1, 'r1', 0, { sha: BASE_SHA, tree: 'T' }, treeWith([1]))]);
   });
 
   it('when a PR behind passed before the one it depends on, then it waits for it', () => {

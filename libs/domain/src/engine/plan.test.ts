@@ -1,7 +1,6 @@
 import type { QueueEvent } from '../events';
 import { at, prCancelled, prSubmitted, queueConfigUpdated, queueCreated, queueStateChanged, readiness } from '../testing/fixtures';
 import type { QueueSettings } from '../config';
-import type { Action } from './actions';
 import {
   BASE_SHA,
   BASE_TREE,
@@ -18,25 +17,8 @@ import {
   treeWith,
 } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
+import { blamed, mergeStep, minutesAfter, queueWith, rec, startOf } from './testing/plan-helpers';
 import { directMergeCandidate } from './phases/merges';
-
-// Flake re-runs off: these specs read one failure as final (plan-flakes.test.ts specifies the re-runs).
-const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] = [1, 2, 3]): QueueEvent[] => [
-  queueCreated({ settings: { flakeRetries: 0, ...settings } }),
-  ...prs.map((n) => prSubmitted(n)),
-];
-const rec = (command: Extract<Action, { kind: 'record' }>['command']): Action => ({ kind: 'record', command });
-const stackOf = (numbers: number[]) => numbers.map((n) => ({ number: n, headSha: `sha-${n}`, title: `PR ${n}` }));
-const startOf = (prNumber: number, deps: number[] = [], baseSha = BASE_SHA, baseTree = BASE_TREE): Action => ({
-  kind: 'startRun',
-  prNumber,
-  prNumbers: [prNumber],
-  stack: stackOf([...deps, prNumber]),
-  dependentPrs: deps,
-  baseSha,
-  baseTree,
-});
-const minutesLater = (m: number): string => new Date(Date.parse(at(45)) + m * 60_000).toISOString();
 
 describe('plan: starting runs', () => {
   it('when the queue is empty, then there is nothing to do', () => {
@@ -80,15 +62,7 @@ describe('plan: starting runs', () => {
       ...runStarted('r1', 1, [9]),
       ...runFailed('r1', 1),
     ];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'r1')]);
     expect(givenQueue([...withAhead, queueConfigUpdated({ concurrency: 3 })]).planned(facts())).toEqual([startOf(2, [9])]);
   });
 
@@ -173,7 +147,7 @@ describe('plan: statuses and outcomes', () => {
     [60, [rec({ type: 'CompleteTestRun', testRunId: 'r1', outcome: 'timed_out' })]],
   ])('when the run has been testing %i minutes of a 60-minute timeout, then %j', (minutes, expected) => {
     const history = [...queueWith({ testingTimeoutMinutes: 60 }), ...runStarted('r1', 1)];
-    expect(givenQueue(history).planned(facts(), minutesLater(minutes))).toEqual(expected);
+    expect(givenQueue(history).planned(facts(), minutesAfter(minutes))).toEqual(expected);
   });
 
   it('when the PR of a running run was cancelled, then the run is cancelled', () => {
@@ -186,17 +160,7 @@ describe('plan: statuses and outcomes', () => {
 describe('plan: merging', () => {
   it('when the head passed and the target is where its run started, then it merges from its tested commit', () => {
     const history = [...queueWith(), ...runStarted('r1', 1), ...runPassed('r1', 1)];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 1,
-        testRunId: 'r1',
-        index: 0,
-        before: { sha: BASE_SHA, tree: BASE_TREE },
-        after: { sha: 'r1-c0', tree: treeWith([1]) },
-        onto: BASE_SHA,
-      },
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([mergeStep(1, 'r1', 0, { sha: BASE_SHA, tree: BASE_TREE }, treeWith([1]))]);
   });
 
   it('when the PR behind passed first, then it waits for the head', () => {
@@ -214,15 +178,7 @@ describe('plan: merging', () => {
       merged(1, 'r1'),
     ];
     expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([
-      {
-        kind: 'merge',
-        prNumber: 2,
-        testRunId: 'r2',
-        index: 1,
-        before: { sha: 'r2-c0', tree: treeWith([1]) },
-        after: { sha: 'r2-c1', tree: treeWith([1, 2]) },
-        onto: 'merge-1',
-      },
+      mergeStep(2, 'r2', 1, { sha: 'r2-c0', tree: treeWith([1]) }, treeWith([1, 2]), 'merge-1'),
     ]);
   });
 
@@ -247,15 +203,7 @@ describe('plan: merging', () => {
 describe('plan: failures, blame and restarts', () => {
   it('when the head fails and nothing is ahead, then it is blamed at once (depth 0)', () => {
     const history = [...queueWith(), ...runStarted('r1', 1), ...runFailed('r1', 1)];
-    expect(givenQueue(history).planned(facts())).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'r1')]);
   });
 
   it('when a PR fails while the one under it is still testing, then it waits for it', () => {
@@ -272,15 +220,7 @@ describe('plan: failures, blame and restarts', () => {
       ...runPassed('r1', 1),
       merged(1, 'r1'),
     ];
-    expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([
-      rec({
-        type: 'FailPr',
-        prNumber: 2,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r2',
-      }),
-    ]);
+    expect(givenQueue(history).planned(facts({ sha: 'merge-1', tree: treeWith([1]) }))).toEqual([blamed(2, 'r2')]);
   });
 
   it('when the PR under a pending failure is blamed, then the pending failure restarts without it', () => {
@@ -342,15 +282,7 @@ describe('plan: failures, blame and restarts', () => {
     });
 
     it('when depth is 1 and the successor failed too, then the head is blamed', () => {
-      expect(givenQueue([...base({ pendingFailureDepth: 1 }), ...runFailed('r2', 2)]).planned(facts())).toEqual([
-        rec({
-          type: 'FailPr',
-          prNumber: 1,
-          reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-          detail: 'required status check(s) failed: tests',
-          testRunId: 'r1',
-        }),
-      ]);
+      expect(givenQueue([...base({ pendingFailureDepth: 1 }), ...runFailed('r2', 2)]).planned(facts())).toEqual([blamed(1, 'r1')]);
     });
 
     it('when depth is 1, merging is optimistic and the successor passed, then the failure was a flake: the head passes by the successor', () => {
@@ -373,26 +305,12 @@ describe('plan: failures, blame and restarts', () => {
         rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r3' }),
         rec({ type: 'PassBySuccessor', prNumber: 2, testRunId: 'r3' }),
       ]);
-      expect(givenQueue([...three, ...runFailed('r3', 3)]).planned(facts())).toEqual([
-        rec({
-          type: 'FailPr',
-          prNumber: 1,
-          reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-          detail: 'required status check(s) failed: tests',
-          testRunId: 'r1',
-        }),
-      ]);
+      expect(givenQueue([...three, ...runFailed('r3', 3)]).planned(facts())).toEqual([blamed(1, 'r1')]);
     });
 
     describe('a PR that failed with no successor stacking it (anti-flake witness)', () => {
       const antiFlake = { concurrency: 2, pendingFailureDepth: 1, canOptimisticallyMerge: true };
-      const blamed = rec({
-        type: 'FailPr',
-        prNumber: 1,
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        detail: 'required status check(s) failed: tests',
-        testRunId: 'r1',
-      });
+      const blameOfOne = blamed(1, 'r1');
       const lone = (settings: Partial<QueueSettings> = antiFlake, prs = [1, 2, 3, 4]) => [
         ...queueWith(settings, prs),
         ...runStarted('r1', 1),
@@ -418,33 +336,25 @@ describe('plan: failures, blame and restarts', () => {
           ...runPassed('r3', 3),
           passedBy(2, 'r3'),
         ];
-        expect(givenQueue(history).planned(facts())).toEqual([blamed]);
+        expect(givenQueue(history).planned(facts())).toEqual([blameOfOne]);
       });
 
       it('when nothing waits behind it, then it is blamed at once', () => {
-        expect(givenQueue(lone(antiFlake, [1])).planned(facts())).toEqual([blamed]);
+        expect(givenQueue(lone(antiFlake, [1])).planned(facts())).toEqual([blameOfOne]);
       });
 
       it.each([
         ['merging is not optimistic', { canOptimisticallyMerge: false }],
         ['the depth is 0', { pendingFailureDepth: 0 }],
       ])('when %s, then no witness is stacked and it is blamed at once', (_, off) => {
-        expect(givenQueue(lone({ ...antiFlake, ...off })).planned(facts())).toEqual([blamed]);
+        expect(givenQueue(lone({ ...antiFlake, ...off })).planned(facts())).toEqual([blameOfOne]);
       });
     });
 
     it('when depth is 0, then a passing successor does not clear the failure', () => {
       expect(
         givenQueue([...base({ pendingFailureDepth: 0, canOptimisticallyMerge: true }), ...runPassed('r2', 2)]).planned(facts()),
-      ).toEqual([
-        rec({
-          type: 'FailPr',
-          prNumber: 1,
-          reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-          detail: 'required status check(s) failed: tests',
-          testRunId: 'r1',
-        }),
-      ]);
+      ).toEqual([blamed(1, 'r1')]);
     });
 
     it('when merging is optimistic and a successor passed while the head is still testing, then the head passes by it and merges from its run', () => {
@@ -460,15 +370,7 @@ describe('plan: failures, blame and restarts', () => {
         data: { testRunId: 'r1', reason: 'SUCCESSOR_TEST_RUN_PASSED', at: at(48) },
       };
       expect(givenQueue([...history, cancelled, passedBy(1, 'r2')]).planned(facts())).toEqual([
-        {
-          kind: 'merge',
-          prNumber: 1,
-          testRunId: 'r2',
-          index: 0,
-          before: { sha: BASE_SHA, tree: BASE_TREE },
-          after: { sha: 'r2-c0', tree: treeWith([1]) },
-          onto: BASE_SHA,
-        },
+        mergeStep(1, 'r2', 0, { sha: BASE_SHA, tree: BASE_TREE }, treeWith([1])),
       ]);
     });
   });

@@ -14,38 +14,43 @@ export const testContext = (now = NOW): DecideContext => {
 };
 
 /**
- * given(history).when(command).then(events) / .thenThrows(code). `adjust` edits the folded state for
- * situations no event can reach yet (an entry in testing). Every decision is also checked to leave
- * the state it was given untouched.
+ * The given/when/then of a decider: given(history).when(command).then(events) / .thenThrows(code).
+ * `adjust` edits the folded state for situations no event can reach yet (an entry in testing). Every
+ * decision is also checked to leave the state it was given untouched.
  */
-export const given = (history: QueueEvent[] = [], adjust?: (s: QueueState) => void) => {
-  const state = history.reduce(evolve, initialQueueState());
-  adjust?.(state);
-  return {
-    state,
-    when: (command: QueueCommand, ctx: Partial<DecideContext> = {}) => {
-      const run = (): QueueEvent[] => {
-        const before = structuredClone(state);
-        try {
-          return decide(state, command, { ...testContext(), ...ctx });
-        } finally {
-          expect(state).toStrictEqual(before);
-        }
-      };
-      return {
-        events: run,
-        then: (expected: QueueEvent[]): void => expect(run()).toStrictEqual(expected),
-        thenThrows: (code: DomainErrorCode): void => {
-          let error: unknown;
+export const specOf =
+  <C>(decideWith: (state: QueueState, command: C, ctx: DecideContext) => QueueEvent[]) =>
+  (history: QueueEvent[] = [], adjust?: (s: QueueState) => void) => {
+    const state = history.reduce(evolve, initialQueueState());
+    adjust?.(state);
+    return {
+      state,
+      when: (command: C, ctx: Partial<DecideContext> = {}) => {
+        const run = (): QueueEvent[] => {
+          const before = structuredClone(state);
           try {
-            run();
-          } catch (e) {
-            error = e;
+            return decideWith(state, command, { ...testContext(), ...ctx });
+          } finally {
+            expect(state).toStrictEqual(before);
           }
-          expect(error).toBeInstanceOf(DomainError);
-          expect((error as DomainError).code).toBe(code);
-        },
-      };
-    },
+        };
+        return {
+          events: run,
+          then: (expected: QueueEvent[]): void => expect(run()).toStrictEqual(expected),
+          thenThrows: (code: DomainErrorCode): void => {
+            let error: unknown;
+            try {
+              run();
+            } catch (e) {
+              error = e;
+            }
+            expect(error).toBeInstanceOf(DomainError);
+            expect((error as DomainError).code).toBe(code);
+          },
+        };
+      },
+    };
   };
-};
+
+/** The specs of the API's commands (decide). */
+export const given = specOf<QueueCommand>(decide);

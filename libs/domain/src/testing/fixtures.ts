@@ -128,3 +128,16 @@ export const withEntryIn =
     if (!e) throw new Error(`no entry for PR #${prNumber}`);
     s.entries.set(prNumber, { ...e, state });
   };
+
+/** Priority values at and around each boundary of the naming rule, with the name each gets. */
+export const PRIORITY_NAME_CASES = [
+  [0, 'urgent'],
+  [1, 'high'],
+  [10, 'high'],
+  [11, 'medium'],
+  [50, 'medium'],
+  [100, 'medium'],
+  [101, 'low'],
+  [200, 'low'],
+  [255, 'low'],
+] as const;

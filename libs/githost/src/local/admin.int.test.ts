@@ -1,42 +1,30 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { GitHostError, type GitHostErrorCode } from '../errors';
+import { commitOnBranch, repoBed } from '@railyard/testkit';
+import type { GitHostError } from '../errors';
+import { failsWith } from './testing/fails-with';
 import { LocalGitAdmin } from './admin';
 import { runGit } from './git';
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 
-const failsWith = async (promise: Promise<unknown>, code: GitHostErrorCode): Promise<void> => {
-  const err: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(GitHostError);
-  expect((err as GitHostError).code).toBe(code);
-};
+const bed = repoBed(repo, { files: { 'a.txt': 'a\n' } });
 
 describe('LocalGitAdmin', () => {
-  let root: string;
-  let gitDir: string;
   let clock: Date;
   let admin: LocalGitAdmin;
 
   beforeEach(async () => {
-    root = await makeTempDir();
-    ({ gitDir } = await createRepoWithCommits(root, repo, { files: { 'a.txt': 'a\n' } }));
     clock = new Date('2025-03-01T10:00:00.000Z');
-    admin = new LocalGitAdmin({ root, now: () => clock });
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'f.txt': 'f\n' }, message: 'Add f' });
+    admin = new LocalGitAdmin({ root: bed.root, now: () => clock });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'f.txt': 'f\n' }, message: 'Add f' });
   });
-
-  afterEach(() => removeTempDir(root));
 
   it('when a repository is initialised, then it is bare with main as its default branch', async () => {
     const dir = await admin.initRepository({ host: 'git.test', owner: 'acme', name: 'fresh' });
 
-    expect(dir).toBe(path.join(root, 'git.test', 'acme', 'fresh.git'));
+    expect(dir).toBe(path.join(bed.root, 'git.test', 'acme', 'fresh.git'));
     expect((await runGit(dir, ['rev-parse', '--is-bare-repository'])).stdout.trim()).toBe('true');
     expect((await runGit(dir, ['symbolic-ref', 'HEAD'])).stdout.trim()).toBe('refs/heads/main');
   });
@@ -44,7 +32,7 @@ describe('LocalGitAdmin', () => {
   it('when a PR is opened, then its file holds the documented fields and no lock is left behind', async () => {
     const record = await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
 
-    const text = await fs.readFile(path.join(gitDir, 'railyard/pulls/1.json'), 'utf8');
+    const text = await fs.readFile(path.join(bed.gitDir, 'railyard/pulls/1.json'), 'utf8');
     expect(JSON.parse(text)).toEqual({
       version: 1,
       number: 1,
@@ -54,14 +42,18 @@ describe('LocalGitAdmin', () => {
       state: 'open',
       createdAt: '2025-03-01T10:00:00.000Z',
       updatedAt: '2025-03-01T10:00:00.000Z',
-      mergeability: { baseSha: (await runGit(gitDir, ['rev-parse', 'main'])).stdout.trim(), headSha: record.headSha, value: 'mergeable' },
+      mergeability: {
+        baseSha: (await runGit(bed.gitDir, ['rev-parse', 'main'])).stdout.trim(),
+        headSha: record.headSha,
+        value: 'mergeable',
+      },
     });
-    expect(await fs.readdir(path.join(gitDir, 'railyard/pulls'))).toEqual(['1.json']);
-    expect((await runGit(gitDir, ['rev-parse', 'refs/pull/1/head'])).stdout.trim()).toBe(record.headSha);
+    expect(await fs.readdir(path.join(bed.gitDir, 'railyard/pulls'))).toEqual(['1.json']);
+    expect((await runGit(bed.gitDir, ['rev-parse', 'refs/pull/1/head'])).stdout.trim()).toBe(record.headSha);
   });
 
   it('when the head is given as an abbreviated commit id, then the PR head is that commit', async () => {
-    const sha = (await runGit(gitDir, ['rev-parse', 'feature'])).stdout.trim();
+    const sha = (await runGit(bed.gitDir, ['rev-parse', 'feature'])).stdout.trim();
 
     const record = await admin.openPullRequest({ repo, number: 1, head: sha.slice(0, 10), base: 'main' });
 
@@ -105,14 +97,14 @@ describe('LocalGitAdmin', () => {
     await failsWith(admin.openPullRequest({ repo: { ...repo, name: 'nope' }, number: 1, head: 'feature', base: 'main' }), 'REPO_NOT_FOUND');
     await failsWith(admin.openPullRequest({ repo: { ...repo, owner: '..' }, number: 1, head: 'feature', base: 'main' }), 'INVALID_INPUT');
     await failsWith(admin.openPullRequest({ repo, number: 0, head: 'feature', base: 'main' }), 'INVALID_INPUT');
-    await expect(fs.stat(path.join(gitDir, 'railyard/pulls'))).rejects.toThrow();
-    await expect(fs.stat(path.join(gitDir, 'refs/pull'))).rejects.toThrow();
+    await expect(fs.stat(path.join(bed.gitDir, 'railyard/pulls'))).rejects.toThrow();
+    await expect(fs.stat(path.join(bed.gitDir, 'refs/pull'))).rejects.toThrow();
   });
 
   it('when a PR is updated, then head, base and title change and the rest stays', async () => {
-    await commitOnBranch(root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'r\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'r\n' } });
     await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main', author: 'ada' });
-    const moved = await commitOnBranch(root, repo, { branch: 'feature', files: { 'g.txt': 'g\n' } });
+    const moved = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'g.txt': 'g\n' } });
     clock = new Date('2025-03-01T11:00:00.000Z');
 
     const record = await admin.updatePullRequest({ repo, number: 1, head: 'feature', base: 'release', title: 'Retitled' });
@@ -139,7 +131,7 @@ describe('LocalGitAdmin', () => {
 
   it('when another writer holds the PR lock, then the change is refused and the lock is left alone', async () => {
     await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
-    const lock = path.join(gitDir, 'railyard/pulls/1.json.lock');
+    const lock = path.join(bed.gitDir, 'railyard/pulls/1.json.lock');
     await fs.writeFile(lock, '');
 
     await failsWith(admin.closePullRequest({ repo, number: 1 }), 'LOCKED');
@@ -149,7 +141,7 @@ describe('LocalGitAdmin', () => {
 
   it('when the file has fields this version does not know, then an update keeps them', async () => {
     await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
-    const file = path.join(gitDir, 'railyard/pulls/1.json');
+    const file = path.join(bed.gitDir, 'railyard/pulls/1.json');
     await fs.writeFile(file, JSON.stringify({ ...JSON.parse(await fs.readFile(file, 'utf8')), labels: ['ui'] }));
 
     await admin.updatePullRequest({ repo, number: 1, title: 'New title' });

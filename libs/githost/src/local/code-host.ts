@@ -16,7 +16,7 @@ import { RepoWatcher } from './watch';
 
 const TEST_BRANCH_PREFIX = 'refs/heads/railyard-merge/';
 
-/** The events LocalCodeHost announces; the same shape as the engine's HostEvent (apps/engine/src/host/port.ts). */
+/** The events LocalCodeHost announces; the same shape as the engine's HostEvent (libs/queue-driver/src/host/port.ts). */
 export type LocalHostEvent =
   | { kind: 'pull'; repo: RepoRef; number: number }
   | { kind: 'branch'; repo: RepoRef; branch: string }
@@ -44,7 +44,7 @@ interface Watched {
 const gitDate = (d: Date): string => `${Math.floor(d.getTime() / 1000)} +0000`;
 
 /**
- * The merge engine's code-host port (apps/engine/src/host/port.ts) on the local git host: bare
+ * The merge engine's code-host port (libs/queue-driver/src/host/port.ts) on the local git host: bare
  * repositories and the git CLI. Reads go to the files (refs, PR files, statuses) without a git process;
  * git runs to build, carry and land commits, and to work out mergeability, which is done in the
  * background and announced as an event, as a forge does. Events come from file notifications (PR

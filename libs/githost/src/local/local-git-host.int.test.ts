@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { branchSha, commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+import { branchSha, commitOnBranch, createRepoWithCommits, openPr, repoBed } from '@railyard/testkit';
 import { isGitHostError } from '../errors';
 import { LocalGitAdmin } from './admin';
 import { runGit } from './git';
@@ -9,32 +9,27 @@ import { LocalGitHost } from './local-git-host';
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 
+const bed = repoBed(repo, { files: { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' } });
+
 describe('LocalGitHost.getPullRequest', () => {
-  let root: string;
-  let gitDir: string;
   let admin: LocalGitAdmin;
   let host: LocalGitHost;
 
   beforeEach(async () => {
-    root = await makeTempDir();
-    ({ gitDir } = await createRepoWithCommits(root, repo, { files: { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' } }));
-    admin = new LocalGitAdmin({ root });
-    host = new LocalGitHost({ root });
+    admin = new LocalGitAdmin({ root: bed.root });
+    host = new LocalGitHost({ root: bed.root });
   });
 
-  afterEach(async () => {
-    await host.close();
-    await removeTempDir(root);
-  });
+  afterEach(() => host.close());
 
   it('when a PR is opened without title or author, then they come from the head commit', async () => {
-    const head = await commitOnBranch(root, repo, {
+    const head = await commitOnBranch(bed.root, repo, {
       branch: 'feature',
       files: { 'b.txt': 'b changed\n' },
       message: 'Change b\n\nA longer body.',
       author: { name: 'Ada Lovelace', email: 'ada@example.test' },
     });
-    await openPr(root, { repo, number: 7, head: 'feature' });
+    await openPr(bed.root, { repo, number: 7, head: 'feature' });
 
     expect(await host.getPullRequest(repo, 7)).toEqual({
       number: 7,
@@ -48,34 +43,34 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when title and author are given, then the snapshot carries them', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 8, head: 'feature', title: 'Add c', author: 'grace' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 8, head: 'feature', title: 'Add c', author: 'grace' });
 
     const pr = await host.getPullRequest(repo, 8);
     expect(pr).toMatchObject({ title: 'Add c', author: 'grace' });
   });
 
   it('when the head and the base change the same line differently, then the PR is not mergeable', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'a.txt': 'one\nTWO from feature\nthree\n' } });
-    await commitOnBranch(root, repo, { branch: 'main', files: { 'a.txt': 'one\nTWO from main\nthree\n' } });
-    await openPr(root, { repo, number: 1, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'a.txt': 'one\nTWO from feature\nthree\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'a.txt': 'one\nTWO from main\nthree\n' } });
+    await openPr(bed.root, { repo, number: 1, head: 'feature' });
 
     expect((await host.getPullRequest(repo, 1))?.mergeability).toBe('not_mergeable');
   });
 
   it('when head and base change different lines of one file, then the PR is mergeable', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'a.txt': 'ONE\ntwo\nthree\n' } });
-    await commitOnBranch(root, repo, { branch: 'main', files: { 'a.txt': 'one\ntwo\nTHREE\n' } });
-    await openPr(root, { repo, number: 1, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'a.txt': 'ONE\ntwo\nthree\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'a.txt': 'one\ntwo\nTHREE\n' } });
+    await openPr(bed.root, { repo, number: 1, head: 'feature' });
 
     expect((await host.getPullRequest(repo, 1))?.mergeability).toBe('mergeable');
   });
 
   it('when the PR targets another branch than main, then baseBranch names it and mergeability is against it', async () => {
-    await commitOnBranch(root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'release\n' } });
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'a.txt': 'one\nfeature\nthree\n' } });
-    await commitOnBranch(root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
-    await openPr(root, { repo, number: 3, head: 'feature', base: 'release' });
+    await commitOnBranch(bed.root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'release\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'a.txt': 'one\nfeature\nthree\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
+    await openPr(bed.root, { repo, number: 3, head: 'feature', base: 'release' });
 
     expect(await host.getPullRequest(repo, 3)).toMatchObject({ baseBranch: 'release', mergeability: 'mergeable' });
   });
@@ -87,16 +82,16 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when the PR file exists but its head ref does not, then the answer is null', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 4, head: 'feature' });
-    await runGit(gitDir, ['update-ref', '-d', 'refs/pull/4/head']);
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 4, head: 'feature' });
+    await runGit(bed.gitDir, ['update-ref', '-d', 'refs/pull/4/head']);
 
     expect(await host.getPullRequest(repo, 4)).toBeNull();
   });
 
   it('when a name could leave the git root, then the answer is null even if the path exists', async () => {
     // A real repository and PR one level above the root: `..` segments would reach it.
-    const outside = path.join(root, 'outside');
+    const outside = path.join(bed.root, 'outside');
     await createRepoWithCommits(outside, repo);
     await commitOnBranch(outside, repo, { branch: 'feature', files: { 'x.txt': 'x\n' } });
     await openPr(outside, { repo, number: 1, head: 'feature' });
@@ -126,11 +121,11 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   /** Moves main past what the admin worked out when it opened the PRs, so their stored answers no longer count. */
-  const moveMainPastStoredAnswers = () => commitOnBranch(root, repo, { branch: 'main', files: { 'z.txt': 'z\n' } });
+  const moveMainPastStoredAnswers = () => commitOnBranch(bed.root, repo, { branch: 'main', files: { 'z.txt': 'z\n' } });
 
   it('when the admin opened the PR and nothing moved since, then its stored answer is given and git does not run', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 5, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 5, head: 'feature' });
 
     expect((await host.getPullRequest(repo, 5))?.mergeability).toBe('mergeable');
     expect((await host.getPullRequest(repo, 5, { mergeability: 'known' }))?.mergeability).toBe('mergeable');
@@ -138,8 +133,8 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when only what is known is asked and the stored answer is stale, then it is unspecified and git does not run', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 5, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 5, head: 'feature' });
     await moveMainPastStoredAnswers();
 
     expect((await host.getPullRequest(repo, 5, { mergeability: 'known' }))?.mergeability).toBe('unspecified');
@@ -147,8 +142,8 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when nothing changed between two reads, then git runs once', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 5, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 5, head: 'feature' });
     await moveMainPastStoredAnswers();
 
     const first = await host.getPullRequest(repo, 5);
@@ -159,8 +154,8 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when many reads of one PR arrive at once, then one git run answers them all', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 5, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 5, head: 'feature' });
     await moveMainPastStoredAnswers();
 
     const answers = await Promise.all(Array.from({ length: 20 }, () => host.getPullRequest(repo, 5)));
@@ -170,23 +165,23 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when the head ref moves, then the next read has the new head and a fresh mergeability', async () => {
-    await commitOnBranch(root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
-    await commitOnBranch(root, repo, { branch: 'feature', from: 'main~1', files: { 'a.txt': 'one\nfeature\nthree\n' } });
-    await openPr(root, { repo, number: 2, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', from: 'main~1', files: { 'a.txt': 'one\nfeature\nthree\n' } });
+    await openPr(bed.root, { repo, number: 2, head: 'feature' });
     expect((await host.getPullRequest(repo, 2))?.mergeability).toBe('not_mergeable');
 
-    const fixed = await commitOnBranch(root, repo, { branch: 'fixed', from: 'main', files: { 'c.txt': 'c\n' } });
+    const fixed = await commitOnBranch(bed.root, repo, { branch: 'fixed', from: 'main', files: { 'c.txt': 'c\n' } });
     await admin.updatePullRequest({ repo, number: 2, head: 'fixed' });
 
     expect(await host.getPullRequest(repo, 2)).toMatchObject({ headSha: fixed, mergeability: 'mergeable' });
   });
 
   it('when the base branch moves, then mergeability is computed again', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'a.txt': 'one\nfeature\nthree\n' } });
-    await openPr(root, { repo, number: 2, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'a.txt': 'one\nfeature\nthree\n' } });
+    await openPr(bed.root, { repo, number: 2, head: 'feature' });
     expect((await host.getPullRequest(repo, 2))?.mergeability).toBe('mergeable');
 
-    await commitOnBranch(root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'a.txt': 'one\nmain\nthree\n' } });
 
     expect((await host.getPullRequest(repo, 2))?.mergeability).toBe('not_mergeable');
     // The first answer was the one the admin stored when it opened the PR; the moved base needs git.
@@ -194,9 +189,9 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when the PR is retargeted, then baseBranch and mergeability follow the new base', async () => {
-    await commitOnBranch(root, repo, { branch: 'release', from: 'main', files: { 'a.txt': 'one\nrelease\nthree\n' } });
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'a.txt': 'one\nfeature\nthree\n' } });
-    await openPr(root, { repo, number: 2, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'release', from: 'main', files: { 'a.txt': 'one\nrelease\nthree\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'a.txt': 'one\nfeature\nthree\n' } });
+    await openPr(bed.root, { repo, number: 2, head: 'feature' });
     expect((await host.getPullRequest(repo, 2))?.mergeability).toBe('mergeable');
 
     await admin.updatePullRequest({ repo, number: 2, base: 'release' });
@@ -205,48 +200,48 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when the base branch no longer exists, then the PR is not mergeable', async () => {
-    await commitOnBranch(root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'r\n' } });
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 2, head: 'feature', base: 'release' });
-    await runGit(gitDir, ['update-ref', '-d', 'refs/heads/release']);
+    await commitOnBranch(bed.root, repo, { branch: 'release', from: 'main', files: { 'r.txt': 'r\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 2, head: 'feature', base: 'release' });
+    await runGit(bed.gitDir, ['update-ref', '-d', 'refs/heads/release']);
 
     expect(await host.getPullRequest(repo, 2)).toMatchObject({ baseBranch: 'release', mergeability: 'not_mergeable' });
   });
 
   it('when refs are packed, then they are read from packed-refs, and a newer loose ref wins', async () => {
-    const head = await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 6, head: 'feature' });
-    await runGit(gitDir, ['pack-refs', '--all']);
-    await expect(fs.stat(path.join(gitDir, 'refs/pull/6/head'))).rejects.toThrow();
-    await expect(fs.stat(path.join(gitDir, 'refs/heads/main'))).rejects.toThrow();
+    const head = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 6, head: 'feature' });
+    await runGit(bed.gitDir, ['pack-refs', '--all']);
+    await expect(fs.stat(path.join(bed.gitDir, 'refs/pull/6/head'))).rejects.toThrow();
+    await expect(fs.stat(path.join(bed.gitDir, 'refs/heads/main'))).rejects.toThrow();
 
     expect(await host.getPullRequest(repo, 6)).toMatchObject({ headSha: head, mergeability: 'mergeable' });
 
-    await commitOnBranch(root, repo, { branch: 'main', files: { 'c.txt': 'conflicting c\n' } });
-    const moved = await commitOnBranch(root, repo, { branch: 'feature', files: { 'd.txt': 'd\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'c.txt': 'conflicting c\n' } });
+    const moved = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'd.txt': 'd\n' } });
     await admin.updatePullRequest({ repo, number: 6, head: moved });
 
     expect(await host.getPullRequest(repo, 6)).toMatchObject({ headSha: moved, mergeability: 'not_mergeable' });
   });
 
   it('when packed-refs is rewritten, then the new packed values are read', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 6, head: 'feature' });
-    await runGit(gitDir, ['pack-refs', '--all']);
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 6, head: 'feature' });
+    await runGit(bed.gitDir, ['pack-refs', '--all']);
     await host.getPullRequest(repo, 6);
 
-    const moved = await commitOnBranch(root, repo, { branch: 'feature', files: { 'd.txt': 'd\n' } });
+    const moved = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'd.txt': 'd\n' } });
     await admin.updatePullRequest({ repo, number: 6, head: moved });
-    await runGit(gitDir, ['pack-refs', '--all']);
+    await runGit(bed.gitDir, ['pack-refs', '--all']);
 
     expect((await host.getPullRequest(repo, 6))?.headSha).toBe(moved);
   });
 
   it('when the PR is closed or merged, then the state says so and it is not mergeable', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await commitOnBranch(root, repo, { branch: 'other', files: { 'd.txt': 'd\n' } });
-    await openPr(root, { repo, number: 1, head: 'feature' });
-    await openPr(root, { repo, number: 2, head: 'other' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await commitOnBranch(bed.root, repo, { branch: 'other', files: { 'd.txt': 'd\n' } });
+    await openPr(bed.root, { repo, number: 1, head: 'feature' });
+    await openPr(bed.root, { repo, number: 2, head: 'other' });
 
     await admin.closePullRequest({ repo, number: 1 });
     await admin.markPullRequestMerged({ repo, number: 2 });
@@ -256,9 +251,9 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when a PR is made by hand as docs/githost.md describes, then it is read like any other', async () => {
-    const head = await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await runGit(gitDir, ['update-ref', 'refs/pull/12/head', head]);
-    await fs.mkdir(path.join(gitDir, 'railyard/pulls'), { recursive: true });
+    const head = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await runGit(bed.gitDir, ['update-ref', 'refs/pull/12/head', head]);
+    await fs.mkdir(path.join(bed.gitDir, 'railyard/pulls'), { recursive: true });
     const file = {
       version: 1,
       number: 12,
@@ -270,8 +265,8 @@ describe('LocalGitHost.getPullRequest', () => {
       updatedAt: '2025-01-01T00:00:00Z',
       labels: ['kept'],
     };
-    await fs.writeFile(path.join(gitDir, 'railyard/pulls/12.json.lock'), JSON.stringify(file));
-    await fs.rename(path.join(gitDir, 'railyard/pulls/12.json.lock'), path.join(gitDir, 'railyard/pulls/12.json'));
+    await fs.writeFile(path.join(bed.gitDir, 'railyard/pulls/12.json.lock'), JSON.stringify(file));
+    await fs.rename(path.join(bed.gitDir, 'railyard/pulls/12.json.lock'), path.join(bed.gitDir, 'railyard/pulls/12.json'));
 
     expect(await host.getPullRequest(repo, 12)).toEqual({
       number: 12,
@@ -285,9 +280,9 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when a PR file is malformed, then reading it fails with CORRUPT_PR_FILE', async () => {
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 9, head: 'feature' });
-    const file = path.join(gitDir, 'railyard/pulls/9.json');
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 9, head: 'feature' });
+    const file = path.join(bed.gitDir, 'railyard/pulls/9.json');
 
     for (const bad of [
       '{not json',
@@ -302,11 +297,11 @@ describe('LocalGitHost.getPullRequest', () => {
   });
 
   it('when the branch the PR was opened from moves on, then the PR head stays where it was', async () => {
-    const head = await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(root, { repo, number: 1, head: 'feature' });
-    await commitOnBranch(root, repo, { branch: 'feature', files: { 'c.txt': 'c2\n' } });
+    const head = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 1, head: 'feature' });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c2\n' } });
 
     expect((await host.getPullRequest(repo, 1))?.headSha).toBe(head);
-    expect(await branchSha(root, repo, 'feature')).not.toBe(head);
+    expect(await branchSha(bed.root, repo, 'feature')).not.toBe(head);
   });
 });

@@ -1,6 +1,6 @@
 import type { RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { QueueMetricsDoc } from './model';
+import type { QueueMetricsDoc } from './projection/model';
 
 /**
  * The metrics read model: one document per existing queue (its live entries and a rolling log of

@@ -4,8 +4,8 @@ import { RecordedEventFactory } from '../testing/recorded';
 import { testQueueId } from '../testing/fixtures';
 import { queueCreated } from '../testing/fixtures';
 import { deletedQueueHistory, EXPECTED_SCRAPE as X, SCRAPE_MINUTE, scriptedQueueHistory } from '../testing/metrics';
-import { MemoryMetricsStore } from './memory-store';
-import { DURATION_BUCKETS } from './model';
+import { MemoryMetricsStore } from './memory/store';
+import { DURATION_BUCKETS } from './projection/model';
 import { queueMetricFamilies } from './series';
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0);

@@ -10,7 +10,7 @@ import {
   type LogKind,
   type QueueMetricsDoc,
   type QueueType,
-} from './model';
+} from './projection/model';
 
 /**
  * `repo` is `owner/name` as Trunk's series have it; `repo_host` keeps two hosts' same-named

@@ -1,5 +1,6 @@
 import { explainPr, explainQueue, type ExplainRun, type Explanation } from '@railyard/domain';
-import type { PrView, QueueView, ReadModelStore, TestRunView } from './port';
+import type { TestRunView } from '../testruns/projection/docs';
+import type { PrView, QueueView, ReadModelStore } from './port';
 import { entryFactsOf } from './projection/pr-view';
 import { getQueueResponse } from './views';
 

@@ -10,9 +10,7 @@ import type {
   StateReason,
 } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { TestRunView } from '../testruns/docs';
-
-export type { TestRunView, TestRunPr, TestRunReportedStatus, TestRunOutcome, TestRunStatus } from '../testruns/docs';
+import type { TestRunReadModel } from '../testruns/port';
 
 /** The queue as getQueue shows it, without its PR list. */
 export interface QueueView {
@@ -64,7 +62,7 @@ export interface PrView {
   lastTestRunId?: string;
 }
 
-export interface ReadModelStore {
+export interface ReadModelStore extends TestRunReadModel {
   /**
    * Folds the events into the models and moves the checkpoint in one atomic step. Events at or
    * below the checkpoint are skipped, so replaying a batch changes nothing.
@@ -90,8 +88,6 @@ export interface ReadModelStore {
   getPrAnswer(queueId: string, prNumber: number): Promise<string | null>;
   /** Queues (not deleted) the engine currently reports a host problem for, for /readyz. */
   listHostProblems(): Promise<QueueView[]>;
-  /** A test run of the queue, ended or not, or null when the queue never had it. */
-  getTestRun(queueId: string, testRunId: string): Promise<TestRunView | null>;
   /** Forgets every model and the checkpoint, ready for a rebuild from position 0. */
   reset(): Promise<void>;
   close(): Promise<void>;

@@ -1,10 +1,25 @@
+import type { RecordedEvent } from '@railyard/eventstore';
 import Redis from 'ioredis';
+import { encodePosition } from './keys';
 import { DELETE_IF_EQUALS } from './scripts';
 
 // Written into the checkpoint while reset() deletes keys: a reset cut short is finished by the next
 // writer instead of leaving old documents (with positions that would swallow new events) behind.
 export const RESETTING = 'resetting';
 const SCAN_COUNT = 1000;
+const MAX_APPLY_ATTEMPTS = 10;
+
+/** One attempt's read: the checkpoint as stored, and whatever else the store fetched in the same round trip. */
+export interface CheckpointRead<V> {
+  stored: string | null;
+  values: V;
+}
+
+/**
+ * One attempt's write of the events not yet applied, from `expected` (the checkpoint as read, '' for
+ * none) to `next` (the last event's encoded position); false when another writer moved the checkpoint first.
+ */
+export type CheckpointWrite<V> = (fresh: RecordedEvent[], expected: string, next: string, values: V) => Promise<boolean>;
 
 export interface RedisCheckpointOptions {
   /** A client to share (the caller closes it) or a URL (the store opens and closes its own). */
@@ -38,6 +53,37 @@ export class RedisCheckpoint {
     const run = this.tail.then(work);
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The optimistic apply every Redis read model shares, one batch of the store at a time: read, finish
+   * a reset cut short, skip events below the checkpoint, write with compare-and-set on the checkpoint,
+   * and read again when a second projector moved it first.
+   */
+  apply<V>(
+    events: readonly RecordedEvent[],
+    what: string,
+    read: () => Promise<CheckpointRead<V>>,
+    write: CheckpointWrite<V>,
+  ): Promise<void> {
+    return this.serialise(async () => {
+      if (events.length === 0) return;
+      for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
+        const { stored, values } = await read();
+        if (stored === RESETTING) {
+          await this.finishReset();
+          continue;
+        }
+        const checkpoint = stored === null ? null : BigInt(stored);
+        const fresh = checkpoint === null ? [...events] : events.filter((e) => e.position > checkpoint);
+        const last = fresh[fresh.length - 1];
+        if (!last) return;
+        if (await write(fresh, stored ?? '', encodePosition(last.position), values)) return;
+      }
+      throw new Error(
+        `${what}: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`,
+      );
+    });
   }
 
   async checkpoint(): Promise<bigint | null> {

@@ -1,5 +1,14 @@
 export type { TestHealthReadModels, TestHistory, ListedPage } from './port';
-export { HEALTHY_REASON, newTestDoc, encodeRun, decodeRun, type TestDoc, type StoredTest, type UploadMeta, type RunEntry } from './docs';
+export {
+  HEALTHY_REASON,
+  newTestDoc,
+  encodeRun,
+  decodeRun,
+  type TestDoc,
+  type StoredTest,
+  type UploadMeta,
+  type RunEntry,
+} from './projection/docs';
 export { foldUpload, foldTestEvent, uploadMetaOf, testIdOfEvent, type TestWrite } from './projection/fold';
 export { historyOf, DEFAULT_MAX_RUNS_PER_TEST, DEFAULT_RETENTION_DAYS } from './projection/history';
 export {

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { PageCursor, TestRun } from '@railyard/testhealth';
-import type { TestDoc } from './docs';
+import type { TestDoc } from './projection/docs';
 import type { IndexName } from './projection/indexes';
 
 export interface TestHistory {

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '@railyard/eventstore';
+import { StreamRecorder } from './recorded';
 import {
   caseRecordsOf,
   repoIdOf,
@@ -64,35 +65,12 @@ export const uploadOf = (
 };
 
 /** Recorded test-health events with increasing positions and per-stream revisions, as a store hands them out. */
-export class TestHealthEventFactory {
-  private nextPosition: bigint;
-  private readonly revisions = new Map<string, number>();
-
+export class TestHealthEventFactory extends StreamRecorder {
   constructor(firstPosition = 1n) {
-    this.nextPosition = firstPosition;
+    super(TEST_HEALTH_EVENT_SCHEMA_VERSION, 'tester', firstPosition);
   }
 
   record(repo: RepoRef, ...events: TestHealthEvent[]): RecordedEvent[] {
     return this.recordOn(testsStreamOf(repo), ...events);
-  }
-
-  /** Any stream: lets a test interleave events the test-health models must skip. */
-  recordOn(streamId: string, ...events: { type: string; data: { at: string } }[]): RecordedEvent[] {
-    return events.map((event) => {
-      const revision = (this.revisions.get(streamId) ?? -1) + 1;
-      this.revisions.set(streamId, revision);
-      const position = this.nextPosition;
-      this.nextPosition += 1n;
-      return {
-        streamId,
-        revision,
-        position,
-        eventId: `${streamId}@${revision}`,
-        type: event.type,
-        data: event.data,
-        metadata: { schemaVersion: TEST_HEALTH_EVENT_SCHEMA_VERSION, actor: 'tester', correlationId: `c-${position}`, at: event.data.at },
-        recordedAt: event.data.at,
-      };
-    });
   }
 }

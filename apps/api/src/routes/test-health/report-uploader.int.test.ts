@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { LocalCiRunner } from '@railyard/ci';
 import type { RepoRef } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
@@ -7,7 +6,7 @@ import { createLogger } from '@railyard/observability';
 import { runProjector, type ProjectorHandle } from '@railyard/projector';
 import { MemoryTestHealthStore } from '@railyard/readmodels';
 import { repoIdOf, testIdOfReported } from '@railyard/testhealth';
-import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { commitOnBranch, createRepoWithCommits, repoBed } from '@railyard/testkit';
 import { TokenRegistry } from '@railyard/auth';
 import { createTestHealth, type TestHealth } from './create';
 
@@ -17,8 +16,7 @@ const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const logger = createLogger('test', 'error');
 const RUN_ID = '00000000-0000-4000-8000-000000000042';
 
-let root: string;
-let gitRoot: string;
+const bed = repoBed(repo, { gitSubdir: 'git' });
 let events: MemoryEventStore;
 let store: MemoryTestHealthStore;
 let projector: ProjectorHandle;
@@ -26,57 +24,54 @@ let testHealth: TestHealth;
 let statuses: LocalCommitStatusStore;
 let runner: LocalCiRunner;
 
-beforeEach(async () => {
-  root = await makeTempDir();
-  gitRoot = path.join(root, 'git');
-  await createRepoWithCommits(gitRoot, repo);
-  events = new MemoryEventStore();
-  const blobs = new MemoryBlobStore();
-  store = new MemoryTestHealthStore({ blobs });
-  projector = runProjector({ eventStore: events, readModels: store, logger });
-  testHealth = createTestHealth({
-    eventStore: events,
-    blobs,
-    store,
-    tokens: new TokenRegistry([]),
-    logger,
-    gitRoot,
-    config: {
-      orgSlug: 'acme-org',
-      pageTokenSecret: 'a-secret-for-the-test',
-      parseWorkers: 1,
-      maxQueuedParses: 4,
-      sweepMinutes: 0,
-      maxRunsPerTest: 100,
-      retentionDays: 60,
-    },
-    serverUrl: () => 'http://railyard.test',
-  });
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
-  runner = new LocalCiRunner({
-    gitRoot,
-    dataDir: root,
-    statuses,
-    publicUrl: () => 'http://railyard.test',
-    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
-    uploadReports: testHealth.uploadReports,
-  });
-});
-
-afterEach(async () => {
-  await runner.close();
-  await statuses.close();
-  await testHealth.close();
-  await projector.stop();
-  await removeTempDir(root);
-});
-
+// Inside the describe, so these hooks end before the bed (a top-level hook) removes the repository.
 describe('uploadReports wired into the local CI runner', () => {
+  beforeEach(async () => {
+    events = new MemoryEventStore();
+    const blobs = new MemoryBlobStore();
+    store = new MemoryTestHealthStore({ blobs });
+    projector = runProjector({ eventStore: events, readModels: store, logger });
+    testHealth = createTestHealth({
+      eventStore: events,
+      blobs,
+      store,
+      tokens: new TokenRegistry([]),
+      logger,
+      gitRoot: bed.root,
+      config: {
+        orgSlug: 'acme-org',
+        pageTokenSecret: 'a-secret-for-the-test',
+        parseWorkers: 1,
+        maxQueuedParses: 4,
+        sweepMinutes: 0,
+        maxRunsPerTest: 100,
+        retentionDays: 60,
+      },
+      serverUrl: () => 'http://railyard.test',
+    });
+    statuses = new LocalCommitStatusStore({ root: bed.root });
+    runner = new LocalCiRunner({
+      gitRoot: bed.root,
+      dataDir: bed.dir,
+      statuses,
+      publicUrl: () => 'http://railyard.test',
+      baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
+      uploadReports: testHealth.uploadReports,
+    });
+  });
+
+  afterEach(async () => {
+    await runner.close();
+    await statuses.close();
+    await testHealth.close();
+    await projector.stop();
+  });
+
   it("when a run's checks write the JUnit reports .railyard.yml names, then they are recorded against the run's test branch and commit", async () => {
     // given a test branch whose check writes one passing and one failing case
     const report = `<testsuite name="unit"><testcase name="adds" classname="cart" file="src/cart.test.ts"/><testcase name="rounds" classname="cart" file="src/cart.test.ts"><failure message="off by one"/></testcase></testsuite>`;
     const branch = `railyard-merge/pr-4/${RUN_ID}`;
-    const sha = await commitOnBranch(gitRoot, repo, {
+    const sha = await commitOnBranch(bed.root, repo, {
       branch,
       files: {
         'recorded/unit.xml': report,
@@ -108,7 +103,7 @@ describe('uploadReports wired into the local CI runner', () => {
   });
 
   it('when the runner gives no branch and the test branch is gone, then the upload still lands on a protected merge-queue branch name', async () => {
-    const sha = (await createRepoWithCommits(gitRoot, { ...repo, name: 'other' })).sha;
+    const sha = (await createRepoWithCommits(bed.root, { ...repo, name: 'other' })).sha;
 
     await testHealth.uploadReports({
       repo: { ...repo, name: 'other' },
@@ -122,7 +117,7 @@ describe('uploadReports wired into the local CI runner', () => {
   });
 
   it('when a report does not parse, then the callback rejects and nothing is recorded', async () => {
-    const sha = (await createRepoWithCommits(gitRoot, { ...repo, name: 'third' })).sha;
+    const sha = (await createRepoWithCommits(bed.root, { ...repo, name: 'third' })).sha;
 
     await expect(
       testHealth.uploadReports({ repo: { ...repo, name: 'third' }, sha, testRunId: RUN_ID, files: [Buffer.from('<testsuite>')] }),

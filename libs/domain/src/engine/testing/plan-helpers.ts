@@ -17,6 +17,23 @@ export const queueWith = (settings: Partial<QueueSettings> = {}, prs: number[] =
 
 export const rec = (command: EngineCommand): Action => ({ kind: 'record', command });
 
+/** The blame of a PR whose run failed on the fixtures' one required check, `tests`. */
+export const blamed = (prNumber: number, testRunId: string): Action =>
+  rec({ type: 'FailPr', prNumber, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'required status check(s) failed: tests', testRunId });
+
+/**
+ * The merge of step `index` of a run (the fixtures name its commits `<run>-c<index>`): the target
+ * moves from `before` to that commit, holding `tree`, by compare-and-swap on `onto` (default: before's sha).
+ */
+export const mergeStep = (
+  prNumber: number,
+  testRunId: string,
+  index: number,
+  before: { sha: string; tree: string },
+  tree: string,
+  onto = before.sha,
+): Action => ({ kind: 'merge', prNumber, testRunId, index, before, after: { sha: `${testRunId}-c${index}`, tree }, onto });
+
 const stacked = (numbers: number[]) => numbers.map((n) => ({ number: n, headSha: `sha-${n}`, title: `PR ${n}` }));
 
 /** The start the planner asks for: `tested` on top of `deps`, on the target at `baseSha`. */

@@ -5,8 +5,8 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import { MemoryTestRuns } from '../../testruns/memory';
-import type { TestRunView } from '../../testruns/docs';
+import { MemoryTestRuns } from '../../testruns/memory/store';
+import type { TestRunView } from '../../testruns/projection/docs';
 import { CheckpointWaiters } from '../../memory/waiters';
 
 /**

@@ -6,8 +6,8 @@ import type { PrView } from '../port';
 import { prKeyOf, type BatchChanges, type DocSet } from '../projection/batch';
 import type { PrDoc, QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import type { TestRunDoc, TestRunView } from '../../testruns/docs';
-import { testRunKeyOf, type TestRunChanges, type TestRunDocSet } from '../../testruns/project';
+import type { TestRunDoc, TestRunView } from '../../testruns/projection/docs';
+import { testRunKeyOf, type TestRunChanges, type TestRunDocSet } from '../../testruns/projection/project';
 import type { ScriptCall } from './batch-write';
 import type { RedisKeys } from '../../redis/keys';
 

@@ -6,13 +6,13 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
-import type { TestRunView } from '../../testruns/docs';
-import { foldTestRuns, testRunRefsOf } from '../../testruns/project';
-import { appendTestRunWrites, testRunReads } from '../../testruns/redis';
+import type { TestRunView } from '../../testruns/projection/docs';
+import { foldTestRuns, testRunRefsOf } from '../../testruns/projection/project';
+import { appendTestRunWrites, testRunReads } from '../../testruns/redis/batch';
 import { appendQueueAnswers } from './answers';
 import { batchWrite } from './batch-write';
-import { encodePosition, redisKeys, type RedisKeys } from '../../redis/keys';
-import { RedisCheckpoint, RESETTING } from '../../redis/checkpointed';
+import { redisKeys, type RedisKeys } from '../../redis/keys';
+import { RedisCheckpoint } from '../../redis/checkpointed';
 import { APPLY_BATCH } from '../../redis/scripts';
 
 export interface RedisReadModelStoreOptions {
@@ -23,8 +23,6 @@ export interface RedisReadModelStoreOptions {
   /** How often waitFor re-reads the checkpoint. */
   pollMs?: number;
 }
-
-const MAX_APPLY_ATTEMPTS = 10;
 
 /**
  * Read models in Redis. A batch costs two round trips whatever its size: one MGET for the
@@ -46,11 +44,6 @@ export class RedisReadModelStore implements ReadModelStore {
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
-    return this.base.serialise(() => this.applyNow(events));
-  }
-
-  private async applyNow(events: RecordedEvent[]): Promise<void> {
-    if (events.length === 0) return;
     const targets = targetsOfBatch(events);
     const queueIds = [...targets.queueIds];
     const prRefs = [...targets.prs.values()];
@@ -63,31 +56,25 @@ export class RedisReadModelStore implements ReadModelStore {
     const runValuesAt = readKeys.length;
     readKeys.push(...runReads.keys);
 
-    for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const values = await this.base.redis.mget(...readKeys);
-      const stored = values[0] ?? null;
-      if (stored === RESETTING) {
-        await this.base.finishReset();
-        continue;
-      }
-      const checkpoint = stored === null ? null : BigInt(stored);
-      const fresh = checkpoint === null ? events : events.filter((e) => e.position > checkpoint);
-      const last = fresh[fresh.length - 1];
-      if (!last) return;
-
-      const docs: DocSet = { queues: new Map(), prs: new Map() };
-      queueIds.forEach((id, i) => docs.queues.set(id, parse<QueueDoc>(values[1 + i])));
-      prRefs.forEach((p, i) => docs.prs.set(prKeyOf(p.queueId, p.prNumber), parse<PrDoc>(values[1 + queueIds.length + i])));
-      const runDocs = runReads.load(values.slice(runValuesAt));
-      const changes = foldBatch(docs, fresh);
-      const call = batchWrite(this.keys, docs, changes, stored ?? '', encodePosition(last.position));
-      const runChanges = foldTestRuns(runDocs, fresh);
-      appendTestRunWrites(call, this.keys, runDocs, runChanges);
-      await appendQueueAnswers(this.base.redis, call, this.keys, docs, changes, runDocs, runChanges);
-      if ((await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1) return;
-    }
-    throw new Error(
-      `read models ${this.keys.namespace}: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`,
+    return this.base.apply(
+      events,
+      `read models ${this.keys.namespace}`,
+      async () => {
+        const values = await this.base.redis.mget(...readKeys);
+        return { stored: values[0] ?? null, values };
+      },
+      async (fresh, expected, next, values) => {
+        const docs: DocSet = { queues: new Map(), prs: new Map() };
+        queueIds.forEach((id, i) => docs.queues.set(id, parse<QueueDoc>(values[1 + i])));
+        prRefs.forEach((p, i) => docs.prs.set(prKeyOf(p.queueId, p.prNumber), parse<PrDoc>(values[1 + queueIds.length + i])));
+        const runDocs = runReads.load(values.slice(runValuesAt));
+        const changes = foldBatch(docs, fresh);
+        const call = batchWrite(this.keys, docs, changes, expected, next);
+        const runChanges = foldTestRuns(runDocs, fresh);
+        appendTestRunWrites(call, this.keys, runDocs, runChanges);
+        await appendQueueAnswers(this.base.redis, call, this.keys, docs, changes, runDocs, runChanges);
+        return (await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1;
+      },
     );
   }
 

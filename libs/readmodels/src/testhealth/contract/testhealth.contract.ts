@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { MemoryBlobStore, type BlobStore, type RecordedEvent } from '@railyard/eventstore';
 import { encodePageToken, decodePageToken, type PageCursor, type TestHealthEvent } from '@railyard/testhealth';
-import type { TestDoc } from '../docs';
+import type { TestDoc } from '../projection/docs';
 import type { TestHealthReadModels } from '../port';
 import { unhealthySortKey, quarantinedSortKey, type IndexName } from '../projection/indexes';
 import { caseOf, TestHealthEventFactory, TH_REPO, TH_REPO_ID, uploadOf } from '../../testing/testhealth';

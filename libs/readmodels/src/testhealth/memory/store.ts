@@ -1,7 +1,7 @@
 import type { BlobStore, RecordedEvent } from '@railyard/eventstore';
 import { casesOf, isTestHealthEvent, type CaseRecord, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
 import { CheckpointWaiters } from '../../memory/waiters';
-import type { RunEntry, StoredTest, TestDoc, UploadMeta } from '../docs';
+import type { RunEntry, StoredTest, TestDoc, UploadMeta } from '../projection/docs';
 import type { ListedPage, TestHealthReadModels, TestHistory } from '../port';
 import { foldTestEvent, foldUpload, testIdOfEvent, uploadMetaOf } from '../projection/fold';
 import { historyOf, DEFAULT_MAX_RUNS_PER_TEST, DEFAULT_RETENTION_DAYS } from '../projection/history';

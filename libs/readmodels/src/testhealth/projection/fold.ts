@@ -9,7 +9,7 @@ import {
   type TestStatusChanged,
   type TestTicketLinked,
 } from '@railyard/testhealth';
-import { newTestDoc, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from '../docs';
+import { newTestDoc, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from './docs';
 
 /** What one upload does to one test: its new document and, unless it was skipped, one more run. */
 export interface TestWrite {

@@ -1,5 +1,5 @@
 import type { TestRun } from '@railyard/testhealth';
-import type { RunEntry, UploadMeta } from '../docs';
+import type { RunEntry, UploadMeta } from './docs';
 
 /** Default cap on runs kept per test (oldest dropped first). */
 export const DEFAULT_MAX_RUNS_PER_TEST = 300;

@@ -1,5 +1,5 @@
 import type { SortKey } from '@railyard/testhealth';
-import type { TestDoc } from '../docs';
+import type { TestDoc } from './docs';
 
 /**
  * The listings a test can appear in. Each is ordered by a member string whose byte order equals the

@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import { casesOf, isTestHealthEvent, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
 import type Redis from 'ioredis';
-import { RedisCheckpoint, RESETTING } from '../../redis/checkpointed';
-import { decodeRun, encodeRun, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from '../docs';
+import { RedisCheckpoint } from '../../redis/checkpointed';
+import { decodeRun, encodeRun, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from '../projection/docs';
 import type { TestHealthStoreOptions } from '../memory/store';
 import type { ListedPage, TestHealthReadModels, TestHistory } from '../port';
 import { foldTestEvent, foldUpload, testIdOfEvent, uploadMetaOf, type TestWrite } from '../projection/fold';
@@ -21,7 +21,6 @@ export interface RedisTestHealthStoreOptions extends TestHealthStoreOptions {
   chunkTests?: number;
 }
 
-const MAX_APPLY_ATTEMPTS = 10;
 const MGET_CHUNK = 1000;
 const DAY_MS = 86_400_000;
 
@@ -98,30 +97,19 @@ export class RedisTestHealthStore implements TestHealthReadModels {
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
-    return this.base.serialise(() => this.applyNow(events));
-  }
-
-  private async applyNow(events: RecordedEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const stored = await this.base.redis.get(this.keys.checkpoint);
-      if (stored === RESETTING) {
-        await this.base.finishReset();
-        continue;
-      }
-      const checkpoint = stored === null ? null : BigInt(stored);
-      const fresh = checkpoint === null ? events : events.filter((e) => e.position > checkpoint);
-      const last = fresh[fresh.length - 1];
-      if (!last) return;
-      try {
-        await this.write(fresh, stored ?? '', encodePosition(last.position));
-        return;
-      } catch (err) {
-        if (!(err instanceof CheckpointMoved)) throw err;
-      }
-    }
-    throw new Error(
-      `test-health read models: the checkpoint kept moving under ${MAX_APPLY_ATTEMPTS} attempts to apply a batch; is a second projector writing?`,
+    return this.base.apply(
+      events,
+      `test-health read models ${this.options.namespace}`,
+      async () => ({ stored: await this.base.redis.get(this.keys.checkpoint), values: undefined }),
+      async (fresh, expected, next) => {
+        try {
+          await this.write(fresh, expected, next);
+          return true;
+        } catch (err) {
+          if (err instanceof CheckpointMoved) return false;
+          throw err;
+        }
+      },
     );
   }
 

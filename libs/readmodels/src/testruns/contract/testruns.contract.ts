@@ -1,8 +1,9 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { ReadModelStore } from '../queue/port';
-import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../testing/fixtures';
-import { RecordedEventFactory } from '../testing/recorded';
-import { runCancelled, runFailed, runSucceeded, runTimedOut, statusReported, targetsSet, testRunStarted } from '../testing/testruns';
+import type { ReadModelStore } from '../../queue/port';
+import { prCancelled, prSubmitted, queueCreated, queueDeleted, testQueueId } from '../../testing/fixtures';
+import { RecordedEventFactory } from '../../testing/recorded';
+import { runCancelled, runFailed, runSucceeded, runTimedOut, statusReported, targetsSet, testRunStarted } from '../../testing/testruns';
+import { freshStoreEach } from '../../testing/fresh-store';
 
 const Q = testQueueId('main');
 const OTHER = testQueueId('release');
@@ -42,15 +43,7 @@ export const testRunContract = (name: string, make: () => Promise<ReadModelStore
   describe(`test-run read model: ${name}`, () => {
     let store: ReadModelStore;
 
-    beforeEach(async () => {
-      store = await make();
-      await store.reset();
-    });
-
-    afterEach(async () => {
-      await store.reset();
-      await store.close();
-    });
+    freshStoreEach(make, (s) => (store = s));
 
     it('when a run started, reported and succeeded, then its view holds every field, with its PRs as they were when it started', async () => {
       await store.apply(history());

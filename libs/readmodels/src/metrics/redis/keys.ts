@@ -1,4 +1,4 @@
-import { redisKeys } from '../redis/keys';
+import { redisKeys } from '../../redis/keys';
 
 /**
  * Metrics keys live beside the other read models of a namespace (same hash tag, so one script can

@@ -1,8 +1,8 @@
-import type { PrDoc } from '../queue/projection/docs';
-import type { ScriptCall } from '../queue/redis/batch-write';
-import type { RedisKeys } from '../redis/keys';
-import type { PrTargetsDoc, TestRunDoc } from './docs';
-import type { TestRunChanges, TestRunDocSet, TestRunRefs } from './project';
+import type { PrDoc } from '../../queue/projection/docs';
+import type { ScriptCall } from '../../queue/redis/batch-write';
+import type { RedisKeys } from '../../redis/keys';
+import type { PrTargetsDoc, TestRunDoc } from '../projection/docs';
+import type { TestRunChanges, TestRunDocSet, TestRunRefs } from '../projection/project';
 
 const parse = <T>(json: string | null | undefined): T | null => (json ? (JSON.parse(json) as T) : null);
 

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { PrDoc } from '../queue/projection/docs';
-import type { PrTargetsDoc, TestRunDoc, TestRunView } from './docs';
-import { foldTestRuns, testRunKeyOf, testRunRefsOf, type TestRunDocSet } from './project';
+import type { PrDoc } from '../../queue/projection/docs';
+import type { PrTargetsDoc, TestRunDoc, TestRunView } from '../projection/docs';
+import { foldTestRuns, testRunKeyOf, testRunRefsOf, type TestRunDocSet } from '../projection/project';
 
 /** The test-run models of MemoryReadModelStore; folded in the same synchronous turn as its other models. */
 export class MemoryTestRuns {

@@ -52,7 +52,3 @@ export interface CiPort {
   }): Promise<RequiredStatusesAnswer>;
   close(): Promise<void>;
 }
-
-// Compile-time proof that libs/ci's LocalCi is a CiPort, so a composition can hand it to the engine as it is.
-const _libsCiFits: import('@railyard/ci').LocalCi extends CiPort ? true : never = true;
-const _githubCiFits: import('@railyard/github').GithubCi extends CiPort ? true : never = true;

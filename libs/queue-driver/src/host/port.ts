@@ -143,8 +143,3 @@ export const hostErrorCode = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 };
-
-// Compile-time proof that libs/githost's local adapter is a CodeHost, as ci/port.ts proves libs/ci's LocalCi is a CiPort.
-const _localHostFits: import('@railyard/githost').LocalCodeHost extends CodeHost ? true : never = true;
-// The same proof for libs/github's adapter of GitHub.
-const _githubHostFits: import('@railyard/github').GithubCodeHost extends CodeHost ? true : never = true;

@@ -1,16 +1,11 @@
 import { DEFAULT_SETTINGS, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import {
-  explainView,
-  explainViews,
-  getQueueResponse,
-  prResponse,
-  readModelTesting,
-  testRunTesting,
-  type PrView,
-  type QueueView,
-  type ReadModelStore,
-} from '@railyard/readmodels';
+import * as readModelTesting from '../../testing';
+import { testRunTesting } from '../../testing';
+import { explainView, explainViews } from '../explain';
+import type { PrView, QueueView, ReadModelStore } from '../port';
+import { getQueueResponse, prResponse } from '../views';
+import { freshStoreEach } from '../../testing/fresh-store';
 
 const {
   NOT_READY,
@@ -119,15 +114,7 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
   describe(`ReadModelStore contract: ${name}`, () => {
     let store: ReadModelStore;
 
-    beforeEach(async () => {
-      store = await make();
-      await store.reset();
-    });
-
-    afterEach(async () => {
-      await store.reset();
-      await store.close();
-    });
+    freshStoreEach(make, (s) => (store = s));
 
     describe('given nothing applied', () => {
       it('when asked, then there is no checkpoint, no queue and no PR', async () => {

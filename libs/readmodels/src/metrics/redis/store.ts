@@ -1,13 +1,12 @@
 import { parseQueueId, type RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
-import { encodePosition } from '../redis/keys';
-import { RedisCheckpoint, RESETTING } from '../redis/checkpointed';
-import { APPLY_BATCH } from '../redis/scripts';
-import { foldMetricsBatch, metricsQueuesOf } from './batch';
-import type { QueueMetricsDoc } from './model';
-import { sameRepo, type MetricsStore } from './port';
-import { metricsRedisKeys, type MetricsRedisKeys } from './redis-keys';
+import { RedisCheckpoint } from '../../redis/checkpointed';
+import { APPLY_BATCH } from '../../redis/scripts';
+import { foldMetricsBatch, metricsQueuesOf } from '../projection/batch';
+import type { QueueMetricsDoc } from '../projection/model';
+import { sameRepo, type MetricsStore } from '../port';
+import { metricsRedisKeys, type MetricsRedisKeys } from './keys';
 
 export interface RedisMetricsStoreOptions {
   /** A client to share (the caller closes it) or a URL (the store opens and closes its own). */
@@ -16,7 +15,6 @@ export interface RedisMetricsStoreOptions {
   pollMs?: number;
 }
 
-const MAX_APPLY_ATTEMPTS = 10;
 const MGET_CHUNK = 500;
 
 /**
@@ -40,37 +38,29 @@ export class RedisMetricsStore implements MetricsStore {
   }
 
   apply(events: RecordedEvent[]): Promise<void> {
-    return this.base.serialise(() => this.applyNow(events));
-  }
-
-  private async applyNow(events: RecordedEvent[]): Promise<void> {
-    if (events.length === 0) return;
     const ids = [...metricsQueuesOf(events)];
-    for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const [stored = null, ...values] = await this.base.redis.mget(this.keys.checkpoint, ...ids.map((id) => this.keys.queue(id)));
-      if (stored === RESETTING) {
-        await this.base.finishReset();
-        continue;
-      }
-      const checkpoint = stored === null ? null : BigInt(stored);
-      const fresh = checkpoint === null ? events : events.filter((e) => e.position > checkpoint);
-      const last = fresh[fresh.length - 1];
-      if (!last) return;
-      const docs = new Map<string, QueueMetricsDoc | null>(ids.map((id, i) => [id, parse(values[i])]));
-      const changed = foldMetricsBatch(docs, fresh);
-
-      const keys = [this.keys.checkpoint, this.keys.index];
-      const args = [stored ?? '', encodePosition(last.position)];
-      for (const id of changed) {
-        keys.push(this.keys.queue(id));
-        const ref = String(keys.length);
-        const doc = docs.get(id);
-        if (doc) args.push('S', ref, JSON.stringify(doc), 'Z', '2', '0', id);
-        else args.push('D', ref, 'R', '2', id);
-      }
-      if ((await APPLY_BATCH.run(this.base.redis, keys, args)) === 1) return;
-    }
-    throw new Error('metrics read model: the checkpoint kept moving while applying a batch; is a second projector writing?');
+    return this.base.apply(
+      events,
+      'metrics read model',
+      async () => {
+        const [stored = null, ...values] = await this.base.redis.mget(this.keys.checkpoint, ...ids.map((id) => this.keys.queue(id)));
+        return { stored, values };
+      },
+      async (fresh, expected, next, values) => {
+        const docs = new Map<string, QueueMetricsDoc | null>(ids.map((id, i) => [id, parse(values[i])]));
+        const changed = foldMetricsBatch(docs, fresh);
+        const keys = [this.keys.checkpoint, this.keys.index];
+        const args = [expected, next];
+        for (const id of changed) {
+          keys.push(this.keys.queue(id));
+          const ref = String(keys.length);
+          const doc = docs.get(id);
+          if (doc) args.push('S', ref, JSON.stringify(doc), 'Z', '2', '0', id);
+          else args.push('D', ref, 'R', '2', id);
+        }
+        return (await APPLY_BATCH.run(this.base.redis, keys, args)) === 1;
+      },
+    );
   }
 
   checkpoint(): Promise<bigint | null> {

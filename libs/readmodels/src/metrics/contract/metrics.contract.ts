@@ -1,10 +1,11 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import { RecordedEventFactory } from '../testing/recorded';
-import { queueCreated, testQueueId } from '../testing/fixtures';
-import { foldMetricsBatch } from './batch';
-import { deletedQueueHistory, scriptedQueueHistory } from '../testing/metrics';
-import type { QueueMetricsDoc } from './model';
-import type { MetricsStore } from './port';
+import { RecordedEventFactory } from '../../testing/recorded';
+import { queueCreated, testQueueId } from '../../testing/fixtures';
+import { foldMetricsBatch } from '../projection/batch';
+import { deletedQueueHistory, scriptedQueueHistory } from '../../testing/metrics';
+import type { QueueMetricsDoc } from '../projection/model';
+import type { MetricsStore } from '../port';
+import { freshStoreEach } from '../../testing/fresh-store';
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0);
 const t = (minute: number): string => new Date(T0 + minute * 60_000).toISOString();
@@ -34,14 +35,7 @@ const byId = (docs: QueueMetricsDoc[]): QueueMetricsDoc[] => [...docs].sort((a, 
 export const metricsStoreContract = (name: string, make: () => MetricsStore | Promise<MetricsStore>): void => {
   describe(`MetricsStore contract: ${name}`, () => {
     let store: MetricsStore;
-    beforeEach(async () => {
-      store = await make();
-      await store.reset();
-    });
-    afterEach(async () => {
-      await store.reset();
-      await store.close();
-    });
+    freshStoreEach(make, (s) => (store = s));
 
     it('when a history is applied in batches, then the documents equal the pure fold and deleted queues are gone', async () => {
       const events = history();

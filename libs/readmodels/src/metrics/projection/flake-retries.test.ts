@@ -1,10 +1,10 @@
 import type { MetricFamily } from '@railyard/observability';
 import type { QueueEvent } from '@railyard/domain';
-import { RecordedEventFactory } from '../testing/recorded';
-import { prSubmitted, queueCreated, testQueueId } from '../testing/fixtures';
-import { runFailed, runSucceeded, testRunStarted } from '../testing/testruns';
-import { MemoryMetricsStore } from './memory-store';
-import { queueMetricFamilies } from './series';
+import { RecordedEventFactory } from '../../testing/recorded';
+import { prSubmitted, queueCreated, testQueueId } from '../../testing/fixtures';
+import { runFailed, runSucceeded, testRunStarted } from '../../testing/testruns';
+import { MemoryMetricsStore } from '../memory/store';
+import { queueMetricFamilies } from '../series';
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0);
 const t = (minute: number): string => new Date(T0 + minute * 60_000).toISOString();

@@ -1,0 +1,4 @@
+import { MemoryMetricsStore } from '../memory/store';
+import { metricsStoreContract } from './metrics.contract';
+
+metricsStoreContract('memory', () => new MemoryMetricsStore());

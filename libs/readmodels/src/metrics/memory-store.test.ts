@@ -1,4 +1,0 @@
-import { MemoryMetricsStore } from './memory-store';
-import { metricsStoreContract } from './store.contract';
-
-metricsStoreContract('memory', () => new MemoryMetricsStore());

@@ -1,0 +1,4 @@
+import { MemoryReadModelStore } from '../memory/store';
+import { readModelContract } from './queue.contract';
+
+readModelContract('memory', () => new MemoryReadModelStore());

@@ -1,0 +1,55 @@
+import * as readModelTesting from '../../testing';
+import { redisBed, redisSpecifics } from '../../testing/redis';
+import { redisKeys } from '../../redis/keys';
+import { MemoryReadModelStore } from '../memory/store';
+import { RedisReadModelStore } from '../redis/store';
+import type { ReadModelStore } from '../port';
+import { readModelContract } from './queue.contract';
+import { freshStoreEach } from '../../testing/fresh-store';
+
+const bed = redisBed('rm-contract');
+const keys = redisKeys(bed.namespace);
+const { RecordedEventFactory, prSubmitted, prCancelled, queueCreated, testQueueId } = readModelTesting;
+const Q = testQueueId();
+const AT = '2026-03-01T09:00:00.000Z';
+
+readModelContract('redis', () => new RedisReadModelStore({ redis: bed.url, namespace: bed.namespace }));
+
+redisSpecifics(bed, () => keys.checkpoint, {
+  open: (redis) => new RedisReadModelStore({ redis, namespace: bed.namespace }),
+  memory: () => new MemoryReadModelStore(),
+  // Sixty PRs of two priorities, so the queue order (priority, then submission) is tested under concurrency.
+  history: () => {
+    const factory = new RecordedEventFactory();
+    const events = factory.record(Q, queueCreated(Q, AT));
+    for (let n = 1; n <= 60; n++)
+      events.push(...factory.record(Q, prSubmitted(n, AT, { priorityValue: n % 2 === 0 ? 10 : 100, priorityName: 'medium' })));
+    return events;
+  },
+  afterReset: () => new RecordedEventFactory().record(Q, queueCreated(Q, AT), prSubmitted(7, AT)),
+  seen: async (store: ReadModelStore) => ({
+    queue: await store.getQueue(Q),
+    active: await store.listActivePrs(Q),
+    first: await store.getPr(Q, 1),
+  }),
+  batches: [5, 9],
+});
+
+describe('RedisReadModelStore specifics', () => {
+  let store: RedisReadModelStore;
+
+  freshStoreEach(
+    () => new RedisReadModelStore({ redis: bed.redis, namespace: bed.namespace }),
+    (s) => (store = s),
+  );
+
+  it('when a batch is applied, then every key it writes is under the namespace hash tag', async () => {
+    const factory = new RecordedEventFactory();
+    await store.apply(factory.record(Q, queueCreated(Q, AT), prSubmitted(1, AT), prSubmitted(2, AT), prCancelled(2, AT)));
+    expect(await bed.keys()).toEqual(
+      [keys.checkpoint, keys.pr(Q, 1), keys.pr(Q, 2), keys.queue(Q), keys.active(Q), keys.queueAnswer(Q), keys.prAnswers(Q)].sort(),
+    );
+    expect(await bed.redis.zrange(keys.active(Q), 0, '-1')).toEqual(['1']);
+    expect(await bed.redis.get(keys.checkpoint)).toBe('00000000000000000004');
+  });
+});

@@ -1,4 +1,0 @@
-import { MemoryReadModelStore } from '../queue/memory/store';
-import { testRunContract } from './contract';
-
-testRunContract('memory', () => new MemoryReadModelStore());
