@@ -2,7 +2,7 @@ import path from 'node:path';
 import { queueIdOf, queueStreamOf } from '@railyard/domain';
 import { SqliteEventStore } from '@railyard/eventstore';
 import { PROMETHEUS_CONTENT_TYPE } from '@railyard/observability';
-import { metricsTesting } from '@railyard/readmodels';
+import { metricsTesting } from '@railyard/readmodels/testing';
 import { parseScrape, type Scrape } from '@railyard/testkit';
 import request from 'supertest';
 import { client, REPO } from './support/client';

@@ -15,8 +15,3 @@ export * from './history';
 /** Every Redis projection of a namespace, and the rebuild of read models from the whole log. */
 export { openRedisProjections } from './redis-projections';
 export { rebuildProjections, type RebuildOptions, type RebuildResult, type RebuildTarget } from './rebuild';
-/**
- * The one test builder set still reached through this barrel: test/e2e/metrics.e2e.test.ts imports it
- * by this name and is another change's to edit. Everything else imports `@railyard/readmodels/testing`.
- */
-export { metricsTesting } from './testing';
