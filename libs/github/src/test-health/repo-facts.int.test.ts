@@ -1,0 +1,73 @@
+import type { FaultRequest } from '@railyard/testkit';
+import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../../test/contract/support/github-bed';
+import { GithubRepoFacts } from './repo-facts';
+
+// What the GitHub adapter of RepoFacts does beyond the contract (test/contract/repofacts.contract.ts):
+// how often it asks GitHub, and that an absence is never remembered.
+
+jest.setTimeout(60_000);
+
+const REPO = { host: GITHUB_HOST, owner: 'acme', name: 'widgets' };
+
+describe('GithubRepoFacts on the fake GitHub', () => {
+  let bed: GithubBed;
+
+  beforeEach(async () => {
+    bed = await startGithubBed();
+  });
+  afterEach(async () => {
+    const violations = [...bed.fake.violations];
+    await bed.close();
+    expect(violations).toEqual([]);
+  });
+
+  /** The requests of `operation` the fake receives from now on (a fault rule that never fires, as a spy). */
+  const spy = (operation: 'repos/get' | 'git/get-commit' | 'git/get-ref' | 'repos/get-content'): FaultRequest[] => {
+    const seen: FaultRequest[] = [];
+    bed.fake.faults.inject({
+      operation,
+      kind: 'server-error',
+      times: Infinity,
+      when: (r) => {
+        seen.push(r);
+        return false;
+      },
+    });
+    return seen;
+  };
+
+  it('when facts are asked again within the TTL, then GitHub is asked once: the repository, the commit, the head and CODEOWNERS', async () => {
+    const sha = await bed.fake.commit({ repo: 'acme/widgets', branch: 'main', files: { CODEOWNERS: '* @acme/core\n' } });
+    const calls = { repo: spy('repos/get'), commit: spy('git/get-commit'), head: spy('git/get-ref'), contents: spy('repos/get-content') };
+    const facts = new GithubRepoFacts({ app: bed.app, ttlMs: 60_000 });
+    for (let i = 0; i < 3; i += 1) {
+      expect(await facts.exists(REPO)).toBe(true);
+      expect(await facts.treeOf(REPO, sha)).toBe(await bed.fake.treeOf('acme/widgets', sha));
+      expect((await facts.codeowners(REPO)).ownersOf('README.md')).toEqual(['@acme/core']);
+    }
+    // .github/CODEOWNERS is looked for first (a 404), then CODEOWNERS: two reads for the one head.
+    expect({ repo: calls.repo.length, commit: calls.commit.length, head: calls.head.length, contents: calls.contents.length }).toEqual({
+      repo: 1,
+      commit: 1,
+      head: 1,
+      contents: 2,
+    });
+  });
+
+  it('when the default branch moves after the TTL, then CODEOWNERS of the new head is read', async () => {
+    const facts = new GithubRepoFacts({ app: bed.app, ttlMs: 1 });
+    expect((await facts.codeowners(REPO)).rules).toEqual([]);
+    await bed.fake.commit({ repo: 'acme/widgets', branch: 'main', files: { '.github/CODEOWNERS': '* @acme/new\n' } });
+    expect((await facts.codeowners(REPO)).ownersOf('README.md')).toEqual(['@acme/new']);
+  });
+
+  it('when the App is installed on a repository after it was asked about, then the repository exists at once (an absence is not remembered)', async () => {
+    await bed.fake.createRepo({ repo: 'globex/tools', files: { 'README.md': '# tools\n' } });
+    const tools = { host: GITHUB_HOST, owner: 'globex', name: 'tools' };
+    const facts = new GithubRepoFacts({ app: bed.app, ttlMs: 60_000 });
+    expect(await facts.exists(tools)).toBe(false);
+    bed.fake.install({ account: 'globex' });
+    expect(await facts.exists(tools)).toBe(true);
+    expect(await facts.defaultBranch(tools)).toBe('main');
+  });
+});
