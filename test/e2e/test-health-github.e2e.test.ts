@@ -1,5 +1,5 @@
-import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
-import { githubAppEnv } from './support/github-app';
+import { FakeGithub, makeTempDir } from '@railyard/testkit';
+import { githubAppEnv, stopServerAndFake } from './support/github-app';
 import { testHealthClient, type CaseSpec } from './support/junit';
 import { startProcess, type RunningProcess } from './support/processes';
 
@@ -45,14 +45,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await fake?.webhooks.settled();
-  const violations = [...(fake?.violations ?? [])];
-  await server?.stop();
-  await fake?.stop();
-  await removeTempDir(dir);
-  expect(violations).toEqual([]);
-});
+afterAll(() => stopServerAndFake({ fake, server, dir }));
 
 describe('test health for a repository on GitHub, on a real server against the fake GitHub', () => {
   it('when JUnit for a commit of a github.com repository fails and then passes, then the test is listed FLAKY with the owners from its default branch CODEOWNERS', async () => {

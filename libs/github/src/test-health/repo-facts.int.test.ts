@@ -1,5 +1,5 @@
-import type { FaultRequest } from '@railyard/testkit';
 import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../../test/contract/support/github-bed';
+import { GITHUB_REQUESTS_METRIC } from '../request-metrics';
 import { GithubRepoFacts } from './repo-facts';
 
 // What the GitHub adapter of RepoFacts does beyond the contract (test/contract/repofacts.contract.ts):
@@ -21,24 +21,27 @@ describe('GithubRepoFacts on the fake GitHub', () => {
     expect(violations).toEqual([]);
   });
 
-  /** The requests of `operation` the fake receives from now on (a fault rule that never fires, as a spy). */
-  const spy = (operation: 'repos/get' | 'git/get-commit' | 'git/get-ref' | 'repos/get-content'): FaultRequest[] => {
-    const seen: FaultRequest[] = [];
-    bed.fake.faults.inject({
-      operation,
-      kind: 'server-error',
-      times: Infinity,
-      when: (r) => {
-        seen.push(r);
-        return false;
-      },
-    });
-    return seen;
+  /** REST calls the client made so far to `route`, as `railyard_github_requests_total` counts them. */
+  const callsTo = async (route: string): Promise<number> => {
+    const metric = await bed.registry.getSingleMetric(GITHUB_REQUESTS_METRIC)?.get();
+    return (metric?.values ?? []).filter((v) => v.labels.route === route).reduce((n, v) => n + v.value, 0);
   };
+  const ROUTES = {
+    repo: 'GET /repos/{owner}/{repo}',
+    commit: 'GET /repos/{owner}/{repo}/git/commits/{commit_sha}',
+    head: 'GET /repos/{owner}/{repo}/git/ref/{ref}',
+    contents: 'GET /repos/{owner}/{repo}/contents/{path}',
+  };
+  const counts = async () => ({
+    repo: await callsTo(ROUTES.repo),
+    commit: await callsTo(ROUTES.commit),
+    head: await callsTo(ROUTES.head),
+    contents: await callsTo(ROUTES.contents),
+  });
 
   it('when facts are asked again within the TTL, then GitHub is asked once: the repository, the commit, the head and CODEOWNERS', async () => {
     const sha = await bed.fake.commit({ repo: 'acme/widgets', branch: 'main', files: { CODEOWNERS: '* @acme/core\n' } });
-    const calls = { repo: spy('repos/get'), commit: spy('git/get-commit'), head: spy('git/get-ref'), contents: spy('repos/get-content') };
+    const before = await counts();
     const facts = new GithubRepoFacts({ app: bed.app, ttlMs: 60_000 });
     for (let i = 0; i < 3; i += 1) {
       expect(await facts.exists(REPO)).toBe(true);
@@ -46,12 +49,13 @@ describe('GithubRepoFacts on the fake GitHub', () => {
       expect((await facts.codeowners(REPO)).ownersOf('README.md')).toEqual(['@acme/core']);
     }
     // .github/CODEOWNERS is looked for first (a 404), then CODEOWNERS: two reads for the one head.
-    expect({ repo: calls.repo.length, commit: calls.commit.length, head: calls.head.length, contents: calls.contents.length }).toEqual({
-      repo: 1,
-      commit: 1,
-      head: 1,
-      contents: 2,
-    });
+    const after = await counts();
+    expect({
+      repo: after.repo - before.repo,
+      commit: after.commit - before.commit,
+      head: after.head - before.head,
+      contents: after.contents - before.contents,
+    }).toEqual({ repo: 1, commit: 1, head: 1, contents: 2 });
   });
 
   it('when the default branch moves after the TTL, then CODEOWNERS of the new head is read', async () => {
