@@ -33,9 +33,7 @@ export interface RepoFactsBed {
 export const repoFactsContract = (name: string, makeBed: () => Promise<RepoFactsBed>): void => {
   describe(`RepoFacts contract: ${name}`, () => {
     let bed: RepoFactsBed;
-    beforeEach(async () => {
-      bed = await makeBed();
-    });
+    beforeEach(async () => void (bed = await makeBed()));
     afterEach(() => bed.close());
 
     it('when the repository exists, then it exists and its default branch is the one the host names', async () => {

@@ -3,11 +3,8 @@ import type { RepoRef } from '@railyard/testhealth';
 import { DEFAULT_BRANCH, INITIAL_FILES, repoFactsContract } from './repofacts.contract';
 import { GITHUB_HOST, startGithubBed } from './support/github-bed';
 
-// Every fact is an HTTP call to the fake GitHub: slower than git on disk, above all on a loaded machine.
-jest.setTimeout(60_000);
-
 const REPO: RepoRef = { host: GITHUB_HOST, owner: 'acme', name: 'gadgets' };
-const FULL = 'acme/gadgets';
+const FULL = `${REPO.owner}/${REPO.name}`;
 
 repoFactsContract('GitHub adapter on the fake GitHub', async () => {
   const bed = await startGithubBed();
@@ -27,3 +24,7 @@ repoFactsContract('GitHub adapter on the fake GitHub', async () => {
     },
   };
 });
+
+// Every fact is an HTTP call to the fake GitHub: slower than git on disk, above all on a loaded machine.
+// Set before any test runs (jest runs the tests after the whole file was read).
+jest.setTimeout(60_000);
