@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { REPO } from './client';
+import { poster, REPO } from './client';
 
 export type Outcome = 'pass' | 'fail' | 'skip' | 'flaky';
 
@@ -35,11 +35,7 @@ export interface UploadMeta {
 
 /** Test-health calls over HTTP against one server, with one token, about one repository. */
 export const testHealthClient = (url: string, token: string, org: string, repo: typeof REPO = REPO) => {
-  const post = (path: string, body: unknown) =>
-    request(url)
-      .post(`/v1${path}`)
-      .set('x-api-token', token)
-      .send(body as object);
+  const post = poster(url, token);
   return {
     post,
     /** A bare POST with the token and nothing else, for bodies the other helpers would not send. */
