@@ -1,9 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RepoFactsUnavailable } from '@railyard/testhealth';
 import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../../test/contract/support/github-bed';
+import { createGithubApp } from '../github-app';
 import { GITHUB_REQUESTS_METRIC } from '../request-metrics';
 import { GithubRepoFacts } from './repo-facts';
 
 // What the GitHub adapter of RepoFacts does beyond the contract (test/contract/repofacts.contract.ts):
-// how often it asks GitHub, and that an absence is never remembered.
+// how often it asks GitHub, that an absence is never remembered, and that an outage is no absence.
 
 jest.setTimeout(60_000);
 
@@ -73,5 +77,27 @@ describe('GithubRepoFacts on the fake GitHub', () => {
     bed.fake.install({ account: 'globex' });
     expect(await facts.exists(tools)).toBe(true);
     expect(await facts.defaultBranch(tools)).toBe('main');
+  });
+
+  it('when GitHub cannot be reached or answers 5xx, then the facts throw RepoFactsUnavailable rather than reading as absent', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const unreachable = await createGithubApp({
+      settings: {
+        appId: bed.fake.appId,
+        privateKey: bed.fake.appPrivateKey,
+        webhookSecret: bed.fake.webhookSecret,
+        apiUrl: `http://127.0.0.1:${port}`,
+      },
+      retryAfterUnitMs: 1,
+      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    await expect(new GithubRepoFacts({ app: unreachable }).exists(REPO)).rejects.toBeInstanceOf(RepoFactsUnavailable);
+
+    bed.fake.faults.inject({ operation: 'git/get-commit', kind: 'server-error', status: 502, times: Infinity });
+    const sha = (await bed.fake.branchSha('acme/widgets', 'main')) as string;
+    await expect(new GithubRepoFacts({ app: bed.app }).treeOf(REPO, sha)).rejects.toBeInstanceOf(RepoFactsUnavailable);
   });
 });
