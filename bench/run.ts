@@ -19,6 +19,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   'ci-isolation': () => import('./ci-isolation'),
   bodies: () => import('./bodies'),
   github: () => import('./github'),
+  repofacts: () => import('./repo-facts'),
   dashboard: () => import('./dashboard'),
   start: () => import('./start'),
 };

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { FakeGithub, makeTempDir, removeTempDir, type CiOutcome } from '@railyard/testkit';
+import { FakeGithub, makeTempDir, type CiOutcome } from '@railyard/testkit';
 import request from 'supertest';
-import { githubAppEnv } from './support/github-app';
+import { githubAppEnv, stopServerAndFake } from './support/github-app';
 import { startProcess, type RunningProcess } from './support/processes';
 
 /**
@@ -96,14 +96,7 @@ beforeAll(async () => {
   fake.setWebhookUrl(`${server.url}/github/webhooks`);
 });
 
-afterAll(async () => {
-  await fake?.webhooks.settled();
-  const violations = [...(fake?.violations ?? [])];
-  await server?.stop();
-  await fake?.stop();
-  await removeTempDir(dir);
-  expect(violations).toEqual([]);
-});
+afterAll(() => stopServerAndFake({ fake, server, dir }));
 
 describe('Railyard as a GitHub App, on real processes against the fake GitHub', () => {
   it('when the App is installed and a writer comments /railyard merge, then CI runs on the test branch, main fast-forwards to the tested commit, the PR is merged and the check run says so', async () => {

@@ -97,6 +97,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     tokens: p.tokens,
     logger: p.logger,
     gitRoot: p.gitRoot,
+    ...(p.github ? { github: { host: p.github.host, app: p.github.app } } : {}),
     config: p.testHealthConfig,
     readYourWritesTimeoutMs: p.readYourWritesTimeoutMs,
     serverUrl: () => selfUrl,

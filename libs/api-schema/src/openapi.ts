@@ -72,7 +72,7 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
   404: {
     name: 'NotFound',
     description:
-      'QUEUE_NOT_FOUND, PR_NOT_FOUND (not on the git host), PR_NOT_IN_QUEUE, TEST_RUN_NOT_FOUND, TEST_NOT_FOUND, REPO_NOT_FOUND, COMMIT_NOT_FOUND, LOG_NOT_FOUND.',
+      'QUEUE_NOT_FOUND, PR_NOT_FOUND (not on the git host), PR_NOT_IN_QUEUE, TEST_RUN_NOT_FOUND, TEST_NOT_FOUND, REPO_NOT_FOUND (not on its code host, or a GitHub repository the App is not installed on), COMMIT_NOT_FOUND, LOG_NOT_FOUND.',
     example: { code: 'QUEUE_NOT_FOUND', message: 'no queue exists for this repository and branch' },
   },
   405: {
@@ -110,7 +110,7 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
   503: {
     name: 'Unavailable',
     description:
-      'The server cannot answer this now: no projector runs (PROJECTOR_UNAVAILABLE) or the read models lag past RAILYARD_PROJECTION_MAX_LAG_MS (READ_MODELS_BEHIND), in both cases before anything was stored; a dependency is down; or the request bodies in flight are at RAILYARD_BODY_MIB_IN_FLIGHT (SERVER_BUSY, the body unread). Retry after the `Retry-After` header when present.',
+      'The server cannot answer this now: no projector runs (PROJECTOR_UNAVAILABLE) or the read models lag past RAILYARD_PROJECTION_MAX_LAG_MS (READ_MODELS_BEHIND), in both cases before anything was stored; a dependency is down, such as the code host of the repository for test health (CODE_HOST_UNAVAILABLE); or the request bodies in flight are at RAILYARD_BODY_MIB_IN_FLIGHT (SERVER_BUSY, the body unread). Retry after the `Retry-After` header when present.',
     example: {
       code: 'PROJECTOR_UNAVAILABLE',
       message: 'no projector holds the projector lease: the read models are not being updated; nothing was changed, try again later',

@@ -6,3 +6,4 @@ export { InstallationTokenCache } from './token-cache';
 export * from './events';
 export * from './checks';
 export * from './host';
+export * from './test-health';

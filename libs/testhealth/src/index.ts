@@ -8,3 +8,4 @@ export * from './paging';
 export * from './events';
 export * from './records';
 export * from './evaluate';
+export * from './repo-facts';

@@ -2,13 +2,18 @@ import request from 'supertest';
 
 export const REPO = { host: 'git.local', owner: 'acme', name: 'widgets' };
 
-/** A thin JSON client over supertest for one base URL and token. */
-export const client = (url: string, token: string) => {
-  const post = (path: string, body: unknown) =>
+/** A JSON POST to `/v1<path>` of one server with one token. */
+export const poster =
+  (url: string, token: string) =>
+  (path: string, body: unknown): request.Test =>
     request(url)
       .post(`/v1${path}`)
       .set('x-api-token', token)
       .send(body as object);
+
+/** A thin JSON client over supertest for one base URL and token. */
+export const client = (url: string, token: string) => {
+  const post = poster(url, token);
   return {
     post,
     createQueue: (extra: object = {}, branch = 'main') => post('/createQueue', { repo: REPO, targetBranch: branch, ...extra }),

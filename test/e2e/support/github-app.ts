@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import type { FakeGithub } from '@railyard/testkit';
+import { removeTempDir, type FakeGithub } from '@railyard/testkit';
+import type { RunningProcess } from './processes';
 
 /**
  * Railyard's GitHub App settings for a fake GitHub, as every process of a test gets them
@@ -26,3 +27,16 @@ export const ciFailingOnFail = (fake: FakeGithub, repo: string, check = 'ci'): v
     branches: (b) => b.startsWith('railyard-merge/'),
     checks: [{ name: check, delayMs: 100, outcome: ({ sha }) => (commitSaysFail(fake, repo, sha) ? 'failure' : 'success') }],
   });
+
+/**
+ * Ends a test of a server on the fake GitHub: waits for the webhooks in flight, stops the server and
+ * the fake, removes the data directory, and then checks nothing the fake sent broke GitHub's schemas.
+ */
+export const stopServerAndFake = async (parts: { fake?: FakeGithub; server?: RunningProcess; dir?: string }): Promise<void> => {
+  await parts.fake?.webhooks.settled();
+  const violations = [...(parts.fake?.violations ?? [])];
+  await parts.server?.stop();
+  await parts.fake?.stop();
+  if (parts.dir) await removeTempDir(parts.dir);
+  expect(violations).toEqual([]);
+};

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { REPO } from './client';
+import { poster, REPO } from './client';
 
 export type Outcome = 'pass' | 'fail' | 'skip' | 'flaky';
 
@@ -33,13 +33,9 @@ export interface UploadMeta {
   pr?: number;
 }
 
-/** Test-health calls over HTTP against one server, with one token. */
-export const testHealthClient = (url: string, token: string, org: string) => {
-  const post = (path: string, body: unknown) =>
-    request(url)
-      .post(`/v1${path}`)
-      .set('x-api-token', token)
-      .send(body as object);
+/** Test-health calls over HTTP against one server, with one token, about one repository. */
+export const testHealthClient = (url: string, token: string, org: string, repo: typeof REPO = REPO) => {
+  const post = poster(url, token);
   return {
     post,
     /** A bare POST with the token and nothing else, for bodies the other helpers would not send. */
@@ -49,7 +45,7 @@ export const testHealthClient = (url: string, token: string, org: string) => {
       request(url)
         .post('/v1/uploadTestResults')
         .query({
-          repo: `${REPO.host}/${REPO.owner}/${REPO.name}`,
+          repo: `${repo.host}/${repo.owner}/${repo.name}`,
           sha: meta.sha,
           branch: meta.branch ?? 'main',
           ...(meta.job ? { job: meta.job } : {}),
@@ -60,7 +56,7 @@ export const testHealthClient = (url: string, token: string, org: string) => {
         .send(typeof xml === 'string' ? Buffer.from(xml) : xml),
     uploadCases: (cases: CaseSpec[], meta: UploadMeta, suite?: string) =>
       post('/uploadTestResults', {
-        repo: REPO,
+        repo,
         sha: meta.sha,
         branch: meta.branch ?? 'main',
         ...(meta.job ? { job: meta.job } : {}),
@@ -68,12 +64,12 @@ export const testHealthClient = (url: string, token: string, org: string) => {
         files: [{ name: 'junit.xml', contentBase64: Buffer.from(junitXml(cases, suite)).toString('base64') }],
       }),
     unhealthy: (status: string, pageQuery: object = {}) =>
-      post('/flaky-tests/list-unhealthy-tests', { repo: REPO, org_url_slug: org, status, page_query: pageQuery }),
+      post('/flaky-tests/list-unhealthy-tests', { repo, org_url_slug: org, status, page_query: pageQuery }),
     quarantined: (pageQuery: object = {}) =>
-      post('/flaky-tests/list-quarantined-tests', { repo: REPO, org_url_slug: org, page_query: pageQuery }),
-    setQuarantine: (testId: string, quarantine: string) => post('/flaky-tests/set-quarantine', { repo: REPO, testId, quarantine }),
-    check: (failures: object[]) => post('/flaky-tests/check-failures', { repo: REPO, failures }),
-    details: (testId: string) => post('/flaky-tests/get-test-details', { repo: REPO, test_id: testId }),
+      post('/flaky-tests/list-quarantined-tests', { repo, org_url_slug: org, page_query: pageQuery }),
+    setQuarantine: (testId: string, quarantine: string) => post('/flaky-tests/set-quarantine', { repo, testId, quarantine }),
+    check: (failures: object[]) => post('/flaky-tests/check-failures', { repo, failures }),
+    details: (testId: string) => post('/flaky-tests/get-test-details', { repo, test_id: testId }),
   };
 };
 

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError, type DomainErrorCode } from '@railyard/domain';
 import { errorFields, type Logger } from '@railyard/observability';
+import { RepoFactsUnavailable } from '@railyard/testhealth';
 
 export class ApiError extends Error {
   constructor(
@@ -41,6 +42,9 @@ const BODY_ERRORS: Record<string, [number, string, string]> = {
 const toApiError = (err: unknown): ApiError | undefined => {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError) return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message);
+  // The repository's code host did not answer test health (docs/test-health.md): the client may try again.
+  if (err instanceof RepoFactsUnavailable)
+    return new ApiError(503, 'CODE_HOST_UNAVAILABLE', err.message, undefined, { 'Retry-After': '5' });
   const type = (err as { type?: unknown })?.type;
   if (typeof type === 'string' && BODY_ERRORS[type]) {
     const [status, code, message] = BODY_ERRORS[type];

@@ -366,4 +366,10 @@ export class RepoApi {
     if (text !== null) blobs.set(key, text);
     return text;
   }
+
+  /** The repository's default branch (`GET /repos/{owner}/{repo}`), or null when GitHub shows no such repository. */
+  async defaultBranch(): Promise<string | null> {
+    const res = await orNullOn404(this.octokit.request('GET /repos/{owner}/{repo}', this.params));
+    return res === null ? null : res.data.default_branch;
+  }
 }

@@ -7,7 +7,7 @@ import type { RouteContext } from '../route';
 import type { TestHealthConfig } from './config';
 import type { TestEvaluator } from './evaluator';
 import type { UploadRecorder } from './recorder';
-import type { RepoFacts } from './repo-facts';
+import type { RepoFacts } from '@railyard/testhealth';
 import type { Clock, TestHealthWriter } from './writer';
 
 /** What the test-health routes share; built once by createTestHealth. */

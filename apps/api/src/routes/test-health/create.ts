@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { BlobStore, EventStore } from '@railyard/eventstore';
+import type { GithubApp } from '@railyard/github';
 import type { Logger } from '@railyard/observability';
 import { MemoryTestHealthStore, RedisTestHealthStore, type TestHealthReadModels } from '@railyard/readmodels';
 import { ApiError } from '../../http/errors';
@@ -12,7 +13,7 @@ import { JUnitParsePool } from './parse-pool';
 import { quarantineRoutes } from './quarantine-routes';
 import { UploadRecorder } from './recorder';
 import { reportUploader, type UploadReports } from './report-uploader';
-import { RepoFacts } from './repo-facts';
+import { repoFactsOf } from './repo-facts';
 import { startSweeper, type SweeperHandle } from './sweeper';
 import { UPLOAD_PATH, uploadRoutes } from './upload-route';
 import { TestHealthWriter, type Clock } from './writer';
@@ -24,6 +25,8 @@ export interface TestHealthOptions {
   tokens: TokenRegistry;
   logger: Logger;
   gitRoot: string;
+  /** The GitHub App and its host name: test health reads that host's repositories through it. */
+  github?: { host: string; app: GithubApp };
   config: TestHealthConfig;
   clock?: Clock;
   readYourWritesTimeoutMs?: number;
@@ -67,7 +70,7 @@ export const openTestHealthStore = (
 export const createTestHealth = (options: TestHealthOptions): TestHealth => {
   const clock = options.clock ?? { now: () => new Date() };
   const { config, logger } = options;
-  const facts = new RepoFacts(options.gitRoot);
+  const facts = repoFactsOf(options.gitRoot, options.github);
   const pool = new JUnitParsePool({ workers: config.parseWorkers, maxQueued: config.maxQueuedParses, logger });
   const writer = new TestHealthWriter(options.eventStore, options.store, logger, {
     readYourWritesTimeoutMs: options.readYourWritesTimeoutMs,

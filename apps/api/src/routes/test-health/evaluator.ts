@@ -8,10 +8,10 @@ import {
   passCannotChange,
   repoIdOf,
   type ClassificationRules,
+  type RepoFacts,
   type RepoRef,
   type TestHealthEvent,
 } from '@railyard/testhealth';
-import type { RepoFacts } from './repo-facts';
 import type { Clock, TestHealthWriter, WriteMeta } from './writer';
 
 export interface EvaluationResult {

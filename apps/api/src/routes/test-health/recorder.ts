@@ -2,11 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { BlobStore } from '@railyard/eventstore';
 import { isObjectId, isValidBranchName } from '@railyard/domain';
 import { errorFields, type Logger } from '@railyard/observability';
-import { repoIdOf, type ParseWarning, type RepoRef, type SuiteFailure, type TestResultsUploaded } from '@railyard/testhealth';
+import {
+  repoIdOf,
+  type ParseWarning,
+  type RepoFacts,
+  type RepoRef,
+  type SuiteFailure,
+  type TestResultsUploaded,
+} from '@railyard/testhealth';
 import { ApiError } from '../../http/errors';
 import type { TestEvaluator } from './evaluator';
 import { ParserBusyError, type JUnitParsePool } from './parse-pool';
-import type { RepoFacts } from './repo-facts';
 import type { Clock, TestHealthWriter, WriteMeta } from './writer';
 
 /** The whole upload, every file together, as received (the spec's 20 MiB request limit). */

@@ -1,7 +1,6 @@
 import type { Logger } from '@railyard/observability';
-import type { RepoRef } from '@railyard/testhealth';
+import type { RepoFacts, RepoRef } from '@railyard/testhealth';
 import type { UploadRecorder, UploadSummary } from './recorder';
-import type { RepoFacts } from './repo-facts';
 
 /** What the local CI runner hands over after a run's checks: the report files its `.railyard.yml` names. */
 export interface RunnerReports {

@@ -1,0 +1,1 @@
+export { GithubRepoFacts, type GithubRepoFactsOptions } from './repo-facts';
