@@ -42,6 +42,9 @@ export {
   type CommitStatusStore,
   type LocalCommitStatusStoreOptions,
 } from './local/statuses';
+export { EventStoreCommitStatusStore, type EventStoreCommitStatusStoreOptions } from './statuses/event-store-statuses';
+export { legacyStatusFiles, localHostStatuses, type LocalHostStatusesOptions } from './statuses/local-statuses';
+export { COMMIT_STATUS_REPORTED, STATUS_STREAM_PREFIX, statusStreamOf, type CommitStatusReported } from './statuses/status-events';
 export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH, statusFileOf, statusesDirOf } from './local/statuses-file';
 export { journalFileOf, listRepositories } from './local/statuses-journal';
 export {

@@ -1,15 +1,11 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GitHostError } from '../errors';
-import { isObjectId } from './names';
-import type { CommitStatus, CommitStatusInput } from './statuses';
+import type { CommitStatus } from '../statuses/port';
+
+export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH, validateStatusInput } from '../statuses/validate';
 
 export const STATUS_FILE_VERSION = 1;
-export const MAX_CONTEXT_LENGTH = 255;
-export const MAX_TARGET_URL_LENGTH = 2048;
-export const MAX_DESCRIPTION_LENGTH = 1024;
-const STATES = ['pending', 'success', 'failure', 'error'];
-
 export interface StatusFile {
   version: typeof STATUS_FILE_VERSION;
   sha: string;
@@ -20,37 +16,6 @@ export const statusesDirOf = (gitDir: string): string => path.join(gitDir, 'rail
 
 /** Fanned out by the first two hex digits, as git's loose objects are, so no directory grows huge. */
 export const statusFileOf = (gitDir: string, sha: string): string => path.join(statusesDirOf(gitDir), sha.slice(0, 2), `${sha}.json`);
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/;
-
-const invalid = (message: string): GitHostError => new GitHostError('INVALID_INPUT', message);
-
-/** Checks the sha (always) and the status (when given); answers the status without unknown fields. */
-export function validateStatusInput(sha: string): undefined;
-export function validateStatusInput(sha: string, input: CommitStatusInput): CommitStatusInput;
-export function validateStatusInput(sha: string, input?: CommitStatusInput): CommitStatusInput | undefined {
-  if (typeof sha !== 'string' || !isObjectId(sha))
-    throw invalid(`sha must be a full lower-case commit id (40 or 64 hex digits), got ${JSON.stringify(sha)}`);
-  if (input === undefined) return undefined;
-  const { context, state, targetUrl, description } = input;
-  if (typeof context !== 'string' || context.trim() === '' || context.length > MAX_CONTEXT_LENGTH || CONTROL.test(context))
-    throw invalid(`context must be 1-${MAX_CONTEXT_LENGTH} characters without control characters`);
-  if (!STATES.includes(state)) throw invalid(`state must be one of ${STATES.join(', ')}`);
-  if (
-    targetUrl !== undefined &&
-    (typeof targetUrl !== 'string' || targetUrl.length > MAX_TARGET_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(targetUrl))
-  )
-    throw invalid(`targetUrl must be an http(s) URL of at most ${MAX_TARGET_URL_LENGTH} characters`);
-  if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH))
-    throw invalid(`description must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
-  return {
-    context,
-    state,
-    ...(targetUrl !== undefined ? { targetUrl } : {}),
-    ...(description !== undefined ? { description } : {}),
-  };
-}
 
 /** The commit's statuses; a commit nobody reported on has an empty list. A damaged file throws. */
 export const readStatusFile = async (file: string, sha: string): Promise<StatusFile> => {

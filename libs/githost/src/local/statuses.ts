@@ -1,47 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { CommitStatusState, RepoRef } from '@railyard/domain';
+import type { RepoRef } from '@railyard/domain';
 import { existingRepoDir } from './repos';
 import { readStatusFile, statusFileOf, StatusFileLock, validateStatusInput } from './statuses-file';
 import { appendJournal, JournalWatcher } from './statuses-journal';
 
-export type { CommitStatusState } from '@railyard/domain';
-export const COMMIT_STATUS_STATES: readonly CommitStatusState[] = ['pending', 'success', 'failure', 'error'];
+import type { CommitStatus, CommitStatusInput, CommitStatusListener, CommitStatusStore } from '../statuses/port';
 
-/** What a CI posts about one check on one commit (GitHub's statuses API, on the local host). */
-export interface CommitStatusInput {
-  context: string;
-  state: CommitStatusState;
-  targetUrl?: string;
-  description?: string;
-}
-
-/** The latest status of one context on one commit. */
-export interface CommitStatus extends CommitStatusInput {
-  /** When this context first reported on this commit. */
-  createdAt: string;
-  /** When it last reported. */
-  updatedAt: string;
-}
-
-export type CommitStatusListener = (repo: RepoRef, sha: string) => void;
-
-/**
- * Commit statuses per repository and commit: the local CI, `railyard status set` and the intake
- * endpoint write here; the merge engine listens. Adapters: the local host (files inside the bare
- * repository); a forge's statuses API later.
- */
-export interface CommitStatusStore {
-  /** Records the status and answers it as stored; a later set of the same context replaces it. */
-  set(repo: RepoRef, sha: string, input: CommitStatusInput): Promise<CommitStatus>;
-  /** The latest status of every context reported on the commit, in the order contexts first reported. */
-  list(repo: RepoRef, sha: string): Promise<CommitStatus[]>;
-  /**
-   * Called after a status changed, whichever process changed it. A hint, not a log: a listener
-   * re-reads with list(), and may be called more than once for one change.
-   */
-  onChange(listener: CommitStatusListener): () => void;
-  close(): Promise<void>;
-}
+export {
+  COMMIT_STATUS_STATES,
+  type CommitStatus,
+  type CommitStatusInput,
+  type CommitStatusListener,
+  type CommitStatusState,
+  type CommitStatusStore,
+} from '../statuses/port';
 
 export interface LocalCommitStatusStoreOptions {
   /** Directory holding `<host>/<owner>/<name>.git`. */
