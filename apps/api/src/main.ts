@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain } from '@railyard/observability';
 import { RedisMetricsStore, RedisReadModelStore } from '@railyard/readmodels';
 import { apiSettingsOf, applyEnvFile, loadConfig, loadTokens, openBlobStore, openEventStore, openGitHost } from '@railyard/runtime';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { localHostStatuses } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
 import { githubApiOf } from './github';
@@ -45,8 +45,9 @@ const main = async (): Promise<void> => {
     redisUrl: config.redisUrl,
     namespace: config.redisNamespace,
   });
-  // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
-  const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
+  // Status intake appends the statuses the engine processes hear through the shared event store; the
+  // check logs it serves are written by the engine's runner.
+  const statuses = localHostStatuses({ eventStore, gitRoot: config.gitRoot, actor: 'api' });
   // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
   const githubApi = github ? await githubApiOf(github) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({

@@ -1,5 +1,6 @@
 import type { CommitStatusState, RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore, type CommitStatusStore } from '@railyard/githost';
+import type { EventStore } from '@railyard/eventstore';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import { readRepoConfig } from './config/repo-config';
 import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
@@ -33,6 +34,8 @@ export interface LocalCi {
 
 export interface CreateLocalCiOptions {
   settings: CiSettings;
+  /** Where commit statuses are kept: every process sharing it sees them (docs/ci.md, "Commit statuses"). */
+  eventStore: EventStore;
   /** Used when settings.publicUrl is unset: typically the URL the API ended up listening on. */
   publicUrl: () => string;
   logger?: Logger;
@@ -43,7 +46,7 @@ export interface CreateLocalCiOptions {
 /** Wires the pieces and clears checkouts a previous process left; close() stops running checks first. */
 export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi> => {
   const { settings } = opts;
-  const statuses = new LocalCommitStatusStore({ root: settings.gitRoot });
+  const statuses = localHostStatuses({ eventStore: opts.eventStore, gitRoot: settings.gitRoot, actor: 'ci' });
   const runner = new LocalCiRunner({
     gitRoot: settings.gitRoot,
     dataDir: settings.dataDir,
