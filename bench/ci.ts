@@ -5,8 +5,8 @@ import { buildApp, ciPageRouters, ciRouters, inProcessProjector, ProjectionHealt
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { CommitChecker, LocalCiRunner } from '@railyard/ci';
 import { queueIdOf } from '@railyard/domain';
-import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { MemoryBlobStore, MemoryEventStore, SqliteEventStore } from '@railyard/eventstore';
+import { LocalGitHost, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { MemoryReadModelStore, readModelTesting, testRunTesting } from '@railyard/readmodels';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
@@ -15,9 +15,11 @@ import { positiveIntFromEnv } from './support/settings';
 /**
  * `npm run bench -- ci`: the costs the CI pieces add to a run, on the local disk.
  *
- *   ci-status-set          one status written (lock, rewrite, rename, journal line)
- *   ci-status-list         one commit's statuses read
- *   ci-status-notify       a status set by one store until another store's listener hears it
+ *   ci-status-set          one status written: an event appended to the SQLite event store, the
+ *                          commit's stream read back (docs/ci.md, "Commit statuses")
+ *   ci-status-list         one commit's statuses read (its stream, and the old status file looked for)
+ *   ci-status-notify       a status set by one store until a store on another connection to the same
+ *                          SQLite file (as another process has) hears it through the store's subscription
  *   ci-check-overhead      trigger → final status of a check that does nothing (`true`): checkout,
  *                          process group, clean-up; concurrency 1
  *   ci-testing-details     one getMergeQueueTestingDetails over HTTP (memory read models)
@@ -53,7 +55,9 @@ export const run = async function* (): AsyncIterable<object> {
   const dir = await makeTempDir('railyard-bench-ci-');
   const gitRoot = path.join(dir, 'git');
   await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# ci\n' } });
-  const store = new LocalCommitStatusStore({ root: gitRoot });
+  const file = path.join(dir, 'events.sqlite');
+  const eventStore = new SqliteEventStore({ file });
+  const store = localHostStatuses({ eventStore, gitRoot });
   try {
     const statuses = positiveIntFromEnv('BENCH_CI_STATUSES', 2000);
     progress(`${statuses} status writes`);
@@ -74,10 +78,11 @@ export const run = async function* (): AsyncIterable<object> {
 
     const notifyCount = positiveIntFromEnv('BENCH_CI_NOTIFY', 200);
     progress(`${notifyCount} cross-store notifications`);
-    const listener = new LocalCommitStatusStore({ root: gitRoot });
+    const otherConnection = new SqliteEventStore({ file });
+    const listener = localHostStatuses({ eventStore: otherConnection, gitRoot });
     const waiting = new Map<string, () => void>();
     const off = listener.onChange((_repo, sha) => waiting.get(sha)?.());
-    await new Promise((r) => setTimeout(r, 300));
+    await listener.whenListening();
     const notify: number[] = [];
     for (let i = 0; i < notifyCount; i++) {
       const sha = shaOf(100_000 + i);
@@ -90,7 +95,10 @@ export const run = async function* (): AsyncIterable<object> {
     }
     off();
     await listener.close();
-    yield summary('ci-status-notify', notify, { note: 'fs.watch on the statuses directory; 250 ms polling behind it' });
+    await otherConnection.close();
+    yield summary('ci-status-notify', notify, {
+      note: "the SQLite event store's subscription: polls every 25 ms, woken at once in process",
+    });
 
     const checks = positiveIntFromEnv('BENCH_CI_CHECKS', 30);
     progress(`${checks} trivial checks`);
@@ -110,11 +118,12 @@ export const run = async function* (): AsyncIterable<object> {
     yield await detailsLatency(dir, gitRoot, store, positiveIntFromEnv('BENCH_CI_DETAILS', 2000));
   } finally {
     await store.close();
+    await eventStore.close();
     await removeTempDir(dir);
   }
 };
 
-const detailsLatency = async (dir: string, gitRoot: string, statuses: LocalCommitStatusStore, count: number): Promise<object> => {
+const detailsLatency = async (dir: string, gitRoot: string, statuses: CommitStatusStore, count: number): Promise<object> => {
   progress(`${count} testing-details requests`);
   const { RecordedEventFactory, prSubmitted, queueCreated } = readModelTesting;
   const { testRunStarted, statusReported } = testRunTesting;

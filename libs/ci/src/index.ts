@@ -12,7 +12,6 @@ export { SANDBOX_UID, type CheckNetwork, type SandboxMode, type SandboxOptions }
 export * from './intake/schema';
 export * from './intake/commits';
 export {
-  LocalCommitStatusStore,
   COMMIT_STATUS_STATES,
   type CommitStatus,
   type CommitStatusInput,

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { SqliteEventStore } from '@railyard/eventstore';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { cliInProcess, cliViaBin, PROJECT_ROOT } from '../testing';
 
@@ -9,20 +12,30 @@ jest.setTimeout(60_000);
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const REPO = 'git.test/acme/widgets';
 
-const railyard = (args: string[], gitRoot: string) => cliViaBin(args, { RAILYARD_GIT_ROOT: gitRoot });
-const inProcess = (args: string[], gitRoot: string, env: NodeJS.ProcessEnv = {}) =>
-  cliInProcess(['status', ...args], { RAILYARD_GIT_ROOT: gitRoot, ...env });
+// The data dir holds the event store (where statuses are kept) and the git root under git/.
+const railyard = (args: string[], dataDir: string) => cliViaBin(args, { RAILYARD_DATA_DIR: dataDir });
+const inProcess = (args: string[], dataDir: string, env: NodeJS.ProcessEnv = {}) =>
+  cliInProcess(['status', ...args], { RAILYARD_DATA_DIR: dataDir, ...env });
 
 describe('railyard status', () => {
   let root: string;
   let sha: string;
+  let eventStore: SqliteEventStore;
+  /** What a server sharing the data dir would read. */
+  let store: CommitStatusStore;
 
   beforeEach(async () => {
     root = await makeTempDir();
-    ({ sha } = await createRepoWithCommits(root, repo));
+    ({ sha } = await createRepoWithCommits(path.join(root, 'git'), repo));
+    eventStore = new SqliteEventStore({ file: path.join(root, 'events.sqlite') });
+    store = localHostStatuses({ eventStore, gitRoot: path.join(root, 'git') });
   });
 
-  afterEach(() => removeTempDir(root));
+  afterEach(async () => {
+    await store.close();
+    await eventStore.close();
+    await removeTempDir(root);
+  });
 
   it('when a status is set through the real CLI with no server, then it is in the store and listed back', async () => {
     const set = await railyard(
@@ -51,17 +64,13 @@ describe('railyard status', () => {
       targetUrl: 'https://jenkins.test/9',
       description: 'exit 2',
     });
-    const store = new LocalCommitStatusStore({ root });
     expect((await store.list(repo, sha)).map((s) => s.state)).toEqual(['failure']);
-    await store.close();
     const list = await railyard(['status', 'list', '--repo', REPO, '--sha', sha], root);
     expect(JSON.parse(list.stdout).statuses).toHaveLength(1);
   });
 
   it('when the output is over 64 KiB and goes to a pipe, then every byte of it arrives before the CLI exits', async () => {
-    const store = new LocalCommitStatusStore({ root });
     for (let i = 0; i < 150; i++) await store.set(repo, sha, { context: `ci/job-${i}`, state: 'success', description: 'd'.repeat(900) });
-    await store.close();
 
     // A reader that starts late, as `railyard … | slow-consumer` does: the pipe fills while the CLI finishes.
     const line = `"${process.execPath}" apps/cli/bin/railyard.js status list --repo ${REPO} --sha ${sha} | (sleep 1; cat)`;
@@ -69,7 +78,7 @@ describe('railyard status', () => {
       execFile(
         'sh',
         ['-c', line],
-        { cwd: PROJECT_ROOT, env: { ...process.env, RAILYARD_GIT_ROOT: root }, maxBuffer: 1 << 24 },
+        { cwd: PROJECT_ROOT, env: { ...process.env, RAILYARD_DATA_DIR: root }, maxBuffer: 1 << 24 },
         (error, out) => (error ? reject(error) : resolve(out)),
       ),
     );
@@ -111,9 +120,7 @@ describe('railyard status', () => {
     const run = await inProcess(args.slice(1), root);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
-    const store = new LocalCommitStatusStore({ root });
     expect(await store.list(repo, sha)).toEqual([]);
-    await store.close();
   });
 
   it('when the commit or repository is unknown, then it refuses with exit 1', async () => {
@@ -121,6 +128,16 @@ describe('railyard status', () => {
     expect(commit).toMatchObject({ code: 1, stderr: expect.stringMatching(/no commit c{40} in git.test\/acme\/widgets/) });
     const repository = await inProcess(['set', '--repo', 'git.test/acme/nope', '--sha', sha, '--context', 'c', '--state', 'success'], root);
     expect(repository.code).toBe(1);
+  });
+
+  it('when the data dir has no event store, then it says so and exits 1 without creating one', async () => {
+    const empty = path.join(root, 'elsewhere');
+    const run = await inProcess(['set', '--repo', REPO, '--sha', sha, '--context', 'c', '--state', 'success'], empty, {
+      RAILYARD_GIT_ROOT: path.join(root, 'git'),
+    });
+    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/no event store at .*elsewhere\/events\.sqlite/) });
+    expect(existsSync(path.join(empty, 'events.sqlite'))).toBe(false);
+    rmSync(empty, { recursive: true, force: true });
   });
 
   it('when --api points at nothing, then it says it could not reach it and exits 1', async () => {

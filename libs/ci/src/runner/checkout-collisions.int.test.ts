@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore, runGit } from '@railyard/githost';
+import { MemoryEventStore } from '@railyard/eventstore';
+import { localHostStatuses, runGit, type CommitStatusStore } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, gitDirOf, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { checkFileName } from '../urls';
 import { LocalCiRunner } from './local-ci-runner';
@@ -14,14 +15,14 @@ const CONCURRENCY = 16;
 
 let root: string;
 let gitRoot: string;
-let statuses: LocalCommitStatusStore;
+let statuses: CommitStatusStore;
 let runner: LocalCiRunner;
 
 beforeAll(async () => {
   root = await makeTempDir();
   gitRoot = path.join(root, 'git');
   await createRepoWithCommits(gitRoot, repo);
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
+  statuses = localHostStatuses({ eventStore: new MemoryEventStore(), gitRoot });
   runner = new LocalCiRunner({ gitRoot, dataDir: root, statuses, publicUrl: () => 'http://railyard.test', concurrency: CONCURRENCY });
 });
 

@@ -3,9 +3,13 @@ import * as path from 'node:path';
 import { GitHostError } from '../errors';
 import type { CommitStatus } from '../statuses/port';
 
-export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH, validateStatusInput } from '../statuses/validate';
-
+/**
+ * The per-commit statuses file versions before statuses became events kept inside the bare
+ * repository (docs/decisions.md D180, D182). Nothing writes it any more; it is read beneath the
+ * events so a run that was testing during the upgrade keeps the checks it had already passed.
+ */
 export const STATUS_FILE_VERSION = 1;
+
 export interface StatusFile {
   version: typeof STATUS_FILE_VERSION;
   sha: string;
@@ -37,70 +41,3 @@ export const readStatusFile = async (file: string, sha: string): Promise<StatusF
     throw new GitHostError('CORRUPT_STATUS_FILE', `${file}: expected {"version":1,"sha":"${sha}","statuses":[…]}`);
   return o as StatusFile;
 };
-
-const LOCK_WAIT_MS = 10_000;
-/** A writer holds the lock for a few milliseconds; one this old was left by a writer that died. */
-const STALE_LOCK_MS = 30_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * `<file>.lock`, created exclusively, for one read-modify-write: git's own lock protocol, so the file
- * is replaced by rename and readers never see half of it. Unlike the PR files' lock, a lock left
- * behind is broken after STALE_LOCK_MS, because statuses are written by machines that will not
- * stop to let someone remove it by hand.
- */
-export class StatusFileLock {
-  private done = false;
-
-  private constructor(
-    private readonly file: string,
-    private readonly handle: fs.FileHandle,
-  ) {}
-
-  static async acquire(file: string): Promise<StatusFileLock> {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const lockFile = `${file}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return new StatusFileLock(file, await fs.open(lockFile, 'wx'));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const age = await fs.stat(lockFile).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (age > STALE_LOCK_MS) {
-        // Renamed away first: of two processes breaking the same stale lock, only one succeeds.
-        const aside = `${lockFile}.stale-${process.pid}-${attempt}`;
-        if (
-          await fs.rename(lockFile, aside).then(
-            () => true,
-            () => false,
-          )
-        )
-          await fs.rm(aside, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new GitHostError('LOCKED', `${lockFile} stayed locked for ${LOCK_WAIT_MS / 1000}s`);
-      await sleep(2 + Math.random() * Math.min(50, 2 ** attempt));
-    }
-  }
-
-  async commit(content: StatusFile): Promise<void> {
-    await this.handle.writeFile(`${JSON.stringify(content)}\n`, 'utf8');
-    await this.handle.sync();
-    await this.handle.close();
-    await fs.rename(`${this.file}.lock`, this.file);
-    this.done = true;
-  }
-
-  async release(): Promise<void> {
-    if (this.done) return;
-    this.done = true;
-    await this.handle.close().catch(() => undefined);
-    await fs.rm(`${this.file}.lock`, { force: true });
-  }
-}

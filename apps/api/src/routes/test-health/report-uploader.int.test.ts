@@ -2,7 +2,7 @@ import path from 'node:path';
 import { LocalCiRunner } from '@railyard/ci';
 import type { RepoRef } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { runProjector, type ProjectorHandle } from '@railyard/projector';
 import { MemoryTestHealthStore } from '@railyard/readmodels';
@@ -23,7 +23,7 @@ let events: MemoryEventStore;
 let store: MemoryTestHealthStore;
 let projector: ProjectorHandle;
 let testHealth: TestHealth;
-let statuses: LocalCommitStatusStore;
+let statuses: CommitStatusStore;
 let runner: LocalCiRunner;
 
 beforeEach(async () => {
@@ -52,7 +52,7 @@ beforeEach(async () => {
     },
     serverUrl: () => 'http://railyard.test',
   });
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
+  statuses = localHostStatuses({ eventStore: events, gitRoot });
   runner = new LocalCiRunner({
     gitRoot,
     dataDir: root,

@@ -1,9 +1,12 @@
-import { LocalCommitStatusStore } from '@railyard/githost';
+import * as path from 'node:path';
+import { SqliteEventStore } from '@railyard/eventstore';
+import { localHostStatuses } from '@railyard/githost';
 import { LocalCiRunner, type TriggerInput } from '../local-ci-runner';
 
 /**
  * A runner in a process of its own, for tests that kill it or run it as another user: triggers the
- * run described by RAILYARD_TEST_RUNNER (JSON: gitRoot, dataDir, the trigger input, and `once`) and
+ * run described by RAILYARD_TEST_RUNNER (JSON: gitRoot, dataDir, the trigger input, and `once`),
+ * reporting statuses to the data dir's event store (the test bed's, runner-bed.ts), and
  * says "triggered". Then it waits forever, or with `once` until the run is done, and exits.
  */
 const main = async (): Promise<void> => {
@@ -13,7 +16,8 @@ const main = async (): Promise<void> => {
     trigger: TriggerInput;
     once?: boolean;
   };
-  const statuses = new LocalCommitStatusStore({ root: spec.gitRoot });
+  const eventStore = new SqliteEventStore({ file: path.join(spec.dataDir, 'events.sqlite') });
+  const statuses = localHostStatuses({ eventStore, gitRoot: spec.gitRoot });
   const runner = new LocalCiRunner({ gitRoot: spec.gitRoot, dataDir: spec.dataDir, statuses, publicUrl: () => 'http://127.0.0.1:1' });
   await runner.trigger(spec.trigger);
   process.stdout.write('triggered\n');
@@ -24,6 +28,7 @@ const main = async (): Promise<void> => {
   await runner.whenDone(spec.trigger.testRunId);
   await runner.close();
   await statuses.close();
+  await eventStore.close();
 };
 
 main().catch((err: unknown) => {
