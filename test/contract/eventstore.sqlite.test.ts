@@ -122,6 +122,36 @@ describe('sqlite event store', () => {
     expect(received.map((e) => e.eventId)).toEqual(expected);
   });
 
+  it('when another process appends, then a subscription here is woken by the file, not by its next poll', async () => {
+    const file = join(await tempDir(), 'events.sqlite');
+    // A poll interval far beyond the test's time-out: only the watch on the file can deliver in time.
+    const store = new SqliteEventStore({ file, pollIntervalMs: 3_600_000 });
+    const received: string[] = [];
+    let heardAll = (): void => undefined;
+    const subscription = store.subscribe({
+      fromPosition: null,
+      onEvents: async (batch) => {
+        received.push(...batch.map((e) => e.eventId));
+        heardAll();
+      },
+    });
+    const child = writer({ store: { kind: 'sqlite', file }, tag: 'woken', streams: ['woken'], eventsPerAppend: 1, appends: 3 });
+    await child.ready();
+    child.go();
+    await child.finished();
+
+    const expected = child.acks.flatMap((a) => a.eventIds);
+    await new Promise<void>((done) => {
+      heardAll = () => {
+        if (received.length >= expected.length) done();
+      };
+      heardAll();
+    });
+    await subscription.close();
+    await store.close();
+    expect(received).toEqual(expected);
+  });
+
   it('when two processes append to the same streams at once, then no event is lost or doubled and revisions stay contiguous', async () => {
     const file = join(await tempDir(), 'events.sqlite');
     // Created here first, so the children only ever open an existing WAL database.
