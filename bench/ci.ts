@@ -96,7 +96,7 @@ export const run = async function* (): AsyncIterable<object> {
     yield summary('ci-status-notify', inProcess, { note: 'another connection in this process: woken by the append, no polling' });
     const otherProcess = await timeNotifications(store, notifyCount, 200_000, (heard) => listenInChild(file, gitRoot, heard));
     yield summary('ci-status-notify-process', otherProcess, {
-      note: "a listener process of its own (the engine's side): the SQLite subscription polls every 25 ms",
+      note: "a listener process of its own (the engine's side): woken by the writer's touch of events.sqlite-appended, 25 ms poll behind it",
     });
 
     const checks = positiveIntFromEnv('BENCH_CI_CHECKS', 30);
