@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RepoRef } from '@railyard/domain';
 import { isGitHostError, type CommitStatusInput, type CommitStatusStore } from '@railyard/githost';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
@@ -20,7 +21,10 @@ export interface StatusBed {
   sha: string;
 }
 
-const REPO: RepoRef = { host: 'git.contract', owner: 'acme', name: 'widgets' };
+const runId = randomUUID().slice(0, 8);
+let repoCounter = 0;
+/** A repository name no earlier run used, so a shared server's older statuses never match (KurrentDB). */
+const freshRepo = (): RepoRef => ({ host: 'git.contract', owner: 'acme', name: `widgets-${runId}-${++repoCounter}` });
 const UNKNOWN: RepoRef = { host: 'git.contract', owner: 'acme', name: 'nowhere' };
 const OTHER_SHA = 'b'.repeat(40);
 
@@ -57,8 +61,9 @@ export const commitStatusStoreContract = (
 
     beforeEach(async () => {
       dir = await makeTempDir('railyard-statuses-');
-      const { sha } = await createRepoWithCommits(dir, REPO);
-      bed = { gitRoot: dir, repo: REPO, sha };
+      const repo = freshRepo();
+      const { sha } = await createRepoWithCommits(dir, repo);
+      bed = { gitRoot: dir, repo, sha };
       stores = await make(bed);
     });
 
@@ -71,9 +76,9 @@ export const commitStatusStoreContract = (
     it('when contexts report and report again, then list holds the latest of each in first-report order with its first createdAt', async () => {
       let minute = 0;
       const store = await open(() => new Date(Date.UTC(2026, 0, 1, 10, minute++)));
-      await store.set(REPO, bed.sha, { context: 'build', state: 'pending', targetUrl: 'http://ci.test/1' });
-      await store.set(REPO, bed.sha, { context: 'lint', state: 'success' });
-      const answer = await store.set(REPO, bed.sha, { context: 'build', state: 'failure', description: 'exit 1' });
+      await store.set(bed.repo, bed.sha, { context: 'build', state: 'pending', targetUrl: 'http://ci.test/1' });
+      await store.set(bed.repo, bed.sha, { context: 'lint', state: 'success' });
+      const answer = await store.set(bed.repo, bed.sha, { context: 'build', state: 'failure', description: 'exit 1' });
       const build = {
         context: 'build',
         state: 'failure',
@@ -82,7 +87,7 @@ export const commitStatusStoreContract = (
         updatedAt: '2026-01-01T10:02:00.000Z',
       };
       expect(answer).toEqual(build);
-      expect(await store.list(REPO, bed.sha)).toEqual([
+      expect(await store.list(bed.repo, bed.sha)).toEqual([
         build,
         { context: 'lint', state: 'success', createdAt: '2026-01-01T10:01:00.000Z', updatedAt: '2026-01-01T10:01:00.000Z' },
       ]);
@@ -90,8 +95,8 @@ export const commitStatusStoreContract = (
 
     it('when nothing was reported on a commit, then its list is empty and other commits do not leak into it', async () => {
       const store = await open();
-      await store.set(REPO, bed.sha, { context: 'build', state: 'success' });
-      expect(await store.list(REPO, OTHER_SHA)).toEqual([]);
+      await store.set(bed.repo, bed.sha, { context: 'build', state: 'success' });
+      expect(await store.list(bed.repo, OTHER_SHA)).toEqual([]);
     });
 
     it.each<[string, string, CommitStatusInput]>([
@@ -102,13 +107,13 @@ export const commitStatusStoreContract = (
       ['a target URL that is not http(s)', '', { context: 'build', state: 'success', targetUrl: 'file:///etc/passwd' }],
     ])('when a status has %s, then it is refused as INVALID_INPUT and nothing is stored', async (_what, sha, input) => {
       const store = await open();
-      expect(isGitHostError(await failureOf(store.set(REPO, sha || bed.sha, input)), 'INVALID_INPUT')).toBe(true);
-      expect(await store.list(REPO, bed.sha)).toEqual([]);
+      expect(isGitHostError(await failureOf(store.set(bed.repo, sha || bed.sha, input)), 'INVALID_INPUT')).toBe(true);
+      expect(await store.list(bed.repo, bed.sha)).toEqual([]);
     });
 
     it('when the repository name could leave the root, then set and list refuse it as INVALID_INPUT', async () => {
       const store = await open();
-      const bad = { ...REPO, owner: '..' };
+      const bad = { ...bed.repo, owner: '..' };
       expect(isGitHostError(await failureOf(store.set(bad, bed.sha, { context: 'c', state: 'success' })), 'INVALID_INPUT')).toBe(true);
       expect(isGitHostError(await failureOf(store.list(bad, bed.sha)), 'INVALID_INPUT')).toBe(true);
     });
@@ -121,20 +126,20 @@ export const commitStatusStoreContract = (
     it('when two instances write many contexts of one commit at once, then no status is lost', async () => {
       const [a, b] = [await open(), await open()];
       const contexts = Array.from({ length: 40 }, (_, i) => `check-${i}`);
-      await Promise.all(contexts.map((context, i) => (i % 2 ? a : b).set(REPO, bed.sha, { context, state: 'success' })));
-      expect((await a.list(REPO, bed.sha)).map((s) => s.context).sort()).toEqual([...contexts].sort());
-      expect(await b.list(REPO, bed.sha)).toEqual(await a.list(REPO, bed.sha));
+      await Promise.all(contexts.map((context, i) => (i % 2 ? a : b).set(bed.repo, bed.sha, { context, state: 'success' })));
+      expect((await a.list(bed.repo, bed.sha)).map((s) => s.context).sort()).toEqual([...contexts].sort());
+      expect(await b.list(bed.repo, bed.sha)).toEqual(await a.list(bed.repo, bed.sha));
     });
 
     it('when two instances update one context at once, then the list holds it once, in the state of the last report', async () => {
       const [a, b] = [await open(), await open()];
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          (i % 2 ? a : b).set(REPO, bed.sha, { context: 'build', state: i % 3 ? 'pending' : 'failure' }),
+          (i % 2 ? a : b).set(bed.repo, bed.sha, { context: 'build', state: i % 3 ? 'pending' : 'failure' }),
         ),
       );
-      await a.set(REPO, bed.sha, { context: 'build', state: 'success' });
-      expect((await b.list(REPO, bed.sha)).map((s) => [s.context, s.state])).toEqual([['build', 'success']]);
+      await a.set(bed.repo, bed.sha, { context: 'build', state: 'success' });
+      expect((await b.list(bed.repo, bed.sha)).map((s) => [s.context, s.state])).toEqual([['build', 'success']]);
     });
 
     it('when another instance sets a status, then a listener here hears the repository and commit', async () => {
@@ -142,8 +147,8 @@ export const commitStatusStoreContract = (
       const heard: string[] = [];
       const off = reader.onChange((repo, sha) => heard.push(`${repo.name}@${sha}`));
       await stores.listening(reader);
-      await writer.set(REPO, bed.sha, { context: 'build', state: 'success' });
-      await eventually(() => heard.includes(`widgets@${bed.sha}`), 'the other instance heard the change');
+      await writer.set(bed.repo, bed.sha, { context: 'build', state: 'success' });
+      await eventually(() => heard.includes(`${bed.repo.name}@${bed.sha}`), 'the other instance heard the change');
       off();
     });
 
@@ -151,7 +156,7 @@ export const commitStatusStoreContract = (
       const store = await open();
       const heard: string[] = [];
       store.onChange((_repo, sha) => heard.push(sha));
-      await store.set(REPO, bed.sha, { context: 'build', state: 'success' });
+      await store.set(bed.repo, bed.sha, { context: 'build', state: 'success' });
       expect(heard).toContain(bed.sha);
     });
 
@@ -160,7 +165,7 @@ export const commitStatusStoreContract = (
       const heard: string[] = [];
       const off = store.onChange((_repo, sha) => heard.push(sha));
       off();
-      await store.set(REPO, bed.sha, { context: 'build', state: 'success' });
+      await store.set(bed.repo, bed.sha, { context: 'build', state: 'success' });
       expect(heard).toEqual([]);
     });
 
@@ -173,10 +178,10 @@ export const commitStatusStoreContract = (
         const mine = Array.from({ length: 10 }, (_, i) => `parent-${i}`);
         const theirs = Array.from({ length: 10 }, (_, i) => `child-${i}`);
         await Promise.all([
-          writeFromChild(REPO, bed.sha, theirs),
-          ...mine.map((context) => store.set(REPO, bed.sha, { context, state: 'success' })),
+          writeFromChild(bed.repo, bed.sha, theirs),
+          ...mine.map((context) => store.set(bed.repo, bed.sha, { context, state: 'success' })),
         ]);
-        expect((await store.list(REPO, bed.sha)).map((s) => s.context).sort()).toEqual([...mine, ...theirs].sort());
+        expect((await store.list(bed.repo, bed.sha)).map((s) => s.context).sort()).toEqual([...mine, ...theirs].sort());
       },
     );
   });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { MemoryEventStore, SqliteEventStore, type EventStore } from '@railyard/eventstore';
+import { KurrentEventStore, MemoryEventStore, SqliteEventStore, type EventStore } from '@railyard/eventstore';
 import { EventStoreCommitStatusStore, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { commitStatusStoreContract, type StatusBed, type StatusStoresUnderTest } from './commit-statuses.contract';
 import { describePostgres } from './support/postgres';
@@ -61,3 +61,23 @@ describePostgres('postgres statuses', (db) => {
     { crossProcess: true },
   );
 });
+
+// As the event store's own KurrentDB contract: only where a server is reachable (no Docker here).
+const kurrentUrl = process.env.RAILYARD_KURRENTDB_URL;
+if (kurrentUrl) {
+  commitStatusStoreContract(
+    'KurrentDB event store',
+    async (bed) =>
+      eventStoreStatuses(bed, async () => new KurrentEventStore({ url: kurrentUrl }), {
+        writeFromChild: (repo, sha, contexts) =>
+          writeStatusesFromChild({ store: { kind: 'kurrent', url: kurrentUrl }, repo, sha, contexts }),
+        cleanup: async () => undefined,
+      }),
+    { crossProcess: true },
+  );
+} else {
+  process.stderr.write('\nKurrentDB CommitStatusStore contract SKIPPED: set RAILYARD_KURRENTDB_URL to run it\n');
+  describe.skip('CommitStatusStore contract: KurrentDB event store (SKIPPED: RAILYARD_KURRENTDB_URL is not set)', () => {
+    it('when RAILYARD_KURRENTDB_URL is set, then the whole CommitStatusStore contract runs against KurrentDB', () => undefined);
+  });
+}
