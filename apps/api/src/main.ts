@@ -47,7 +47,12 @@ const main = async (): Promise<void> => {
   });
   // Status intake appends the statuses the engine processes hear through the shared event store; the
   // check logs it serves are written by the engine's runner.
-  const statuses = localHostStatuses({ eventStore, gitRoot: config.gitRoot, actor: 'api' });
+  const statuses = localHostStatuses({
+    eventStore,
+    gitRoot: config.gitRoot,
+    actor: 'api',
+    onError: (err) => logger.error('commit status subscription failed', errorFields(err)),
+  });
   // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
   const githubApi = github ? await githubApiOf(github) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({

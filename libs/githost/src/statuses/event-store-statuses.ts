@@ -24,8 +24,11 @@ export interface EventStoreCommitStatusStoreOptions {
   /** Who the events name as their actor: "ci", "api", "cli". */
   actor?: string;
   clock?: () => Date;
-  /** Wait before a failed subscription is opened again, from where it stopped. */
-  resubscribeMs?: number;
+  /**
+   * Told when the subscription fails for good (after the adapter's own retries), as the engine's
+   * own subscription reports it: listeners then hear only this instance's changes, and the engine's
+   * tick still re-reads statuses.
+   */
   onError?: (err: Error) => void;
 }
 
@@ -44,7 +47,6 @@ export class EventStoreCommitStatusStore implements CommitStatusStore {
   private subscription: Subscription | null = null;
   private listening: Promise<void> | null = null;
   private generation = 0;
-  private retry: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: EventStoreCommitStatusStoreOptions) {
     this.clock = opts.clock ?? (() => new Date());
@@ -105,47 +107,27 @@ export class EventStoreCommitStatusStore implements CommitStatusStore {
     this.stopListening();
   }
 
-  private listen(from?: bigint | null): void {
-    if (this.listening && from === undefined) return;
+  private listen(): void {
+    if (this.listening) return;
     const generation = ++this.generation;
+    const failed = (err: Error): void => {
+      if (generation === this.generation) this.opts.onError?.(err);
+    };
     // Listeners hear of changes made after they subscribed, not of the store's whole history.
-    this.listening = (from !== undefined ? Promise.resolve(from) : this.opts.eventStore.headPosition()).then(
-      (position) => {
-        if (generation !== this.generation) return;
-        let last = position;
-        this.subscription = this.opts.eventStore.subscribe({
-          fromPosition: position,
-          onEvents: async (events) => {
-            if (generation !== this.generation) return;
-            this.announce(events);
-            last = events[events.length - 1]?.position ?? last;
-          },
-          onError: (err) => this.resubscribe(generation, err, () => last),
-        });
-      },
-      (err: Error) => this.resubscribe(generation, err, () => undefined),
-    );
-  }
-
-  // The adapters retry on their own; a subscription that failed for good is opened again where it stopped.
-  private resubscribe(generation: number, err: Error, last: () => bigint | null | undefined): void {
-    if (generation !== this.generation) return;
-    this.opts.onError?.(err);
-    this.retry = setTimeout(() => {
-      this.retry = null;
+    this.listening = this.opts.eventStore.headPosition().then((position) => {
       if (generation !== this.generation) return;
-      void this.subscription?.close();
-      this.subscription = null;
-      this.listening = null;
-      this.listen(last());
-    }, this.opts.resubscribeMs ?? 1000);
-    this.retry.unref();
+      this.subscription = this.opts.eventStore.subscribe({
+        fromPosition: position,
+        onEvents: async (events) => {
+          if (generation === this.generation) this.announce(events);
+        },
+        onError: failed,
+      });
+    }, failed);
   }
 
   private stopListening(): void {
     this.generation++;
-    if (this.retry) clearTimeout(this.retry);
-    this.retry = null;
     const subscription = this.subscription;
     this.subscription = null;
     this.listening = null;
