@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf } from '@railyard/testkit';
+import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf, writeOldStatusFile } from '@railyard/testkit';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
 import { QueueDriver } from './queue-driver';
@@ -12,8 +12,8 @@ let bed: LocalBed;
 let driver: QueueDriver;
 let facts: FactsReader;
 
-beforeEach(async () => {
-  bed = await localBed();
+/** A driver as an engine process starts it, with facts of its own. */
+const startDriver = (): void => {
   facts = new FactsReader(bed.host, bed.ci);
   // As the engine wires it: a status posted on a sha is news for the queues that read it.
   bed.ci.onChange((repo, sha) => facts.onEvent({ kind: 'status', repo, sha }));
@@ -27,6 +27,11 @@ beforeEach(async () => {
     now: () => new Date(),
     newRunId: randomUUID,
   });
+};
+
+beforeEach(async () => {
+  bed = await localBed();
+  startDriver();
   await bed.command({ type: 'CreateQueue', queueId: bed.queueId, repo: BED_REPO, branch: 'main', settings: { concurrency: 2 } });
 });
 afterEach(() => bed.close());
@@ -58,6 +63,20 @@ describe('QueueDriver on the local git host', () => {
     expect(await treeOf(bed.gitRoot, BED_REPO, main)).toBe(await treeOf(bed.gitRoot, BED_REPO, run?.sha as string));
     expect(await fileAt(bed.gitRoot, BED_REPO, main, 'f1.txt')).toBe('1\n');
     expect(testBranches()).toEqual([]);
+  });
+
+  it('when a run was testing during an upgrade and its check passed into the old status file, then the restarted engine lands it without running it again', async () => {
+    await bed.openAndSubmit(1);
+    await driver.pass({ verify: true });
+    const run = bed.ci.triggered[0] as (typeof bed.ci.triggered)[number];
+    const at = new Date().toISOString();
+    await writeOldStatusFile(bed.gitRoot, BED_REPO, run.sha, [{ context: 'tests', state: 'success', createdAt: at, updatedAt: at }]);
+
+    startDriver();
+    await driver.pass({ verify: true });
+
+    expect((await entry(1))?.state).toBe('merged');
+    expect(bed.ci.triggered).toHaveLength(1);
   });
 
   it('when two PRs queue at concurrency 2, then the second is stacked on the first and both land in order', async () => {

@@ -4,3 +4,4 @@ export * from './pulls';
 export * from './prometheus';
 export * from './fake-github';
 export * from './postgres';
+export * from './old-status-files';
