@@ -1,4 +1,4 @@
-import { closeSync, openSync, utimesSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, openSync, statSync, utimesSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { AppendSignal } from '../shared/append-signal';
 
@@ -16,6 +16,8 @@ class FileWake {
   private watcher: FSWatcher | null = null;
   private users = 0;
   private markerExists = false;
+  /** The time this process last set, in ms: a touch that still shows it is our own, already signalled. */
+  private lastTouch = Number.NaN;
   private readonly markerFile: string;
 
   constructor(
@@ -31,8 +33,9 @@ class FileWake {
       // Private like the database's own files, and empty: only its time changes.
       if (!this.markerExists) closeSync(openSync(this.markerFile, 'a', 0o600));
       this.markerExists = true;
-      const now = new Date();
-      utimesSync(this.markerFile, now, now);
+      const now = Date.now();
+      utimesSync(this.markerFile, now / 1000, now / 1000);
+      this.lastTouch = now;
     } catch {
       // Removed under us, say: made again next time; the others see this commit at their next poll.
       this.markerExists = false;
@@ -54,12 +57,25 @@ class FileWake {
     const name = basename(this.markerFile);
     try {
       this.watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
-        if (changed !== null && changed.toString() === name) this.signal.notify();
+        if (changed !== null && changed.toString() === name && !this.showsOwnTouch()) this.signal.notify();
       });
       this.watcher.on('error', () => this.stop());
     } catch {
       // No watching here: subscriptions hear other processes' appends at their poll interval.
       this.watcher = null;
+    }
+  }
+
+  /**
+   * Our own commits woke this process's subscriptions when they were made; waking them again per
+   * commit cost every subscription an empty read. When another process's touch is overwritten by
+   * ours before we look, its commit is seen by the reads ours woke or at the next poll.
+   */
+  private showsOwnTouch(): boolean {
+    try {
+      return Math.round(statSync(this.markerFile).mtimeMs) === this.lastTouch;
+    } catch {
+      return false;
     }
   }
 
