@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { LocalCiRunner, makeCheckout, removeCheckout, type SandboxMode } from '@railyard/ci';
-import { LocalCommitStatusStore, runGit } from '@railyard/githost';
+import { SqliteEventStore } from '@railyard/eventstore';
+import { localHostStatuses, runGit } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, gitDirOf, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { positiveIntFromEnv } from './support/settings';
 
@@ -50,7 +51,8 @@ const sandboxOverhead = async (dir: string): Promise<object> => {
   const gitRoot = path.join(dir, 'git');
   await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# isolation\n' } });
   const sha = await commitOnBranch(gitRoot, REPO, { branch: 'bench', files: { '.railyard.yml': 'ci:\n  noop: "true"\n' } });
-  const statuses = new LocalCommitStatusStore({ root: gitRoot });
+  const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  const statuses = localHostStatuses({ eventStore, gitRoot });
   const runnerFor = (mode: SandboxMode) =>
     new LocalCiRunner({
       gitRoot,
@@ -79,6 +81,7 @@ const sandboxOverhead = async (dir: string): Promise<object> => {
   } finally {
     await Promise.all([runners.bwrap.close(), runners.off.close()]);
     await statuses.close();
+    await eventStore.close();
   }
   return summary('ci-sandbox-overhead', { label: 'bwrap', samples: samples.bwrap }, { label: 'off', samples: samples.off });
 };

@@ -1,12 +1,14 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { buildApp, ciPageRouters, ciRouters, inProcessProjector, ProjectionHealth, QueueCommands } from '@railyard/api';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { CommitChecker, LocalCiRunner } from '@railyard/ci';
 import { queueIdOf } from '@railyard/domain';
-import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { MemoryBlobStore, MemoryEventStore, SqliteEventStore } from '@railyard/eventstore';
+import { LocalGitHost, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { MemoryReadModelStore } from '@railyard/readmodels';
 import * as readModelTesting from '@railyard/readmodels/testing';
@@ -17,9 +19,13 @@ import { positiveIntFromEnv } from './support/settings';
 /**
  * `npm run bench -- ci`: the costs the CI pieces add to a run, on the local disk.
  *
- *   ci-status-set          one status written (lock, rewrite, rename, journal line)
- *   ci-status-list         one commit's statuses read
- *   ci-status-notify       a status set by one store until another store's listener hears it
+ *   ci-status-set          one status written: an event appended to the SQLite event store, the
+ *                          commit's stream read back (docs/ci.md, "Commit statuses")
+ *   ci-status-list         one commit's statuses read (its stream, and the old status file looked for)
+ *   ci-status-notify       a status set by one store until a store on another connection to the same
+ *                          SQLite file in this process hears it (the embedded server's shape)
+ *   ci-status-notify-process  the same, the listener in a process of its own (an engine beside API
+ *                          processes), hearing it through the event store's subscription
  *   ci-check-overhead      trigger → final status of a check that does nothing (`true`): checkout,
  *                          process group, clean-up; concurrency 1
  *   ci-testing-details     one getMergeQueueTestingDetails over HTTP (memory read models)
@@ -55,7 +61,9 @@ export const run = async function* (): AsyncIterable<object> {
   const dir = await makeTempDir('railyard-bench-ci-');
   const gitRoot = path.join(dir, 'git');
   await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# ci\n' } });
-  const store = new LocalCommitStatusStore({ root: gitRoot });
+  const file = path.join(dir, 'events.sqlite');
+  const eventStore = new SqliteEventStore({ file });
+  const store = localHostStatuses({ eventStore, gitRoot });
   try {
     const statuses = positiveIntFromEnv('BENCH_CI_STATUSES', 2000);
     progress(`${statuses} status writes`);
@@ -75,24 +83,23 @@ export const run = async function* (): AsyncIterable<object> {
     yield summary('ci-status-list', list);
 
     const notifyCount = positiveIntFromEnv('BENCH_CI_NOTIFY', 200);
-    progress(`${notifyCount} cross-store notifications`);
-    const listener = new LocalCommitStatusStore({ root: gitRoot });
-    const waiting = new Map<string, () => void>();
-    const off = listener.onChange((_repo, sha) => waiting.get(sha)?.());
-    await new Promise((r) => setTimeout(r, 300));
-    const notify: number[] = [];
-    for (let i = 0; i < notifyCount; i++) {
-      const sha = shaOf(100_000 + i);
-      const heard = new Promise<void>((resolve) => waiting.set(sha, resolve));
-      const t0 = performance.now();
-      await store.set(REPO, sha, { context: 'n', state: 'success' });
-      await heard;
-      notify.push(performance.now() - t0);
-      waiting.delete(sha);
-    }
-    off();
-    await listener.close();
-    yield summary('ci-status-notify', notify, { note: 'fs.watch on the statuses directory; 250 ms polling behind it' });
+    progress(`${notifyCount} notifications to a store on another connection, then to another process`);
+    const otherConnection = new SqliteEventStore({ file });
+    const listener = localHostStatuses({ eventStore: otherConnection, gitRoot });
+    const inProcess = await timeNotifications(store, notifyCount, 100_000, async (heard) => {
+      const off = listener.onChange((_repo, sha) => heard(sha));
+      await listener.whenListening();
+      return async () => {
+        off();
+        await listener.close();
+        await otherConnection.close();
+      };
+    });
+    yield summary('ci-status-notify', inProcess, { note: 'another connection in this process: woken by the append, no polling' });
+    const otherProcess = await timeNotifications(store, notifyCount, 200_000, (heard) => listenInChild(file, gitRoot, heard));
+    yield summary('ci-status-notify-process', otherProcess, {
+      note: "a listener process of its own (the engine's side): woken by the writer's touch of events.sqlite-appended, 25 ms poll behind it",
+    });
 
     const checks = positiveIntFromEnv('BENCH_CI_CHECKS', 30);
     progress(`${checks} trivial checks`);
@@ -112,11 +119,59 @@ export const run = async function* (): AsyncIterable<object> {
     yield await detailsLatency(dir, gitRoot, store, positiveIntFromEnv('BENCH_CI_DETAILS', 2000));
   } finally {
     await store.close();
+    await eventStore.close();
     await removeTempDir(dir);
   }
 };
 
-const detailsLatency = async (dir: string, gitRoot: string, statuses: LocalCommitStatusStore, count: number): Promise<object> => {
+/** Sets a status on a fresh commit and waits until the listener `subscribe` set up hears it, `count` times. */
+const timeNotifications = async (
+  store: CommitStatusStore,
+  count: number,
+  firstSha: number,
+  subscribe: (heard: (sha: string) => void) => Promise<() => Promise<void>>,
+): Promise<number[]> => {
+  const waiting = new Map<string, () => void>();
+  const stop = await subscribe((sha) => waiting.get(sha)?.());
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const sha = shaOf(firstSha + i);
+      const heard = new Promise<void>((resolve) => waiting.set(sha, resolve));
+      const t0 = performance.now();
+      await store.set(REPO, sha, { context: 'n', state: 'success' });
+      await heard;
+      samples.push(performance.now() - t0);
+      waiting.delete(sha);
+    }
+  } finally {
+    await stop();
+  }
+  return samples;
+};
+
+/** A listener process (support/status-listener.child.ts) on the same SQLite file; resolves once it listens. */
+const listenInChild = async (file: string, gitRoot: string, heard: (sha: string) => void): Promise<() => Promise<void>> => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'support/status-listener.child.ts'), JSON.stringify({ file, gitRoot })],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the listener process exited with ${String(code)}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => (line === 'ready' ? resolve() : heard(line)));
+  });
+  await ready;
+  return async () => {
+    child.stdin.end();
+    await exited;
+  };
+};
+
+const detailsLatency = async (dir: string, gitRoot: string, statuses: CommitStatusStore, count: number): Promise<object> => {
   progress(`${count} testing-details requests`);
   const { RecordedEventFactory, prSubmitted, queueCreated } = readModelTesting;
   const { testRunStarted, statusReported } = testRunTesting;

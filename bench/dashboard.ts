@@ -5,7 +5,7 @@ import { composeApi, openTestHealthStore, testHealthConfigOf } from '@railyard/a
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { loadConfig } from '@railyard/runtime';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { LocalGitHost, localHostStatuses } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { MemoryMetricsStore, MemoryReadModelStore, type ReadModelStore } from '@railyard/readmodels';
 import * as readModelTesting from '@railyard/readmodels/testing';
@@ -85,10 +85,11 @@ export const run = async (args: string[]): Promise<object[]> => {
   const gitRoot = path.join(dir, 'git');
   const blobs = new MemoryBlobStore();
   const readModels = new MemoryReadModelStore();
-  const statuses = new LocalCommitStatusStore({ root: gitRoot });
+  const eventStore = new MemoryEventStore();
+  const statuses = localHostStatuses({ eventStore, gitRoot });
   const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
   const composed = composeApi({
-    eventStore: new MemoryEventStore(),
+    eventStore,
     blobs,
     readModels,
     metrics: new MemoryMetricsStore(),

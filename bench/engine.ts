@@ -18,7 +18,7 @@ import { createLocalCi } from '@railyard/ci';
 import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
-import { LocalGitHost, LocalGitWriter, RefReader, repoDirOf } from '@railyard/githost';
+import { LocalGitHost, LocalGitWriter, localHostStatuses, RefReader, repoDirOf, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 
@@ -122,14 +122,17 @@ const openAndSubmit = async (b: Bed, numbers: number[]): Promise<void> => {
   }
 };
 
-const engineOn = (b: Bed, ci: Parameters<typeof localCodeHost>[1], tickMs = 50): EngineHandle => {
-  const host = localCodeHost(b.gitRoot, ci);
+/** The engine on the bed; a CI without a status store of its own gets one on the bed's event store. */
+const engineOn = (b: Bed, ci: CiPort & { statusStore?: CommitStatusStore }, tickMs = 50): EngineHandle => {
+  const statuses = ci.statusStore ?? localHostStatuses({ eventStore: b.store, gitRoot: b.gitRoot });
+  const host = localCodeHost(b.gitRoot, statuses);
   const engine = startEngine({ eventStore: b.store, host, ci, logger: createLogger('bench-engine', 'error'), tickMs });
   return {
     ...engine,
     stop: async () => {
       await engine.stop();
       await host.close();
+      if (!ci.statusStore) await statuses.close();
     },
   };
 };
@@ -202,6 +205,7 @@ const bigQueue = async (count: number, concurrency: number): Promise<object> => 
   await openAndSubmit(b, numbers);
   const ci = await createLocalCi({
     settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency, killGraceMs: 5000 },
+    eventStore: b.store,
     publicUrl: () => 'http://127.0.0.1:0',
     logger: createLogger('bench-ci', 'error'),
   });
@@ -295,6 +299,7 @@ const overhead = async (o: { count: number; concurrency: number; checkSeconds: n
   }
   const ci = await createLocalCi({
     settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency: o.concurrency, killGraceMs: 5000 },
+    eventStore: b.store,
     publicUrl: () => 'http://127.0.0.1:0',
     logger: createLogger('bench-ci', 'error'),
   });

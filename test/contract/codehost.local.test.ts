@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCodeHost, LocalCommitStatusStore, LocalGitAdmin } from '@railyard/githost';
+import { SqliteEventStore } from '@railyard/eventstore';
+import { LocalCodeHost, LocalGitAdmin, localHostStatuses } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, fileAt, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { codeHostContract } from './codehost.contract';
 
@@ -10,7 +11,8 @@ codeHostContract('local git host', async () => {
   const dir = await makeTempDir('railyard-codehost-');
   const root = path.join(dir, 'git');
   await createRepoWithCommits(root, REPO, { files: { 'README.md': '# widgets\n' } });
-  const statuses = new LocalCommitStatusStore({ root, pollMs: 50 });
+  const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  const statuses = localHostStatuses({ eventStore, gitRoot: root });
   const host = new LocalCodeHost({ root, statuses });
   const admin = new LocalGitAdmin({ root });
   return {
@@ -35,6 +37,7 @@ codeHostContract('local git host', async () => {
     close: async () => {
       await host.close();
       await statuses.close();
+      await eventStore.close();
       await removeTempDir(dir);
     },
   };

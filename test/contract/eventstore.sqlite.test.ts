@@ -93,19 +93,23 @@ describe('sqlite event store', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('when another process appends, then a subscription in this process receives its events', async () => {
+  /** A child process appends `appends` times to `file`; answers what a subscription here received and what the child acknowledged. */
+  const receiveFromChild = async (
+    options: { pollIntervalMs?: number },
+    plan: { tag: string; eventsPerAppend: number; appends: number },
+  ): Promise<{ received: string[]; expected: string[] }> => {
     const file = join(await tempDir(), 'events.sqlite');
-    const store = new SqliteEventStore({ file });
-    const received: RecordedEvent[] = [];
+    const store = new SqliteEventStore({ file, ...options });
+    const received: string[] = [];
     let notify = (): void => undefined;
     const subscription = store.subscribe({
       fromPosition: null,
       onEvents: async (batch) => {
-        received.push(...batch);
+        received.push(...batch.map((e) => e.eventId));
         notify();
       },
     });
-    const child = writer({ store: { kind: 'sqlite', file }, tag: 'remote', streams: ['remote'], eventsPerAppend: 2, appends: 10 });
+    const child = writer({ store: { kind: 'sqlite', file }, streams: [plan.tag], ...plan });
     await child.ready();
     child.go();
     await child.finished();
@@ -119,7 +123,18 @@ describe('sqlite event store', () => {
     });
     await subscription.close();
     await store.close();
-    expect(received.map((e) => e.eventId)).toEqual(expected);
+    return { received, expected };
+  };
+
+  it('when another process appends, then a subscription in this process receives its events', async () => {
+    const { received, expected } = await receiveFromChild({}, { tag: 'remote', eventsPerAppend: 2, appends: 10 });
+    expect(received).toEqual(expected);
+  });
+
+  it('when another process appends, then a subscription here is woken by the file, not by its next poll', async () => {
+    // A poll interval far beyond the test's time-out: only the watch on the file can deliver in time.
+    const { received, expected } = await receiveFromChild({ pollIntervalMs: 3_600_000 }, { tag: 'woken', eventsPerAppend: 1, appends: 3 });
+    expect(received).toEqual(expected);
   });
 
   it('when two processes append to the same streams at once, then no event is lost or doubled and revisions stay contiguous', async () => {

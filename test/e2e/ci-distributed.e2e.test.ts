@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { queueIdOf, queueStreamOf, QUEUE_EVENT_SCHEMA_VERSION, type QueueEvent } from '@railyard/domain';
 import { SqliteEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { localHostStatuses } from '@railyard/githost';
 import { commitOnBranch } from '@railyard/testkit';
 import { client, REPO } from './support/client';
 import { startProcess, type RunningProcess } from './support/processes';
@@ -47,13 +47,14 @@ afterAll(async () => {
 });
 
 describe('CI endpoints of the distributed API', () => {
-  it('when a status is posted to the API, then a store in another process (the engine’s) hears it', async () => {
+  it('when a status is posted to the API, then a store in another process (the engine’s) hears it through the event store', async () => {
     const sha = await commitOnBranch(world.gitRoot, REPO, { branch: 'dist-status', files: { 'd.txt': 'd\n' } });
-    const engineSide = new LocalCommitStatusStore({ root: world.gitRoot });
+    const eventStore = new SqliteEventStore({ file: path.join(world.dataDir, 'events.sqlite') });
+    const engineSide = localHostStatuses({ eventStore, gitRoot: world.gitRoot });
     try {
       const heard: string[] = [];
       engineSide.onChange((_repo, changed) => heard.push(changed));
-      await new Promise((r) => setTimeout(r, 300));
+      await engineSide.whenListening();
       expect(
         (await client(api.url, TOKENS.write).post('/setCommitStatus', { repo: REPO, sha, context: 'jenkins', state: 'success' })).status,
       ).toBe(200);
@@ -61,6 +62,7 @@ describe('CI endpoints of the distributed API', () => {
       expect((await engineSide.list(REPO, sha)).map((s) => s.state)).toEqual(['success']);
     } finally {
       await engineSide.close();
+      await eventStore.close();
     }
   });
 

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { LocalCiRunner } from '@railyard/ci';
 import { queueIdOf, queueStreamOf, QUEUE_EVENT_SCHEMA_VERSION, type QueueEvent } from '@railyard/domain';
 import { SqliteEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { localHostStatuses } from '@railyard/githost';
 import { commitOnBranch } from '@railyard/testkit';
 import { client, REPO } from './support/client';
 import { ROOT, startProcess, type RunningProcess } from './support/processes';
@@ -145,7 +145,9 @@ describe('the local CI next to a running server', () => {
       branch: 'ci-run',
       files: { '.railyard.yml': 'ci:\n  unit: "echo unit tests pass"\n  lint: "echo 2 problems >&2; exit 1"\n', 'marker.txt': 'm\n' },
     });
-    const statuses = new LocalCommitStatusStore({ root: world.gitRoot });
+    // A runner in this process reports into the server's event store, as a standalone engine's does.
+    const eventStore = new SqliteEventStore({ file: path.join(world.dataDir, 'events.sqlite') });
+    const statuses = localHostStatuses({ eventStore, gitRoot: world.gitRoot });
     const runner = new LocalCiRunner({ gitRoot: world.gitRoot, dataDir: world.dataDir, statuses, publicUrl: () => server.url });
     const testRunId = randomUUID();
     try {
@@ -154,6 +156,7 @@ describe('the local CI next to a running server', () => {
     } finally {
       await runner.close();
       await statuses.close();
+      await eventStore.close();
     }
     const read = await statusesOf(sha);
     expect(read.statuses.map((s) => [s.context, s.state])).toEqual([

@@ -13,7 +13,7 @@ import {
   requireApiSecrets,
   withDistributedRedis,
 } from '@railyard/runtime';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { localHostStatuses } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
 import { githubApiOf } from './github';
@@ -56,8 +56,14 @@ const main = async (): Promise<void> => {
     redisUrl: config.redisUrl,
     namespace: config.redisNamespace,
   });
-  // Status intake writes the statuses the engine process listens to; the check logs it serves are written by the engine's runner.
-  const statuses = new LocalCommitStatusStore({ root: config.gitRoot });
+  // Status intake appends the statuses the engine processes hear through the shared event store; the
+  // check logs it serves are written by the engine's runner.
+  const statuses = localHostStatuses({
+    eventStore,
+    gitRoot: config.gitRoot,
+    actor: 'api',
+    onError: (err) => logger.error('commit status subscription failed', errorFields(err)),
+  });
   // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
   const githubApi = github ? await githubApiOf(github) : undefined;
   const { app, testHealth, setSelfUrl } = composeApi({

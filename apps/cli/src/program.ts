@@ -119,7 +119,7 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
   remoteOptions(status).action(act('./commands/pr-status', 'statusCommand'));
   const statusSet = status
     .command('set')
-    .description('report a commit status, as an outside CI does (local store, or --api)')
+    .description('report a commit status, as an outside CI does (the configured event store, or --api)')
     .option('--repo <host/owner/name>', 'the repository')
     .option('--sha <sha>', 'the full commit SHA')
     .option('--context <name>', 'the status name, e.g. jenkins/build')
@@ -129,7 +129,7 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
   remoteOptions(statusSet, '--api').action(act('./commands/commit-status', 'setCommand'));
   const statusList = status
     .command('list')
-    .description("a commit's statuses (local store, or --api)")
+    .description("a commit's statuses (the configured event store, or --api)")
     .option('--repo <host/owner/name>', 'the repository')
     .option('--sha <sha>', 'the full commit SHA');
   remoteOptions(statusList, '--api').action(act('./commands/commit-status', 'listCommand'));

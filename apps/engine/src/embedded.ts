@@ -1,6 +1,6 @@
 import type { BlobStore, EventStore } from '@railyard/eventstore';
 import type { GithubParts } from '@railyard/github';
-import { LocalCodeHost } from '@railyard/githost';
+import { LocalCodeHost, type CommitStatusStore } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import { startEngine, type EngineHandle } from './engine';
 import { ciByRepo, codeHostByRepo, type HostRoute } from './host/by-host';
@@ -15,15 +15,15 @@ export interface EmbeddedEngineInput {
   /** From libs/runtime's loadConfig (`config.engine`). */
   settings: { enabled: boolean; tickMs: number; verifyMs: number };
   now?: () => Date;
-  /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server). */
-  ci: CiPort & { statusStore?: ConstructorParameters<typeof LocalCodeHost>[0]['statuses'] };
+  /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server), with its status store. */
+  ci: CiPort & { statusStore: CommitStatusStore };
   /** The GitHub App's code host and CI (libs/github openGithub), for repositories of its host; the caller closes it. */
   github?: GithubParts | null;
 }
 
-/** The local git host as the engine's code host, reading the CI's status store when it has one. */
-export const localCodeHost = (gitRoot: string, ci: EmbeddedEngineInput['ci']): LocalCodeHost =>
-  new LocalCodeHost({ root: gitRoot, ...(ci.statusStore ? { statuses: ci.statusStore } : {}) });
+/** The local git host as the engine's code host, reading the CI's status store. */
+export const localCodeHost = (gitRoot: string, statuses: CommitStatusStore): LocalCodeHost =>
+  new LocalCodeHost({ root: gitRoot, statuses });
 
 /**
  * The engine's code host and CI: the local ones, and GitHub's for the repositories of its host name
@@ -41,7 +41,7 @@ export const hostsFor = (local: HostRoute, github?: GithubParts | null): { host:
 export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle & { ci: CiPort }) | null => {
   // Switched off (RAILYARD_ENGINE=off), the queues are left to a standalone engine (`npm run start:engine`).
   if (!input.settings.enabled) return null;
-  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(input.gitRoot, input.ci), ci: input.ci }, input.github);
+  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(input.gitRoot, input.ci.statusStore), ci: input.ci }, input.github);
   const { ci } = input;
   const engine = startEngine({
     eventStore: input.eventStore,

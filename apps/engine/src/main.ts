@@ -32,13 +32,13 @@ const main = async (): Promise<void> => {
   });
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
-  // The same CI and commit-status store as the API processes: statuses posted to any API replica (or
-  // with `railyard status set`) reach this engine through the shared store under the git root.
+  // The same CI and commit statuses as the API processes: statuses posted to any API replica (or with
+  // `railyard status set`) reach this engine through the shared event store.
   const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const apiUrl = ciSettings.publicUrl ?? `http://${config.host}:${config.port}`;
   if (!ciSettings.publicUrl) logger.warn('RAILYARD_PUBLIC_URL is not set; CI log links will point at the default API address', { apiUrl });
   // Finished check logs are archived in the blob store, so API replicas on other machines serve them.
-  const ci = await createLocalCi({ settings: ciSettings, publicUrl: () => apiUrl, logger, logArchive: blobs });
+  const ci = await createLocalCi({ settings: ciSettings, eventStore, publicUrl: () => apiUrl, logger, logArchive: blobs });
   // GitHub's repositories through the App. Webhooks reach the API processes, which record them in the
   // event store with the hints this engine's GitHub host needs (docs/decisions.md D152).
   const github = config.github ? await openGithub(config.github, { logger }) : null;
@@ -47,7 +47,7 @@ const main = async (): Promise<void> => {
     : null;
   hints?.listen((hint) => github?.host.announce([hint]));
   if (github) logger.info('GitHub App configured', { host: github.hostName, apiUrl: github.settings.apiUrl });
-  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(config.gitRoot, ci), ci }, github);
+  const { host, ci: routedCi } = hostsFor({ host: localCodeHost(config.gitRoot, ci.statusStore), ci }, github);
   const engine = startEngine({
     eventStore,
     host,

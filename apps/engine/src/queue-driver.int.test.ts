@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf } from '@railyard/testkit';
+import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf, writeOldStatusFile } from '@railyard/testkit';
 import type { FactsReader } from './facts';
 import { driverOn } from './testing/driver-on';
 import type { QueueDriver } from '@railyard/queue-driver';
@@ -43,6 +43,21 @@ describe('QueueDriver on the local git host', () => {
     expect(await treeOf(bed.gitRoot, BED_REPO, main)).toBe(await treeOf(bed.gitRoot, BED_REPO, run?.sha as string));
     expect(await fileAt(bed.gitRoot, BED_REPO, main, 'f1.txt')).toBe('1\n');
     expect(testBranches()).toEqual([]);
+  });
+
+  it('when a run was testing during an upgrade and its check passed into the old status file, then the restarted engine lands it without running it again', async () => {
+    await bed.openAndSubmit(1);
+    await driver.pass({ verify: true });
+    const run = bed.ci.triggered[0] as (typeof bed.ci.triggered)[number];
+    const at = new Date().toISOString();
+    await writeOldStatusFile(bed.gitRoot, BED_REPO, run.sha, [{ context: 'tests', state: 'success', createdAt: at, updatedAt: at }]);
+
+    // A restarted engine: a driver with facts of its own.
+    ({ driver, facts } = driverOn(bed));
+    await driver.pass({ verify: true });
+
+    expect((await entry(1))?.state).toBe('merged');
+    expect(bed.ci.triggered).toHaveLength(1);
   });
 
   it('when two PRs queue at concurrency 2, then the second is stacked on the first and both land in order', async () => {

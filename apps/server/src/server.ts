@@ -108,12 +108,13 @@ const startOnBoundServer = async (
   if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000)))
     throw new Error('the test-health read models did not catch up with the event store');
   let selfUrl = '';
-  // Statuses on disk in the bare repositories, checks run as child processes; the engine listens to both.
+  // Statuses as events in the event store, checks run as child processes; the engine listens to both.
   // Reports the checks write go to test health, which the API composition below creates.
   const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const api: { composed?: ComposedApi } = {};
   const ci = await createLocalCi({
     settings: ciSettings,
+    eventStore,
     publicUrl: () => selfUrl,
     logger,
     // As the standalone engine does: an API replica beside this server may run on another machine.

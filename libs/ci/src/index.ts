@@ -13,7 +13,6 @@ export { SANDBOX_UID, type CheckNetwork, type SandboxMode, type SandboxOptions }
 export * from './intake/schema';
 export * from './intake/commits';
 export {
-  LocalCommitStatusStore,
   COMMIT_STATUS_STATES,
   type CommitStatus,
   type CommitStatusInput,

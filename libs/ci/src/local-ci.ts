@@ -1,6 +1,7 @@
 import type { CommitStatusState, RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore, type CommitStatusStore } from '@railyard/githost';
-import type { Logger } from '@railyard/observability';
+import type { EventStore } from '@railyard/eventstore';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
+import { errorFields, type Logger } from '@railyard/observability';
 import { readRepoConfig } from './config/repo-config';
 import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
@@ -34,6 +35,8 @@ export interface LocalCi {
 
 export interface CreateLocalCiOptions {
   settings: CiSettings;
+  /** Where commit statuses are kept: every process sharing it sees them (docs/ci.md, "Commit statuses"). */
+  eventStore: EventStore;
   /** Used when settings.publicUrl is unset: typically the URL the API ended up listening on. */
   publicUrl: () => string;
   logger?: Logger;
@@ -46,7 +49,12 @@ export interface CreateLocalCiOptions {
 /** Wires the pieces and clears checkouts a previous process left; close() stops running checks first. */
 export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi> => {
   const { settings } = opts;
-  const statuses = new LocalCommitStatusStore({ root: settings.gitRoot });
+  const statuses = localHostStatuses({
+    eventStore: opts.eventStore,
+    gitRoot: settings.gitRoot,
+    actor: 'ci',
+    onError: (err) => opts.logger?.error('commit status subscription failed', errorFields(err)),
+  });
   const runner = new LocalCiRunner({
     gitRoot: settings.gitRoot,
     dataDir: settings.dataDir,

@@ -34,16 +34,17 @@ export { RefReader, isValidRefName, parsePackedRefs } from './local/refs';
 export { existingRepoDir, repoDirOrThrow } from './local/repos';
 export {
   COMMIT_STATUS_STATES,
-  LocalCommitStatusStore,
   type CommitStatus,
   type CommitStatusInput,
   type CommitStatusListener,
   type CommitStatusState,
   type CommitStatusStore,
-  type LocalCommitStatusStoreOptions,
-} from './local/statuses';
-export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH, statusFileOf, statusesDirOf } from './local/statuses-file';
-export { journalFileOf, listRepositories } from './local/statuses-journal';
+} from './statuses/port';
+export { EventStoreCommitStatusStore, type EventStoreCommitStatusStoreOptions } from './statuses/event-store-statuses';
+export { legacyStatusFiles, localHostStatuses, type LocalHostStatusesOptions } from './statuses/local-statuses';
+export { COMMIT_STATUS_REPORTED, STATUS_STREAM_PREFIX, statusStreamOf, type CommitStatusReported } from './statuses/status-events';
+export { statusFileOf, statusesDirOf } from './local/statuses-file';
+export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH } from './statuses/validate';
 export {
   testBranchName,
   type BuildTestBranchInput,

@@ -5,3 +5,4 @@ export * from './prometheus';
 export * from './fake-github';
 export * from './postgres';
 export * from './repo-bed';
+export * from './old-status-files';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { ciLogBlobName, ciLogFile, CommitChecker, MAX_ARCHIVED_LOG_BYTES } from '@railyard/ci';
 import type { RepoRef } from '@railyard/domain';
-import { PostgresBlobStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { MemoryEventStore, PostgresBlobStore } from '@railyard/eventstore';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import {
   commitOnBranch,
@@ -37,14 +37,14 @@ let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let nodeA: string;
 let nodeB: string;
 let blobs: PostgresBlobStore;
-let statuses: LocalCommitStatusStore[] = [];
+let statuses: CommitStatusStore[] = [];
 let children: ChildProcess[] = [];
 const schema = `ci_logs_${randomUUID().slice(0, 8)}`;
 
 /** The log route as an API on `dataDir` serves it, reading finished logs from the shared blob store. */
 const apiOn = (dataDir: string): Express => {
   const gitRoot = path.join(dataDir, 'git');
-  const store = new LocalCommitStatusStore({ root: gitRoot });
+  const store = localHostStatuses({ eventStore: new MemoryEventStore(), gitRoot });
   statuses.push(store);
   const ci = { statuses: store, commits: new CommitChecker(gitRoot), dataDir, logs: blobs };
   return express()

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CommitChecker } from '@railyard/ci';
 import { queueIdOf, type RepoRef } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { LocalGitHost, localHostStatuses, type EventStoreCommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { MemoryReadModelStore } from '@railyard/readmodels';
 import * as readModelTesting from '@railyard/readmodels/testing';
@@ -33,7 +33,8 @@ let dir: string;
 let gitRoot: string;
 let sha: string;
 let app: Express;
-let statuses: LocalCommitStatusStore;
+let eventStore: MemoryEventStore;
+let statuses: EventStoreCommitStatusStore;
 let readModels: MemoryReadModelStore;
 let blobs: MemoryBlobStore;
 let factory: InstanceType<typeof RecordedEventFactory>;
@@ -54,8 +55,8 @@ beforeEach(async () => {
   const logger = createLogger('test');
   readModels = new MemoryReadModelStore();
   blobs = new MemoryBlobStore();
-  statuses = new LocalCommitStatusStore({ root: gitRoot, pollMs: 20 });
-  const eventStore = new MemoryEventStore();
+  eventStore = new MemoryEventStore();
+  statuses = localHostStatuses({ eventStore, gitRoot, actor: 'api' });
   const deps = {
     commands: new QueueCommands(eventStore, readModels, logger, { clock: { now: () => new Date() } }),
     readModels,
@@ -104,12 +105,12 @@ describe('POST /v1/setCommitStatus', () => {
     expect((await post('/getCommitStatuses', { repo, sha }, TOKENS.read)).body.state).toBe('success');
   });
 
-  it('when a status is posted, then listeners of another store on the same disk hear of it', async () => {
-    const engineSide = new LocalCommitStatusStore({ root: gitRoot, pollMs: 20 });
+  it('when a status is posted, then listeners of another instance sharing the event store hear of it', async () => {
+    const engineSide = localHostStatuses({ eventStore, gitRoot });
     try {
       const heard: string[] = [];
       engineSide.onChange((_r, s) => heard.push(s));
-      await new Promise((r) => setTimeout(r, 100));
+      await engineSide.whenListening();
       await post('/setCommitStatus', status());
       const deadline = Date.now() + 5000;
       while (!heard.includes(sha) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

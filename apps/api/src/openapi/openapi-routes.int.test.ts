@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { LocalGitHost, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { MemoryMetricsStore, MemoryReadModelStore } from '@railyard/readmodels';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
@@ -19,7 +19,7 @@ type Doc = { paths: Record<string, Record<string, unknown>> };
 
 let dir: string;
 let composed: ComposedApi;
-let statuses: LocalCommitStatusStore;
+let statuses: CommitStatusStore;
 
 /** An app holding the dashboard's router alone: the routes it adds. */
 const dashboardOnly = () => {
@@ -33,10 +33,11 @@ beforeAll(async () => {
   const gitRoot = path.join(dir, 'git');
   const blobs = new MemoryBlobStore();
   const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
+  const eventStore = new MemoryEventStore();
+  statuses = localHostStatuses({ eventStore, gitRoot });
   // The composition both server shapes use, so the routes walked are the routes served.
   composed = composeApi({
-    eventStore: new MemoryEventStore(),
+    eventStore,
     blobs,
     readModels: new MemoryReadModelStore(),
     metrics: new MemoryMetricsStore(),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { QUEUE_EVENT_SCHEMA_VERSION, queueIdOf, queueStreamOf, type RepoRef } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { LocalGitHost, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { MemoryMetricsStore, MemoryReadModelStore } from '@railyard/readmodels';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
@@ -21,7 +21,7 @@ const Q = queueIdOf(repo, 'main');
 let dir: string;
 let eventStore: MemoryEventStore;
 let readModels: MemoryReadModelStore;
-let statuses: LocalCommitStatusStore;
+let statuses: CommitStatusStore;
 let composed: ComposedApi;
 /** Who holds the projector lease, as the test decides; null is "no projector runs". */
 let holder: string | null;
@@ -75,7 +75,7 @@ beforeEach(async () => {
   }
   eventStore = new MemoryEventStore();
   readModels = new MemoryReadModelStore();
-  statuses = new LocalCommitStatusStore({ root: gitRoot });
+  statuses = localHostStatuses({ eventStore, gitRoot });
   const blobs = new MemoryBlobStore();
   const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
   holder = 'projector-1';

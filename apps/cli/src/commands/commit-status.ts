@@ -1,8 +1,9 @@
 import { CommitChecker, getCommitStatusesRequest, setCommitStatusRequest } from '@railyard/ci';
-import { formatRepo, GitHostError, LocalCommitStatusStore } from '@railyard/githost';
-import { loadConfig } from '@railyard/runtime';
+import { existsSync } from 'node:fs';
+import { formatRepo, GitHostError, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
+import { loadConfig, openEventStore } from '@railyard/runtime';
 import type { z } from 'zod';
-import { UsageError, type CliContext } from '../context';
+import { CommandFailed, UsageError, type CliContext } from '../context';
 import { apiTargetOf, postJson, type ApiTarget } from '../http';
 import { repoOption } from '../identifiers';
 
@@ -28,7 +29,7 @@ const validated = <T extends z.ZodType>(schema: T, input: unknown): z.infer<T> =
   throw new UsageError(result.error.issues.map((i) => `--${option(i.path)}: ${i.message}`).join('; '));
 };
 
-/** Without --api the local store under RAILYARD_GIT_ROOT (the server may be down); with it, the HTTP API. */
+/** Without --api the data dir's event store (the server may be down); with it, the HTTP API. */
 const remoteOf = (flags: StatusFlags, ctx: CliContext): ApiTarget | undefined => {
   if (flags.api === undefined) {
     if (flags.token !== undefined) throw new UsageError('--token is only for --api');
@@ -41,10 +42,18 @@ const required = (flags: StatusFlags, names: readonly (keyof StatusFlags)[]): vo
   for (const name of names) if (flags[name] === undefined) throw new UsageError(`--${name} is required`);
 };
 
-/** Runs against the local store, turning the git host's refusals into the command's messages. */
-const locally = async <T>(ctx: CliContext, sub: string, body: ListBody, work: (store: LocalCommitStatusStore) => Promise<T>) => {
-  const root = loadConfig(ctx.env).gitRoot;
-  const store = new LocalCommitStatusStore({ root });
+/**
+ * Runs against the configured event store (as `history` reads it), turning the git host's refusals
+ * into the command's messages.
+ */
+const locally = async <T>(ctx: CliContext, sub: string, body: ListBody, work: (store: CommitStatusStore) => Promise<T>) => {
+  const config = loadConfig(ctx.env);
+  const root = config.gitRoot;
+  // Opening SQLite creates a missing file; a mistyped data dir must say so, not keep statuses nobody reads.
+  if (config.eventStore.kind === 'sqlite' && !existsSync(config.eventStore.file))
+    throw new CommandFailed(`no event store at ${config.eventStore.file} (set RAILYARD_DATA_DIR)`);
+  const eventStore = await openEventStore(config);
+  const store = localHostStatuses({ eventStore, gitRoot: root, actor: 'cli' });
   try {
     await new CommitChecker(root).assertCommit(body.repo, body.sha);
     return await work(store);
@@ -57,6 +66,7 @@ const locally = async <T>(ctx: CliContext, sub: string, body: ListBody, work: (s
     return null;
   } finally {
     await store.close();
+    await eventStore.close();
   }
 };
 

@@ -16,7 +16,7 @@ import {
 } from '@railyard/domain';
 import { infrastructureErrorOf } from '@railyard/ci';
 import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
-import { LocalCodeHost, LocalCommitStatusStore, LocalGitHost } from '@railyard/githost';
+import { LocalCodeHost, LocalGitHost, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 
@@ -31,10 +31,10 @@ export class PostingCi implements CiPort {
   readonly cancelled: string[] = [];
   readonly retried: { testRunId: string; contexts: string[] }[] = [];
   constructor(
-    readonly store: LocalCommitStatusStore,
+    readonly store: CommitStatusStore,
     private readonly required: string[] = ['tests'],
   ) {}
-  get statusStore(): LocalCommitStatusStore {
+  get statusStore(): CommitStatusStore {
     return this.store;
   }
   async trigger(req: CiTrigger): Promise<void> {
@@ -81,7 +81,8 @@ export const localBed = async (branch = 'main') => {
     { initialState: initialQueueState, evolve, decide },
     { context: () => ({ now: now(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now },
   );
-  const statuses = new LocalCommitStatusStore({ root: gitRoot, pollMs: 50 });
+  // Statuses as events in the bed's event store, as in production (docs/ci.md, "Commit statuses").
+  const statuses = localHostStatuses({ eventStore: store, gitRoot });
   const ci = new PostingCi(statuses);
   const host = new LocalCodeHost({ root: gitRoot, statuses });
   const queueId = queueIdOf(BED_REPO, branch);

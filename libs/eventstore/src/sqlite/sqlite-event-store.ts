@@ -17,6 +17,7 @@ import { AppendSignal, appendSignalForFile } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
 import { preparePending, type PendingAppend } from '../shared/pending-append';
 import { PollingSubscription } from '../shared/polling-subscription';
+import { fileWakeFor } from './file-wake';
 import { CREATE_SCHEMA, SCHEMA_VERSION } from './schema';
 
 /** Either case is accepted: environment variables tend to arrive lower-case. */
@@ -67,6 +68,8 @@ const COLUMNS = 'global_position, stream_id, revision, event_id, type, data, met
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly signal: AppendSignal;
+  /** Null for an in-memory database, which no other process can append to. */
+  private readonly file: string | null;
   private readonly subscriptions = new SubscriptionSet();
   private readonly now: () => Date;
   private readonly pollIntervalMs: number;
@@ -80,7 +83,8 @@ export class SqliteEventStore implements EventStore {
     this.now = options.now ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     const inMemory = options.file === ':memory:' || options.file === '';
-    this.signal = inMemory ? new AppendSignal() : appendSignalForFile(resolve(options.file));
+    this.file = inMemory ? null : resolve(options.file);
+    this.signal = this.file === null ? new AppendSignal() : appendSignalForFile(this.file);
     if (!inMemory) {
       // Private from the start: SQLite would create the file (and its -wal and -shm, which copy its
       // mode) world-readable. An empty file is a new database to SQLite.
@@ -143,7 +147,9 @@ export class SqliteEventStore implements EventStore {
       wrote ||= outcome.wrote;
       p.resolve(outcome.result);
     });
-    if (wrote) this.signal.notify();
+    if (!wrote) return;
+    this.signal.notify();
+    if (this.file !== null) fileWakeFor(this.file, this.signal).announce();
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -165,7 +171,13 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     const source = { readAfter: (after: bigint | null, max: number) => this.readAfter(after, max), signal: this.signal };
     const subscription = new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff);
-    return this.subscriptions.track(subscription);
+    const release = this.file === null ? () => undefined : fileWakeFor(this.file, this.signal).acquire();
+    return this.subscriptions.track({
+      close: async () => {
+        release();
+        await subscription.close();
+      },
+    });
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,7 @@ import { DEFAULT_COMMITTER } from './local-git-writer';
 import { isObjectId } from './names';
 import { RefReader } from './refs';
 import { existingRepoDir } from './repos';
-import { LocalCommitStatusStore, type CommitStatusStore } from './statuses';
+import type { CommitStatusStore } from '../statuses/port';
 import { buildTestBranch, type BuildTestBranchResult, type StackedPullRequest } from './test-branch';
 import { RepoWatcher } from './watch';
 
@@ -27,8 +27,8 @@ export type LocalHostEvent =
 export interface LocalCodeHostOptions {
   /** Directory holding `<host>/<owner>/<name>.git`. */
   root: string;
-  /** Commit statuses; libs/ci's store in a composition with the local CI, so both read one store. */
-  statuses?: CommitStatusStore;
+  /** Commit statuses; libs/ci's store in a composition with the local CI, so both read one store. The caller closes it. */
+  statuses: CommitStatusStore;
   committer?: Identity;
   now?: () => Date;
   /** git processes that work out mergeability at once. */
@@ -57,7 +57,6 @@ export class LocalCodeHost {
   private readonly refs = new RefReader(256);
   private readonly trees = new LRUCache<string, string>({ max: 20_000 });
   private readonly statusStore: CommitStatusStore;
-  private readonly ownsStatusStore: boolean;
   private readonly committer: Identity;
   private readonly now: () => Date;
   /** Each listener with how many watches it holds: one function may watch several queues' branches. */
@@ -72,8 +71,7 @@ export class LocalCodeHost {
     // Mergeability is background work (nobody waits on it): niced, so API requests keep the CPU.
     this.git = new LocalGitHost({ root: opts.root, maxConcurrentGit: opts.maxConcurrentGit ?? 2, niceness: 10 });
     this.admin = new LocalGitAdmin({ root: opts.root, now: this.now });
-    this.statusStore = opts.statuses ?? new LocalCommitStatusStore({ root: opts.root });
-    this.ownsStatusStore = opts.statuses === undefined;
+    this.statusStore = opts.statuses;
     this.committer = opts.committer ?? DEFAULT_COMMITTER;
   }
 
@@ -244,7 +242,6 @@ export class LocalCodeHost {
     this.offStatuses?.();
     this.offStatuses = null;
     await this.git.close();
-    if (this.ownsStatusStore) await this.statusStore.close();
   }
 
   private async treeIn(gitDir: string, sha: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { LocalCiRunner } from '@railyard/ci';
 import type { RepoRef } from '@railyard/domain';
 import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { runProjector, type ProjectorHandle } from '@railyard/projector';
 import { MemoryTestHealthStore } from '@railyard/readmodels';
@@ -21,7 +21,7 @@ let events: MemoryEventStore;
 let store: MemoryTestHealthStore;
 let projector: ProjectorHandle;
 let testHealth: TestHealth;
-let statuses: LocalCommitStatusStore;
+let statuses: CommitStatusStore;
 let runner: LocalCiRunner;
 
 // Inside the describe, so these hooks end before the bed (a top-level hook) removes the repository.
@@ -49,7 +49,7 @@ describe('uploadReports wired into the local CI runner', () => {
       },
       serverUrl: () => 'http://railyard.test',
     });
-    statuses = new LocalCommitStatusStore({ root: bed.root });
+    statuses = localHostStatuses({ eventStore: events, gitRoot: bed.root });
     runner = new LocalCiRunner({
       gitRoot: bed.root,
       dataDir: bed.dir,

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import { SqliteEventStore } from '@railyard/eventstore';
+import { localHostStatuses, type EventStoreCommitStatusStore } from '@railyard/githost';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
 import { checkFileName } from '../../urls';
 import { LocalCiRunner, type LocalCiRunnerOptions } from '../local-ci-runner';
@@ -15,7 +16,9 @@ export class RunnerBed {
   root = '';
   gitRoot = '';
   gitDir = '';
-  statuses!: LocalCommitStatusStore;
+  /** The data dir's event store, as a runner process of its own opens it (runner-process.ts). */
+  eventStore!: SqliteEventStore;
+  statuses!: EventStoreCommitStatusStore;
   private runners: LocalCiRunner[] = [];
 
   constructor(
@@ -26,12 +29,14 @@ export class RunnerBed {
       this.root = await makeTempDir();
       this.gitRoot = path.join(this.root, 'git');
       ({ gitDir: this.gitDir } = await createRepoWithCommits(this.gitRoot, this.repo));
-      this.statuses = new LocalCommitStatusStore({ root: this.gitRoot });
+      this.eventStore = new SqliteEventStore({ file: path.join(this.root, 'events.sqlite') });
+      this.statuses = localHostStatuses({ eventStore: this.eventStore, gitRoot: this.gitRoot });
       this.runners = [];
     });
     afterEach(async () => {
       await Promise.all(this.runners.map((r) => r.close()));
       await this.statuses.close();
+      await this.eventStore.close();
       await removeTempDir(this.root);
     });
   }

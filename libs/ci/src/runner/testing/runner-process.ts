@@ -1,12 +1,14 @@
-import { PostgresBlobStore } from '@railyard/eventstore';
-import { LocalCommitStatusStore } from '@railyard/githost';
+import * as path from 'node:path';
+import { PostgresBlobStore, SqliteEventStore } from '@railyard/eventstore';
+import { localHostStatuses } from '@railyard/githost';
 import { LocalCiRunner, type TriggerInput } from '../local-ci-runner';
 
 /**
  * A runner in a process of its own, for tests that kill it, run it as another user, or run it on a
  * data dir of its own beside an API on another: triggers the run described by RAILYARD_TEST_RUNNER
  * (JSON: gitRoot, dataDir, the trigger input, `once`, and `archive`: the PostgreSQL blob store its
- * finished logs go to) and says "triggered". Then it waits forever, or with `once` until the run is
+ * finished logs go to), reporting statuses to the data dir's event store (the test bed's,
+ * runner-bed.ts), and says "triggered". Then it waits forever, or with `once` until the run is
  * done, and exits.
  */
 const main = async (): Promise<void> => {
@@ -17,7 +19,8 @@ const main = async (): Promise<void> => {
     once?: boolean;
     archive?: { postgresUrl: string; schema: string };
   };
-  const statuses = new LocalCommitStatusStore({ root: spec.gitRoot });
+  const eventStore = new SqliteEventStore({ file: path.join(spec.dataDir, 'events.sqlite') });
+  const statuses = localHostStatuses({ eventStore, gitRoot: spec.gitRoot });
   const archive = spec.archive ? await PostgresBlobStore.open({ url: spec.archive.postgresUrl, schema: spec.archive.schema }) : undefined;
   const runner = new LocalCiRunner({
     gitRoot: spec.gitRoot,
@@ -36,6 +39,7 @@ const main = async (): Promise<void> => {
   await runner.close();
   await statuses.close();
   await archive?.close();
+  await eventStore.close();
 };
 
 main().catch((err: unknown) => {

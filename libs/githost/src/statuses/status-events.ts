@@ -1,0 +1,50 @@
+import type { RepoRef } from '@railyard/domain';
+import type { RecordedEvent } from '@railyard/eventstore';
+import type { CommitStatus, CommitStatusInput } from './port';
+
+/**
+ * Commit statuses as events (docs/ci.md, "Commit statuses"; docs/decisions.md D180): one stream per
+ * repository and commit, one event per report. A stream is only ever appended to, so writers from any
+ * number of processes append with no expected revision and none of them can lose another's report.
+ */
+export const STATUS_STREAM_PREFIX = 'commit-status-';
+export const COMMIT_STATUS_REPORTED = 'CommitStatusReported';
+export const STATUS_SCHEMA_VERSION = 1;
+
+export interface CommitStatusReported extends CommitStatusInput {
+  repo: RepoRef;
+  sha: string;
+}
+
+/** `commit-status-<host>/<owner>/<name>@<sha>`: the parts are validated names, so the id is unambiguous. */
+export const statusStreamOf = (repo: RepoRef, sha: string): string =>
+  `${STATUS_STREAM_PREFIX}${repo.host}/${repo.owner}/${repo.name}@${sha}`;
+
+/** The report an event carries, or undefined for every other event of the store. */
+export const reportOf = (e: RecordedEvent): CommitStatusReported | undefined =>
+  e.type === COMMIT_STATUS_REPORTED && e.streamId.startsWith(STATUS_STREAM_PREFIX) ? (e.data as CommitStatusReported) : undefined;
+
+/**
+ * The latest status per context, in the order contexts first reported: `initial` (statuses an older
+ * version left in a file, D182) first, then the stream's reports in stream order. A context keeps the
+ * time of its first report as createdAt; each later report replaces the rest.
+ */
+export const foldStatuses = (initial: readonly CommitStatus[], events: readonly RecordedEvent[]): CommitStatus[] => {
+  const byContext = new Map<string, CommitStatus>(initial.map((s) => [s.context, s]));
+  for (const e of events) {
+    const report = reportOf(e);
+    if (!report) continue;
+    const at = e.metadata.at;
+    const { context, state, targetUrl, description } = report;
+    const createdAt = byContext.get(context)?.createdAt ?? at;
+    byContext.set(context, {
+      context,
+      state,
+      ...(targetUrl !== undefined ? { targetUrl } : {}),
+      ...(description !== undefined ? { description } : {}),
+      createdAt,
+      updatedAt: at,
+    });
+  }
+  return [...byContext.values()];
+};
