@@ -6,6 +6,12 @@ export interface CiTrigger {
   branch: string;
   testRunId: string;
   timeoutMinutes: number;
+  /**
+   * Set when the run re-runs a failed run on the same commit (flakeRetries): the checks that failed,
+   * and when the re-run was decided (a report completed after it is the re-run's own). A CI that does
+   * not run on a trigger (GitHub's) asks for these checks to run again.
+   */
+  rerun?: { contexts: string[]; since: string };
 }
 
 /** The same shape as libs/ci's `resolveRequiredStatuses`, so its LocalCi plugs in as a CiPort unchanged. */

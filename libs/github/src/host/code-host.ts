@@ -3,7 +3,7 @@ import type { MergeMethod, Mergeability, PullRequestSnapshot, RepoRef, ReportedS
 import { GitHostError } from '@railyard/githost';
 import type { GithubApp } from '../github-app';
 import { hostEventsOf, type GithubHostEvent } from './host-events';
-import { HostMemory } from './memory';
+import { HostMemory, type CheckRunView, type StatusView } from './memory';
 import { checkBranch, checkSha, RepoApi, type PullView } from './repo-api';
 import { messageOf, RepoClients, statusOf } from './repo-client';
 import { mergeReports } from './statuses';
@@ -112,7 +112,9 @@ export class GithubCodeHost {
    */
   async mergeability(repo: RepoRef, number: number, headSha: string): Promise<Mergeability> {
     const api = await this.api(repo);
-    const pr = await this.readPull(api, number);
+    // The engine asks right after reading the PR (pullRequest): that read, at this head, answers.
+    const recent = this.memory.recentPull(repo, number);
+    const pr = recent?.headSha === headSha ? recent : await this.readPull(api, number);
     if (pr === null || pr.state !== 'open') return 'not_mergeable';
     if (pr.headSha !== headSha) return 'unspecified';
     if (pr.draft) return 'unspecified';
@@ -174,10 +176,32 @@ export class GithubCodeHost {
     return status === 'behind' || status === 'identical';
   }
 
+  /** The reports on `sha`; each kind is listed again only once a webhook named it on the commit (or it aged out). */
   async statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
-    const api = await this.api(repo);
-    const [statuses, checkRuns] = await Promise.all([api.commitStatuses(sha), api.checkRuns(sha)]);
+    const [statuses, checkRuns] = await Promise.all([this.commitStatuses(repo, sha), this.checkRuns(repo, sha)]);
     return mergeReports(statuses, checkRuns);
+  }
+
+  private async commitStatuses(repo: RepoRef, sha: string): Promise<readonly StatusView[]> {
+    const known = this.memory.statusesOf(repo, sha);
+    if (known) return known;
+    const listed = await (await this.api(repo)).commitStatuses(sha);
+    this.memory.listedStatuses(repo, sha, listed);
+    return listed;
+  }
+
+  /** The latest check run of each name on `sha` (GithubCi re-runs failed ones from this list). */
+  async checkRuns(repo: RepoRef, sha: string): Promise<readonly CheckRunView[]> {
+    const known = this.memory.checkRunsOf(repo, sha);
+    if (known) return known;
+    const listed = await (await this.api(repo)).checkRuns(sha);
+    this.memory.listedCheckRuns(repo, sha, listed);
+    return listed;
+  }
+
+  /** Check runs GitHub was asked to run again: what is remembered of them is stale until they report. */
+  forgetCheckRuns(repo: RepoRef, sha: string): void {
+    this.memory.forget({ kind: 'status', repo, sha, report: 'check' });
   }
 
   async buildTestBranch(
@@ -198,6 +222,7 @@ export class GithubCodeHost {
         request.method,
       );
       this.memory.testBranchMoved(repo, built.branch, built.sha);
+      this.memory.wroteCommit(repo, built.sha);
     }
     return built;
   }
@@ -345,6 +370,9 @@ export class GithubCodeHost {
     if ((method === 'squash' || method === 'rebase') && landedSha !== undefined) {
       // This adapter wrote new commits for it: GitHub will not flag it merged, nothing to ask.
       link = `${pr.repoUrl}/commit/${landedSha}`;
+    } else if (method === 'merge_commit' && landedSha !== undefined) {
+      // Its test branch merged the PR's head itself, and that commit landed: GitHub flags it merged.
+      return;
     } else {
       const cmp = await api.compare(pr.baseBranch, pr.headSha);
       if (cmp.status === 'behind' || cmp.status === 'identical') return;

@@ -3,6 +3,7 @@ import { parseRailyardConfig, parseTrunkConfig, RAILYARD_CONFIG_FILE, requiredSt
 import { LRUCache } from 'lru-cache';
 import type { GithubCodeHost } from './code-host';
 import type { RepoApi } from './repo-api';
+import { checkRunState } from './statuses';
 
 type RequiredAnswer =
   | { statuses: string[]; source: RequiredStatusesSource }
@@ -33,9 +34,27 @@ export class GithubCi {
     this.rules = new LRUCache({ max: 1000, ttl: opts.branchRulesTtlMs ?? 60_000 });
   }
 
-  /** The repository's CI starts by itself on the push of the test branch: the run is only noted. */
-  async trigger(req: { testRunId: string }): Promise<void> {
+  /**
+   * The repository's CI starts by itself on the push of the test branch: a run is only noted. A
+   * re-run of a failure on the same commit (flakeRetries) re-requests the check suite of each failed
+   * check run that completed before the re-run was decided; one that completed since is the re-run's
+   * own answer (after a restart the engine triggers its runs again, and nothing is re-run twice).
+   */
+  async trigger(req: { repo: RepoRef; sha: string; testRunId: string; rerun?: { contexts: string[]; since: string } }): Promise<void> {
     this.runs.add(req.testRunId);
+    if (!req.rerun) return;
+    const since = Date.parse(req.rerun.since);
+    const wanted = new Set(req.rerun.contexts);
+    const suites = new Set<number>();
+    for (const run of await this.host.checkRuns(req.repo, req.sha)) {
+      const state = checkRunState(run.status, run.conclusion);
+      const failedBefore = state !== 'pending' && state !== 'success' && (run.completedAt === null || Date.parse(run.completedAt) <= since);
+      if (wanted.has(run.name) && failedBefore && run.suiteId !== null) suites.add(run.suiteId);
+    }
+    if (suites.size === 0) return;
+    const api = await this.host.repoApi(req.repo);
+    for (const suite of suites) await api.rerequestSuite(suite);
+    this.host.forgetCheckRuns(req.repo, req.sha);
   }
 
   /** A deleted test branch ends its CI's interest in it; GitHub has no cancel that works across CI systems. */
@@ -47,12 +66,17 @@ export class GithubCi {
     return this.runs.has(testRunId);
   }
 
-  /**
-   * GitHub's CI starts on a push: asked again on a commit it already tested, it runs nothing, so the
-   * engine must not re-run a failure on the same commit (flakeRetries; docs/github.md).
-   */
+  /** A failure is re-run on the same commit by re-requesting its check suite (trigger, docs/github.md "Flake re-runs"). */
   rerunsSameCommit(): boolean {
-    return false;
+    return true;
+  }
+
+  /**
+   * The checks GitHub can run again at `sha`: those reported as check runs (their suites can be
+   * re-requested). A commit status cannot be: a failure reported only as a status is never re-run.
+   */
+  async rerunnableChecks(repo: RepoRef, sha: string): Promise<ReadonlySet<string>> {
+    return new Set((await this.host.checkRuns(repo, sha)).map((run) => run.name));
   }
 
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {

@@ -2,6 +2,7 @@ import type { RepoRef } from '@railyard/domain';
 import { GitHostError, isValidBranchName } from '@railyard/githost';
 import { LRUCache } from 'lru-cache';
 import type { GithubOctokit } from '../github-app';
+import type { CheckRunView } from './memory';
 import { messageOf, orNullOn404, statusOf } from './repo-client';
 
 /** A commit as the git data API shows it; commits never change, so they are cached by sha. */
@@ -277,21 +278,34 @@ export class RepoApi {
   }
 
   /** Check runs of `sha` (the latest of each name, as GitHub filters by default). */
-  async checkRuns(
-    sha: string,
-  ): Promise<{ name: string; status: string; conclusion: string | null; url: string | null; startedAt: string | null }[]> {
+  async checkRuns(sha: string): Promise<CheckRunView[]> {
     const res = await this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
       ...this.params,
       ref: checkSha(sha, 'sha'),
       per_page: 100,
     });
     return res.data.check_runs.map((r) => ({
+      id: Number(r.id),
+      suiteId: r.check_suite ? Number(r.check_suite.id) : null,
       name: r.name,
       status: r.status,
       conclusion: r.conclusion,
       url: r.details_url ?? r.html_url,
       startedAt: r.started_at,
+      completedAt: r.completed_at,
     }));
+  }
+
+  /**
+   * Asks GitHub to run a check suite again on its commit: GitHub tells the App that owns it (GitHub
+   * Actions, another CI's App), which reports new check runs. A check run of another App cannot be
+   * re-requested alone (GitHub answers 403), its suite can.
+   */
+  async rerequestSuite(suiteId: number): Promise<void> {
+    await this.octokit.request('POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest', {
+      ...this.params,
+      check_suite_id: suiteId,
+    });
   }
 
   /** Comments on the PR written by the App `appId`. */
