@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MergeMethod, Mergeability, PullRequestSnapshot, RepoRef, ReportedStatus } from '@railyard/domain';
+import { RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE } from '@railyard/ci';
 import { GitHostError } from '@railyard/githost';
 import type { GithubApp } from '../github-app';
 import { hostEventsOf, type GithubHostEvent } from './host-events';
@@ -7,7 +8,7 @@ import { HostMemory, type CheckRunView, type StatusView } from './memory';
 import { checkBranch, checkSha, RepoApi, type PullView } from './repo-api';
 import { messageOf, RepoClients, statusOf } from './repo-client';
 import { mergeReports } from './statuses';
-import { buildTestBranch, CARRY_BRANCH_PREFIX, TEST_BRANCH_PREFIX, type Built, type StackedPull } from './test-branch';
+import { buildTestBranch, CARRY_BRANCH_PREFIX, TEST_BRANCH_PREFIX, type Built, type ChangedPaths, type StackedPull } from './test-branch';
 
 export interface GithubCodeHostOptions {
   app: GithubApp;
@@ -208,14 +209,22 @@ export class GithubCodeHost {
     repo: RepoRef,
     request: { baseSha: string; stack: readonly StackedPull[]; method: MergeMethod; testRunId: string; prNumber: number },
   ): Promise<Built> {
-    const built = await buildTestBranch(await this.api(repo), request, (headSha) => {
-      const author = this.memory.authorOf(repo, headSha);
-      // As GitHub authors a squash: the PR's author, with their no-reply address.
-      return (
-        author && { name: author.login, email: `${author.id}+${author.login}@users.noreply.github.com`, date: new Date().toISOString() }
-      );
-    });
+    const changed: ChangedPaths = { paths: new Set() };
+    const built = await buildTestBranch(
+      await this.api(repo),
+      request,
+      (headSha) => {
+        const author = this.memory.authorOf(repo, headSha);
+        // As GitHub authors a squash: the PR's author, with their no-reply address.
+        return (
+          author && { name: author.login, email: `${author.id}+${author.login}@users.noreply.github.com`, date: new Date().toISOString() }
+        );
+      },
+      changed,
+    );
     if (built.ok) {
+      // The tested commit reads the queue's configuration files from its base when no merge touched them.
+      if (changed.paths !== null && ![...changed.paths].some(isConfigPath)) this.memory.configSameAs(repo, built.sha, request.baseSha);
       this.memory.built(
         repo,
         request.stack.map((p) => p.number),
@@ -225,6 +234,11 @@ export class GithubCodeHost {
       this.memory.wroteCommit(repo, built.sha);
     }
     return built;
+  }
+
+  /** A commit with the same `.railyard.yml` and `.trunk/trunk.yaml` as `sha` whose files may be known already (GithubCi). */
+  configCommitOf(repo: RepoRef, sha: string): string {
+    return this.memory.configCommitOf(repo, sha);
   }
 
   async listTestBranches(repo: RepoRef): Promise<{ branch: string; testRunId: string }[]> {
@@ -432,6 +446,10 @@ export class GithubCodeHost {
     }
   }
 }
+
+/** Whether a changed path can change what the configuration files say (one of them, or a directory on their way). */
+const isConfigPath = (path: string): boolean =>
+  [RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE].some((file) => path === file || file.startsWith(`${path}/`) || path.startsWith(`${file}/`));
 
 /** The first-parent commits of `from..to`, oldest first, read commit by commit (cached: the engine wrote most of them). */
 const firstParentChain = async (api: RepoApi, from: string, to: string) => {

@@ -98,15 +98,17 @@ export class GithubCi {
     const api = await this.host.repoApi(input.repo);
     // The files are found in the commit's tree (one request; the commit is usually one this adapter
     // wrote, so its tree is known) and read only when their blob is new to this process.
-    const root = await api.tree((await api.commit(input.sha)).tree);
+    // A test commit whose merges touched neither file reads them at its base, whose tree is often known.
+    const at = this.host.configCommitOf(input.repo, input.sha);
+    const root = await api.tree((await api.commit(at)).tree);
     const railyardBlob = root.find((e) => e.path === RAILYARD_CONFIG_FILE && e.type === 'blob');
-    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, input.sha) : null;
+    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, at) : null;
     const railyard = railyardText === null ? null : parseRailyardConfig(railyardText);
     // .trunk/trunk.yaml is looked for only when .railyard.yml does not settle it.
     const settled = railyard !== null && (!railyard.ok || railyard.config.requiredStatuses !== undefined);
     const trunkDir = settled ? undefined : root.find((e) => e.path === '.trunk' && e.type === 'tree');
     const trunkBlob = trunkDir ? (await api.tree(trunkDir.sha)).find((e) => e.path === 'trunk.yaml' && e.type === 'blob') : undefined;
-    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, input.sha) : null;
+    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, at) : null;
     const fromFiles = requiredStatusesFrom([], { railyard, trunk: trunkText === null ? null : parseTrunkConfig(trunkText) });
     if (!('error' in fromFiles) || fromFiles.error !== 'START_TEST_RUN_NO_REQUIRED_STATUSES' || input.branch === undefined)
       return fromFiles;

@@ -53,6 +53,8 @@ export class HostMemory {
    * completing does not make the commit's statuses worth a read.
    */
   private readonly reports: Record<ReportKind, LRUCache<string, readonly (StatusView | CheckRunView)[]>>;
+  /** A test commit whose configuration files are those of another commit (its base): none of its merges changed them. */
+  private readonly sameConfig = new LRUCache<string, string>({ max: 50_000 });
   /** Commits a kind of report was announced on: a commit this adapter just wrote starts with none of a kind only when none was heard of. */
   private readonly heard = new LRUCache<string, true>({ max: 50_000 });
 
@@ -94,6 +96,22 @@ export class HostMemory {
     const key = `${repoKey(repo)}@${sha}`;
     for (const kind of ['status', 'check'] as const)
       if (!this.heard.has(`${kind}:${key}`) && !this.reports[kind].has(key)) this.reports[kind].set(key, []);
+  }
+
+  configSameAs(repo: RepoRef, sha: string, base: string): void {
+    if (sha !== base) this.sameConfig.set(`${repoKey(repo)}@${sha}`, base);
+  }
+
+  /** The oldest commit known to hold the same configuration files as `sha` (itself when none is known). */
+  configCommitOf(repo: RepoRef, sha: string): string {
+    let at = sha;
+    // Bounded: each step is one landed test commit back.
+    for (let i = 0; i < 1000; i++) {
+      const base = this.sameConfig.get(`${repoKey(repo)}@${at}`);
+      if (base === undefined) return at;
+      at = base;
+    }
+    return at;
   }
 
   branchesOf(repo: RepoRef): Map<string, string> | undefined {

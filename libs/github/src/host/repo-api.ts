@@ -14,7 +14,12 @@ export interface GitCommit {
   author: { name: string; email: string; date: string };
 }
 
-export type MergeResult = { kind: 'merged'; sha: string; tree: string } | { kind: 'conflict' } | { kind: 'nothing' };
+/** `changed`: the paths the merge commit changes on the branch, when GitHub listed them all (it lists up to 300). */
+export type MergeResult =
+  { kind: 'merged'; sha: string; tree: string; changed?: readonly string[] } | { kind: 'conflict' } | { kind: 'nothing' };
+
+/** GitHub lists at most this many files with a commit: a list this long may be cut short. */
+const COMMIT_FILES_LIMIT = 300;
 
 export interface PullView {
   number: number;
@@ -186,6 +191,7 @@ export class RepoApi {
         sha: string;
         commit: { tree: { sha: string }; message: string; author: { name?: string; email?: string; date?: string } | null };
         parents: { sha: string }[];
+        files?: { filename: string; previous_filename?: string }[];
       };
       this.remember({
         sha: data.sha,
@@ -194,7 +200,10 @@ export class RepoApi {
         message: data.commit.message,
         author: { name: data.commit.author?.name ?? '', email: data.commit.author?.email ?? '', date: data.commit.author?.date ?? '' },
       });
-      return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha };
+      const files = data.files;
+      if (files === undefined || files.length >= COMMIT_FILES_LIMIT) return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha };
+      const changed = files.flatMap((f) => (f.previous_filename === undefined ? [f.filename] : [f.filename, f.previous_filename]));
+      return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha, changed };
     } catch (err) {
       if (statusOf(err) === 409) return { kind: 'conflict' };
       throw err;
