@@ -1,26 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Registry } from 'prom-client';
-import {
-  QUEUE_EVENT_SCHEMA_VERSION,
-  decide,
-  evolve,
-  initialQueueState,
-  queueIdOf,
-  queueStreamOf,
-  type DecideContext,
-  type QueueCommand,
-  type QueueEvent,
-  type QueueSettingsInput,
-  type QueueState,
-  type RepoRef,
-} from '@railyard/domain';
+import { decide, queueIdOf, queueStreamOf, type QueueCommand, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
 import { startEngine } from '@railyard/engine';
-import { CommandHandler, createBlobStore, SqliteEventStore } from '@railyard/eventstore';
+import { createBlobStore, SqliteEventStore } from '@railyard/eventstore';
 import { createGithubApp, forgetGitObjects, GithubCi, GithubCodeHost } from '@railyard/github';
 import { createLogger } from '@railyard/observability';
+import { queueCommandHandler } from '@railyard/runtime';
 import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
 
 /**
@@ -88,12 +75,7 @@ const measure = async (mode: Mode): Promise<object> => {
   fake.setWebhookUrl(`http://127.0.0.1:${(hooks.address() as AddressInfo).port}/`);
   const store = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') });
   const blobs = await createBlobStore({ kind: 'fs', dir: path.join(dir, 'blobs') });
-  const now = () => new Date().toISOString();
-  const api = new CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>(
-    store,
-    { initialState: initialQueueState, evolve, decide },
-    { context: () => ({ now: now(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now },
-  );
+  const api = queueCommandHandler<QueueCommand>(store, decide);
   const stream = queueStreamOf(queueIdOf(REPO, 'main'));
   try {
     await api.execute(

@@ -1,20 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import {
-  QUEUE_EVENT_SCHEMA_VERSION,
-  decide,
-  evolve,
-  initialQueueState,
-  queueIdOf,
-  queueStreamOf,
-  type DecideContext,
-  type QueueCommand,
-  type QueueEvent,
-  type QueueState,
-  type RepoRef,
-} from '@railyard/domain';
-import { CommandHandler, SqliteEventStore, type RecordedEvent } from '@railyard/eventstore';
+import { decide, queueIdOf, queueStreamOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { SqliteEventStore, type RecordedEvent } from '@railyard/eventstore';
 import { createLogger } from '@railyard/observability';
+import { queueCommandHandler } from '@railyard/runtime';
 import { makeTempDir, removeTempDir, type CiCheck } from '@railyard/testkit';
 import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../test/contract/support/github-bed';
 import { startEngine, type EngineHandle } from './engine';
@@ -47,12 +35,7 @@ const queueOnePr = async (check: CiCheck): Promise<{ number: number; ended: Reco
   bed.fake.ci.configure(FULL, { branches: (b) => b.startsWith('railyard-merge/'), checks: [check] });
   await bed.fake.commit({ repo: FULL, branch: 'feature', from: 'main', files: { 'feature.txt': 'new\n' } });
   const { number } = await bed.fake.openPullRequest({ repo: FULL, head: 'feature', base: 'main', title: 'Feature' });
-  const now = () => new Date().toISOString();
-  const api = new CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>(
-    store,
-    { initialState: initialQueueState, evolve, decide },
-    { context: () => ({ now: now(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now },
-  );
+  const api = queueCommandHandler<QueueCommand>(store, decide);
   const queueId = queueIdOf(REPO, 'main');
   await api.execute(STREAM, { type: 'CreateQueue', queueId, repo: REPO, branch: 'main', settings: { flakeRetries: 1 } }, META);
   const pr = await bed.host.snapshot(REPO, number);

@@ -4,3 +4,4 @@ export * from './adapters';
 export * from './env';
 export * from './env-file';
 export * from './tokens-file';
+export * from './queue-command-handler';
