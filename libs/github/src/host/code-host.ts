@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { MergeMethod, Mergeability, PullRequestSnapshot, RepoRef, ReportedStatus } from '@railyard/domain';
+import {
+  hostMergeability,
+  type MergeMethod,
+  type Mergeability,
+  type PullRequestSnapshot,
+  type RepoRef,
+  type ReportedStatus,
+} from '@railyard/domain';
 import { RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE } from '@railyard/ci';
 import { GitHostError } from '@railyard/githost';
 import type { GithubApp } from '../github-app';
@@ -87,14 +94,7 @@ export class GithubCodeHost {
   async snapshot(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> {
     const pr = await this.readPull(await this.api(repo), number);
     if (pr === null) return null;
-    const mergeability: Mergeability =
-      pr.state !== 'open'
-        ? 'not_mergeable'
-        : pr.draft || pr.mergeable === null
-          ? 'unspecified'
-          : pr.mergeable
-            ? 'mergeable'
-            : 'not_mergeable';
+    const mergeability = hostMergeability({ open: pr.state === 'open', draft: pr.draft, mergeable: pr.mergeable });
     return {
       number: pr.number,
       title: pr.title,
@@ -116,10 +116,11 @@ export class GithubCodeHost {
     // The engine asks right after reading the PR (pullRequest): that read, at this head, answers.
     const recent = this.memory.recentPull(repo, number);
     const pr = recent?.headSha === headSha ? recent : await this.readPull(api, number);
-    if (pr === null || pr.state !== 'open') return 'not_mergeable';
-    if (pr.headSha !== headSha) return 'unspecified';
-    if (pr.draft) return 'unspecified';
-    if (pr.mergeable !== null) return pr.mergeable ? 'mergeable' : 'not_mergeable';
+    if (pr === null) return 'not_mergeable';
+    if (pr.state === 'open' && pr.headSha !== headSha) return 'unspecified';
+    const known = hostMergeability({ open: pr.state === 'open', draft: pr.draft, mergeable: pr.mergeable });
+    // Only GitHub still working it out is worth waiting for; a draft waits for its ready_for_review event.
+    if (known !== 'unspecified' || pr.draft) return known;
     this.pollMergeability(api, number, headSha);
     return 'in_progress';
   }
