@@ -8,10 +8,10 @@ export interface CiTrigger {
   timeoutMinutes: number;
   /**
    * Set when the run re-runs a failed run on the same commit (flakeRetries): the checks that failed,
-   * and when the re-run was decided (a report completed after it is the re-run's own). A CI that does
-   * not run on a trigger (GitHub's) asks for these checks to run again.
+   * and which re-run of the failure it is (1 for the first). A CI that does not run on a trigger
+   * (GitHub's) asks for these checks to run again, unless this attempt already asked (a restart).
    */
-  rerun?: { contexts: string[]; since: string };
+  rerun?: { contexts: string[]; attempt: number };
 }
 
 /** The same shape as libs/ci's `resolveRequiredStatuses`, so its LocalCi plugs in as a CiPort unchanged. */

@@ -37,24 +37,23 @@ export class GithubCi {
   /**
    * The repository's CI starts by itself on the push of the test branch: a run is only noted. A
    * re-run of a failure on the same commit (flakeRetries) re-requests the check suite of each failed
-   * check run that completed before the re-run was decided; one that completed since is the re-run's
-   * own answer (after a restart the engine triggers its runs again, and nothing is re-run twice).
+   * check run named, unless this attempt did already: the commit then has more runs of that check
+   * than attempts before it (after a restart the engine triggers its running runs again).
    */
-  async trigger(req: { repo: RepoRef; sha: string; testRunId: string; rerun?: { contexts: string[]; since: string } }): Promise<void> {
+  async trigger(req: { repo: RepoRef; sha: string; testRunId: string; rerun?: { contexts: string[]; attempt: number } }): Promise<void> {
     this.runs.add(req.testRunId);
     if (!req.rerun) return;
-    const since = Date.parse(req.rerun.since);
-    const wanted = new Set(req.rerun.contexts);
-    const suites = new Set<number>();
-    for (const run of await this.host.checkRuns(req.repo, req.sha)) {
-      const state = checkRunState(run.status, run.conclusion);
-      const failedBefore = state !== 'pending' && state !== 'success' && (run.completedAt === null || Date.parse(run.completedAt) <= since);
-      if (wanted.has(run.name) && failedBefore && run.suiteId !== null) suites.add(run.suiteId);
-    }
-    if (suites.size === 0) return;
     const api = await this.host.repoApi(req.repo);
+    const suites = new Set<number>();
+    for (const context of new Set(req.rerun.contexts)) {
+      const runs = await api.checkRunsNamed(req.sha, context);
+      const latest = runs.reduce<(typeof runs)[number] | undefined>((a, b) => (a === undefined || b.id > a.id ? b : a), undefined);
+      if (!latest || latest.suiteId === null || runs.length > req.rerun.attempt) continue;
+      const state = checkRunState(latest.status, latest.conclusion);
+      if (state === 'failure' || state === 'error') suites.add(latest.suiteId);
+    }
     for (const suite of suites) await api.rerequestSuite(suite);
-    this.host.forgetCheckRuns(req.repo, req.sha);
+    if (suites.size > 0) this.host.forgetCheckRuns(req.repo, req.sha);
   }
 
   /** A deleted test branch ends its CI's interest in it; GitHub has no cancel that works across CI systems. */

@@ -288,10 +288,20 @@ export class RepoApi {
 
   /** Check runs of `sha` (the latest of each name, as GitHub filters by default). */
   async checkRuns(sha: string): Promise<CheckRunView[]> {
+    return this.listCheckRuns(sha, {});
+  }
+
+  /** Every check run named `name` on `sha`, each attempt of it (`filter=all`). */
+  async checkRunsNamed(sha: string, name: string): Promise<CheckRunView[]> {
+    return this.listCheckRuns(sha, { check_name: name, filter: 'all' });
+  }
+
+  private async listCheckRuns(sha: string, query: { check_name?: string; filter?: 'all' | 'latest' }): Promise<CheckRunView[]> {
     const res = await this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
       ...this.params,
       ref: checkSha(sha, 'sha'),
       per_page: 100,
+      ...query,
     });
     return res.data.check_runs.map((r) => ({
       id: Number(r.id),
