@@ -56,16 +56,16 @@ const statesOf = async (sha: string, state: string): Promise<void> => {
 
 describe('GithubCi re-runs on GitHub', () => {
   it('when a re-run is triggered after a check run failed, then its suite is re-requested once and the check passes on the same commit', async () => {
-    const { sha, branch } = await failedOnce();
+    const { sha } = await failedOnce();
     expect(await bed.ci.rerunnableChecks(REPO, sha)).toEqual(new Set(['ci']));
-    await bed.ci.trigger({ repo: REPO, sha, branch, testRunId: 'r2', timeoutMinutes: 5, rerun: { contexts: ['ci'], attempt: 1 } });
+    await bed.ci.trigger({ repo: REPO, sha, testRunId: 'r2', rerun: { contexts: ['ci'], attempt: 1 } });
     expect(reruns()).toBe(1);
     await statesOf(sha, 'success');
   });
 
   it('when a restarted engine triggers the re-run again after the check failed again, then that failure is the answer and nothing is re-requested twice', async () => {
-    const { sha, branch } = await failedOnce('failure');
-    const trigger = { repo: REPO, sha, branch, testRunId: 'r2', timeoutMinutes: 5, rerun: { contexts: ['ci'], attempt: 1 } };
+    const { sha } = await failedOnce('failure');
+    const trigger = { repo: REPO, sha, testRunId: 'r2', rerun: { contexts: ['ci'], attempt: 1 } };
     await bed.ci.trigger(trigger);
     for (const end = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 50))) {
       const done = bed.fake.checkRuns(FULL, sha).filter((r) => r.name === 'ci' && r.status === 'completed');
@@ -80,9 +80,9 @@ describe('GithubCi re-runs on GitHub', () => {
   });
 
   it('when a run is triggered that is no re-run, then nothing is read or re-requested', async () => {
-    const { sha, branch } = await failedOnce();
+    const { sha } = await failedOnce();
     bed.fake.requests.reset();
-    await bed.ci.trigger({ repo: REPO, sha, branch, testRunId: 'r3', timeoutMinutes: 5 });
+    await bed.ci.trigger({ repo: REPO, sha, testRunId: 'r3' });
     expect(bed.fake.requests.count()).toBe(0);
   });
 });
