@@ -8,7 +8,7 @@ import { createBlobStore, SqliteEventStore } from '@railyard/eventstore';
 import { createGithubApp, forgetGitObjects, GithubCi, GithubCodeHost } from '@railyard/github';
 import { createLogger } from '@railyard/observability';
 import { queueCommandHandler } from '@railyard/runtime';
-import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { FakeGithub, makeTempDir, removeTempDir, type RequestRecord } from '@railyard/testkit';
 
 /**
  * `npm run bench -- github [single|batch|parallel]`: REST calls per merged PR (squash, the default
@@ -16,7 +16,8 @@ import { FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
  * driven by the real engine (in process, SQLite log) against the fake GitHub with its CI reporting a
  * check run `ci` on every test branch, required by a ruleset. Webhooks reach the adapter as the API's
  * route hands them over. Counted: every request the fake answered while the queue drained (reads,
- * writes, token requests), divided by the PRs merged; the API's submission reads are counted apart.
+ * writes, token requests), divided by the PRs merged, but the 304s to conditional reads, which
+ * GitHub does not count against the budget (reported apart); the API's submission reads are counted apart.
  * Then the engine idles with its verification pass every 30 s, and the calls it makes per hour are
  * added for the 300 merges/h projection against the 5,000/h installation budget.
  */
@@ -104,7 +105,9 @@ const measure = async (mode: Mode): Promise<object> => {
         );
       }
     }
-    const submissionCalls = fake.requests.count();
+    // A 304 to a conditional read costs no budget on GitHub: counted apart.
+    const budgeted = (r: RequestRecord) => r.status !== 304;
+    const submissionCalls = fake.requests.count(budgeted);
     fake.requests.reset();
     await api.execute(stream, { type: 'UpdateQueue', state: 'running' } as QueueCommand, meta);
     const engine = startEngine({
@@ -131,8 +134,9 @@ const measure = async (mode: Mode): Promise<object> => {
       const seconds = (performance.now() - t0) / 1000;
       await fake.webhooks.settled();
       await engine.idle();
-      const calls = fake.requests.count();
-      const byRoute = Object.entries(fake.requests.byRoute()).sort((a, b) => b[1] - a[1]);
+      const calls = fake.requests.count(budgeted);
+      const notModified = fake.requests.count((r) => r.status === 304);
+      const byRoute = Object.entries(fake.requests.byRoute(budgeted)).sort((a, b) => b[1] - a[1]);
       const writes = fake.requests.count((r) => !r.route.startsWith('GET '));
       // Idle: what one verification pass costs once what the adapter remembers has aged out (30 s),
       // as it has between two passes 30 s apart.
@@ -140,7 +144,7 @@ const measure = async (mode: Mode): Promise<object> => {
       fake.requests.reset();
       engine.poke();
       await engine.idle();
-      const perVerify = fake.requests.count();
+      const perVerify = fake.requests.count(budgeted);
       const verifyPerHour = perVerify * (3_600_000 / VERIFY_MS);
       const perMerge = calls / Math.max(merged, 1);
       const submitPerMerge = submissionCalls / Math.max(merged, 1);
@@ -151,6 +155,7 @@ const measure = async (mode: Mode): Promise<object> => {
         merged,
         restCallsPerMergedPr: round(perMerge),
         writesPerMergedPr: round(writes / Math.max(merged, 1)),
+        notModifiedPerMergedPr: round(notModified / Math.max(merged, 1)),
         submissionCallsPerPr: round(submitPerMerge),
         callsPerVerifyPass: perVerify,
         callsPerHourAt300MergesPerHour: at300,

@@ -114,6 +114,21 @@ describe('GitHub code host on the fake GitHub', () => {
       expect(limit.hits).toBe(2);
     });
 
+    it('when a PR is read again and nothing changed, then GitHub answers 304 (no budget spent) and the last read holds; after a push the new head is read', async () => {
+      const pr = await openPr('cond', { 'c.txt': 'c\n' });
+      // Until GitHub has worked out mergeability its answer changes: read past that first.
+      await until('mergeable', async () => ((await bed.host.snapshot(REPO, pr.number))?.mergeability === 'mergeable' ? true : undefined));
+      const first = await bed.host.pullRequest(REPO, pr.number);
+      const notModified = () =>
+        bed.fake.requests.count((r) => r.route === 'GET /repos/{owner}/{repo}/pulls/{pull_number}' && r.status === 304);
+      const before = notModified();
+      expect(await bed.host.pullRequest(REPO, pr.number)).toEqual(first);
+      expect(notModified()).toBe(before + 1);
+      const pushed = await bed.fake.commit({ repo: FULL, branch: 'cond', files: { 'c.txt': 'c2\n' } });
+      expect(await bed.host.pullRequest(REPO, pr.number)).toMatchObject({ headSha: pushed });
+      expect(notModified()).toBe(before + 1);
+    });
+
     it('when a PR is a draft, then it is not ready (unspecified) until it is marked ready for review', async () => {
       const pr = await openPr('draft', { 'd.txt': 'd\n' }, { draft: true });
       expect(await bed.host.mergeability(REPO, pr.number, pr.headSha)).toBe('unspecified');

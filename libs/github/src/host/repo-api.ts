@@ -52,12 +52,16 @@ export const checkBranch = (branch: string): string => {
 const commits = new LRUCache<string, GitCommit>({ max: 20_000 });
 /** Trees and blobs never change either: cached by sha. */
 const trees = new LRUCache<string, { path: string; type: string; sha: string }[]>({ max: 5_000 });
-/** Empties the caches of git objects (commits, trees, blobs): a benchmark measures each case from cold. */
+/** Empties the caches of git objects (commits, trees, blobs) and PR answers: a benchmark measures each case from cold. */
 export const forgetGitObjects = (): void => {
   commits.clear();
   trees.clear();
   blobs.clear();
+  pulls.clear();
 };
+
+/** The last answer to each PR read with its etag, for conditional reads (a 304 costs no budget). */
+const pulls = new LRUCache<string, { etag: string; view: PullView }>({ max: 10_000 });
 
 const blobs = new LRUCache<string, string>({ max: 2_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (text) => Math.max(1, text.length) });
 
@@ -248,13 +252,29 @@ export class RepoApi {
     });
   }
 
+  /**
+   * The PR now. Asked conditionally with the etag of the last answer: GitHub answers 304 when nothing
+   * changed, which does not count against the installation's hourly budget, and the last answer holds.
+   */
   async pull(number: number): Promise<PullView | null> {
-    const res = await orNullOn404(
-      this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...this.params, pull_number: number }),
-    );
+    const key = this.cacheKey(`#${number}`);
+    const known = pulls.get(key);
+    let res;
+    try {
+      res = await orNullOn404(
+        this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+          ...this.params,
+          pull_number: number,
+          ...(known ? { headers: { 'if-none-match': known.etag } } : {}),
+        }),
+      );
+    } catch (err) {
+      if (known && statusOf(err) === 304) return known.view;
+      throw err;
+    }
     if (res === null) return null;
     const p = res.data;
-    return {
+    const view: PullView = {
       number: p.number,
       title: p.title,
       author: p.user.login,
@@ -266,6 +286,9 @@ export class RepoApi {
       draft: p.draft === true,
       mergeable: p.mergeable,
     };
+    const etag = res.headers.etag;
+    if (etag) pulls.set(key, { etag, view });
+    return view;
   }
 
   async closePull(number: number): Promise<void> {
