@@ -125,14 +125,15 @@ describe('Railyard as a GitHub App, on real processes against the fake GitHub', 
     expect(fake.comments(REPO, 1).filter((c) => c.viaAppId === fake.appId)).toEqual([]);
   });
 
-  it('when CI fails on a queued PR, then the check run says failed with the failing check’s link', async () => {
+  it('when CI fails on a queued PR, then it is re-run once on GitHub and the check run says failed with the failing check’s link', async () => {
     outcomes.set(2, () => 'failure');
     const pr = await openPr(2);
     await queueByComment(2);
     await until(async () => (await prState(2)) === 'failed', 'PR #2 fails');
     await until(() => checkRun(pr.headSha)?.conclusion === 'failure', 'the check run says failed');
     expect(checkRun(pr.headSha)?.output.title).toMatch(/^Failed: /);
-    expect(checkRun(pr.headSha)?.output.summary).toContain(`[ci/test](${CI_URL})`);
+    // flakeRetries 1 (the default): the failure was re-run through its check suite, and the link is the re-run's.
+    expect(checkRun(pr.headSha)?.output.summary).toContain(`[ci/test](${CI_URL}?attempt=2)`);
     expect(fake.pullRequest(REPO, 2).merged).toBe(false);
   });
 

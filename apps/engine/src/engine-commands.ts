@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  QUEUE_EVENT_SCHEMA_VERSION,
-  decideEngine,
-  evolve,
-  initialQueueState,
-  type DecideContext,
-  type EngineCommand,
-  type QueueEvent,
-  type QueueState,
-} from '@railyard/domain';
-import { CommandHandler, type EventStore, type HandlerResult } from '@railyard/eventstore';
+import { decideEngine, type DecideContext, type EngineCommand, type QueueEvent, type QueueState } from '@railyard/domain';
+import type { CommandHandler, EventStore, HandlerResult } from '@railyard/eventstore';
+import { queueCommandHandler } from '@railyard/runtime';
 import type { QueueLog } from '@railyard/queue-driver';
 
 export const ENGINE_ACTOR = 'engine';
@@ -19,17 +11,7 @@ export class EngineCommands {
   private readonly handler: CommandHandler<QueueState, EngineCommand, QueueEvent, DecideContext>;
 
   constructor(store: EventStore, now: () => Date) {
-    const iso = () => now().toISOString();
-    this.handler = new CommandHandler(
-      store,
-      { initialState: initialQueueState, evolve, decide: decideEngine },
-      {
-        context: (): DecideContext => ({ now: iso(), newId: () => randomUUID() }),
-        newEventId: randomUUID,
-        schemaVersion: QUEUE_EVENT_SCHEMA_VERSION,
-        now: iso,
-      },
-    );
+    this.handler = queueCommandHandler(store, decideEngine, now);
   }
 
   execute(streamId: string, command: EngineCommand, correlationId: string): Promise<HandlerResult<QueueState, QueueEvent>> {

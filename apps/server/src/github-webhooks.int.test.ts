@@ -7,7 +7,7 @@ import type { EventStore, RecordedEvent } from '@railyard/eventstore';
 import { DELIVERY_STREAM_PREFIX } from '@railyard/github';
 import { createLogger } from '@railyard/observability';
 import { openEventStore, type RuntimeConfig } from '@railyard/runtime';
-import { eventually as eventuallyWithin, FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { eventually as eventuallyWithin, FakeGithub, makeTempDir, removeTempDir, startTestRunOf } from '@railyard/testkit';
 import { startServer, type RunningServer } from './server';
 
 /** Webhooks over the real HTTP server of the embedded process, sent by the fake GitHub (docs/github.md). */
@@ -194,24 +194,7 @@ describe('POST /github/webhooks', () => {
     fake.comment(REPO, pr.number, 'alice', '/railyard merge');
     await settled();
     const engine = new EngineCommands(store, () => new Date());
-    const base = (await fake.branchSha(REPO, 'main')) ?? '';
-    await engine.execute(
-      STREAM,
-      {
-        type: 'StartTestRun',
-        testRunId: randomUUID(),
-        testBranch: `railyard-merge/pr-${pr.number}/r1`,
-        testBranchSha: pr.headSha,
-        baseSha: base,
-        baseTree: await fake.treeOf(REPO, base),
-        steps: [{ prNumber: pr.number, sha: pr.headSha, tree: await fake.treeOf(REPO, pr.headSha) }],
-        prNumbers: [pr.number],
-        dependentPrs: [],
-        requiredStatuses: ['ci'],
-        requiredStatusesSource: 'merge_instance',
-      },
-      'test',
-    );
+    await engine.execute(STREAM, await startTestRunOf(fake, REPO, pr, ['ci']), 'test');
     const restart = fake.comment(REPO, pr.number, 'alice', '/railyard restart');
     await settled();
     expect((await queueEvents()).filter((e) => e.type === 'TestsRestarted')).toEqual([
@@ -241,25 +224,9 @@ describe('POST /github/webhooks', () => {
     fake.comment(REPO, pr.number, 'alice', '/railyard merge');
     await settled();
     const engine = new EngineCommands(store, () => new Date());
-    const base = (await fake.branchSha(REPO, 'main')) ?? '';
-    const testRunId = randomUUID();
-    await engine.execute(
-      STREAM,
-      {
-        type: 'StartTestRun',
-        testRunId,
-        testBranch: `railyard-merge/pr-${pr.number}/${testRunId}`,
-        testBranchSha: pr.headSha,
-        baseSha: base,
-        baseTree: await fake.treeOf(REPO, base),
-        steps: [{ prNumber: pr.number, sha: pr.headSha, tree: await fake.treeOf(REPO, pr.headSha) }],
-        prNumbers: [pr.number],
-        dependentPrs: [],
-        requiredStatuses: ['ci'],
-        requiredStatusesSource: 'merge_instance',
-      },
-      'test',
-    );
+    const start = await startTestRunOf(fake, REPO, pr, ['ci']);
+    const testRunId = start.testRunId;
+    await engine.execute(STREAM, start, 'test');
     await engine.execute(STREAM, { type: 'ReportTestStatus', testRunId, context: 'ci', state: 'success' }, 'test');
     await engine.execute(STREAM, { type: 'CompleteTestRun', testRunId, outcome: 'passed' }, 'test');
     await fake.closePullRequest(REPO, pr.number);

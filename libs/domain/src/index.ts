@@ -4,6 +4,7 @@ export * from './events';
 export * from './ids';
 export * from './priority';
 export * from './readiness';
+export * from './host-mergeability';
 export * from './entry';
 export * from './explain';
 export * from './state';

@@ -121,6 +121,7 @@ export class QueueDriver {
         branch: run.testBranch,
         testRunId: run.testRunId,
         timeoutMinutes: s.settings.testingTimeoutMinutes,
+        ...(run.retry && run.retry.contexts.length > 0 ? { rerun: { contexts: [...run.retry.contexts], attempt: run.retry.attempt } } : {}),
       });
     }
   }

@@ -5,3 +5,4 @@ export * from './env';
 export * from './env-file';
 export * from './tokens-file';
 export * from './secrets';
+export * from './queue-command-handler';

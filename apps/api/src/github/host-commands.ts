@@ -1,18 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import {
-  QUEUE_EVENT_SCHEMA_VERSION,
   decideEngine,
-  evolve,
-  initialQueueState,
   queueIdOf,
   queueStreamOf,
-  type DecideContext,
   type EngineCommand,
   type QueueEvent,
   type QueueState,
   type RepoRef,
 } from '@railyard/domain';
-import { CommandHandler, type EventStore } from '@railyard/eventstore';
+import type { EventStore } from '@railyard/eventstore';
+import { queueCommandHandler } from '@railyard/runtime';
 
 /** The actor of what GitHub's webhooks record (the engine plans again on events of any actor but its own). */
 export const GITHUB_ACTOR = 'github';
@@ -23,20 +19,10 @@ export const GITHUB_ACTOR = 'github';
  * PR out of the queue as soon as the webhook arrives rather than at the engine's next read.
  */
 export class HostChangeCommands {
-  private readonly handler: CommandHandler<QueueState, EngineCommand, QueueEvent, DecideContext>;
+  private readonly handler: ReturnType<typeof queueCommandHandler<EngineCommand>>;
 
   constructor(store: EventStore, now: () => Date) {
-    const iso = () => now().toISOString();
-    this.handler = new CommandHandler(
-      store,
-      { initialState: initialQueueState, evolve, decide: decideEngine },
-      {
-        context: (): DecideContext => ({ now: iso(), newId: randomUUID }),
-        newEventId: randomUUID,
-        schemaVersion: QUEUE_EVENT_SCHEMA_VERSION,
-        now: iso,
-      },
-    );
+    this.handler = queueCommandHandler(store, decideEngine, now);
   }
 
   state(repo: RepoRef, branch: string): Promise<QueueState> {

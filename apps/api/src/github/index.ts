@@ -8,7 +8,6 @@ import { WebhookHandler } from './webhook-handler';
 import { githubWebhookRouter } from './webhook-route';
 
 export { WEBHOOK_PATH } from './webhook-route';
-export { mergeabilityOfPull } from './pull-snapshot';
 
 /** What the API needs to take GitHub's webhooks: the App's client, its webhook verifier, and the host name its repositories carry. */
 export interface GithubApiParts {

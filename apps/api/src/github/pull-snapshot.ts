@@ -1,4 +1,4 @@
-import type { Mergeability, PullRequestSnapshot, RepoRef } from '@railyard/domain';
+import { hostMergeability, type PullRequestSnapshot, type RepoRef } from '@railyard/domain';
 import type { GithubOctokit } from '@railyard/github';
 
 interface PullJson {
@@ -12,17 +12,6 @@ interface PullJson {
   head: { sha: string };
   base: { ref: string };
 }
-
-/**
- * GitHub's `mergeable` as the queue's mergeability: null means GitHub is still working it out. A draft
- * is not ready to merge whatever GitHub computed (docs/github.md), so it waits not_ready.
- */
-export const mergeabilityOfPull = (pr: Pick<PullJson, 'draft' | 'mergeable'>): Mergeability => {
-  if (pr.draft === true) return 'not_mergeable';
-  if (pr.mergeable === true) return 'mergeable';
-  if (pr.mergeable === false) return 'not_mergeable';
-  return 'unspecified';
-};
 
 /** A pull request as a submission needs it, read from GitHub; null when GitHub does not know it. */
 export const readPullSnapshot = async (octokit: GithubOctokit, repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> => {
@@ -40,7 +29,12 @@ export const readPullSnapshot = async (octokit: GithubOctokit, repo: RepoRef, nu
       headSha: pr.head.sha,
       baseBranch: pr.base.ref,
       state: pr.merged === true ? 'merged' : pr.state === 'closed' ? 'closed' : 'open',
-      mergeability: mergeabilityOfPull(pr),
+      // The adapter's rule too (D147): a draft waits unspecified, it is no conflict.
+      mergeability: hostMergeability({
+        open: pr.merged !== true && pr.state !== 'closed',
+        draft: pr.draft === true,
+        mergeable: pr.mergeable ?? null,
+      }),
     };
   } catch (err) {
     if ((err as { status?: number }).status === 404) return null;

@@ -16,7 +16,7 @@ import {
 } from '@railyard/domain';
 import { CommandHandler, SqliteEventStore, type EventStore } from '@railyard/eventstore';
 import { createLogger } from '@railyard/observability';
-import { eventually as eventuallyWithin, FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { eventually as eventuallyWithin, FakeGithub, makeTempDir, removeTempDir, startTestRunOf } from '@railyard/testkit';
 import { createGithubApp, type GithubApp } from '../github-app';
 import { CheckRunPublisher, STICKY_MARKER } from './check-run-publisher';
 
@@ -99,26 +99,9 @@ const submit = async (pr: { number: number; headSha: string; title: string }) =>
   );
 
 const startRun = async (pr: { number: number; headSha: string }) => {
-  const testRunId = randomUUID();
-  const base = (await fake.branchSha(REPO, 'main')) ?? '';
-  await engine().execute(
-    STREAM,
-    {
-      type: 'StartTestRun',
-      testRunId,
-      testBranch: `railyard-merge/pr-${pr.number}/${testRunId}`,
-      testBranchSha: pr.headSha,
-      baseSha: base,
-      baseTree: await fake.treeOf(REPO, base),
-      steps: [{ prNumber: pr.number, sha: pr.headSha, tree: await fake.treeOf(REPO, pr.headSha) }],
-      prNumbers: [pr.number],
-      dependentPrs: [],
-      requiredStatuses: ['ci/build'],
-      requiredStatusesSource: 'merge_instance',
-    },
-    meta,
-  );
-  return testRunId;
+  const command = await startTestRunOf(fake, REPO, pr, ['ci/build']);
+  await engine().execute(STREAM, command, meta);
+  return command.testRunId;
 };
 
 beforeEach(async () => {

@@ -1,4 +1,4 @@
-import type { RepoRef } from '@railyard/domain';
+import type { MergeMethod, RepoRef } from '@railyard/domain';
 import { isGitHostError } from '@railyard/githost';
 import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../../test/contract/support/github-bed';
 import type { FaultRequest } from '@railyard/testkit';
@@ -45,6 +45,12 @@ describe('GitHub code host on the fake GitHub', () => {
     return bed.fake.openPullRequest({ repo: FULL, head: branch, base: 'main', title: branch, ...extra });
   };
   const base = async () => (await bed.host.branchHead(REPO, 'main')) as { sha: string; tree: string };
+  /** The test branch of one PR on `baseSha`; a conflict fails the test. */
+  const buildOne = async (pr: { number: number; headSha: string }, baseSha: string, method: MergeMethod, testRunId: string) => {
+    const built = await bed.host.buildTestBranch(REPO, { baseSha, stack: [pr], method, testRunId, prNumber: pr.number });
+    if (!built.ok) throw new Error('conflict');
+    return built;
+  };
 
   afterEach(async () => {
     const violations = [...bed.fake.violations];
@@ -60,14 +66,7 @@ describe('GitHub code host on the fake GitHub', () => {
     it('when GitHub applied a landing but its answer was lost (a 5xx), then the adapter reads the branch back and says landed, sending the PATCH once', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'squash',
-        testRunId: 'r1',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'squash', 'r1');
       const patches = spy('git/update-ref');
       bed.fake.faults.inject({ operation: 'git/update-ref', kind: 'server-error', status: 502, afterApply: true });
       expect(await bed.host.land(REPO, { branch: 'main', sha: built.sha, expected: b.sha })).toEqual({ landed: true });
@@ -78,14 +77,7 @@ describe('GitHub code host on the fake GitHub', () => {
     it('when a 5xx comes before GitHub applied the landing, then the adapter throws and nothing moved; it never repeats the PATCH itself', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'squash',
-        testRunId: 'r2',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'squash', 'r2');
       const patches = spy('git/update-ref');
       bed.fake.faults.inject({ operation: 'git/update-ref', kind: 'server-error', status: 503 });
       await expect(bed.host.land(REPO, { branch: 'main', sha: built.sha, expected: b.sha })).rejects.toMatchObject({ status: 503 });
@@ -96,14 +88,7 @@ describe('GitHub code host on the fake GitHub', () => {
     it('when GitHub answers 422 not a fast forward because the base moved, then the landing says where the base is and nothing is forced', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'squash',
-        testRunId: 'r3',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'squash', 'r3');
       const pushed = await bed.fake.commit({ repo: FULL, branch: 'main', files: { 'hot.txt': 'fix\n' } });
       const patches = spy('git/update-ref');
       expect(await bed.host.land(REPO, { branch: 'main', sha: built.sha, expected: b.sha })).toEqual({ landed: false, actual: pushed });
@@ -114,14 +99,7 @@ describe('GitHub code host on the fake GitHub', () => {
     it('when GitHub refuses a landing as not a fast forward while the base stayed put, then the adapter fails the attempt as a moved ref (the engine backs off and re-reads)', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'squash',
-        testRunId: 'r4',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'squash', 'r4');
       bed.fake.faults.inject({ operation: 'git/update-ref', kind: 'not-fast-forward' });
       const err: unknown = await bed.host.land(REPO, { branch: 'main', sha: built.sha, expected: b.sha }).catch((e: unknown) => e);
       expect(isGitHostError(err, 'REF_MOVED')).toBe(true);
@@ -132,15 +110,23 @@ describe('GitHub code host on the fake GitHub', () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
       const limit = bed.fake.faults.inject({ operation: 'repos/merge', kind: 'secondary-rate-limit', retryAfterSeconds: 1, times: 2 });
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'merge_commit',
-        testRunId: 'r5',
-        prNumber: pr.number,
-      });
-      expect(built.ok).toBe(true);
+      await buildOne(pr, b.sha, 'merge_commit', 'r5');
       expect(limit.hits).toBe(2);
+    });
+
+    it('when a PR is read again and nothing changed, then GitHub answers 304 (no budget spent) and the last read holds; after a push the new head is read', async () => {
+      const pr = await openPr('cond', { 'c.txt': 'c\n' });
+      // Until GitHub has worked out mergeability its answer changes: read past that first.
+      await until('mergeable', async () => ((await bed.host.snapshot(REPO, pr.number))?.mergeability === 'mergeable' ? true : undefined));
+      const first = await bed.host.pullRequest(REPO, pr.number);
+      const notModified = () =>
+        bed.fake.requests.count((r) => r.route === 'GET /repos/{owner}/{repo}/pulls/{pull_number}' && r.status === 304);
+      const before = notModified();
+      expect(await bed.host.pullRequest(REPO, pr.number)).toEqual(first);
+      expect(notModified()).toBe(before + 1);
+      const pushed = await bed.fake.commit({ repo: FULL, branch: 'cond', files: { 'c.txt': 'c2\n' } });
+      expect(await bed.host.pullRequest(REPO, pr.number)).toMatchObject({ headSha: pushed });
+      expect(notModified()).toBe(before + 1);
     });
 
     it('when a PR is a draft, then it is not ready (unspecified) until it is marked ready for review', async () => {
@@ -165,28 +151,14 @@ describe('GitHub code host on the fake GitHub', () => {
       const read = await bed.host.pullRequest(REPO, pr.number);
       expect(read).toMatchObject({ headSha: sha, baseBranch: 'main', state: 'open', author: 'alice' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: sha }],
-        method: 'squash',
-        testRunId: 'fork',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: sha }, b.sha, 'squash', 'fork');
       expect(await bed.fileAt(FULL, built.sha, 'fork.txt')).toBe('from a fork\n');
     });
 
     it('when a squashed change landed, then the PR is closed with one comment linking the landed commit, and reads merged', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'squash',
-        testRunId: 'sq',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'squash', 'sq');
       expect(await bed.host.land(REPO, { branch: 'main', sha: built.sha, expected: b.sha })).toEqual({ landed: true });
       await bed.host.markMerged(REPO, pr.number);
       await bed.host.markMerged(REPO, pr.number);
@@ -200,14 +172,7 @@ describe('GitHub code host on the fake GitHub', () => {
     it('when a merge commit landed, then GitHub flags the PR merged by itself and Railyard neither closes nor comments', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'merge_commit',
-        testRunId: 'mc',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'merge_commit', 'mc');
       expect(await bed.host.land(REPO, { branch: 'main', sha: built.sha, expected: b.sha })).toEqual({ landed: true });
       await bed.host.markMerged(REPO, pr.number);
       await until('merged', async () => ((await bed.host.pullRequest(REPO, pr.number))?.state === 'merged' ? true : undefined));
@@ -220,14 +185,7 @@ describe('GitHub code host on the fake GitHub', () => {
       const pr = await bed.fake.openPullRequest({ repo: FULL, head: 'multi', base: 'main' });
       await bed.fake.commit({ repo: FULL, branch: 'main', files: { 'c.txt': 'c\n' } });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'rebase',
-        testRunId: 'rb',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'rebase', 'rb');
       expect(await bed.fileAt(FULL, built.sha, 'a.txt')).toBe('a\n');
       expect(await bed.fileAt(FULL, built.sha, 'b.txt')).toBe('b\n');
       expect(await bed.fileAt(FULL, built.sha, 'c.txt')).toBe('c\n');
@@ -240,14 +198,7 @@ describe('GitHub code host on the fake GitHub', () => {
     it('when other lanes merged meanwhile, then a replay carries the tested change onto them', async () => {
       const pr = await openPr('one', { 'one.txt': '1\n' });
       const b = await base();
-      const built = await bed.host.buildTestBranch(REPO, {
-        baseSha: b.sha,
-        stack: [{ number: pr.number, headSha: pr.headSha }],
-        method: 'squash',
-        testRunId: 'rp',
-        prNumber: pr.number,
-      });
-      if (!built.ok) throw new Error('conflict');
+      const built = await buildOne({ number: pr.number, headSha: pr.headSha }, b.sha, 'squash', 'rp');
       const other = await bed.fake.commit({ repo: FULL, branch: 'main', files: { 'other.txt': 'o\n' } });
       const deletes = spy('git/delete-ref');
       const carried = await bed.host.carryOnto(REPO, { mode: 'replay', from: b.sha, to: built.sha, onto: other });
@@ -303,6 +254,21 @@ describe('GitHub code host on the fake GitHub', () => {
       bed.fake.protectBranch(FULL, 'main', { contexts: ['build'], strict: false });
       bed.fake.addRuleset(FULL, { branches: ['main'], requiredChecks: [{ context: 'lint' }] });
       expect(await resolve()).toEqual({ statuses: ['lint', 'build'], source: 'repo_provider_branch_protection' });
+    });
+
+    it('when no merge of a test branch touched .railyard.yml, then it is read at the base (no tree read of the test commit); a PR that changes it is tested with its own', async () => {
+      await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.railyard.yml': 'merge:\n  required_statuses: [base-ci]\n' } });
+      const b = await base();
+      const atTest = async (sha: string) => bed.ci.resolveRequiredStatuses({ queueList: [], repo: REPO, sha, branch: 'main' });
+      expect(await atTest(b.sha)).toEqual({ statuses: ['base-ci'], source: 'trunk_config' });
+      const trees = () => bed.fake.requests.count((r) => r.route === 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}');
+      const before = trees();
+      const plain = await buildOne(await openPr('plain', { 'p.txt': 'p\n' }), b.sha, 'squash', 'cfg1');
+      expect(await atTest(plain.sha)).toEqual({ statuses: ['base-ci'], source: 'trunk_config' });
+      expect(trees()).toBe(before);
+      const changes = await openPr('config', { '.railyard.yml': 'merge:\n  required_statuses: [pr-ci]\n' });
+      const own = await buildOne(changes, b.sha, 'squash', 'cfg2');
+      expect(await atTest(own.sha)).toEqual({ statuses: ['pr-ci'], source: 'trunk_config' });
     });
 
     it('when .railyard.yml or .trunk/trunk.yaml names required statuses, then they win over the branch rules; the queue list wins over both', async () => {

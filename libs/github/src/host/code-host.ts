@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { MergeMethod, Mergeability, PullRequestSnapshot, RepoRef, ReportedStatus } from '@railyard/domain';
+import {
+  hostMergeability,
+  type MergeMethod,
+  type Mergeability,
+  type PullRequestSnapshot,
+  type RepoRef,
+  type ReportedStatus,
+} from '@railyard/domain';
+import { RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE } from '@railyard/ci';
 import { GitHostError } from '@railyard/githost';
 import type { GithubApp } from '../github-app';
 import { hostEventsOf, type GithubHostEvent } from './host-events';
-import { HostMemory } from './memory';
+import { HostMemory, type CheckRunView, type StatusView } from './memory';
 import { checkBranch, checkSha, RepoApi, type PullView } from './repo-api';
 import { messageOf, RepoClients, statusOf } from './repo-client';
 import { mergeReports } from './statuses';
-import { buildTestBranch, CARRY_BRANCH_PREFIX, TEST_BRANCH_PREFIX, type Built, type StackedPull } from './test-branch';
+import { buildTestBranch, CARRY_BRANCH_PREFIX, TEST_BRANCH_PREFIX, type Built, type ChangedPaths, type StackedPull } from './test-branch';
 
 export interface GithubCodeHostOptions {
   app: GithubApp;
@@ -25,7 +33,7 @@ export const LANDED_MARKER = '<!-- railyard:landed -->';
 const DEFAULT_POLL_MS = [500, 1000, 2000, 4000, 8000, 15000, 30000];
 
 /**
- * The merge engine's code-host port (apps/engine/src/host/port.ts) on GitHub, as a GitHub App
+ * The merge engine's code-host port (libs/queue-driver/src/host/port.ts) on GitHub, as a GitHub App
  * (docs/github.md, "The code-host adapter"). Test branches are built with the git data and merges
  * APIs, a landing is a fast-forward-only `PATCH git/refs`, reports are commit statuses and check runs,
  * and events are the webhooks the API hands to `receive`. Nothing here retries a write: the client
@@ -86,14 +94,7 @@ export class GithubCodeHost {
   async snapshot(repo: RepoRef, number: number): Promise<PullRequestSnapshot | null> {
     const pr = await this.readPull(await this.api(repo), number);
     if (pr === null) return null;
-    const mergeability: Mergeability =
-      pr.state !== 'open'
-        ? 'not_mergeable'
-        : pr.draft || pr.mergeable === null
-          ? 'unspecified'
-          : pr.mergeable
-            ? 'mergeable'
-            : 'not_mergeable';
+    const mergeability = hostMergeability({ open: pr.state === 'open', draft: pr.draft, mergeable: pr.mergeable });
     return {
       number: pr.number,
       title: pr.title,
@@ -112,11 +113,14 @@ export class GithubCodeHost {
    */
   async mergeability(repo: RepoRef, number: number, headSha: string): Promise<Mergeability> {
     const api = await this.api(repo);
-    const pr = await this.readPull(api, number);
-    if (pr === null || pr.state !== 'open') return 'not_mergeable';
-    if (pr.headSha !== headSha) return 'unspecified';
-    if (pr.draft) return 'unspecified';
-    if (pr.mergeable !== null) return pr.mergeable ? 'mergeable' : 'not_mergeable';
+    // The engine asks right after reading the PR (pullRequest): that read, at this head, answers.
+    const recent = this.memory.recentPull(repo, number);
+    const pr = recent?.headSha === headSha ? recent : await this.readPull(api, number);
+    if (pr === null) return 'not_mergeable';
+    if (pr.state === 'open' && pr.headSha !== headSha) return 'unspecified';
+    const known = hostMergeability({ open: pr.state === 'open', draft: pr.draft, mergeable: pr.mergeable });
+    // Only GitHub still working it out is worth waiting for; a draft waits for its ready_for_review event.
+    if (known !== 'unspecified' || pr.draft) return known;
     this.pollMergeability(api, number, headSha);
     return 'in_progress';
   }
@@ -174,32 +178,68 @@ export class GithubCodeHost {
     return status === 'behind' || status === 'identical';
   }
 
+  /** The reports on `sha`; each kind is listed again only once a webhook named it on the commit (or it aged out). */
   async statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
-    const api = await this.api(repo);
-    const [statuses, checkRuns] = await Promise.all([api.commitStatuses(sha), api.checkRuns(sha)]);
+    const [statuses, checkRuns] = await Promise.all([this.commitStatuses(repo, sha), this.checkRuns(repo, sha)]);
     return mergeReports(statuses, checkRuns);
+  }
+
+  private async commitStatuses(repo: RepoRef, sha: string): Promise<readonly StatusView[]> {
+    const known = this.memory.statusesOf(repo, sha);
+    if (known) return known;
+    const listed = await (await this.api(repo)).commitStatuses(sha);
+    this.memory.listedStatuses(repo, sha, listed);
+    return listed;
+  }
+
+  /** The latest check run of each name on `sha` (GithubCi re-runs failed ones from this list). */
+  async checkRuns(repo: RepoRef, sha: string): Promise<readonly CheckRunView[]> {
+    const known = this.memory.checkRunsOf(repo, sha);
+    if (known) return known;
+    const listed = await (await this.api(repo)).checkRuns(sha);
+    this.memory.listedCheckRuns(repo, sha, listed);
+    return listed;
+  }
+
+  /** Check runs GitHub was asked to run again: what is remembered of them is stale until they report. */
+  forgetCheckRuns(repo: RepoRef, sha: string): void {
+    this.memory.forget({ kind: 'status', repo, sha, report: 'check' });
   }
 
   async buildTestBranch(
     repo: RepoRef,
     request: { baseSha: string; stack: readonly StackedPull[]; method: MergeMethod; testRunId: string; prNumber: number },
   ): Promise<Built> {
-    const built = await buildTestBranch(await this.api(repo), request, (headSha) => {
-      const author = this.memory.authorOf(repo, headSha);
-      // As GitHub authors a squash: the PR's author, with their no-reply address.
-      return (
-        author && { name: author.login, email: `${author.id}+${author.login}@users.noreply.github.com`, date: new Date().toISOString() }
-      );
-    });
+    const changed: ChangedPaths = { paths: new Set() };
+    const built = await buildTestBranch(
+      await this.api(repo),
+      request,
+      (headSha) => {
+        const author = this.memory.authorOf(repo, headSha);
+        // As GitHub authors a squash: the PR's author, with their no-reply address.
+        return (
+          author && { name: author.login, email: `${author.id}+${author.login}@users.noreply.github.com`, date: new Date().toISOString() }
+        );
+      },
+      changed,
+    );
     if (built.ok) {
+      // The tested commit reads the queue's configuration files from its base when no merge touched them.
+      if (changed.paths !== null && ![...changed.paths].some(isConfigPath)) this.memory.configSameAs(repo, built.sha, request.baseSha);
       this.memory.built(
         repo,
         request.stack.map((p) => p.number),
         request.method,
       );
       this.memory.testBranchMoved(repo, built.branch, built.sha);
+      this.memory.wroteCommit(repo, built.sha);
     }
     return built;
+  }
+
+  /** A commit with the same `.railyard.yml` and `.trunk/trunk.yaml` as `sha` whose files may be known already (GithubCi). */
+  configCommitOf(repo: RepoRef, sha: string): string {
+    return this.memory.configCommitOf(repo, sha);
   }
 
   async listTestBranches(repo: RepoRef): Promise<{ branch: string; testRunId: string }[]> {
@@ -345,6 +385,9 @@ export class GithubCodeHost {
     if ((method === 'squash' || method === 'rebase') && landedSha !== undefined) {
       // This adapter wrote new commits for it: GitHub will not flag it merged, nothing to ask.
       link = `${pr.repoUrl}/commit/${landedSha}`;
+    } else if (method === 'merge_commit' && landedSha !== undefined) {
+      // Its test branch merged the PR's head itself, and that commit landed: GitHub flags it merged.
+      return;
     } else {
       const cmp = await api.compare(pr.baseBranch, pr.headSha);
       if (cmp.status === 'behind' || cmp.status === 'identical') return;
@@ -404,6 +447,10 @@ export class GithubCodeHost {
     }
   }
 }
+
+/** Whether a changed path can change what the configuration files say (one of them, or a directory on their way). */
+const isConfigPath = (path: string): boolean =>
+  [RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE].some((file) => path === file || file.startsWith(`${path}/`) || path.startsWith(`${file}/`));
 
 /** The first-parent commits of `from..to`, oldest first, read commit by commit (cached: the engine wrote most of them). */
 const firstParentChain = async (api: RepoApi, from: string, to: string) => {

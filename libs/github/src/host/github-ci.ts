@@ -3,6 +3,7 @@ import { parseRailyardConfig, parseTrunkConfig, RAILYARD_CONFIG_FILE, requiredSt
 import { LRUCache } from 'lru-cache';
 import type { GithubCodeHost } from './code-host';
 import type { RepoApi } from './repo-api';
+import { checkRunState } from './statuses';
 
 type RequiredAnswer =
   | { statuses: string[]; source: RequiredStatusesSource }
@@ -15,7 +16,7 @@ export interface GithubCiOptions {
 }
 
 /**
- * CI on GitHub as the engine's CI port sees it (apps/engine/src/ci/port.ts): the repository's own CI
+ * CI on GitHub as the engine's CI port sees it (libs/queue-driver/src/ci/port.ts): the repository's own CI
  * (GitHub Actions or any other) starts by itself on a push to `railyard-merge/**` and reports commit
  * statuses or check runs, so there is nothing to trigger or cancel, and every report arrives as a
  * webhook through the code host. What Railyard works out here is which reports a run needs: the
@@ -33,9 +34,26 @@ export class GithubCi {
     this.rules = new LRUCache({ max: 1000, ttl: opts.branchRulesTtlMs ?? 60_000 });
   }
 
-  /** The repository's CI starts by itself on the push of the test branch: the run is only noted. */
-  async trigger(req: { testRunId: string }): Promise<void> {
+  /**
+   * The repository's CI starts by itself on the push of the test branch: a run is only noted. A
+   * re-run of a failure on the same commit (flakeRetries) re-requests the check suite of each failed
+   * check run named, unless this attempt did already: the commit then has more runs of that check
+   * than attempts before it (after a restart the engine triggers its running runs again).
+   */
+  async trigger(req: { repo: RepoRef; sha: string; testRunId: string; rerun?: { contexts: string[]; attempt: number } }): Promise<void> {
     this.runs.add(req.testRunId);
+    if (!req.rerun) return;
+    const api = await this.host.repoApi(req.repo);
+    const suites = new Set<number>();
+    for (const context of new Set(req.rerun.contexts)) {
+      const runs = await api.checkRunsNamed(req.sha, context);
+      const latest = runs.reduce<(typeof runs)[number] | undefined>((a, b) => (a === undefined || b.id > a.id ? b : a), undefined);
+      if (!latest || latest.suiteId === null || runs.length > req.rerun.attempt) continue;
+      const state = checkRunState(latest.status, latest.conclusion);
+      if (state === 'failure' || state === 'error') suites.add(latest.suiteId);
+    }
+    for (const suite of suites) await api.rerequestSuite(suite);
+    if (suites.size > 0) this.host.forgetCheckRuns(req.repo, req.sha);
   }
 
   /** A deleted test branch ends its CI's interest in it; GitHub has no cancel that works across CI systems. */
@@ -47,12 +65,17 @@ export class GithubCi {
     return this.runs.has(testRunId);
   }
 
-  /**
-   * GitHub's CI starts on a push: asked again on a commit it already tested, it runs nothing, so the
-   * engine must not re-run a failure on the same commit (flakeRetries; docs/github.md).
-   */
+  /** A failure is re-run on the same commit by re-requesting its check suite (trigger, docs/github.md "Flake re-runs"). */
   rerunsSameCommit(): boolean {
-    return false;
+    return true;
+  }
+
+  /**
+   * The checks GitHub can run again at `sha`: those reported as check runs (their suites can be
+   * re-requested). A commit status cannot be: a failure reported only as a status is never re-run.
+   */
+  async rerunnableChecks(repo: RepoRef, sha: string): Promise<ReadonlySet<string>> {
+    return new Set((await this.host.checkRuns(repo, sha)).map((run) => run.name));
   }
 
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
@@ -74,15 +97,17 @@ export class GithubCi {
     const api = await this.host.repoApi(input.repo);
     // The files are found in the commit's tree (one request; the commit is usually one this adapter
     // wrote, so its tree is known) and read only when their blob is new to this process.
-    const root = await api.tree((await api.commit(input.sha)).tree);
+    // A test commit whose merges touched neither file reads them at its base, whose tree is often known.
+    const at = this.host.configCommitOf(input.repo, input.sha);
+    const root = await api.tree((await api.commit(at)).tree);
     const railyardBlob = root.find((e) => e.path === RAILYARD_CONFIG_FILE && e.type === 'blob');
-    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, input.sha) : null;
+    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, at) : null;
     const railyard = railyardText === null ? null : parseRailyardConfig(railyardText);
     // .trunk/trunk.yaml is looked for only when .railyard.yml does not settle it.
     const settled = railyard !== null && (!railyard.ok || railyard.config.requiredStatuses !== undefined);
     const trunkDir = settled ? undefined : root.find((e) => e.path === '.trunk' && e.type === 'tree');
     const trunkBlob = trunkDir ? (await api.tree(trunkDir.sha)).find((e) => e.path === 'trunk.yaml' && e.type === 'blob') : undefined;
-    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, input.sha) : null;
+    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, at) : null;
     const fromFiles = requiredStatusesFrom([], { railyard, trunk: trunkText === null ? null : parseTrunkConfig(trunkText) });
     if (!('error' in fromFiles) || fromFiles.error !== 'START_TEST_RUN_NO_REQUIRED_STATUSES' || input.branch === undefined)
       return fromFiles;

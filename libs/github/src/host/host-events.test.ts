@@ -37,12 +37,14 @@ describe('webhook deliveries as host events', () => {
     expect(hostEventsOf('github.com', 'push', { ...p, ref: 'refs/tags/v1' })).toEqual([]);
   });
 
-  it('when a status or a check run changes, then the commit is named for its reports to be re-read', () => {
+  it('when a status or a check run changes, then the commit is named with the kind of report to re-read', () => {
     const status = example('status');
-    expect(hostEventsOf('github.com', 'status', status)).toEqual([{ kind: 'status', repo: repoOf(status), sha: status.sha }]);
+    expect(hostEventsOf('github.com', 'status', status)).toEqual([
+      { kind: 'status', repo: repoOf(status), sha: status.sha, report: 'status' },
+    ]);
     const run = example('check-run-completed');
     expect(hostEventsOf('github.com', 'check_run', run)).toEqual([
-      { kind: 'status', repo: repoOf(run), sha: (run.check_run as { head_sha: string }).head_sha },
+      { kind: 'status', repo: repoOf(run), sha: (run.check_run as { head_sha: string }).head_sha, report: 'check' },
     ]);
     // A suite's runs are announced one by one: only its completion is a hint too.
     expect(hostEventsOf('github.com', 'check_suite', example('check-suite-requested'))).toEqual([]);

@@ -1,11 +1,15 @@
 import type { Mergeability, RepoRef } from '@railyard/domain';
 
-/** The events the GitHub adapter announces; the same shape as the engine's HostEvent (apps/engine/src/host/port.ts). */
+/** The events the GitHub adapter announces; the same shape as the engine's HostEvent (libs/queue-driver/src/host/port.ts). */
 export type GithubHostEvent =
   /** `closed`: the delivery says the PR was closed (the adapter ignores the one it caused by closing a landed PR). */
   | { kind: 'pull'; repo: RepoRef; number: number; closed?: true }
   | { kind: 'branch'; repo: RepoRef; branch: string }
-  | { kind: 'status'; repo: RepoRef; sha: string }
+  /**
+   * `report`: the kind of report the delivery was about (a commit status, a check run or suite), so
+   * only that kind is read again (docs/github.md, "Limits and REST budget"); absent: both.
+   */
+  | { kind: 'status'; repo: RepoRef; sha: string; report?: 'status' | 'check' }
   | { kind: 'mergeability'; repo: RepoRef; number: number; headSha: string; mergeability: Mergeability }
   | { kind: 'resync'; repo: RepoRef };
 
@@ -54,14 +58,14 @@ export const hostEventsOf = (host: string, event: string, payload: unknown): Git
     }
     case 'status': {
       const sha = str(p.sha);
-      return repo && sha ? [{ kind: 'status', repo, sha }] : [];
+      return repo && sha ? [{ kind: 'status', repo, sha, report: 'status' }] : [];
     }
     case 'check_suite':
     case 'check_run': {
       // A suite's runs are announced one by one; only the suite's end is worth a re-read more.
       if (event === 'check_suite' && p.action !== 'completed') return [];
       const sha = str(obj(p[event])?.head_sha);
-      return repo && sha ? [{ kind: 'status', repo, sha }] : [];
+      return repo && sha ? [{ kind: 'status', repo, sha, report: 'check' }] : [];
     }
     case 'installation':
     case 'installation_repositories':

@@ -61,4 +61,39 @@ describe('what the GitHub adapter remembers', () => {
     expect(m.branchesOf(REPO)).toBeUndefined();
     expect(m.knownHead(REPO, 'main')).toBeUndefined();
   });
+
+  it('when a check run is announced on a commit, then only its check runs are read again, not its statuses', () => {
+    const m = memory();
+    m.listedStatuses(REPO, SHA, [{ context: 'lint', state: 'success', url: null }]);
+    m.listedCheckRuns(REPO, SHA, []);
+    m.forget({ kind: 'status', repo: REPO, sha: SHA, report: 'check' });
+    expect(m.statusesOf(REPO, SHA)).toHaveLength(1);
+    expect(m.checkRunsOf(REPO, SHA)).toBeUndefined();
+    m.forget({ kind: 'status', repo: REPO, sha: SHA, report: 'status' });
+    expect(m.statusesOf(REPO, SHA)).toBeUndefined();
+  });
+
+  it('when a kind of report on a commit was heard before the adapter wrote it, then that kind does not start empty', () => {
+    const m = memory();
+    const other = 'b'.repeat(40);
+    m.wroteCommit(REPO, SHA);
+    expect(m.statusesOf(REPO, SHA)).toEqual([]);
+    expect(m.checkRunsOf(REPO, SHA)).toEqual([]);
+    m.forget({ kind: 'status', repo: REPO, sha: other, report: 'check' });
+    m.wroteCommit(REPO, other);
+    expect(m.checkRunsOf(REPO, other)).toBeUndefined();
+    // A check run heard of says nothing of commit statuses: those still start empty.
+    expect(m.statusesOf(REPO, other)).toEqual([]);
+  });
+
+  it('when a status event names no kind or the repository is resynced, then both kinds are read again', () => {
+    const m = memory();
+    m.wroteCommit(REPO, SHA);
+    m.forget({ kind: 'status', repo: REPO, sha: SHA });
+    expect(m.statusesOf(REPO, SHA)).toBeUndefined();
+    expect(m.checkRunsOf(REPO, SHA)).toBeUndefined();
+    m.listedCheckRuns(REPO, SHA, []);
+    m.forget({ kind: 'resync', repo: REPO });
+    expect(m.checkRunsOf(REPO, SHA)).toBeUndefined();
+  });
 });

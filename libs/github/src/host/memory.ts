@@ -2,6 +2,28 @@ import type { MergeMethod, RepoRef } from '@railyard/domain';
 import { LRUCache } from 'lru-cache';
 import type { PullView } from './repo-api';
 
+/** A commit status as the adapter lists it. */
+export interface StatusView {
+  context: string;
+  state: string;
+  url: string | null;
+}
+
+/** A check run as the adapter lists it. */
+export interface CheckRunView {
+  id: number;
+  /** The check suite it belongs to: what a re-run re-requests. */
+  suiteId: number | null;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  url: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+type ReportKind = 'status' | 'check';
+
 const repoKey = (repo: RepoRef): string => `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();
 
 /**
@@ -25,6 +47,16 @@ export class HostMemory {
   private readonly landed = new LRUCache<string, string>({ max: 10_000 });
   /** PR authors by head sha (login and id), for squash commits authored as GitHub authors them. */
   private readonly authors = new LRUCache<string, { login: string; id: number }>({ max: 50_000 });
+  /**
+   * The commit statuses and the check runs of a commit, each kept until a webhook names that kind of
+   * report on the commit (or the listing ages out, as the engine's verification does): a check run
+   * completing does not make the commit's statuses worth a read.
+   */
+  private readonly reports: Record<ReportKind, LRUCache<string, readonly (StatusView | CheckRunView)[]>>;
+  /** A test commit whose configuration files are those of another commit (its base): none of its merges changed them. */
+  private readonly sameConfig = new LRUCache<string, string>({ max: 50_000 });
+  /** Commits a kind of report was announced on: a commit this adapter just wrote starts with none of a kind only when none was heard of. */
+  private readonly heard = new LRUCache<string, true>({ max: 50_000 });
 
   constructor(
     private readonly listTtlMs: number,
@@ -34,6 +66,52 @@ export class HostMemory {
   ) {
     this.pulls = new LRUCache({ max: 10_000, ttl: pullTtlMs });
     this.heads = new LRUCache({ max: 10_000, ttl: headTtlMs });
+    this.reports = {
+      status: new LRUCache({ max: 10_000, ttl: listTtlMs }),
+      check: new LRUCache({ max: 10_000, ttl: listTtlMs }),
+    };
+  }
+
+  statusesOf(repo: RepoRef, sha: string): readonly StatusView[] | undefined {
+    return this.reports.status.get(`${repoKey(repo)}@${sha}`) as readonly StatusView[] | undefined;
+  }
+
+  checkRunsOf(repo: RepoRef, sha: string): readonly CheckRunView[] | undefined {
+    return this.reports.check.get(`${repoKey(repo)}@${sha}`) as readonly CheckRunView[] | undefined;
+  }
+
+  listedStatuses(repo: RepoRef, sha: string, statuses: readonly StatusView[]): void {
+    this.reports.status.set(`${repoKey(repo)}@${sha}`, statuses);
+  }
+
+  listedCheckRuns(repo: RepoRef, sha: string, runs: readonly CheckRunView[]): void {
+    this.reports.check.set(`${repoKey(repo)}@${sha}`, runs);
+  }
+
+  /**
+   * A commit this adapter has just written and pushed (a test branch's tip): nothing has reported on
+   * it unless a webhook said so meanwhile, so both kinds start empty instead of being listed.
+   */
+  wroteCommit(repo: RepoRef, sha: string): void {
+    const key = `${repoKey(repo)}@${sha}`;
+    for (const kind of ['status', 'check'] as const)
+      if (!this.heard.has(`${kind}:${key}`) && !this.reports[kind].has(key)) this.reports[kind].set(key, []);
+  }
+
+  configSameAs(repo: RepoRef, sha: string, base: string): void {
+    if (sha !== base) this.sameConfig.set(`${repoKey(repo)}@${sha}`, base);
+  }
+
+  /** The oldest commit known to hold the same configuration files as `sha` (itself when none is known). */
+  configCommitOf(repo: RepoRef, sha: string): string {
+    let at = sha;
+    // Bounded: each step is one landed test commit back.
+    for (let i = 0; i < 1000; i++) {
+      const base = this.sameConfig.get(`${repoKey(repo)}@${at}`);
+      if (base === undefined) return at;
+      at = base;
+    }
+    return at;
   }
 
   branchesOf(repo: RepoRef): Map<string, string> | undefined {
@@ -103,13 +181,22 @@ export class HostMemory {
   }
 
   /** A webhook named something: what this adapter remembers of it is stale. */
-  forget(event: { kind: string; repo: RepoRef; number?: number; branch?: string }): void {
+  forget(event: { kind: string; repo: RepoRef; number?: number; branch?: string; sha?: string; report?: ReportKind }): void {
     const key = repoKey(event.repo);
     if (event.kind === 'pull' && event.number !== undefined) this.pulls.delete(`${key}#${event.number}`);
+    if (event.kind === 'status' && event.sha !== undefined) {
+      const at = `${key}@${event.sha}`;
+      for (const kind of ['status', 'check'] as const) {
+        if (event.report !== undefined && event.report !== kind) continue;
+        this.heard.set(`${kind}:${at}`, true);
+        this.reports[kind].delete(at);
+      }
+    }
     if (event.kind === 'branch' && event.branch !== undefined) this.heads.delete(`${key}:${event.branch}`);
     if (event.kind === 'resync') {
       this.testBranches.delete(key);
       for (const k of [...this.heads.keys()]) if (k.startsWith(`${key}:`)) this.heads.delete(k);
+      for (const cache of Object.values(this.reports)) for (const k of [...cache.keys()]) if (k.startsWith(`${key}@`)) cache.delete(k);
     }
   }
 }

@@ -2,6 +2,7 @@ import type { RepoRef } from '@railyard/domain';
 import { GitHostError, isValidBranchName } from '@railyard/githost';
 import { LRUCache } from 'lru-cache';
 import type { GithubOctokit } from '../github-app';
+import type { CheckRunView } from './memory';
 import { messageOf, orNullOn404, statusOf } from './repo-client';
 
 /** A commit as the git data API shows it; commits never change, so they are cached by sha. */
@@ -13,7 +14,12 @@ export interface GitCommit {
   author: { name: string; email: string; date: string };
 }
 
-export type MergeResult = { kind: 'merged'; sha: string; tree: string } | { kind: 'conflict' } | { kind: 'nothing' };
+/** `changed`: the paths the merge commit changes on the branch, when GitHub listed them all (it lists up to 300). */
+export type MergeResult =
+  { kind: 'merged'; sha: string; tree: string; changed?: readonly string[] } | { kind: 'conflict' } | { kind: 'nothing' };
+
+/** GitHub lists at most this many files with a commit: a list this long may be cut short. */
+const COMMIT_FILES_LIMIT = 300;
 
 export interface PullView {
   number: number;
@@ -46,12 +52,16 @@ export const checkBranch = (branch: string): string => {
 const commits = new LRUCache<string, GitCommit>({ max: 20_000 });
 /** Trees and blobs never change either: cached by sha. */
 const trees = new LRUCache<string, { path: string; type: string; sha: string }[]>({ max: 5_000 });
-/** Empties the caches of git objects (commits, trees, blobs): a benchmark measures each case from cold. */
+/** Empties the caches of git objects (commits, trees, blobs) and PR answers: a benchmark measures each case from cold. */
 export const forgetGitObjects = (): void => {
   commits.clear();
   trees.clear();
   blobs.clear();
+  pulls.clear();
 };
+
+/** The last answer to each PR read with its etag, for conditional reads (a 304 costs no budget). */
+const pulls = new LRUCache<string, { etag: string; view: PullView }>({ max: 10_000 });
 
 const blobs = new LRUCache<string, string>({ max: 2_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (text) => Math.max(1, text.length) });
 
@@ -185,6 +195,7 @@ export class RepoApi {
         sha: string;
         commit: { tree: { sha: string }; message: string; author: { name?: string; email?: string; date?: string } | null };
         parents: { sha: string }[];
+        files?: { filename: string; previous_filename?: string }[];
       };
       this.remember({
         sha: data.sha,
@@ -193,7 +204,10 @@ export class RepoApi {
         message: data.commit.message,
         author: { name: data.commit.author?.name ?? '', email: data.commit.author?.email ?? '', date: data.commit.author?.date ?? '' },
       });
-      return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha };
+      const files = data.files;
+      if (files === undefined || files.length >= COMMIT_FILES_LIMIT) return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha };
+      const changed = files.flatMap((f) => (f.previous_filename === undefined ? [f.filename] : [f.filename, f.previous_filename]));
+      return { kind: 'merged', sha: data.sha, tree: data.commit.tree.sha, changed };
     } catch (err) {
       if (statusOf(err) === 409) return { kind: 'conflict' };
       throw err;
@@ -238,13 +252,29 @@ export class RepoApi {
     });
   }
 
+  /**
+   * The PR now. Asked conditionally with the etag of the last answer: GitHub answers 304 when nothing
+   * changed, which does not count against the installation's hourly budget, and the last answer holds.
+   */
   async pull(number: number): Promise<PullView | null> {
-    const res = await orNullOn404(
-      this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...this.params, pull_number: number }),
-    );
+    const key = this.cacheKey(`#${number}`);
+    const known = pulls.get(key);
+    let res;
+    try {
+      res = await orNullOn404(
+        this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+          ...this.params,
+          pull_number: number,
+          ...(known ? { headers: { 'if-none-match': known.etag } } : {}),
+        }),
+      );
+    } catch (err) {
+      if (known && statusOf(err) === 304) return known.view;
+      throw err;
+    }
     if (res === null) return null;
     const p = res.data;
-    return {
+    const view: PullView = {
       number: p.number,
       title: p.title,
       author: p.user.login,
@@ -256,6 +286,9 @@ export class RepoApi {
       draft: p.draft === true,
       mergeable: p.mergeable,
     };
+    const etag = res.headers.etag;
+    if (etag) pulls.set(key, { etag, view });
+    return view;
   }
 
   async closePull(number: number): Promise<void> {
@@ -277,21 +310,44 @@ export class RepoApi {
   }
 
   /** Check runs of `sha` (the latest of each name, as GitHub filters by default). */
-  async checkRuns(
-    sha: string,
-  ): Promise<{ name: string; status: string; conclusion: string | null; url: string | null; startedAt: string | null }[]> {
+  async checkRuns(sha: string): Promise<CheckRunView[]> {
+    return this.listCheckRuns(sha, {});
+  }
+
+  /** Every check run named `name` on `sha`, each attempt of it (`filter=all`). */
+  async checkRunsNamed(sha: string, name: string): Promise<CheckRunView[]> {
+    return this.listCheckRuns(sha, { check_name: name, filter: 'all' });
+  }
+
+  private async listCheckRuns(sha: string, query: { check_name?: string; filter?: 'all' | 'latest' }): Promise<CheckRunView[]> {
     const res = await this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
       ...this.params,
       ref: checkSha(sha, 'sha'),
       per_page: 100,
+      ...query,
     });
     return res.data.check_runs.map((r) => ({
+      id: Number(r.id),
+      suiteId: r.check_suite ? Number(r.check_suite.id) : null,
       name: r.name,
       status: r.status,
       conclusion: r.conclusion,
       url: r.details_url ?? r.html_url,
       startedAt: r.started_at,
+      completedAt: r.completed_at,
     }));
+  }
+
+  /**
+   * Asks GitHub to run a check suite again on its commit: GitHub tells the App that owns it (GitHub
+   * Actions, another CI's App), which reports new check runs. A check run of another App cannot be
+   * re-requested alone (GitHub answers 403), its suite can.
+   */
+  async rerequestSuite(suiteId: number): Promise<void> {
+    await this.octokit.request('POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest', {
+      ...this.params,
+      check_suite_id: suiteId,
+    });
   }
 
   /** Comments on the PR written by the App `appId`. */

@@ -1,6 +1,6 @@
 import type { MergeMethod } from '@railyard/domain';
 import { GitHostError } from '@railyard/githost';
-import { checkSha, type GitCommit, type RepoApi } from './repo-api';
+import { checkSha, type GitCommit, type MergeResult, type RepoApi } from './repo-api';
 
 export interface StackedPull {
   number: number;
@@ -36,6 +36,18 @@ export const testBranchName = (prNumber: number, testRunId: string): string => {
 const firstLine = (message: string): string => message.split('\n', 1)[0] ?? '';
 
 type Tip = { sha: string; tree: string };
+
+/**
+ * The paths the merges of a build changed on its branch, or null once one merge did not list them:
+ * what tells whether the tested commit can hold other configuration files than its base.
+ */
+export type ChangedPaths = { paths: Set<string> | null };
+
+const noteChanged = (track: ChangedPaths | undefined, merged: MergeResult): void => {
+  if (!track || merged.kind !== 'merged') return;
+  if (merged.changed === undefined) track.paths = null;
+  else for (const p of merged.changed) track.paths?.add(p);
+};
 type Step = { ok: true; tip: Tip } | { ok: false };
 
 /**
@@ -57,10 +69,12 @@ export const applyOnto = async (
   pr: StackedPull,
   baseSha: string,
   authorOf: AuthorOf = () => undefined,
+  track?: ChangedPaths,
 ): Promise<Step> => {
   if (method === 'merge_commit') {
     const title = pr.title ?? firstLine((await api.commit(pr.headSha)).message);
     const merged = await api.merge(scratch, pr.headSha, `Merge pull request #${pr.number}\n\n${title}\n`);
+    noteChanged(track, merged);
     if (merged.kind === 'conflict') return { ok: false };
     return { ok: true, tip: merged.kind === 'nothing' ? tip : { sha: merged.sha, tree: merged.tree } };
   }
@@ -68,6 +82,7 @@ export const applyOnto = async (
     const known = pr.title !== undefined ? authorOf(pr.headSha) : undefined;
     const head = known ? undefined : await api.commit(pr.headSha);
     const merged = await api.merge(scratch, pr.headSha, `railyard: stack #${pr.number}`);
+    noteChanged(track, merged);
     if (merged.kind === 'conflict') return { ok: false };
     if (merged.kind === 'nothing' || merged.tree === tip.tree) return { ok: true, tip };
     const squash = await api.createCommit({
@@ -83,6 +98,7 @@ export const applyOnto = async (
   for (const commit of await api.commitsBetween(baseSha, pr.headSha)) {
     if (commit.parents.length > 1) continue;
     const merged = await api.merge(scratch, commit.sha, `railyard: pick ${commit.sha}`);
+    noteChanged(track, merged);
     if (merged.kind === 'conflict') return { ok: false };
     if (merged.kind === 'nothing' || merged.tree === current.tree) continue;
     const picked = await api.createCommit({ tree: merged.tree, parents: [current.sha], message: commit.message, author: commit.author });
@@ -111,7 +127,7 @@ const checkStack = (request: BuildRequest): string => {
  * forced). A PR that does not apply deletes the branch and is named with what it clashes with: the
  * base when it does not apply alone, else the PR just ahead of it. GitHub's 409 names no files.
  */
-export const buildTestBranch = async (api: RepoApi, request: BuildRequest, authorOf?: AuthorOf): Promise<Built> => {
+export const buildTestBranch = async (api: RepoApi, request: BuildRequest, authorOf?: AuthorOf, track?: ChangedPaths): Promise<Built> => {
   const branch = checkStack(request);
   const base = await api.commit(request.baseSha);
   if (!(await api.createBranch(branch, request.baseSha))) throw new GitHostError('REF_EXISTS', `${branch} exists already`);
@@ -119,7 +135,7 @@ export const buildTestBranch = async (api: RepoApi, request: BuildRequest, autho
   const steps: { number: number; sha: string; tree: string }[] = [];
   try {
     for (const [index, pr] of request.stack.entries()) {
-      const step = await applyOnto(api, branch, request.method, tip, pr, request.baseSha, authorOf);
+      const step = await applyOnto(api, branch, request.method, tip, pr, request.baseSha, authorOf, track);
       if (!step.ok) {
         await api.deleteBranch(branch);
         return { ok: false, conflict: await attribute(api, request, index, base) };

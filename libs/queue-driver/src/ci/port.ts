@@ -6,6 +6,12 @@ export interface CiTrigger {
   branch: string;
   testRunId: string;
   timeoutMinutes: number;
+  /**
+   * Set when the run re-runs a failed run on the same commit (flakeRetries): the checks that failed,
+   * and which re-run of the failure it is (1 for the first). A CI that does not run on a trigger
+   * (GitHub's) asks for these checks to run again, unless this attempt already asked (a restart).
+   */
+  rerun?: { contexts: string[]; attempt: number };
 }
 
 /** The same shape as libs/ci's `resolveRequiredStatuses`, so its LocalCi plugs in as a CiPort unchanged. */

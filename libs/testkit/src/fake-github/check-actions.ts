@@ -181,3 +181,15 @@ export const updateCheckRun = async (core: FakeCore, run: CheckRun, patch: Parti
   await afterRunChanged(core, run, sender);
   return run;
 };
+
+/**
+ * `POST check-suites/{id}/rerequest`: GitHub resets the suite to queued and tells the App that owns
+ * it (`check_suite.rerequested`), which runs its checks again on the same commit; the runs already
+ * there stay as they are until that App reports new ones.
+ */
+export const rerequestSuite = async (core: FakeCore, repo: FakeRepo, suite: CheckSuite, sender: FakeUser): Promise<void> => {
+  suite.completionSent = false;
+  suite.updatedAt = core.state.iso();
+  if (suite.appId === core.app.id) await emitSuiteEvent(core, suite, 'rerequested', sender);
+  for (const listener of core.suiteRerequestListeners) listener(repo, suite);
+};

@@ -1,4 +1,4 @@
-import type { FakeApp, FakeInstallation, FakeRepo } from './model';
+import type { CheckSuite, FakeApp, FakeInstallation, FakeRepo } from './model';
 import type { View } from './representations/view';
 import type { SchemaValidator } from './schema-validator';
 import type { FakeState } from './state';
@@ -25,6 +25,8 @@ export class FakeCore {
   readonly violations: string[] = [];
   /** Called after a branch moved to a commit (not for deletions): the fake CI listens here. */
   readonly branchListeners: ((repo: FakeRepo, branch: string, sha: string) => void)[] = [];
+  /** Called when a check suite is re-requested, with the App that owns it (GitHub tells that App): the fake CI listens here. */
+  readonly suiteRerequestListeners: ((repo: FakeRepo, suite: CheckSuite) => void)[] = [];
 
   constructor(
     /** Where the bare repositories live. */

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makeTempDir, removeTempDir } from '../temp-dir';
-import { emitRunEvent, emitSuiteEvent, ensureSuite } from './check-actions';
+import { emitRunEvent, emitSuiteEvent, ensureSuite, rerequestSuite } from './check-actions';
 import { FakeCi } from './controls/ci';
 import * as installations from './controls/installations';
 import * as pulls from './controls/pulls';
@@ -337,7 +337,7 @@ export class FakeGithub {
   async rerequestCheckSuite(id: number, user: string): Promise<void> {
     const suite = this.core.state.checkSuites.get(id);
     if (!suite) throw new Error(`no check suite ${id}`);
-    if (suite.appId === this.core.app.id) await emitSuiteEvent(this.core, suite, 'rerequested', this.core.state.user(user));
+    await rerequestSuite(this.core, this.core.state.repo(suite.repoId), suite, this.core.state.user(user));
   }
 
   checkSuites(repo: string, sha: string): CheckSuite[] {

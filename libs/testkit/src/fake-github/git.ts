@@ -199,6 +199,39 @@ export const changedPaths = async (gitDir: string, sha: string): Promise<{ added
   return out;
 };
 
+export interface FileChange {
+  path: string;
+  status: 'added' | 'removed' | 'modified';
+  /** The blob after the change; null for a removed file. */
+  blob: string | null;
+  additions: number;
+  deletions: number;
+}
+
+/** The files `head` changes against `base`, with their line counts, as GitHub lists a commit's `files`. */
+export const fileChanges = async (gitDir: string, base: string, head: string): Promise<FileChange[]> => {
+  const raw = (await runGit(gitDir, ['diff-tree', '-r', '-z', '--no-renames', '--raw', base, head])).stdout.split('\0');
+  const counts = new Map<string, { additions: number; deletions: number }>();
+  for (const record of (await runGit(gitDir, ['diff-tree', '-r', '-z', '--no-renames', '--numstat', base, head])).stdout.split('\0')) {
+    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(record);
+    if (match) counts.set(match[3] as string, { additions: Number(match[1]) || 0, deletions: Number(match[2]) || 0 });
+  }
+  const out: FileChange[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const meta = /^:\d+ \d+ [0-9a-f]+ ([0-9a-f]+) ([AMD])/.exec(raw[i] as string);
+    const path = raw[i + 1] as string;
+    if (!meta) continue;
+    const status = meta[2] === 'A' ? 'added' : meta[2] === 'D' ? 'removed' : 'modified';
+    out.push({
+      path,
+      status,
+      blob: status === 'removed' ? null : (meta[1] as string),
+      ...(counts.get(path) ?? { additions: 0, deletions: 0 }),
+    });
+  }
+  return out;
+};
+
 /** The commit `name` means in `gitDir`: a branch, a tag or a (possibly abbreviated) commit id; null when none. */
 export const resolveCommitish = async (gitDir: string, name: string): Promise<string | null> => {
   if (name.startsWith('-') || name.includes('..')) return null;

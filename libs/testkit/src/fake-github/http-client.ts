@@ -32,12 +32,16 @@ export class FakeGithubClient {
   async call(
     method: string,
     path: string,
-    opts: { auth?: string | number; body?: unknown } = {},
+    opts: { auth?: string | number; body?: unknown; headers?: Record<string, string> } = {},
   ): Promise<{ status: number; body: unknown; headers: Headers }> {
     const auth = typeof opts.auth === 'number' ? `token ${await this.token(opts.auth)}` : opts.auth;
     const response = await fetch(`${this.fake.url}${path}`, {
       method,
-      headers: { ...(auth ? { authorization: auth } : {}), ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(auth ? { authorization: auth } : {}),
+        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...opts.headers,
+      },
       body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
     });
     const text = await response.text();

@@ -9,3 +9,4 @@ export { REST_OPERATIONS, WEBHOOK_EVENTS, type OperationId } from './operations'
 export { SchemaValidator, schemaValidator } from './schema-validator';
 export { FakeGithubClient } from './http-client';
 export { eventually, startReceiver, useFakeGithub, type ReceivedHook } from './test-support';
+export { startTestRunOf } from './test-runs';

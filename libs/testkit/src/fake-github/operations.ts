@@ -79,6 +79,12 @@ export const REST_OPERATIONS = [
   { id: 'checks/update', method: 'PATCH', path: '/repos/{owner}/{repo}/check-runs/{check_run_id}', permission: write('checks') },
   { id: 'checks/list-for-ref', method: 'GET', path: '/repos/{owner}/{repo}/commits/{ref}/check-runs', permission: read('checks') },
   { id: 'checks/list-suites-for-ref', method: 'GET', path: '/repos/{owner}/{repo}/commits/{ref}/check-suites', permission: read('checks') },
+  {
+    id: 'checks/rerequest-suite',
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest',
+    permission: write('checks'),
+  },
   { id: 'repos/get-branch-rules', method: 'GET', path: '/repos/{owner}/{repo}/rules/branches/{branch}', permission: read('metadata') },
   {
     id: 'repos/get-branch-protection',

@@ -22,6 +22,19 @@ describe('fake GitHub pull requests', () => {
     return (await ctx.fake.openPullRequest({ repo: REPO, head: 'feature', user: 'alice' })).number;
   };
 
+  test('when a pull request is read again with the etag of an answer that still holds, then it is 304 without a body and costs no budget; after a push, 200', async () => {
+    const n = await openFeature();
+    await eventually(async () => (await get(n)).mergeable !== null, 'mergeability is computed');
+    const path = `/repos/${REPO}/pulls/${n}`;
+    const first = await ctx.client.call('GET', path, { auth: ctx.inst.id });
+    const etag = first.headers.get('etag') as string;
+    const again = await ctx.client.call('GET', path, { auth: ctx.inst.id, headers: { 'if-none-match': etag } });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 304, body: undefined });
+    expect(again.headers.get('x-ratelimit-remaining')).toBe(first.headers.get('x-ratelimit-remaining'));
+    await ctx.fake.commit({ repo: REPO, branch: 'feature', files: { 'feature.txt': 'y\n' } });
+    expect((await ctx.client.call('GET', path, { auth: ctx.inst.id, headers: { 'if-none-match': etag } })).status).toBe(200);
+  });
+
   test('when a pull request is read for the first time, then mergeability is still being computed, and a later read has it', async () => {
     const n = await openFeature();
     expect(await get(n)).toMatchObject({ mergeable: null, mergeable_state: 'unknown' });

@@ -64,6 +64,9 @@ describe('fake GitHub conformance to the published schemas', () => {
     const comment = fake.comment(REPO, n, 'alice', '/railyard merge');
     fake.editComment(comment.id, '/railyard merge --priority high');
 
+    // A CI's check run: its suite is what Railyard re-requests for a flake re-run.
+    await fake.ci.reportCheckRun({ repo: REPO, sha: head, name: 'test', conclusion: 'failure' });
+    const ciSuite = fake.checkSuites(REPO, head).find((s) => s.appId !== fake.appId) as { id: number };
     const jwt = `bearer ${client.appJwt()}`;
     const id = inst.id;
     const r = `/repos/${REPO}`;
@@ -101,6 +104,7 @@ describe('fake GitHub conformance to the published schemas', () => {
       ],
       ['GET', `${r}/commits/${head}/check-runs`, { auth: id }],
       ['GET', `${r}/commits/${head}/check-suites`, { auth: id }],
+      ['POST', `${r}/check-suites/${ciSuite.id}/rerequest`, { auth: id }],
       ['GET', `${r}/rules/branches/main`, { auth: id }],
       ['GET', `${r}/branches/main/protection`, { auth: id }],
       ['GET', `${r}/branches/main/protection/required_status_checks`, { auth: id }],

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { verifyAppJwt, verifyInstallationToken, type Caller } from './auth';
 import type { FakeCore } from './core';
+import { conditional } from './conditional';
 import { GithubHttpError, notFound } from './errors';
 import type { Faults } from './faults';
 import type { FakeInstallation, FakeRepo } from './model';
@@ -131,7 +132,12 @@ export const createApp = ({ core, faults, requests, handlers, baseUrl }: ServerP
         repo,
         actor: caller.app.bot,
       };
-      reply = await handler(ctx);
+      const answered = conditional(req.method, await handler(ctx), req.headers['if-none-match']);
+      reply = answered.reply;
+      if (answered.notModified && installation?.budget) {
+        installation.budget.used = Math.max(0, installation.budget.used - 1);
+        rateHeaders = { ...rateHeaders, 'x-ratelimit-remaining': String(installation.budget.limit - installation.budget.used) };
+      }
       const after = faults.take(request, 'after');
       if (after) throw faults.errorFor(after, installationId);
     } catch (err) {

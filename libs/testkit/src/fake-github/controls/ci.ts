@@ -1,6 +1,6 @@
 import { createCheckRun, createStatus, updateCheckRun } from '../check-actions';
 import type { FakeCore } from '../core';
-import type { CheckConclusion, CheckRun, CommitStatus, FakeRepo, StatusState } from '../model';
+import type { CheckConclusion, CheckRun, CheckSuite, CommitStatus, FakeRepo, StatusState } from '../model';
 import { repoNamed } from './repos';
 
 /**
@@ -15,7 +15,8 @@ export interface CiCheck {
   name: string;
   /** Report as a check run (default) or as a commit status. */
   via?: 'check_run' | 'status';
-  outcome?: CiOutcome | ((build: { repo: string; branch: string; sha: string }) => CiOutcome | Promise<CiOutcome>);
+  /** `attempt`: 1 on the push, then one more for each re-request of the check's suite on the same commit. */
+  outcome?: CiOutcome | ((build: { repo: string; branch: string; sha: string; attempt: number }) => CiOutcome | Promise<CiOutcome>);
   /** Time from the push to the result. */
   delayMs?: number;
   detailsUrl?: string;
@@ -29,9 +30,12 @@ export interface CiConfig {
 
 export class FakeCi {
   private readonly configs = new Map<number, CiConfig>();
+  /** Builds of each check per commit, so a re-run knows its attempt. */
+  private readonly attempts = new Map<string, number>();
 
   constructor(private readonly core: FakeCore) {
     core.branchListeners.push((repo, branch, sha) => this.onPush(repo, branch, sha));
+    core.suiteRerequestListeners.push((repo, suite) => this.onRerequest(repo, suite));
   }
 
   /** Builds pushed branches of `repo` that `config.branches` accepts; null stops building. */
@@ -84,10 +88,25 @@ export class FakeCi {
     }
   }
 
+  /** Its own suite re-requested (GitHub's check_suite.rerequested to this App): its check runs run again on the commit. */
+  private onRerequest(repo: FakeRepo, suite: CheckSuite): void {
+    const config = this.configs.get(repo.id);
+    if (suite.appId !== this.core.ciApp.id || !config) return;
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    for (const check of config.checks.filter((c) => c.via !== 'status'))
+      this.core.later(0, () => this.build(fullName, suite.headBranch ?? '', suite.headSha, check));
+  }
+
   private async build(repo: string, branch: string, sha: string, check: CiCheck): Promise<void> {
-    const outcome = typeof check.outcome === 'function' ? await check.outcome({ repo, branch, sha }) : (check.outcome ?? 'success');
+    const key = `${repo}\0${sha}\0${check.name}`;
+    const attempt = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, attempt);
+    const outcome =
+      typeof check.outcome === 'function' ? await check.outcome({ repo, branch, sha, attempt }) : (check.outcome ?? 'success');
     if (outcome === 'never') return;
-    const targetUrl = check.detailsUrl ?? `https://ci.example.test/${encodeURIComponent(repo)}/${sha}/${encodeURIComponent(check.name)}`;
+    const first = check.detailsUrl ?? `https://ci.example.test/${encodeURIComponent(repo)}/${sha}/${encodeURIComponent(check.name)}`;
+    // Each attempt has its own page, as a CI's job runs do.
+    const targetUrl = attempt === 1 ? first : `${first}?attempt=${attempt}`;
     if (check.via === 'status') {
       await this.reportStatus({ repo, sha, context: check.name, state: 'pending', targetUrl });
       if (outcome === 'stuck') return;

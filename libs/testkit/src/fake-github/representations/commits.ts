@@ -1,4 +1,4 @@
-import type { CommitObject } from '../git';
+import type { CommitObject, FileChange } from '../git';
 import type { FakeRepo } from '../model';
 import { repoApiUrl, repoHtmlUrl } from './repos';
 import { nodeId } from './urls';
@@ -58,3 +58,23 @@ export const simpleCommit = (commit: CommitObject) => ({
   author: { name: commit.author.name, email: commit.author.email },
   committer: { name: commit.committer.name, email: commit.committer.email },
 });
+
+/** GitHub lists at most this many files with a commit. */
+const COMMIT_FILES_LIMIT = 300;
+
+/** A commit's `files` (GitHub's `diff-entry`s) against its first parent, as the commit answers (the merges API's too) carry them. */
+export const commitFiles = (repo: FakeRepo, commit: CommitObject, changes: readonly FileChange[], view: View) => {
+  const api = repoApiUrl(repo, view);
+  const html = repoHtmlUrl(repo, view);
+  return changes.slice(0, COMMIT_FILES_LIMIT).map((c) => ({
+    sha: c.blob,
+    filename: c.path,
+    status: c.status,
+    additions: c.additions,
+    deletions: c.deletions,
+    changes: c.additions + c.deletions,
+    blob_url: `${html}/blob/${commit.sha}/${c.path}`,
+    raw_url: `${html}/raw/${commit.sha}/${c.path}`,
+    contents_url: `${api}/contents/${c.path}?ref=${commit.sha}`,
+  }));
+};

@@ -1,4 +1,4 @@
-import { createCheckRun, createStatus, pullsForSha, suiteRuns, updateCheckRun, type CheckRunInput } from '../check-actions';
+import { createCheckRun, createStatus, pullsForSha, rerequestSuite, suiteRuns, updateCheckRun, type CheckRunInput } from '../check-actions';
 import { checkRunsOn, latestCheckRuns, latestStatuses } from '../checks-state';
 import { GithubHttpError, notFound, unprocessable } from '../errors';
 import { objectType, readCommit, resolveCommitish } from '../git';
@@ -127,6 +127,14 @@ export const checkHandlers: Handlers = {
     );
     const { page, headers } = paginate(ctx, runs);
     return { status: 200, body: { total_count: runs.length, check_runs: page.map((run) => runView(ctx, run)) }, headers };
+  },
+
+  'checks/rerequest-suite': async (ctx) => {
+    const repo = repoOf(ctx);
+    const suite = ctx.core.state.checkSuites.get(Number(ctx.params.check_suite_id));
+    if (!suite || suite.repoId !== repo.id) throw notFound();
+    await rerequestSuite(ctx.core, repo, suite, ctx.actor);
+    return ok({}, 201);
   },
 
   'checks/list-suites-for-ref': async (ctx) => {

@@ -5,16 +5,18 @@ import {
   compareAndSwapRef,
   countCommitsBetween,
   entryAt,
+  fileChanges,
   isAncestor,
   listTree,
   mergeBase,
   readBlob,
   readCommit,
   resolveCommitish,
+  type CommitObject,
 } from '../git';
 import { syncBranches } from '../lifecycle';
 import type { FakeRepo } from '../model';
-import { repoCommit } from '../representations/commits';
+import { commitFiles, repoCommit } from '../representations/commits';
 import { repoApiUrl, repoHtmlUrl } from '../representations/repos';
 import { checkProtection } from './git-data';
 import { ok, repoOf, type Handlers, type RouteContext } from './types';
@@ -78,7 +80,10 @@ export const mergeHandlers: Handlers = {
       await checkProtection(ctx, repo, `refs/heads/${base}`, sha, baseSha);
       if (!(await compareAndSwapRef(repo.gitDir, `refs/heads/${base}`, sha, baseSha))) throw new GithubHttpError(409, 'Merge conflict');
       await syncBranches(ctx.core, repo, ctx.actor);
-      return ok(await commitView(ctx, repo, sha), 201);
+      // The resulting commit as GitHub answers it, with the files it changes on the branch.
+      const commit = (await readCommit(repo.gitDir, sha)) as CommitObject;
+      const files = commitFiles(repo, commit, await fileChanges(repo.gitDir, baseSha, sha), ctx.core.view);
+      return ok({ ...repoCommit(repo, commit, ctx.core.view), files }, 201);
     });
   },
 
