@@ -13,7 +13,7 @@ export interface EmbeddedEngineInput {
   gitRoot: string;
   logger: Logger;
   /** From libs/runtime's loadConfig (`config.engine`). */
-  settings: { enabled: boolean; tickMs: number; verifyMs: number };
+  settings: { enabled: boolean; tickMs: number; verifyMs: number; mergeabilityPerSecond?: number };
   now?: () => Date;
   /** The CI the engine triggers and listens to (libs/ci's createLocalCi in the embedded server), with its status store. */
   ci: CiPort & { statusStore: CommitStatusStore };
@@ -51,6 +51,7 @@ export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle &
     ...(input.blobs ? { blobs: input.blobs } : {}),
     tickMs: input.settings.tickMs,
     verifyMs: input.settings.verifyMs,
+    ...(input.settings.mergeabilityPerSecond !== undefined ? { mergeabilityPerSecond: input.settings.mergeabilityPerSecond } : {}),
     ...(input.now ? { now: input.now } : {}),
   });
   return {

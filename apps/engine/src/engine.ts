@@ -23,6 +23,8 @@ export interface EngineOptions {
   tickMs?: number;
   /** Every queue's host facts are re-read this often (the safety net for a missed event), and orphan test branches swept. */
   verifyMs?: number;
+  /** Mergeability worked out per second for PRs behind each queue's window (docs/engine.md, "Mergeability"). */
+  mergeabilityPerSecond?: number;
   backoff?: BackoffSettings;
   /** How long a pass waits after an API command on its queue, to serve the commands that follow it too. */
   gatherMs?: number;
@@ -61,7 +63,9 @@ const problemOf = (err: unknown): { code: HostProblemCode; detail: string } | nu
 export const startEngine = (options: EngineOptions): EngineHandle => {
   const now = options.now ?? (() => new Date());
   const commands = new EngineCommands(options.eventStore, now);
-  const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs));
+  const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs), {
+    ...(options.mergeabilityPerSecond !== undefined ? { mergeabilityPerSecond: options.mergeabilityPerSecond } : {}),
+  });
   // Failing runs are judged with their JUnit results (docs/engine.md, Flakes).
   const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), {
     onError: (err) => options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),

@@ -2,6 +2,7 @@ import {
   activeEntries,
   directMergeCandidate,
   isMergeabilityKnown as isKnown,
+  mergeabilityWindow,
   type DirectMergeFacts,
   type HostFacts,
   type Mergeability,
@@ -12,6 +13,7 @@ import {
 } from '@railyard/domain';
 import type { BranchHead, CiPort, CodeHost, FactsSource, HostEvent, HostPullRequest, TestBranchRef } from '@railyard/queue-driver';
 import type { TargetOverlapsCache } from './targets';
+import { TokenBucket } from './token-bucket';
 
 /** What the engine knows of one queue's host facts; a missing key means "ask the host". */
 interface Known {
@@ -31,6 +33,9 @@ interface Known {
   /** The queue's run ids when test branches were last listed: a run the state dropped may leave a branch to sweep. */
   listedForRuns?: string;
 }
+
+/** A few per second: early conflict feedback in normal traffic, a small share of a core under a burst (docs/benchmarks.md). */
+export const DEFAULT_MERGEABILITY_PER_SECOND = 10;
 
 const epochKey = (repo: RepoRef, kind: 'pull' | 'branch' | 'status', id: string): string =>
   `${repo.host}/${repo.owner}/${repo.name}\0${kind}\0${id}`;
@@ -65,6 +70,16 @@ const forgetUnused = (
  * no host call, so idle queues cost nothing and a busy API is not slowed by the engine re-reading
  * every PR on every event.
  */
+export interface FactsReaderOptions {
+  /**
+   * Mergeability asked per second, over all queues, for PRs outside a queue's window (docs/engine.md,
+   * "Mergeability"); the window's PRs are asked at once. 0 asks only inside the window.
+   */
+  mergeabilityPerSecond?: number;
+  /** Milliseconds, for the background rate. */
+  now?: () => number;
+}
+
 export class FactsReader implements FactsSource {
   private readonly known = new Map<string, { repo: RepoRef; branch: string; facts: Known }>();
   /**
@@ -73,11 +88,16 @@ export class FactsReader implements FactsSource {
    */
   private readonly epochs = new Map<string, number>();
 
+  private readonly background: TokenBucket;
+
   constructor(
     private readonly host: CodeHost,
     private readonly ci: CiPort,
     private readonly overlaps?: TargetOverlapsCache,
-  ) {}
+    options: FactsReaderOptions = {},
+  ) {
+    this.background = new TokenBucket(options.mergeabilityPerSecond ?? DEFAULT_MERGEABILITY_PER_SECOND, options.now ?? Date.now);
+  }
 
   /**
    * Folds a host event into what is known; answers the queues it concerns (to be planned again).
@@ -167,6 +187,7 @@ export class FactsReader implements FactsSource {
     const target = await this.targetOf(s, k);
 
     const pulls = new Map<number, PullFacts>();
+    const window = mergeabilityWindow(s);
     for (const e of activeEntries(s)) {
       let pr = k.pulls.get(e.prNumber);
       if (pr === undefined) {
@@ -176,9 +197,10 @@ export class FactsReader implements FactsSource {
       }
       if (pr === null) continue;
       const facts: PullFacts = { headSha: pr.headSha, baseBranch: pr.baseBranch, state: pr.state };
-      // Mergeability is asked only for PRs waiting to be ready: computing it is a merge.
+      // Mergeability is asked only for PRs waiting to be ready, since computing it is a merge: at once
+      // inside the queue's window, at the background rate behind it (docs/decisions.md D38).
       if (e.state === 'not_ready' && pr.state === 'open' && pr.headSha === e.headSha) {
-        const m = await this.mergeabilityOf(s, k, pr);
+        const m = await this.mergeabilityOf(s, k, pr, window.has(e.prNumber));
         if (m !== undefined) facts.mergeability = m;
       }
       pulls.set(e.prNumber, facts);
@@ -221,9 +243,10 @@ export class FactsReader implements FactsSource {
     return read.value;
   }
 
-  private async mergeabilityOf(s: QueueState, k: Known, pr: HostPullRequest): Promise<Mergeability | undefined> {
+  private async mergeabilityOf(s: QueueState, k: Known, pr: HostPullRequest, eager: boolean): Promise<Mergeability | undefined> {
     const cached = k.mergeability.get(pr.number);
     if (cached?.headSha === pr.headSha) return cached.value === 'asked' ? undefined : cached.value;
+    if (!eager && !this.background.take()) return undefined;
     const value = await this.host.mergeability(s.repo, pr.number, pr.headSha);
     // Not known yet: the host announces the answer with a `mergeability` event, and the queue is planned again then.
     k.mergeability.set(pr.number, { headSha: pr.headSha, value: isKnown(value) ? value : 'asked' });

@@ -56,6 +56,7 @@ const main = async (): Promise<void> => {
     blobs,
     tickMs: config.engine.tickMs,
     verifyMs: config.engine.verifyMs,
+    mergeabilityPerSecond: config.engine.mergeabilityPerSecond,
     owns: leases.owns,
     onRelease: leases.release,
   });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { mergeabilityWindowSize, type QueueState } from '@railyard/domain';
 import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf, writeOldStatusFile } from '@railyard/testkit';
 import type { FactsReader } from './facts';
 import { driverOn } from './testing/driver-on';
@@ -124,5 +125,57 @@ describe('QueueDriver on the local git host', () => {
     expect(facts.onEvent({ kind: 'pull', repo: { ...BED_REPO, name: 'other' }, number: 1 })).toEqual([]);
     expect(facts.onEvent({ kind: 'branch', repo: BED_REPO, branch: 'other-branch' })).toEqual([]);
     expect(facts.onEvent({ kind: 'branch', repo: BED_REPO, branch: 'main' })).toEqual([bed.queueId]);
+  });
+});
+
+describe('mergeability on the local git host, eagerly for the front of the queue and at a bounded rate behind it', () => {
+  const RATE = 2;
+  const settled = async (prs: number[]): Promise<QueueState> => {
+    // The host works each answer out in the background and announces it; each announcement plans the queue again.
+    for (let i = 0; i < 200; i++) {
+      const s = await bed.read();
+      if (prs.every((n) => s.entries.get(n)?.readiness.mergeability === 'mergeable')) return s;
+      await new Promise((r) => setTimeout(r, 20));
+      await driver.pass();
+    }
+    return bed.read();
+  };
+
+  it('when 40 PRs queue with mergeability unknown, then only the first K are worked out at once, the rest at the rate, and a PR moving into the window gets its answer', async () => {
+    let clock = 0;
+    ({ driver, facts } = driverOn(bed, () => new Date(), { mergeabilityPerSecond: RATE, now: () => clock }));
+    const asked = jest.spyOn(bed.host, 'mergeability');
+    const off = bed.host.watch(BED_REPO, ['main'], (e) => facts.onEvent(e));
+    try {
+      await bed.command({ type: 'UpdateQueue', state: 'paused' });
+      for (let n = 1; n <= 40; n++) await bed.openAndSubmit(n, `${n}\n`, 'known');
+      const k = mergeabilityWindowSize((await bed.read()).settings);
+      const askedPrs = () => asked.mock.calls.map(([, n]) => n);
+      const front = Array.from({ length: k }, (_, i) => i + 1);
+
+      await driver.pass({ verify: true });
+      expect(askedPrs()).toEqual(front);
+      let s = await settled(front);
+      expect(front.map((n) => s.entries.get(n)?.readiness.mergeability)).toEqual(front.map(() => 'mergeable'));
+      expect(s.entries.get(k + 1)?.readiness.mergeability).toBe('unspecified');
+      expect(askedPrs()).toHaveLength(k);
+
+      // A second later, the background rate lets RATE more through, in queue order.
+      clock += 1000;
+      await driver.pass();
+      expect(askedPrs().slice(k)).toEqual([k + 1, k + 2]);
+
+      // The front leaves the queue: the PRs behind it move into the window and are asked at once.
+      for (const n of front) await bed.command({ type: 'CancelPullRequest', prNumber: n });
+      await driver.pass();
+      const next = Array.from({ length: k }, (_, i) => k + 1 + i);
+      expect(askedPrs().slice(k + RATE)).toEqual(next.slice(RATE));
+      s = await settled(next);
+      expect(s.entries.get(2 * k)?.readiness.mergeability).toBe('mergeable');
+      expect(s.entries.get(2 * k + 1)?.readiness.mergeability).toBe('unspecified');
+    } finally {
+      off();
+      asked.mockRestore();
+    }
   });
 });

@@ -5,6 +5,7 @@ export * from './ids';
 export * from './priority';
 export * from './readiness';
 export * from './host-mergeability';
+export * from './mergeability-window';
 export * from './entry';
 export * from './explain';
 export * from './state';

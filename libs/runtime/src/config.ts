@@ -82,6 +82,8 @@ export interface EngineSettings {
   /** How often each queue's host facts are re-read whatever the events said. */
   verifyMs: number;
   leaseTtlMs: number;
+  /** Mergeability worked out per second for PRs behind each queue's window (docs/engine.md, "Mergeability"). */
+  mergeabilityPerSecond: number;
 }
 
 export interface ProjectorSettings {
@@ -178,6 +180,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       tickMs: e.RAILYARD_ENGINE_TICK_MS,
       verifyMs: e.RAILYARD_ENGINE_VERIFY_MS,
       leaseTtlMs: e.RAILYARD_ENGINE_LEASE_TTL_MS,
+      mergeabilityPerSecond: e.RAILYARD_ENGINE_MERGEABILITY_PER_SECOND,
     },
     projector: {
       batchSize: e.RAILYARD_PROJECTOR_BATCH_SIZE,

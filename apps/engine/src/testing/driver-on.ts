@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueueDriver } from '@railyard/queue-driver';
 import { EngineCommands } from '../engine-commands';
-import { FactsReader } from '../facts';
+import { FactsReader, type FactsReaderOptions } from '../facts';
 import type { LocalBed } from './local-bed';
 
 const quiet = { info: () => undefined, warn: () => undefined };
@@ -10,8 +10,12 @@ const quiet = { info: () => undefined, warn: () => undefined };
  * A QueueDriver over the bed's local host and CI, wired as the engine wires it: the facts reader
  * hears of every status posted on a sha, and commands are recorded through EngineCommands at `now`.
  */
-export const driverOn = (bed: LocalBed, now: () => Date = () => new Date()): { driver: QueueDriver; facts: FactsReader } => {
-  const facts = new FactsReader(bed.host, bed.ci);
+export const driverOn = (
+  bed: LocalBed,
+  now: () => Date = () => new Date(),
+  factsOptions: FactsReaderOptions = {},
+): { driver: QueueDriver; facts: FactsReader } => {
+  const facts = new FactsReader(bed.host, bed.ci, undefined, factsOptions);
   bed.ci.onChange((repo, sha) => facts.onEvent({ kind: 'status', repo, sha }));
   const driver = new QueueDriver({
     log: new EngineCommands(bed.store, now).logOf(bed.stream),

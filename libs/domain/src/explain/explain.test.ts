@@ -1,3 +1,4 @@
+import { DEFAULT_SETTINGS } from '../config';
 import { foldQueue } from '../state';
 import { at, prCancelled, prSubmitted, queueCreated, queueStateChanged, readiness } from '../testing/fixtures';
 import { failed, merged, runFailed, runPassed, runStarted, statusReported } from '../engine/testing/engine-fixtures';
@@ -30,7 +31,7 @@ describe('explainPr', () => {
     };
     const state = foldQueue([queueCreated(), prSubmitted(1), ...runStarted('r1', 1), logged, ...runFailed('r1', 1), failed(1, 'r1')]);
     const pr = state.entries.get(1)!;
-    const e = explainPr({ pr, queue: { state: 'running' }, ahead: { count: 0, first: [] }, run });
+    const e = explainPr({ pr, queue: { state: 'running', settings: DEFAULT_SETTINGS }, ahead: { count: 0, first: [] }, run });
     expect(e.stateReason).toMatchObject({ code: 'TEST_RUN_REQUIRED_STATUS_FAILED', testRunId: 'r1' });
     expect(e.stateReason.message).toBe('failed because check `tests` failed on run r1: tests failed');
     expect(e.waitingOn).toEqual([]);
@@ -85,6 +86,21 @@ describe('explainPr', () => {
     expect(explain([queueCreated(), notReady], 1).waitingOn[1]?.message).toBe('impacted targets not uploaded for head sha-1');
   });
 
+  it('when a PR of unknown mergeability is behind the first ones of the queue, then it says it was not asked at once and when it will be', () => {
+    const waiting = Array.from({ length: 9 }, (_, i) =>
+      prSubmitted(i + 1, { state: 'not_ready', readiness: readiness({ mergeability: 'unspecified' }) }),
+    );
+    const events = [queueCreated(), ...waiting];
+    expect(explain(events, 8).waitingOn[0]?.message).toBe(
+      'mergeability unknown: the code host has not worked out whether the PR merges cleanly',
+    );
+    expect(explain(events, 9).waitingOn[0]).toEqual({
+      kind: 'mergeability',
+      message:
+        'mergeability unknown: not asked at once, as 8 PR(s) are ahead; the engine asks the code host when the PR is among the first 8 of the queue, or earlier at its background rate',
+    });
+  });
+
   it('when a PR passed and merged, then the sentences name the run', () => {
     const passed = [queueCreated(), prSubmitted(1), ...runStarted('r1', 1), ...runPassed('r1', 1)];
     expect(explain(passed, 1)).toMatchObject({
@@ -133,7 +149,7 @@ describe('explainQueue', () => {
       pr(6, 'pending'),
       pr(7, 'pending'),
     ];
-    const out = explainQueue({ state: 'running' }, prs, () => undefined);
+    const out = explainQueue({ state: 'running', settings: DEFAULT_SETTINGS }, prs, () => undefined);
     expect(out[1]?.waitingOn).toEqual([{ kind: 'prs_ahead', message: '1 PR(s) ahead must settle first: #1', prNumbers: [1] }]);
     expect(out[6]?.waitingOn[0]?.message).toBe('6 PR(s) ahead must settle first: #1, #2, #3, #4, #5 and 1 more');
   });

@@ -25,7 +25,7 @@ export const explainFromState = (s: QueueState, prNumber: number): Explanation |
   const run = entry.lastTestRunId === undefined ? undefined : s.runs.get(entry.lastTestRunId);
   return explainPr({
     pr: entry,
-    queue: { state: s.runState },
+    queue: { state: s.runState, settings: s.settings },
     ahead: { count: ahead.length, first: ahead.slice(0, 5).map((e) => e.prNumber) },
     ...(run ? { run: explainRunOfTestRun(run) } : {}),
   });

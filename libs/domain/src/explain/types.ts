@@ -1,4 +1,4 @@
-import type { QueueRunState } from '../config';
+import type { QueueRunState, QueueSettings } from '../config';
 import type { EntryFacts } from '../entry';
 import type { CommitStatusState } from '../events-engine';
 
@@ -18,6 +18,8 @@ export type ExplainedPr = Pick<EntryFacts, 'prNumber' | 'state' | 'headSha' | 'r
 
 export interface ExplainQueue {
   state: QueueRunState;
+  /** What sizes the queue's mergeability window (`mergeabilityWindowSize`). */
+  settings: Pick<QueueSettings, 'concurrency' | 'batch' | 'batchingMinSize'>;
 }
 
 /** The active PRs ahead of this one in queue order: how many, and the first few by number. */

@@ -1,3 +1,4 @@
+import { inMergeabilityWindow, mergeabilityWindowSize } from '../mergeability-window';
 import type { ExplainInput, WaitingOn } from './types';
 
 const FIRST_NAMED = 5;
@@ -21,12 +22,27 @@ const queueBlock = (input: ExplainInput): WaitingOn[] => {
   }
 };
 
+/**
+ * The engine asks the code host at once only for the first PRs of the queue; behind them it asks a few
+ * per second (docs/decisions.md D38), so a PR further back may not have been asked yet.
+ */
+const mergeabilityUnknown = (input: ExplainInput): WaitingOn => {
+  const { settings } = input.queue;
+  if (inMergeabilityWindow(input.ahead.count, settings))
+    return { kind: 'mergeability', message: 'mergeability unknown: the code host has not worked out whether the PR merges cleanly' };
+  return {
+    kind: 'mergeability',
+    message:
+      `mergeability unknown: not asked at once, as ${input.ahead.count} PR(s) are ahead; the engine asks the code host when ` +
+      `the PR is among the first ${mergeabilityWindowSize(settings)} of the queue, or earlier at its background rate`,
+  };
+};
+
 const readinessBlock = (input: ExplainInput): WaitingOn[] => {
   const { readiness: r, headSha } = input.pr;
   const out: WaitingOn[] = [];
   if (!r.doesBaseBranchMatch) out.push({ kind: 'base_branch', message: "the PR's base branch is not the queue's branch: retarget it" });
-  if (r.mergeability === 'unspecified' || r.mergeability === 'in_progress')
-    out.push({ kind: 'mergeability', message: 'mergeability unknown: the code host has not worked out whether the PR merges cleanly' });
+  if (r.mergeability === 'unspecified' || r.mergeability === 'in_progress') out.push(mergeabilityUnknown(input));
   if (r.mergeability === 'not_mergeable') out.push({ kind: 'merge_conflict', message: 'the PR conflicts with its base branch: rebase it' });
   if (r.requiresImpactedTargets && !r.hasImpactedTargets)
     out.push({ kind: 'impacted_targets', message: `impacted targets not uploaded for head ${headSha.slice(0, 12)}` });

@@ -39,7 +39,7 @@ export const replayQueue = (events: Iterable<ReplayableEvent>, at: string): Reco
   const state = queueStateAt(events, at);
   if (!state.exists) return null;
   const entries = activeEntries(state).sort(byQueueOrder);
-  const explanations = explainQueue({ state: state.runState }, entries, (e) => {
+  const explanations = explainQueue({ state: state.runState, settings: state.settings }, entries, (e) => {
     const run = e.lastTestRunId === undefined ? undefined : state.runs.get(e.lastTestRunId);
     return run ? explainRunOfTestRun(run) : undefined;
   });

@@ -1,4 +1,4 @@
-import { explainPr, explainQueue, type ExplainRun, type Explanation } from '@railyard/domain';
+import { DEFAULT_SETTINGS, explainPr, explainQueue, type ExplainRun, type Explanation } from '@railyard/domain';
 import type { TestRunView } from '../testruns/projection/docs';
 import type { PrView, QueueView, ReadModelStore } from './port';
 import { entryFactsOf } from './projection/pr-view';
@@ -27,7 +27,7 @@ export const explainQueueViews = (
 ): Explanation[] => {
   const byPr = new Map(prs.map((p) => [p.prNumber, p]));
   return explainQueue(
-    { state: queue.state },
+    { state: queue.state, settings: queue.settings },
     prs.map((p) => entryFactsOf(p)),
     (facts) => {
       const p = byPr.get(facts.prNumber);
@@ -61,7 +61,7 @@ export const explainView = async (
   const ahead = index < 0 ? [] : active.slice(0, index);
   return explainPr({
     pr: entryFactsOf(p),
-    queue: { state: queue?.state ?? 'running' },
+    queue: { state: queue?.state ?? 'running', settings: queue?.settings ?? DEFAULT_SETTINGS },
     ahead: { count: ahead.length, first: ahead.slice(0, 5).map((a) => a.prNumber) },
     ...(run ? { run } : {}),
   });
@@ -78,7 +78,7 @@ export const explainViews = async (
   const runs = await Promise.all(tested.map((p) => runOf(readModels, p)));
   const byPr = new Map(tested.map((p, i) => [p.prNumber, runs[i]]));
   return explainQueue(
-    { state: queue.state },
+    { state: queue.state, settings: queue.settings },
     prs.map((p) => entryFactsOf(p)),
     (pr) => byPr.get(pr.prNumber),
   );
