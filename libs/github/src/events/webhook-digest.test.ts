@@ -66,7 +66,13 @@ describe('digestWebhook', () => {
   });
 
   it('when a check run completes on a test branch or a PR, then it hints a status; elsewhere or by the App itself it is ignored', () => {
-    const onTest = { head_sha: A, app: { id: 99 }, pull_requests: [], check_suite: { head_branch: 'railyard-merge/pr-4/r1', head_sha: A } };
+    const onTest = {
+      head_sha: A,
+      status: 'completed',
+      app: { id: 99 },
+      pull_requests: [],
+      check_suite: { head_branch: 'railyard-merge/pr-4/r1', head_sha: A },
+    };
     expect(digestWebhook('check_run', { action: 'completed', repository, check_run: onTest }, opts)).toMatchObject({
       hints: [{ kind: 'status', repo, sha: A }],
     });

@@ -46,6 +46,9 @@ describe('webhook deliveries as host events', () => {
     expect(hostEventsOf('github.com', 'check_run', run)).toEqual([
       { kind: 'status', repo: repoOf(run), sha: (run.check_run as { head_sha: string }).head_sha, report: 'check' },
     ]);
+    // A run queued or in progress is still pending: no re-read until it completes.
+    expect(hostEventsOf('github.com', 'check_run', example('check-run-created'))).toEqual([]);
+    expect(hostEventsOf('github.com', 'check_run', example('check-run-requested-action'))).toEqual([]);
     // A suite's runs are announced one by one: only its completion is a hint too.
     expect(hostEventsOf('github.com', 'check_suite', example('check-suite-requested'))).toEqual([]);
     expect(hostEventsOf('github.com', 'check_suite', example('check-suite-completed'))).toHaveLength(1);

@@ -64,6 +64,10 @@ export const hostEventsOf = (host: string, event: string, payload: unknown): Git
     case 'check_run': {
       // A suite's runs are announced one by one; only the suite's end is worth a re-read more.
       if (event === 'check_suite' && p.action !== 'completed') return [];
+      // A run still queued or in progress is pending, as an unreported check is: only a finished run
+      // can change what the engine decides, so only it is worth a re-read (the 30 s expiry of the
+      // adapter's memory catches anything else; docs/github.md, "Limits and REST budget").
+      if (event === 'check_run' && obj(p.check_run)?.status !== 'completed') return [];
       const sha = str(obj(p[event])?.head_sha);
       return repo && sha ? [{ kind: 'status', repo, sha, report: 'check' }] : [];
     }
