@@ -82,3 +82,22 @@ export const startGithubBed = async (
     },
   };
 };
+
+/**
+ * A bed started before each test of the file or describe this is called in and closed after it (the
+ * bed registers its own hooks, docs/decisions.md D37); a test fails when the fake saw a request or
+ * sent an answer that GitHub's schemas refuse. `use` receives each test's bed.
+ */
+export const githubBedEach = (use: (bed: GithubBed) => void, opts?: Parameters<typeof startGithubBed>[0]): void => {
+  let bed: GithubBed | undefined;
+  beforeEach(async () => {
+    bed = await startGithubBed(opts);
+    use(bed);
+  });
+  afterEach(async () => {
+    const violations = [...(bed?.fake.violations ?? [])];
+    await bed?.close();
+    bed = undefined;
+    expect(violations).toEqual([]);
+  });
+};

@@ -1,5 +1,5 @@
 import type { RepoRef } from '@railyard/domain';
-import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../../test/contract/support/github-bed';
+import { GITHUB_HOST, githubBedEach, type GithubBed } from '../../../../test/contract/support/github-bed';
 
 // GithubCi's re-runs on the fake GitHub (docs/github.md, "Flake re-runs"): what it re-requests, and
 // what it leaves alone when a restarted engine triggers a running re-run again.
@@ -11,16 +11,7 @@ const REPO: RepoRef = { host: GITHUB_HOST, owner: 'acme', name: 'widgets' };
 const RERUN_ROUTE = 'POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest';
 
 let bed: GithubBed;
-
-beforeEach(async () => {
-  bed = await startGithubBed();
-});
-
-afterEach(async () => {
-  const violations = [...bed.fake.violations];
-  await bed.close();
-  expect(violations).toEqual([]);
-});
+githubBedEach((b) => (bed = b));
 
 const reruns = () => bed.fake.requests.byRoute()[RERUN_ROUTE] ?? 0;
 

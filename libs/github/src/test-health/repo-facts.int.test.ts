@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RepoFactsUnavailable } from '@railyard/testhealth';
-import { GITHUB_HOST, startGithubBed, type GithubBed } from '../../../../test/contract/support/github-bed';
+import { GITHUB_HOST, githubBedEach, type GithubBed } from '../../../../test/contract/support/github-bed';
 import { createGithubApp } from '../github-app';
 import { GITHUB_REQUESTS_METRIC } from '../request-metrics';
 import { GithubRepoFacts } from './repo-facts';
@@ -15,15 +15,7 @@ const REPO = { host: GITHUB_HOST, owner: 'acme', name: 'widgets' };
 
 describe('GithubRepoFacts on the fake GitHub', () => {
   let bed: GithubBed;
-
-  beforeEach(async () => {
-    bed = await startGithubBed();
-  });
-  afterEach(async () => {
-    const violations = [...bed.fake.violations];
-    await bed.close();
-    expect(violations).toEqual([]);
-  });
+  githubBedEach((b) => (bed = b));
 
   /** REST calls the client made so far to `route`, as `railyard_github_requests_total` counts them. */
   const callsTo = async (route: string): Promise<number> => {
