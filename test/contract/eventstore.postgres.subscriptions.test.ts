@@ -58,6 +58,35 @@ describePostgres('postgres event store subscriptions', (db) => {
     expect(reads).toHaveBeenCalledTimes(1);
   });
 
+  it('when the store appends itself, then its subscription reads once: the NOTIFY that follows names a position it already holds', async () => {
+    await openPair(60_000);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
+    await listenerPids();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const reads = jest.spyOn(subscriber, 'readAll');
+    const heard = await db.listenOnce(`railyard_events_${schema}`);
+
+    const events = [newEvent('Own'), newEvent('Own')];
+    const { position } = await subscriber.append('own', events, 'no_stream');
+    await collector.untilSeen(events.map((e) => e.eventId));
+    // The echo has reached this test's own listener; the store's arrived on the same server tick.
+    expect(await heard.payload).toBe(String(position));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('when readers ask for the same page at once, then each gets events of its own', async () => {
+    await openPair(60_000);
+    await appender.append('shared', [newEvent('Shared', { list: [1] })], 'no_stream');
+
+    const [first, second] = await Promise.all([subscriber.readAll(null, 10), subscriber.readAll(null, 10)]);
+
+    expect(first).toEqual(second);
+    expect(first[0]?.data).not.toBe(second[0]?.data);
+  });
+
   it('when the LISTEN connection is killed and events are appended while it is down, then the subscription catches up as it reconnects', async () => {
     await openPair(60_000);
     const collector = new Collector();

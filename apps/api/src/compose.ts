@@ -54,6 +54,8 @@ export interface ApiParts {
   projectionMaxLagMs?: number;
   /** How long reads reuse the last projection status (readiness/projection-health.ts); tests use 0. */
   projectionReadCacheMs?: number;
+  /** Tests set 0 so a write sees a projector stop at once (ProjectionHealth.writeCacheMs). */
+  projectionWriteCacheMs?: number;
 }
 
 export interface ComposedApi {
@@ -73,6 +75,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     presence: p.projector ?? inProcessProjector,
     maxLagMs: p.projectionMaxLagMs ?? DEFAULT_PROJECTION_MAX_LAG_MS,
     ...(p.projectionReadCacheMs !== undefined ? { readCacheMs: p.projectionReadCacheMs } : {}),
+    ...(p.projectionWriteCacheMs !== undefined ? { writeCacheMs: p.projectionWriteCacheMs } : {}),
   });
   const commands = new QueueCommands(p.eventStore, p.readModels, p.logger, {
     clock: p.clock ?? { now: () => new Date() },

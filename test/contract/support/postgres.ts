@@ -84,6 +84,19 @@ export class PostgresTestDatabase {
     return client;
   }
 
+  /** Listens on `channel` on a connection of its own; `payload` is the first notification's, after which the connection ends. */
+  async listenOnce(channel: string): Promise<{ payload: Promise<string | undefined> }> {
+    const client = await this.connect();
+    const payload = new Promise<string | undefined>((resolve) => {
+      client.once('notification', (message) => {
+        resolve(message.payload);
+        void client.end();
+      });
+    });
+    await client.query(`LISTEN "${channel}"`);
+    return { payload };
+  }
+
   /** Waits until `atLeast` sessions on the database match `where` (a condition on pg_stat_activity); returns their pids. */
   async waitForSession(where: string, atLeast = 1): Promise<number[]> {
     for (let i = 0; i < 1_000; i++) {

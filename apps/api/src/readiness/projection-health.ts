@@ -31,12 +31,23 @@ export interface ProjectionHealthOptions {
   /**
    * How long a read reuses the last status (default 250 ms; 0: never). Checking costs three round trips
    * (lease, head, checkpoint): ~0.8-1.7 ms on every read, measured; 250 ms of staleness is nothing next
-   * to the lease TTL that already delays noticing a dead projector. Writes and /readyz always check afresh.
+   * to the lease TTL that already delays noticing a dead projector. /readyz always checks afresh.
    */
   readCacheMs?: number;
+  /**
+   * How long a write reuses the last write's check (default 100 ms; 0: never). On PostgreSQL the
+   * check is two round trips (head, oldest unapplied event), more than the write's own share of its
+   * append batch; 100 ms is nothing next to the 10 s projector lease that bounds noticing a dead
+   * projector, and a write let through in that window waits for its read models as every write does
+   * (docs/decisions.md, D44).
+   */
+  writeCacheMs?: number;
 }
 
 export const DEFAULT_READ_CACHE_MS = 250;
+export const DEFAULT_WRITE_CACHE_MS = 100;
+
+type CacheSlot = 'read' | 'write';
 
 /** What a client is told to wait before retrying a write the projection cannot serve yet. */
 export const PROJECTION_RETRY_AFTER_SECONDS = 5;
@@ -48,7 +59,7 @@ export const PROJECTION_RETRY_AFTER_SECONDS = 5;
  */
 export class ProjectionHealth {
   private readonly nowMs: () => number;
-  private cached: { at: number; status: Promise<ProjectionStatus> } | null = null;
+  private readonly cached = new Map<CacheSlot, { at: number; status: Promise<ProjectionStatus> }>();
 
   constructor(private readonly options: ProjectionHealthOptions) {
     this.nowMs = options.nowMs ?? Date.now;
@@ -99,7 +110,7 @@ export class ProjectionHealth {
    * read-your-writes timeout: nobody projects, or the models are too far behind to catch up in time.
    */
   async assertWritable(): Promise<void> {
-    const status = await this.status();
+    const status = await this.recentStatus('write', this.options.writeCacheMs ?? DEFAULT_WRITE_CACHE_MS);
     const [problem] = status.problems;
     if (!problem) return;
     throw new ApiError(503, problem.code, `${problem.message}; nothing was changed, try again later`, undefined, {
@@ -109,20 +120,24 @@ export class ProjectionHealth {
 
   /** Reads come from the event store while the read models cannot be trusted to be nearly current. */
   async readFromStore(): Promise<boolean> {
-    const status = await this.recentStatus();
+    const status = await this.recentStatus('read', this.options.readCacheMs ?? DEFAULT_READ_CACHE_MS);
     return status.lag.behind && !status.ready;
   }
 
-  /** The status at most readCacheMs old; concurrent reads share one check. */
-  private recentStatus(): Promise<ProjectionStatus> {
-    const maxAge = this.options.readCacheMs ?? DEFAULT_READ_CACHE_MS;
+  /**
+   * The status at most maxAge old; concurrent callers share one check. Reads and writes keep their
+   * own, so a write never acts on a check made for a read's longer tolerance.
+   */
+  private recentStatus(slot: CacheSlot, maxAge: number): Promise<ProjectionStatus> {
     const now = Date.now();
-    if (this.cached && now - this.cached.at <= maxAge) return this.cached.status;
+    const cached = this.cached.get(slot);
+    if (cached && now - cached.at <= maxAge) return cached.status;
     const status = this.status();
-    this.cached = maxAge > 0 ? { at: now, status } : null;
-    // A failed check is not kept: the next read tries again.
+    if (maxAge > 0) this.cached.set(slot, { at: now, status });
+    else this.cached.delete(slot);
+    // A failed check is not kept: the next caller tries again.
     status.catch(() => {
-      if (this.cached?.status === status) this.cached = null;
+      if (this.cached.get(slot)?.status === status) this.cached.delete(slot);
     });
     return status;
   }

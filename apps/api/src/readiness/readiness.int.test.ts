@@ -102,6 +102,7 @@ beforeEach(async () => {
     projectionMaxLagMs: 60_000,
     // The tests switch the projector off and read at once.
     projectionReadCacheMs: 0,
+    projectionWriteCacheMs: 0,
   });
   startProjecting();
   expect((await post('/createQueue', { repo, targetBranch: 'main' })).status).toBe(200);
@@ -282,6 +283,7 @@ const composeApiWithLimit = (maxLagMs: number): ComposedApi => {
     projector: { holder: async () => holder },
     projectionMaxLagMs: maxLagMs,
     projectionReadCacheMs: 0,
+    projectionWriteCacheMs: 0,
   });
 };
 

@@ -79,8 +79,8 @@ export class MemoryEventStore implements EventStore {
       this.byId.set(row.eventId, { streamId, revision: row.revision, position: row.position });
     }
     this.streams.set(streamId, stream);
-    this.signal.notify();
     const last = rows[rows.length - 1] as StoredEvent;
+    this.signal.notify(last.position);
     return { nextRevision: last.revision, position: last.position };
   }
 

@@ -51,7 +51,7 @@ export class AppendListener {
     };
     client.on('error', onLost);
     client.on('end', onLost);
-    client.on('notification', () => this.signal.notify());
+    client.on('notification', (message) => this.signal.notify(headOf(message.payload)));
     try {
       await client.connect();
       await client.query(`LISTEN "${this.channel}"`);
@@ -74,4 +74,9 @@ export class AppendListener {
     this.attempts += 1;
     this.retry = setTimeout(() => void this.connect(), backoffDelay(this.backoff, this.attempts));
   }
+}
+
+/** The trigger's payload is the last position its statement inserted (before migration 3: empty). */
+export function headOf(payload: string | undefined): bigint | null {
+  return payload !== undefined && /^[1-9][0-9]{0,18}$/.test(payload) ? BigInt(payload) : null;
 }

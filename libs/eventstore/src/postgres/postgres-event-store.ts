@@ -11,7 +11,7 @@ import { openMigratedPool } from './migrate';
 import { ReadAhead } from './read-ahead';
 import { withConnection } from './pooled';
 import { advisoryLockKey, notifyChannel, quoteSchema } from './schema';
-import { appendParameters, statements, toRecorded, type EventTuple } from './statements';
+import { appendParameters, statements, toRecorded, toRow, type EventTuple } from './statements';
 
 export interface PostgresEventStoreOptions {
   /** e.g. `postgres://railyard@db.internal:5432/railyard`; TLS and passwords as libpq URLs take them. */
@@ -50,7 +50,10 @@ interface Settled {
  */
 export class PostgresEventStore implements EventStore {
   private readonly signal = new AppendSignal();
-  private readonly readAhead = new ReadAhead((after, max) => this.rows('ry_read_all', this.sql.readAll, [after.toString(), max]));
+  private readonly readAhead = new ReadAhead(
+    async (after, max) => (await this.tuples('ry_read_all', this.sql.readAll, [after.toString(), max])).map(toRow),
+    () => this.signal.appendCount,
+  );
   private readonly subscriptions = new SubscriptionSet();
   private readonly sql: ReturnType<typeof statements>;
   private readonly lockKey: string;
@@ -103,13 +106,13 @@ export class PostgresEventStore implements EventStore {
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return this.rows('ry_read_stream', this.sql.readStream, [streamId, Math.max(0, fromRevision)]);
+    return (await this.tuples('ry_read_stream', this.sql.readStream, [streamId, Math.max(0, fromRevision)])).map(toRecorded);
   }
 
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
     this.assertOpen();
     if (maxCount <= 0) return [];
-    return this.readAhead.page(fromPosition ?? 0n, Math.floor(maxCount));
+    return (await this.readAhead.page(fromPosition ?? 0n, Math.floor(maxCount))).map((row) => toRecorded(row.tuple));
   }
 
   async headPosition(): Promise<bigint | null> {
@@ -177,7 +180,7 @@ export class PostgresEventStore implements EventStore {
       return;
     }
     const { plan, base } = settled;
-    if (plan.rows.length > 0) this.signal.notify();
+    if (plan.rows.length > 0) this.signal.notify(base + BigInt(plan.rows.length));
     plan.outcomes.forEach((outcome, i) => {
       const p = batch[i] as PendingAppend;
       if ('error' in outcome) p.reject(outcome.error);
@@ -222,9 +225,9 @@ export class PostgresEventStore implements EventStore {
     return state;
   }
 
-  private async rows(name: string, text: string, values: unknown[]): Promise<RecordedEvent[]> {
+  private async tuples(name: string, text: string, values: unknown[]): Promise<EventTuple[]> {
     const { rows } = await this.pool.query<EventTuple>({ name, text, values, rowMode: 'array' });
-    return rows.map(toRecorded);
+    return rows;
   }
 
   private assertOpen(): void {

@@ -79,3 +79,41 @@ describe('ReadAhead', () => {
     expect(failures).toBe(1);
   });
 });
+
+describe('ReadAhead shared reads', () => {
+  it('when readers ask for the same page before any further append, then one read answers them all', async () => {
+    const store = log(3);
+    const ahead = new ReadAhead(store.read, () => 7);
+
+    const pages = await Promise.all([ahead.page(0n, 4), ahead.page(0n, 4), ahead.page(0n, 4)]);
+
+    expect(pages.map((p) => p.length)).toEqual([3, 3, 3]);
+    expect(store.reads).toEqual(['0+4']);
+  });
+
+  it('when an append was signalled after a read started, then a reader asking now reads again', async () => {
+    const store = log(3);
+    let generation = 1;
+    const ahead = new ReadAhead(store.read, () => generation);
+
+    const first = ahead.page(0n, 4);
+    store.grow(1);
+    generation += 1;
+    const second = ahead.page(0n, 4);
+
+    expect((await first).length).toBe(3);
+    expect((await second).length).toBe(4);
+    expect(store.reads.filter((r) => r === '0+4')).toHaveLength(2);
+  });
+
+  it('when a read has finished, then the next reader of the same page reads again', async () => {
+    const store = log(3);
+    const ahead = new ReadAhead(store.read, () => 1);
+
+    await ahead.page(0n, 4);
+    store.grow(1);
+
+    expect(await ahead.page(0n, 4)).toHaveLength(4);
+    expect(store.reads.filter((r) => r === '0+4')).toHaveLength(2);
+  });
+});

@@ -1,6 +1,4 @@
-import type { RecordedEvent } from '../port';
-
-type ReadPage = (after: bigint, max: number) => Promise<RecordedEvent[]>;
+type ReadPage<T> = (after: bigint, max: number) => Promise<T[]>;
 
 /** Readers catching up at once (the embedded server runs three projections) each keep theirs. */
 const SLOTS = 4;
@@ -12,14 +10,35 @@ const SLOTS = 4;
  * page while the next is on its way. Only full pages are served from here: positions commit in
  * order, so a full page read earlier is exactly what a read now would return, while a short one
  * only says where the log ended back then.
+ *
+ * Readers woken by the same append ask for the same page at once (the embedded server's projections
+ * move in step): a read already on its way, started after the last append this process was told of
+ * (`generation`), answers them all, since it cannot miss anything they could know of.
  */
-export class ReadAhead {
-  private readonly pending = new Map<string, Promise<RecordedEvent[] | null>>();
+export class ReadAhead<T extends { position: bigint }> {
+  private readonly pending = new Map<string, Promise<T[] | null>>();
+  private readonly inFlight = new Map<string, { generation: number; page: Promise<T[]> }>();
 
-  constructor(private readonly read: ReadPage) {}
+  constructor(
+    private readonly read: ReadPage<T>,
+    private readonly generation: () => number = () => 0,
+  ) {}
 
-  async page(after: bigint, max: number): Promise<RecordedEvent[]> {
+  page(after: bigint, max: number): Promise<T[]> {
     const key = `${after}:${max}`;
+    const generation = this.generation();
+    const shared = this.inFlight.get(key);
+    if (shared && shared.generation === generation) return shared.page;
+    const page = this.load(key, after, max);
+    this.inFlight.set(key, { generation, page });
+    const forget = (): void => {
+      if (this.inFlight.get(key)?.page === page) this.inFlight.delete(key);
+    };
+    page.then(forget, forget);
+    return page;
+  }
+
+  private async load(key: string, after: bigint, max: number): Promise<T[]> {
     const ahead = this.pending.get(key);
     this.pending.delete(key);
     const prefetched = ahead ? await ahead : null;

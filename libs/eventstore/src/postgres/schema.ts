@@ -82,6 +82,23 @@ CREATE TABLE ${q}.named_blobs (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'the append notification names the last position',
+    // Subscriptions skip a wake-up for events they already hold (the store's own commit wakes them
+    // first): one read fewer per subscription per append (docs/decisions.md, D43). Listeners built
+    // before this version ignore the payload.
+    sql: (q) => `
+CREATE OR REPLACE FUNCTION ${q}.notify_events_appended() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('railyard_events_' || TG_TABLE_SCHEMA, (SELECT max(position)::text FROM appended));
+  RETURN NULL;
+END $$;
+DROP TRIGGER events_appended ON ${q}.events;
+CREATE TRIGGER events_appended AFTER INSERT ON ${q}.events REFERENCING NEW TABLE AS appended
+  FOR EACH STATEMENT EXECUTE FUNCTION ${q}.notify_events_appended();
+`,
+  },
 ];
 
 /** 47 characters at most, so the notify channel's name stays within PostgreSQL's 63. */

@@ -1,5 +1,5 @@
 import type { RecordedEvent, SubscribeOptions } from '../port';
-import type { AppendSignal } from './append-signal';
+import { mayHaveNews, type AppendSignal } from './append-signal';
 import { backoffDelay, type BackoffPolicy } from './backoff';
 import { SubscriptionLoop } from './subscription-loop';
 
@@ -53,18 +53,29 @@ export class PollingSubscription extends SubscriptionLoop {
       const last = batch[batch.length - 1];
       if (!last) {
         // An append between the read and here would otherwise wait a whole interval.
-        if (this.source.signal.appendCount === appendsBefore) {
-          await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
-        }
+        if (!this.source.signal.newsSince(appendsBefore, after)) await this.sleepUntilNews(after);
         continue;
       }
       if (!(await this.deliver(batch))) return;
       after = last.position;
       // A short page reached the end of the log as it was when read; where the signal tells of every
       // append, reading again would be a round trip per subscription per append to find nothing.
-      if (this.source.signalsEveryAppend === true && batch.length < this.batchSize && this.source.signal.appendCount === appendsBefore) {
-        await this.sleep(this.pollIntervalMs, (wake) => this.source.signal.onAppend(wake));
+      if (this.source.signalsEveryAppend === true && batch.length < this.batchSize && !this.source.signal.newsSince(appendsBefore, after)) {
+        await this.sleepUntilNews(after);
       }
     }
+  }
+
+  /**
+   * Until an append this reader has not delivered is signalled, or the poll interval passes. A
+   * wake-up for a position already delivered (a store's echo of its own append) is not a reason to
+   * read again.
+   */
+  private sleepUntilNews(after: bigint | null): Promise<void> {
+    return this.sleep(this.pollIntervalMs, (wake) =>
+      this.source.signal.onAppend((head) => {
+        if (mayHaveNews(head, after)) wake();
+      }),
+    );
   }
 }

@@ -140,15 +140,15 @@ export class SqliteEventStore implements EventStore {
       for (const p of batch) p.reject(err);
       return;
     }
-    let wrote = false;
+    let head: bigint | null = null;
     outcomes.forEach((outcome, i) => {
       const p = batch[i] as PendingAppend;
       if ('error' in outcome) return p.reject(outcome.error);
-      wrote ||= outcome.wrote;
+      if (outcome.wrote && (head === null || outcome.result.position > head)) head = outcome.result.position;
       p.resolve(outcome.result);
     });
-    if (!wrote) return;
-    this.signal.notify();
+    if (head === null) return;
+    this.signal.notify(head);
     if (this.file !== null) fileWakeFor(this.file, this.signal).announce();
   }
 
