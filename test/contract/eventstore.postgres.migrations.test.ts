@@ -68,6 +68,31 @@ describePostgres('postgres event store migrations', (db) => {
     }
   });
 
+  it('when a schema made by version 2 is opened by this build, then its notifications name the last position appended', async () => {
+    const pool = new Pool({ connectionString: await db.url() });
+    try {
+      await migrate(
+        pool,
+        schema,
+        MIGRATIONS.filter((m) => m.version <= 2),
+      );
+    } finally {
+      await pool.end();
+    }
+    const store = await open();
+    try {
+      await store.append('before', [newEvent('A')], 'no_stream');
+      const heard = await db.listenOnce(`railyard_events_${schema}`);
+      const { position } = await store.append('upgraded', [newEvent('B'), newEvent('C')], 'no_stream');
+
+      expect(await heard.payload).toBe(String(position));
+      expect(position).toBe(3n);
+      expect((await recorded()).map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('when a store is reopened, then nothing is migrated again and its events are still there', async () => {
     const first = await open();
     await first.append('kept', [newEvent('A')], 'no_stream');
