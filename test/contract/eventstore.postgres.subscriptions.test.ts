@@ -77,6 +77,24 @@ describePostgres('postgres event store subscriptions', (db) => {
     expect(reads).toHaveBeenCalledTimes(1);
   });
 
+  it('when the store appends itself, then its caught-up subscription gets the batch without reading the log, exactly as a read returns it', async () => {
+    await openPair(60_000);
+    const before = [newEvent('Before', { n: 0 })];
+    await subscriber.append('tail', before, 'no_stream');
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
+    await collector.untilSeen(before.map((e) => e.eventId));
+    const queries = jest.spyOn(PostgresEventStore.prototype as unknown as { tuples: () => Promise<unknown> }, 'tuples');
+
+    const events = [newEvent('Tail', { list: [1, 'two'], nested: { at: null } }), newEvent('Tail', { u: 'é\u2028' })];
+    await subscriber.append('tail', events, 0);
+    await collector.untilSeen(events.map((e) => e.eventId));
+
+    expect(queries).not.toHaveBeenCalled();
+    queries.mockRestore();
+    expect(collector.events).toEqual(await subscriber.readAll(null, 10));
+  });
+
   it('when readers ask for the same page at once, then each gets events of its own', async () => {
     await openPair(60_000);
     await appender.append('shared', [newEvent('Shared', { list: [1] })], 'no_stream');

@@ -11,7 +11,7 @@ import { openMigratedPool } from './migrate';
 import { ReadAhead } from './read-ahead';
 import { withConnection } from './pooled';
 import { advisoryLockKey, notifyChannel, quoteSchema } from './schema';
-import { appendParameters, statements, toRecorded, toRow, type EventTuple } from './statements';
+import { appendParameters, committedRows, statements, toRecorded, toRow, type EventTuple } from './statements';
 
 export interface PostgresEventStoreOptions {
   /** e.g. `postgres://railyard@db.internal:5432/railyard`; TLS and passwords as libpq URLs take them. */
@@ -180,7 +180,10 @@ export class PostgresEventStore implements EventStore {
       return;
     }
     const { plan, base } = settled;
-    if (plan.rows.length > 0) this.signal.notify(base + BigInt(plan.rows.length));
+    if (plan.rows.length > 0) {
+      this.signal.notify(base + BigInt(plan.rows.length));
+      this.readAhead.offer(base, committedRows(plan, base));
+    }
     plan.outcomes.forEach((outcome, i) => {
       const p = batch[i] as PendingAppend;
       if ('error' in outcome) p.reject(outcome.error);

@@ -117,3 +117,27 @@ describe('ReadAhead shared reads', () => {
     expect(store.reads.filter((r) => r === '0+4')).toHaveLength(2);
   });
 });
+
+describe('ReadAhead committed tail', () => {
+  it('given this process just committed rows after a position, when a reader at that position asks, then it gets them without a read', async () => {
+    const store = log(5);
+    const ahead = new ReadAhead(store.read, () => 1);
+    ahead.offer(3n, [event(4), event(5)]);
+
+    expect((await ahead.page(3n, 10)).map((e) => e.position)).toEqual([4n, 5n]);
+    expect((await ahead.page(3n, 1)).map((e) => e.position)).toEqual([4n]);
+    expect(store.reads).toEqual([]);
+  });
+
+  it('when anything was signalled after the commit, or the reader is elsewhere, then it reads the log', async () => {
+    const store = log(6);
+    let generation = 1;
+    const ahead = new ReadAhead(store.read, () => generation);
+    ahead.offer(3n, [event(4), event(5)]);
+
+    expect(await ahead.page(2n, 10)).toHaveLength(4);
+    generation += 1;
+    expect(await ahead.page(3n, 10)).toHaveLength(3);
+    expect(store.reads).toEqual(['2+10', '3+10']);
+  });
+});

@@ -69,3 +69,9 @@ export function toRecorded([position, streamId, revision, eventId, type, data, m
     recordedAt,
   };
 }
+
+/** A committed batch's rows as a read of the log returns them, byte for byte (positions after `base`). */
+export const committedRows = (plan: BatchPlan, base: bigint): EventRow[] =>
+  plan.rows.map((r) =>
+    toRow([String(base + r.offset), r.streamId, String(r.revision), r.eventId, r.type, r.data, r.metadata, r.recordedAt]),
+  );
