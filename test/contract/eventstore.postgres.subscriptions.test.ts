@@ -30,6 +30,16 @@ describePostgres('postgres event store subscriptions', (db) => {
 
   const listenerPids = () => db.waitForSession("application_name = 'railyard-listen' AND query ILIKE 'LISTEN%'");
 
+  /** A subscriber idle at the end of an empty log, its LISTEN connection up, its reads counted from now. */
+  const listeningSubscriber = async () => {
+    await openPair(60_000);
+    const collector = new Collector();
+    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
+    await listenerPids();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return { collector, reads: jest.spyOn(subscriber, 'readAll') };
+  };
+
   it('when another process appends, then the notification wakes the subscription long before its next poll', async () => {
     await openPair(60_000);
     const collector = new Collector();
@@ -42,12 +52,7 @@ describePostgres('postgres event store subscriptions', (db) => {
   });
 
   it('when a read returns fewer events than a batch holds, then the subscription waits for the next append instead of reading again', async () => {
-    await openPair(60_000);
-    const collector = new Collector();
-    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
-    await listenerPids();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const reads = jest.spyOn(subscriber, 'readAll');
+    const { collector, reads } = await listeningSubscriber();
 
     const events = [newEvent('Short'), newEvent('Short')];
     await appender.append('short', events, 'no_stream');
@@ -59,12 +64,7 @@ describePostgres('postgres event store subscriptions', (db) => {
   });
 
   it('when the store appends itself, then its subscription reads once: the NOTIFY that follows names a position it already holds', async () => {
-    await openPair(60_000);
-    const collector = new Collector();
-    subscription = subscriber.subscribe({ fromPosition: null, onEvents: collector.onEvents, batchSize: 10 });
-    await listenerPids();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const reads = jest.spyOn(subscriber, 'readAll');
+    const { collector, reads } = await listeningSubscriber();
     const heard = await db.listenOnce(`railyard_events_${schema}`);
 
     const events = [newEvent('Own'), newEvent('Own')];
