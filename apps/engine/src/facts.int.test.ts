@@ -1,0 +1,51 @@
+import { FactsReader } from './facts';
+import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
+
+let bed: LocalBed;
+let facts: FactsReader;
+
+beforeEach(async () => {
+  bed = await localBed();
+  facts = new FactsReader(bed.host, bed.ci);
+  await bed.command({ type: 'CreateQueue', queueId: bed.queueId, repo: BED_REPO, branch: 'main', settings: {} });
+  await bed.command({ type: 'UpdateQueue', state: 'paused' });
+});
+afterEach(() => bed.close());
+
+const pullsNow = async () => (await facts.read(await bed.read(), { verify: false })).pulls;
+
+describe('FactsReader keeps the PR facts shown to the planner from pass to pass (docs/decisions.md D28)', () => {
+  it('when nothing changed since the last pass, then no PR is read again and the same facts are shown', async () => {
+    for (const n of [1, 2, 3]) await bed.openAndSubmit(n);
+    const first = new Map(await pullsNow());
+    const reads = jest.spyOn(bed.host, 'pullRequest');
+    expect(new Map(await pullsNow())).toEqual(first);
+    expect(reads).not.toHaveBeenCalled();
+    expect([...first.keys()]).toEqual([1, 2, 3]);
+  });
+
+  it('when the host announces a change to one PR, then only that PR is read again', async () => {
+    for (const n of [1, 2, 3]) await bed.openAndSubmit(n);
+    await pullsNow();
+    const reads = jest.spyOn(bed.host, 'pullRequest');
+    facts.onEvent({ kind: 'pull', repo: BED_REPO, number: 2 });
+    await pullsNow();
+    expect(reads.mock.calls.map(([, n]) => n)).toEqual([2]);
+  });
+
+  it('when a PR leaves the queue or a new one comes, then the facts follow the entries', async () => {
+    for (const n of [1, 2]) await bed.openAndSubmit(n);
+    await pullsNow();
+    await bed.command({ type: 'CancelPullRequest', prNumber: 1 });
+    await bed.openAndSubmit(3);
+    expect([...(await pullsNow()).keys()].sort()).toEqual([2, 3]);
+  });
+
+  it('when a waiting PR is announced mergeable, then the next pass shows its mergeability', async () => {
+    await bed.openAndSubmit(1, '1\n', 'known');
+    expect((await pullsNow()).get(1)?.mergeability).toBeUndefined();
+    const head = (await bed.read()).entries.get(1)?.headSha as string;
+    facts.onEvent({ kind: 'mergeability', repo: BED_REPO, number: 1, headSha: head, mergeability: 'mergeable' });
+    expect((await pullsNow()).get(1)?.mergeability).toBe('mergeable');
+  });
+});
