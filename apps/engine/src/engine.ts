@@ -5,6 +5,7 @@ import { errorFields, timeEngineAction, type Logger } from '@railyard/observabil
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
 import { hostErrorCode, QueueDriver, type CiPort, type CodeHost, type DriverStats, type HostEvent } from '@railyard/queue-driver';
+import { gatherWindowMs } from './gather';
 import { engineMetrics, watchReaps } from './metrics';
 import { QueueLoop, type BackoffSettings } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
@@ -26,7 +27,10 @@ export interface EngineOptions {
   /** Mergeability worked out per second for PRs behind each queue's window (docs/engine.md, "Mergeability"). */
   mergeabilityPerSecond?: number;
   backoff?: BackoffSettings;
-  /** How long a pass waits after an API command on its queue, to serve the commands that follow it too. */
+  /**
+   * How long a pass waits after an API command on its queue, to serve the commands that follow it too;
+   * a queue with many entries waits longer (`gatherWindowMs`).
+   */
   gatherMs?: number;
   /** Whether this process may drive a queue now; always true in the embedded shape. */
   owns?: (queueId: string) => Promise<boolean>;
@@ -164,7 +168,10 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
         if (e.streamId.startsWith(QUEUE_STREAM_PREFIX) && e.metadata.actor !== 'engine')
           touched.add(e.streamId.slice(QUEUE_STREAM_PREFIX.length));
       // A burst of API commands on a queue is served by one pass a moment later, not one pass per command.
-      for (const q of touched) loopOf(q).schedule({ withinMs: options.gatherMs ?? 25 });
+      for (const q of touched) {
+        const loop = loopOf(q);
+        loop.schedule({ withinMs: gatherWindowMs(options.gatherMs ?? 25, loop.driver.lastEntries) });
+      }
     },
     onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),
   });
