@@ -128,7 +128,9 @@ export class LocalGitHost implements GitHost {
     if (pending === undefined) {
       pending = this.gitSlots(async () => {
         this.counters.mergeTreeRuns++;
-        const result = await mergeTree(gitDir, baseSha, headSha);
+        const result = await mergeTree(gitDir, baseSha, headSha, {
+          ...(this.niceness !== undefined ? { niceness: this.niceness } : {}),
+        });
         return result.clean ? 'mergeable' : 'not_mergeable';
       })
         .then((answer: Mergeability) => {
