@@ -1,4 +1,4 @@
-import { FactsReader } from './facts';
+import { FactsReader, SUBMITTED_QUIET_MS } from './facts';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
 
 let bed: LocalBed;
@@ -47,5 +47,48 @@ describe('FactsReader keeps the PR facts shown to the planner from pass to pass 
     const head = (await bed.read()).entries.get(1)?.headSha as string;
     facts.onEvent({ kind: 'mergeability', repo: BED_REPO, number: 1, headSha: head, mergeability: 'mergeable' });
     expect((await pullsNow()).get(1)?.mergeability).toBe('mergeable');
+  });
+});
+
+describe('FactsReader learns a submitted PR from its submission event (docs/decisions.md D28)', () => {
+  let clock = 1_000_000;
+  const submitted = async (n: number) => {
+    const e = (await bed.read()).entries.get(n);
+    if (!e) throw new Error(`PR ${n} not submitted`);
+    return { number: n, title: e.title, author: 'someone', headSha: e.headSha, baseBranch: 'main', state: 'open' as const };
+  };
+
+  beforeEach(() => {
+    facts = new FactsReader(bed.host, bed.ci, undefined, { now: () => clock });
+  });
+
+  it('when the event told the PR, then the next pass reads no PR file and shows its head', async () => {
+    await bed.openAndSubmit(1);
+    await pullsNow();
+    const head = await bed.openAndSubmit(2);
+    facts.learnSubmitted(bed.queueId, await submitted(2));
+    const reads = jest.spyOn(bed.host, 'pullRequest');
+    expect((await pullsNow()).get(2)?.headSha).toBe(head);
+    expect(reads).not.toHaveBeenCalled();
+  });
+
+  it('when the host announced a change to the PR shortly before, then the pass reads it from the host', async () => {
+    await bed.openAndSubmit(1);
+    await pullsNow();
+    await bed.openAndSubmit(2);
+    facts.onEvent({ kind: 'pull', repo: BED_REPO, number: 2 });
+    clock += SUBMITTED_QUIET_MS - 1;
+    facts.learnSubmitted(bed.queueId, await submitted(2));
+    const reads = jest.spyOn(bed.host, 'pullRequest');
+    await pullsNow();
+    expect(reads.mock.calls.map(([, n]) => n)).toEqual([2]);
+  });
+
+  it('when the queue was never read, then nothing is learnt and its first pass reads every PR', async () => {
+    await bed.openAndSubmit(1);
+    facts.learnSubmitted(bed.queueId, await submitted(1));
+    const reads = jest.spyOn(bed.host, 'pullRequest');
+    await pullsNow();
+    expect(reads.mock.calls.map(([, n]) => n)).toEqual([1]);
   });
 });

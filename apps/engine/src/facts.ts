@@ -52,6 +52,12 @@ interface Known {
   entries?: ReadonlyMap<number, Entry>;
 }
 
+/**
+ * A PR the host announced a change to this recently is not taken from its submission event: the API
+ * may have read it before that change (docs/decisions.md D28).
+ */
+export const SUBMITTED_QUIET_MS = 10_000;
+
 /** A few per second: early conflict feedback in normal traffic, a small share of a core under a burst (docs/benchmarks.md). */
 export const DEFAULT_MERGEABILITY_PER_SECOND = 10;
 
@@ -108,6 +114,10 @@ export class FactsReader implements FactsSource {
    * posted while it was being read) is used once but not kept: the next pass reads it again.
    */
   private readonly epochs = new Map<string, number>();
+  /** When each fact's epoch last moved (the `now` clock), and until when that memory is incomplete. */
+  private readonly bumpedAt = new Map<string, number>();
+  private forgotUntil = 0;
+  private readonly now: () => number;
 
   private readonly background: TokenBucket;
 
@@ -117,7 +127,8 @@ export class FactsReader implements FactsSource {
     private readonly overlaps?: TargetOverlapsCache,
     options: FactsReaderOptions = {},
   ) {
-    this.background = new TokenBucket(options.mergeabilityPerSecond ?? DEFAULT_MERGEABILITY_PER_SECOND, options.now ?? Date.now);
+    this.now = options.now ?? Date.now;
+    this.background = new TokenBucket(options.mergeabilityPerSecond ?? DEFAULT_MERGEABILITY_PER_SECOND, this.now);
   }
 
   /**
@@ -192,7 +203,30 @@ export class FactsReader implements FactsSource {
 
   private bump(key: string): void {
     this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
-    if (this.epochs.size > 100_000) this.epochs.clear();
+    this.bumpedAt.set(key, this.now());
+    if (this.epochs.size > 100_000) {
+      this.epochs.clear();
+      this.bumpedAt.clear();
+      this.forgotUntil = this.now() + SUBMITTED_QUIET_MS;
+    }
+  }
+
+  /**
+   * A PR as the API read it from the host to submit it (the submission event carries its head, base,
+   * title and author; only open PRs are submitted), kept as if read here: the first pass after a
+   * submission then reads no PR file, where the API had just read the same one (docs/decisions.md D28).
+   * Not taken while something is already known of the PR, nor when the host announced a change to it
+   * in the last SUBMITTED_QUIET_MS (the API may have read it before). A change that comes later drops
+   * it as any fact, and a landing reads the PR again first (D22).
+   */
+  learnSubmitted(queueId: string, pr: HostPullRequest): void {
+    const q = this.known.get(queueId);
+    if (!q || q.facts.pulls.has(pr.number)) return;
+    const at = this.now();
+    if (at < this.forgotUntil) return;
+    const changedAt = this.bumpedAt.get(epochKey(q.repo, 'pull', String(pr.number)));
+    if (changedAt !== undefined && at - changedAt < SUBMITTED_QUIET_MS) return;
+    q.facts.pulls.set(pr.number, pr);
   }
 
   /** Loads a fact and answers whether no event about it came meanwhile (so it may be kept). */
