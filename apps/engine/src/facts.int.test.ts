@@ -1,4 +1,4 @@
-import { FactsReader, SUBMITTED_QUIET_MS } from './facts';
+import { FactsReader, READS_PER_TURN, SUBMITTED_QUIET_MS } from './facts';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
 
 let bed: LocalBed;
@@ -90,5 +90,33 @@ describe('FactsReader learns a submitted PR from its submission event (docs/deci
     const reads = jest.spyOn(bed.host, 'pullRequest');
     await pullsNow();
     expect(reads.mock.calls.map(([, n]) => n)).toEqual([1]);
+  });
+});
+
+describe('FactsReader reading many PRs', () => {
+  it('when a pass reads more PRs than READS_PER_TURN, then other work runs between the reads', async () => {
+    const count = READS_PER_TURN * 2 + 1;
+    for (let n = 1; n <= count; n++) {
+      const pr = {
+        number: n,
+        title: `PR ${n}`,
+        author: 'a',
+        headSha: `${n}`.padStart(40, '0'),
+        baseBranch: 'main',
+        state: 'open' as const,
+      };
+      await bed.command({ type: 'SubmitPullRequest', pr: { ...pr, mergeability: 'mergeable' } });
+    }
+    let turned = false;
+    const seen: boolean[] = [];
+    jest.spyOn(bed.host, 'pullRequest').mockImplementation(async (_repo, n) => {
+      if (seen.length === 0) setImmediate(() => (turned = true));
+      seen.push(turned);
+      return { number: n, title: `PR ${n}`, author: 'a', headSha: `${n}`.padStart(40, '0'), baseBranch: 'main', state: 'open' };
+    });
+    await facts.read(await bed.read(), { verify: true });
+    expect(seen).toHaveLength(count);
+    expect(seen.slice(0, READS_PER_TURN - 1).every((t) => !t)).toBe(true);
+    expect(seen[seen.length - 1]).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import {
   type RepoRef,
   type ReportedStatus,
 } from '@railyard/domain';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BranchHead, CiPort, CodeHost, FactsSource, HostEvent, HostPullRequest, TestBranchRef } from '@railyard/queue-driver';
 import type { TargetOverlapsCache } from './targets';
 import { TokenBucket } from './token-bucket';
@@ -57,6 +58,13 @@ interface Known {
  * may have read it before that change (docs/decisions.md D28).
  */
 export const SUBMITTED_QUIET_MS = 10_000;
+
+/**
+ * PRs read from the host between two turns of the event loop. The local host answers from files
+ * without a real wait, so a pass reading a thousand PRs (the verification) would otherwise hold the
+ * loop, and the API's requests, for all of them (docs/decisions.md D28).
+ */
+export const READS_PER_TURN = 32;
 
 /** A few per second: early conflict feedback in normal traffic, a small share of a core under a burst (docs/benchmarks.md). */
 export const DEFAULT_MERGEABILITY_PER_SECOND = 10;
@@ -277,6 +285,7 @@ export class FactsReader implements FactsSource {
     }
     let window: Set<number> | undefined;
     let bucketDry = false;
+    let reads = 0;
     for (const e of s.entries.values()) {
       const n = e.prNumber;
       if (isTerminal(e.state)) {
@@ -291,6 +300,7 @@ export class FactsReader implements FactsSource {
       }
       let pr = k.pulls.get(n);
       if (pr === undefined) {
+        if (++reads % READS_PER_TURN === 0) await nextTurn();
         const read = await this.loadGuarded(epochKey(s.repo, 'pull', String(n)), () => this.host.pullRequest(s.repo, n));
         pr = read.value;
         if (read.current) k.pulls.set(n, pr);
