@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode } from '@railyard/domain';
+import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode, type PrSubmitted } from '@railyard/domain';
 import type { BlobStore, EventStore, Subscription } from '@railyard/eventstore';
 import { errorFields, timeEngineAction, type Logger } from '@railyard/observability';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
-import { hostErrorCode, QueueDriver, type CiPort, type CodeHost, type DriverStats, type HostEvent } from '@railyard/queue-driver';
+import {
+  hostErrorCode,
+  QueueDriver,
+  type CiPort,
+  type CodeHost,
+  type DriverStats,
+  type HostEvent,
+  type HostPullRequest,
+} from '@railyard/queue-driver';
+import { gatherWindowMs } from './gather';
 import { engineMetrics, watchReaps } from './metrics';
 import { QueueLoop, type BackoffSettings } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
@@ -26,7 +35,10 @@ export interface EngineOptions {
   /** Mergeability worked out per second for PRs behind each queue's window (docs/engine.md, "Mergeability"). */
   mergeabilityPerSecond?: number;
   backoff?: BackoffSettings;
-  /** How long a pass waits after an API command on its queue, to serve the commands that follow it too. */
+  /**
+   * How long a pass waits after an API command on its queue, to serve the commands that follow it too;
+   * a queue with many entries waits longer (`gatherWindowMs`).
+   */
   gatherMs?: number;
   /** Whether this process may drive a queue now; always true in the embedded shape. */
   owns?: (queueId: string) => Promise<boolean>;
@@ -46,6 +58,16 @@ export interface EngineHandle {
   /** Queues whose last pass failed, with the number of failures in a row. */
   failing(): Record<string, number>;
 }
+
+/** The host PR a submission event describes: the API read it from the host, and only open PRs are submitted. */
+const submittedPull = (d: PrSubmitted['data']): HostPullRequest => ({
+  number: d.prNumber,
+  title: d.title,
+  author: d.author,
+  headSha: d.headSha,
+  baseBranch: d.baseBranch,
+  state: 'open',
+});
 
 const problemOf = (err: unknown): { code: HostProblemCode; detail: string } | null => {
   const code = hostErrorCode(err);
@@ -160,11 +182,17 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     fromPosition: null,
     onEvents: async (events) => {
       const touched = new Set<string>();
-      for (const e of events)
-        if (e.streamId.startsWith(QUEUE_STREAM_PREFIX) && e.metadata.actor !== 'engine')
-          touched.add(e.streamId.slice(QUEUE_STREAM_PREFIX.length));
+      for (const e of events) {
+        if (!e.streamId.startsWith(QUEUE_STREAM_PREFIX) || e.metadata.actor === 'engine') continue;
+        const queueId = e.streamId.slice(QUEUE_STREAM_PREFIX.length);
+        touched.add(queueId);
+        if (e.type === 'PrSubmitted') facts.learnSubmitted(queueId, submittedPull(e.data as PrSubmitted['data']));
+      }
       // A burst of API commands on a queue is served by one pass a moment later, not one pass per command.
-      for (const q of touched) loopOf(q).schedule({ withinMs: options.gatherMs ?? 25 });
+      for (const q of touched) {
+        const loop = loopOf(q);
+        loop.schedule({ withinMs: gatherWindowMs(options.gatherMs ?? 25, loop.driver.lastEntries) });
+      }
     },
     onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),
   });

@@ -1,9 +1,10 @@
 import {
-  activeEntries,
   directMergeCandidate,
+  isTerminal,
   isMergeabilityKnown as isKnown,
   mergeabilityWindow,
   type DirectMergeFacts,
+  type Entry,
   type HostFacts,
   type Mergeability,
   type PullFacts,
@@ -11,9 +12,19 @@ import {
   type RepoRef,
   type ReportedStatus,
 } from '@railyard/domain';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BranchHead, CiPort, CodeHost, FactsSource, HostEvent, HostPullRequest, TestBranchRef } from '@railyard/queue-driver';
 import type { TargetOverlapsCache } from './targets';
 import { TokenBucket } from './token-bucket';
+
+/** What a PR's facts were made from: while none of it changed they are shown again as they are. */
+interface Shown {
+  entry: Entry;
+  pull: HostPullRequest | null | undefined;
+  mergeability: { headSha: string; value: Mergeability | 'asked' } | undefined;
+  /** Waiting for its mergeability to be asked (behind the window, no token yet): looked at on every pass. */
+  waiting: boolean;
+}
 
 /** What the engine knows of one queue's host facts; a missing key means "ask the host". */
 interface Known {
@@ -32,7 +43,28 @@ interface Known {
   trees: Map<string, string>;
   /** The queue's run ids when test branches were last listed: a run the state dropped may leave a branch to sweep. */
   listedForRuns?: string;
+  /**
+   * The PR facts shown to the planner, kept from pass to pass and changed only where an entry, a PR or
+   * its mergeability changed (docs/decisions.md D28), with what each was made from and the state's
+   * entry map they follow (a state folded anew starts them over).
+   */
+  view: Map<number, PullFacts>;
+  shown: Map<number, Shown>;
+  entries?: ReadonlyMap<number, Entry>;
 }
+
+/**
+ * A PR the host announced a change to this recently is not taken from its submission event: the API
+ * may have read it before that change (docs/decisions.md D28).
+ */
+export const SUBMITTED_QUIET_MS = 10_000;
+
+/**
+ * PRs read from the host between two turns of the event loop. The local host answers from files
+ * without a real wait, so a pass reading a thousand PRs (the verification) would otherwise hold the
+ * loop, and the API's requests, for all of them (docs/decisions.md D28).
+ */
+export const READS_PER_TURN = 32;
 
 /** A few per second: early conflict feedback in normal traffic, a small share of a core under a burst (docs/benchmarks.md). */
 export const DEFAULT_MERGEABILITY_PER_SECOND = 10;
@@ -47,19 +79,22 @@ const emptyKnown = (): Known => ({
   upToDate: new Map(),
   required: new Map(),
   trees: new Map(),
+  view: new Map(),
+  shown: new Map(),
 });
 
 /** Keeps what the queue still uses, so memory follows the queue and not its history. */
-const forgetUnused = (
-  k: Known,
-  pulls: ReadonlyMap<number, unknown>,
-  statuses: ReadonlyMap<string, unknown>,
-  dm?: DirectMergeFacts,
-): void => {
-  for (const n of k.pulls.keys()) if (!pulls.has(n)) k.pulls.delete(n);
-  for (const n of k.mergeability.keys()) if (!pulls.has(n)) k.mergeability.delete(n);
+const forgetUnused = (k: Known, statuses: ReadonlyMap<string, unknown>, dm?: DirectMergeFacts): void => {
   for (const sha of k.statuses.keys()) if (!statuses.has(sha) && sha !== dm?.headSha) k.statuses.delete(sha);
   for (const m of [k.upToDate, k.required, k.trees]) if (m.size > 1000) m.clear();
+};
+
+/** Forgets what is known of a PR that left the queue (or that the host does not have). */
+const forgetPr = (k: Known, n: number): void => {
+  k.pulls.delete(n);
+  k.mergeability.delete(n);
+  k.shown.delete(n);
+  k.view.delete(n);
 };
 
 /**
@@ -87,6 +122,10 @@ export class FactsReader implements FactsSource {
    * posted while it was being read) is used once but not kept: the next pass reads it again.
    */
   private readonly epochs = new Map<string, number>();
+  /** When each fact's epoch last moved (the `now` clock), and until when that memory is incomplete. */
+  private readonly bumpedAt = new Map<string, number>();
+  private forgotUntil = 0;
+  private readonly now: () => number;
 
   private readonly background: TokenBucket;
 
@@ -96,7 +135,8 @@ export class FactsReader implements FactsSource {
     private readonly overlaps?: TargetOverlapsCache,
     options: FactsReaderOptions = {},
   ) {
-    this.background = new TokenBucket(options.mergeabilityPerSecond ?? DEFAULT_MERGEABILITY_PER_SECOND, options.now ?? Date.now);
+    this.now = options.now ?? Date.now;
+    this.background = new TokenBucket(options.mergeabilityPerSecond ?? DEFAULT_MERGEABILITY_PER_SECOND, this.now);
   }
 
   /**
@@ -171,7 +211,30 @@ export class FactsReader implements FactsSource {
 
   private bump(key: string): void {
     this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
-    if (this.epochs.size > 100_000) this.epochs.clear();
+    this.bumpedAt.set(key, this.now());
+    if (this.epochs.size > 100_000) {
+      this.epochs.clear();
+      this.bumpedAt.clear();
+      this.forgotUntil = this.now() + SUBMITTED_QUIET_MS;
+    }
+  }
+
+  /**
+   * A PR as the API read it from the host to submit it (the submission event carries its head, base,
+   * title and author; only open PRs are submitted), kept as if read here: the first pass after a
+   * submission then reads no PR file, where the API had just read the same one (docs/decisions.md D28).
+   * Not taken while something is already known of the PR, nor when the host announced a change to it
+   * in the last SUBMITTED_QUIET_MS (the API may have read it before). A change that comes later drops
+   * it as any fact, and a landing reads the PR again first (D22).
+   */
+  learnSubmitted(queueId: string, pr: HostPullRequest): void {
+    const q = this.known.get(queueId);
+    if (!q || q.facts.pulls.has(pr.number)) return;
+    const at = this.now();
+    if (at < this.forgotUntil) return;
+    const changedAt = this.bumpedAt.get(epochKey(q.repo, 'pull', String(pr.number)));
+    if (changedAt !== undefined && at - changedAt < SUBMITTED_QUIET_MS) return;
+    q.facts.pulls.set(pr.number, pr);
   }
 
   /** Loads a fact and answers whether no event about it came meanwhile (so it may be kept). */
@@ -186,26 +249,7 @@ export class FactsReader implements FactsSource {
     const k = this.factsOf(s);
     const target = await this.targetOf(s, k);
 
-    const pulls = new Map<number, PullFacts>();
-    const window = mergeabilityWindow(s);
-    for (const e of activeEntries(s)) {
-      let pr = k.pulls.get(e.prNumber);
-      if (pr === undefined) {
-        const read = await this.loadGuarded(epochKey(s.repo, 'pull', String(e.prNumber)), () => this.host.pullRequest(s.repo, e.prNumber));
-        pr = read.value;
-        if (read.current) k.pulls.set(e.prNumber, pr);
-      }
-      if (pr === null) continue;
-      const facts: PullFacts = { headSha: pr.headSha, baseBranch: pr.baseBranch, state: pr.state };
-      // Mergeability is asked only for PRs waiting to be ready, since computing it is a merge: at once
-      // inside the queue's window, at the background rate behind it (docs/decisions.md D38).
-      if (e.state === 'not_ready' && pr.state === 'open' && pr.headSha === e.headSha) {
-        const m = await this.mergeabilityOf(s, k, pr, window.has(e.prNumber));
-        if (m !== undefined) facts.mergeability = m;
-      }
-      pulls.set(e.prNumber, facts);
-    }
-
+    const pulls = await this.pullsOf(s, k);
     const statuses = new Map<string, readonly ReportedStatus[]>();
     for (const run of s.runs.values())
       if (run.status === 'testing')
@@ -223,8 +267,72 @@ export class FactsReader implements FactsSource {
     if (overlaps) facts.overlaps = overlaps;
     const directMerge = target ? await this.directMergeOf(s, k, target) : undefined;
     if (directMerge) facts.directMerge = directMerge;
-    forgetUnused(k, pulls, statuses, directMerge);
+    forgetUnused(k, statuses, directMerge);
     return facts;
+  }
+
+  /**
+   * The facts of every active PR, made again only for PRs whose entry, host PR or mergeability changed
+   * since the last pass, and for PRs still waiting to have their mergeability asked: a pass over a
+   * queue of thousands where one PR changed does one PR's work, not a copy of every PR's facts.
+   */
+  private async pullsOf(s: QueueState, k: Known): Promise<ReadonlyMap<number, PullFacts>> {
+    if (k.entries !== s.entries) {
+      for (const n of [...k.pulls.keys(), ...k.mergeability.keys(), ...k.view.keys()]) if (!s.entries.has(n)) forgetPr(k, n);
+      k.shown.clear();
+      k.view.clear();
+      k.entries = s.entries;
+    }
+    let window: Set<number> | undefined;
+    let bucketDry = false;
+    let reads = 0;
+    for (const e of s.entries.values()) {
+      const n = e.prNumber;
+      if (isTerminal(e.state)) {
+        if (k.shown.has(n) || k.pulls.has(n)) forgetPr(k, n);
+        continue;
+      }
+      const was = k.shown.get(n);
+      if (was && was.entry === e && was.pull === k.pulls.get(n) && was.mergeability === k.mergeability.get(n)) {
+        if (!was.waiting) continue;
+        // Behind the window with no token left this pass: nothing can change for it until the next one.
+        if (bucketDry && !(window ??= mergeabilityWindow(s)).has(n)) continue;
+      }
+      let pr = k.pulls.get(n);
+      if (pr === undefined) {
+        if (++reads % READS_PER_TURN === 0) await nextTurn();
+        const read = await this.loadGuarded(epochKey(s.repo, 'pull', String(n)), () => this.host.pullRequest(s.repo, n));
+        pr = read.value;
+        if (read.current) k.pulls.set(n, pr);
+      }
+      if (pr === null) {
+        // Not on the host: asked again next pass, as nothing would announce it.
+        forgetPr(k, n);
+        continue;
+      }
+      const facts: PullFacts = { headSha: pr.headSha, baseBranch: pr.baseBranch, state: pr.state };
+      let waiting = false;
+      // Mergeability is asked only for PRs waiting to be ready, since computing it is a merge: at once
+      // inside the queue's window, at the background rate behind it (docs/decisions.md D38).
+      if (e.state === 'not_ready' && pr.state === 'open' && pr.headSha === e.headSha) {
+        const eager = (window ??= mergeabilityWindow(s)).has(n);
+        const cached = k.mergeability.get(n);
+        if (!eager && cached?.headSha !== pr.headSha && bucketDry) waiting = true;
+        else {
+          const m = await this.mergeabilityOf(s, k, pr, eager);
+          if (m !== undefined) facts.mergeability = m;
+          if (k.mergeability.get(n)?.headSha !== pr.headSha) {
+            waiting = true;
+            bucketDry = true;
+          }
+        }
+      }
+      k.view.set(n, facts);
+      // A read an event overtook was used once but not kept: made again next pass, with a new read.
+      if (k.pulls.get(n) === pr) k.shown.set(n, { entry: e, pull: pr, mergeability: k.mergeability.get(n), waiting });
+      else k.shown.delete(n);
+    }
+    return k.view;
   }
 
   private factsOf(s: QueueState): Known {

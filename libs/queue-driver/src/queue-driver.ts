@@ -75,11 +75,17 @@ export type PassEnd = 'settled' | 'more';
 export class QueueDriver {
   readonly stats: DriverStats = { passes: 0, rounds: 0, actions: 0 };
   private stopped = false;
+  private entries = 0;
 
   constructor(private readonly deps: DriverDeps) {}
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /** Entries (terminal ones included) of the state the last round planned: what a round's work grows with. */
+  get lastEntries(): number {
+    return this.entries;
   }
 
   async pass(opts: { verify?: boolean } = {}): Promise<PassEnd> {
@@ -89,6 +95,7 @@ export class QueueDriver {
     for (let round = 0; round < maxRounds; round++) {
       if (this.stopped) return 'settled';
       const state = await this.deps.log.read();
+      this.entries = state.entries.size;
       if (!state.exists) return 'settled';
       await this.ensureCi(state);
       const facts = await this.deps.facts.read(state, { verify });

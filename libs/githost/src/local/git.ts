@@ -32,37 +32,50 @@ const LOCATION_VARS = [
   'GIT_PREFIX',
 ];
 
-const baseEnv = (): NodeJS.ProcessEnv => {
+export const baseEnv = (): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
   for (const name of LOCATION_VARS) delete env[name];
   return env;
 };
 
-const MAX_OUTPUT = 64 * 1024 * 1024;
+export const MAX_OUTPUT = 64 * 1024 * 1024;
+
+/** Runs git in a repository: `runGit` itself, or the same through a helper process (git-helper.ts). */
+export type GitRunner = (gitDir: string | null, args: readonly string[], opts?: GitOptions) => Promise<GitResult>;
+
+export const gitArgs = (gitDir: string | null, args: readonly string[]): string[] =>
+  gitDir === null ? [...args] : [`--git-dir=${gitDir}`, ...args];
+
+/** Turns how git ended (a null code: it could not start or was killed) into runGit's answer. */
+export const settleGit = (
+  args: readonly string[],
+  opts: GitOptions,
+  ended: { code: number | null; message: string; stdout: string; stderr: string },
+): GitResult => {
+  const { code, stdout, stderr } = ended;
+  if (code === null) throw new GitHostError('GIT_FAILED', `could not run git ${args[0] ?? ''}: ${ended.message}`);
+  if (code !== 0 && !(opts.okCodes ?? []).includes(code))
+    throw new GitHostError('GIT_FAILED', `git ${args[0] ?? ''} exited with ${code}: ${stderr.trim()}`);
+  return { code, stdout, stderr };
+};
 
 /**
  * Runs `git --git-dir=<gitDir> <args…>` with execFile (no shell, so arguments are never
  * interpreted). Resolves with the output when the exit code is accepted, else throws GIT_FAILED.
  * A null gitDir runs git outside any repository (git init).
  */
-export const runGit = (gitDir: string | null, args: readonly string[], opts: GitOptions = {}): Promise<GitResult> =>
+export const runGit: GitRunner = (gitDir, args, opts = {}) =>
   new Promise((resolve, reject) => {
-    const fullArgs = gitDir === null ? [...args] : [`--git-dir=${gitDir}`, ...args];
     const child = execFile(
       'git',
-      fullArgs,
+      gitArgs(gitDir, args),
       { env: { ...baseEnv(), ...opts.env }, maxBuffer: MAX_OUTPUT, encoding: 'utf8' },
       (error, stdout, stderr) => {
-        const code = exitCodeOf(error);
-        if (code === null) {
-          reject(new GitHostError('GIT_FAILED', `could not run git ${args[0] ?? ''}: ${String(error?.message)}`));
-          return;
+        try {
+          resolve(settleGit(args, opts, { code: exitCodeOf(error), message: String(error?.message), stdout, stderr }));
+        } catch (err) {
+          reject(err);
         }
-        if (code !== 0 && !(opts.okCodes ?? []).includes(code)) {
-          reject(new GitHostError('GIT_FAILED', `git ${args[0] ?? ''} exited with ${code}: ${stderr.trim()}`));
-          return;
-        }
-        resolve({ code, stdout, stderr });
       },
     );
     if (opts.niceness !== undefined && child.pid !== undefined) {

@@ -1,5 +1,5 @@
 import { GitHostError } from '../errors';
-import { runGit } from './git';
+import { runGit, type GitRunner } from './git';
 import { isObjectId } from './names';
 
 export type MergeTreeResult = { clean: true; tree: string } | { clean: false; conflicts: string[]; unrelated: boolean };
@@ -13,14 +13,14 @@ export const mergeTree = async (
   gitDir: string,
   ours: string,
   theirs: string,
-  opts: { allowUnrelated?: boolean; niceness?: number } = {},
+  opts: { allowUnrelated?: boolean; niceness?: number; run?: GitRunner } = {},
 ): Promise<MergeTreeResult> => {
   const args = ['merge-tree', '--write-tree', '--no-messages', '--name-only', '-z'];
   if (opts.allowUnrelated) args.push('--allow-unrelated-histories');
   // Object ids only: a name starting with `-` could otherwise be read as an option.
   if (!isObjectId(ours) || !isObjectId(theirs))
     throw new GitHostError('INVALID_INPUT', `merge-tree takes object ids, got ${ours} and ${theirs}`);
-  const { code, stdout, stderr } = await runGit(gitDir, [...args, ours, theirs], {
+  const { code, stdout, stderr } = await (opts.run ?? runGit)(gitDir, [...args, ours, theirs], {
     okCodes: [1, 128],
     ...(opts.niceness !== undefined ? { niceness: opts.niceness } : {}),
   });

@@ -41,11 +41,29 @@ export const explainQueueViews = (
 export const queueAnswerJson = (queue: QueueView, prs: readonly PrView[], explanations: Explanation[]): string =>
   JSON.stringify(getQueueResponse(queue, [...prs], explanations));
 
-const runOf = async (readModels: Pick<ReadModelStore, 'getTestRun'>, p: PrView): Promise<ExplainRun | undefined> => {
+/** A PR's last run as its explanation reads it, or undefined when it was never tested. */
+export const explainRunOf = async (readModels: Pick<ReadModelStore, 'getTestRun'>, p: PrView): Promise<ExplainRun | undefined> => {
   if (p.lastTestRunId === undefined) return undefined;
   const run = await readModels.getTestRun(p.queueId, p.lastTestRunId);
   return run ? explainRunOfView(run) : undefined;
 };
+
+/** The active PRs ahead of one in queue order, as an explanation names them: how many, and the first few. */
+export interface Ahead {
+  count: number;
+  first: number[];
+}
+
+export const AHEAD_NAMED = 5;
+
+/** One PR explained from its queue's view, the PRs ahead of it and its last run. */
+export const explainViewWith = (queue: QueueView | null, p: PrView, ahead: Ahead, run: ExplainRun | undefined): Explanation =>
+  explainPr({
+    pr: entryFactsOf(p),
+    queue: { state: queue?.state ?? 'running', settings: queue?.settings ?? DEFAULT_SETTINGS },
+    ahead,
+    ...(run ? { run } : {}),
+  });
 
 /** One PR explained from the read models: its queue's state, the active PRs ahead of it and its last run. */
 export const explainView = async (
@@ -55,16 +73,11 @@ export const explainView = async (
   const [queue, active, run] = await Promise.all([
     readModels.getQueue(p.queueId),
     p.isCurrentlySubmittedToQueue ? readModels.listActivePrs(p.queueId) : Promise.resolve([]),
-    runOf(readModels, p),
+    explainRunOf(readModels, p),
   ]);
   const index = active.findIndex((a) => a.prNumber === p.prNumber);
   const ahead = index < 0 ? [] : active.slice(0, index);
-  return explainPr({
-    pr: entryFactsOf(p),
-    queue: { state: queue?.state ?? 'running', settings: queue?.settings ?? DEFAULT_SETTINGS },
-    ahead: { count: ahead.length, first: ahead.slice(0, 5).map((a) => a.prNumber) },
-    ...(run ? { run } : {}),
-  });
+  return explainViewWith(queue, p, { count: ahead.length, first: ahead.slice(0, AHEAD_NAMED).map((a) => a.prNumber) }, run);
 };
 
 /** Every PR of a queue (given in queue order) explained in one pass, their runs read at once. */
@@ -75,7 +88,7 @@ export const explainViews = async (
 ): Promise<Explanation[]> => {
   // Only PRs that were tested have a run to read: a long queue of waiting PRs costs no read per PR.
   const tested = prs.filter((p) => p.lastTestRunId !== undefined);
-  const runs = await Promise.all(tested.map((p) => runOf(readModels, p)));
+  const runs = await Promise.all(tested.map((p) => explainRunOf(readModels, p)));
   const byPr = new Map(tested.map((p, i) => [p.prNumber, runs[i]]));
   return explainQueue(
     { state: queue.state, settings: queue.settings },

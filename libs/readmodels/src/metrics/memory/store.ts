@@ -1,7 +1,7 @@
 import type { RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import { CheckpointWaiters } from '../../memory/waiters';
-import { foldMetricsBatch, metricsQueuesOf } from '../projection/batch';
+import { foldMetricsBatchInPlace, metricsQueuesOf } from '../projection/batch';
 import type { QueueMetricsDoc } from '../projection/model';
 import { sameRepo, type MetricsStore } from '../port';
 
@@ -11,15 +11,26 @@ export class MemoryMetricsStore implements MetricsStore {
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
 
-  // Folded on copies and swapped in within one turn of the event loop: readers never see half a batch.
+  /**
+   * Folded in place (docs/decisions.md D121): no await inside, so readers never see half a batch, and
+   * a document a reader holds across an await shows later batches, never part of one. A batch that
+   * throws part-way may have left half an event in a document: the store then starts over empty, and
+   * the projector, resubscribing from the checkpoint it reads (none), folds every event again.
+   */
   async apply(events: RecordedEvent[]): Promise<void> {
     const fresh = this.position === null ? events : events.filter((e) => e.position > (this.position as bigint));
     const last = fresh[fresh.length - 1];
     if (!last) return;
-    const loaded = new Map<string, QueueMetricsDoc | null>();
-    for (const id of metricsQueuesOf(fresh)) loaded.set(id, this.docs.get(id) ?? null);
-    for (const id of foldMetricsBatch(loaded, fresh)) {
-      const doc = loaded.get(id);
+    const docs = new Map<string, QueueMetricsDoc | null>();
+    for (const id of metricsQueuesOf(fresh)) docs.set(id, this.docs.get(id) ?? null);
+    try {
+      foldMetricsBatchInPlace(docs, fresh);
+    } catch (err) {
+      this.docs = new Map();
+      this.position = null;
+      throw err;
+    }
+    for (const [id, doc] of docs) {
       if (doc) this.docs.set(id, doc);
       else this.docs.delete(id);
     }

@@ -3,7 +3,7 @@ import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
 import { RedisCheckpoint } from '../../redis/checkpointed';
 import { APPLY_BATCH } from '../../redis/scripts';
-import { foldMetricsBatch, metricsQueuesOf } from '../projection/batch';
+import { foldMetricsBatchInPlace, metricsQueuesOf } from '../projection/batch';
 import type { QueueMetricsDoc } from '../projection/model';
 import { sameRepo, type MetricsStore } from '../port';
 import { metricsRedisKeys, type MetricsRedisKeys } from './keys';
@@ -47,8 +47,9 @@ export class RedisMetricsStore implements MetricsStore {
         return { stored, values };
       },
       async (fresh, expected, next, values) => {
+        // Parsed for this attempt only: folded in place (docs/decisions.md D121).
         const docs = new Map<string, QueueMetricsDoc | null>(ids.map((id, i) => [id, parse(values[i])]));
-        const changed = foldMetricsBatch(docs, fresh);
+        const changed = foldMetricsBatchInPlace(docs, fresh);
         const keys = [this.keys.checkpoint, this.keys.index];
         const args = [expected, next];
         for (const id of changed) {

@@ -1,10 +1,11 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import { explainView, explainViews, queueAnswerJson } from '../explain';
+import { AHEAD_NAMED, explainRunOf, explainViews, explainViewWith, queueAnswerJson } from '../explain';
 import { prResponse } from '../views';
 import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
-import { byQueueOrder, isActive } from '../projection/order';
+import { isActive } from '../projection/order';
+import { ActiveOrder } from './active-order';
 import { MemoryTestRuns } from '../../testruns/memory/store';
 import type { TestRunView } from '../../testruns/projection/docs';
 import { CheckpointWaiters } from '../../memory/waiters';
@@ -26,8 +27,8 @@ const frozen = <T>(value: T): T => {
 export class MemoryReadModelStore implements ReadModelStore {
   private queues = new Map<string, QueueDoc>();
   private prs = new Map<string, PrDoc>();
-  /** Active PR keys per queue, so listing a queue does not walk every PR ever submitted. */
-  private active = new Map<string, Set<string>>();
+  /** Active PR keys per queue in queue order, so listing a queue neither walks every PR ever submitted nor sorts. */
+  private active = new Map<string, ActiveOrder>();
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
   private readonly testRuns = new MemoryTestRuns();
@@ -55,10 +56,10 @@ export class MemoryReadModelStore implements ReadModelStore {
       if (!doc) continue;
       this.prs.set(key, frozen(doc));
       const queueId = doc.view.queueId;
-      const set = this.active.get(queueId) ?? new Set<string>();
-      if (isActive(this.queues.get(queueId) ?? null, doc)) set.add(key);
-      else set.delete(key);
-      this.active.set(queueId, set);
+      const order = this.active.get(queueId) ?? new ActiveOrder();
+      if (isActive(this.queues.get(queueId) ?? null, doc)) order.set(key, doc.view);
+      else order.delete(key);
+      this.active.set(queueId, order);
     }
     this.position = fresh[fresh.length - 1]?.position ?? this.position;
     if (this.position !== null) this.waiters.reached(this.position);
@@ -81,11 +82,11 @@ export class MemoryReadModelStore implements ReadModelStore {
   async listActivePrs(queueId: string): Promise<PrView[]> {
     const queue = this.queues.get(queueId) ?? null;
     const views: PrView[] = [];
-    for (const key of this.active.get(queueId) ?? []) {
+    for (const key of this.active.get(queueId)?.keys() ?? []) {
       const doc = this.prs.get(key) ?? null;
       if (isActive(queue, doc)) views.push(doc.view);
     }
-    return views.sort(byQueueOrder);
+    return views;
   }
 
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
@@ -102,8 +103,14 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
-    const view = await this.getPr(queueId, prNumber);
-    return view ? JSON.stringify(prResponse(view, await explainView(this, view))) : null;
+    const key = prKeyOf(queueId, prNumber);
+    const doc = this.prs.get(key) ?? null;
+    const queue = this.queues.get(queueId) ?? null;
+    if (!isCurrent(queue, doc)) return null;
+    const view = doc.view;
+    // The PRs ahead from the queue-ordered index: explainView's answer without listing the queue.
+    const ahead = (view.isCurrentlySubmittedToQueue ? this.active.get(queueId)?.ahead(key, AHEAD_NAMED) : null) ?? { count: 0, first: [] };
+    return JSON.stringify(prResponse(view, explainViewWith(queue?.view ?? null, view, ahead, await explainRunOf(this, view))));
   }
 
   async listHostProblems(): Promise<QueueView[]> {
