@@ -50,12 +50,12 @@ export function appendParameters(plan: BatchPlan): unknown[] {
 export type EventTuple = [string, string, string, string, string, string, string, string];
 
 /** A row read from the log, not yet turned into an event (readers sharing the read each turn it). */
-export interface EventRow {
+export interface LogRow {
   position: bigint;
   tuple: EventTuple;
 }
 
-export const toRow = (tuple: EventTuple): EventRow => ({ position: BigInt(tuple[0]), tuple });
+export const toRow = (tuple: EventTuple): LogRow => ({ position: BigInt(tuple[0]), tuple });
 
 export function toRecorded([position, streamId, revision, eventId, type, data, metadata, recordedAt]: EventTuple): RecordedEvent {
   return {
@@ -71,7 +71,7 @@ export function toRecorded([position, streamId, revision, eventId, type, data, m
 }
 
 /** A committed batch's rows as a read of the log returns them, byte for byte (positions after `base`). */
-export const committedRows = (plan: BatchPlan, base: bigint): EventRow[] =>
+export const committedRows = (plan: BatchPlan, base: bigint): LogRow[] =>
   plan.rows.map((r) =>
     toRow([String(base + r.offset), r.streamId, String(r.revision), r.eventId, r.type, r.data, r.metadata, r.recordedAt]),
   );
