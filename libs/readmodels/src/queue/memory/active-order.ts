@@ -1,4 +1,5 @@
 import type { PrView } from '../port';
+import { byQueueOrder } from '../projection/order';
 
 interface Slot {
   key: string;
@@ -7,9 +8,8 @@ interface Slot {
   seq: number;
 }
 
-/** Queue order (byQueueOrder), the key breaking ties so the order is total and a search finds one slot. */
-const compare = (a: Slot, b: Slot): number =>
-  a.priorityValue - b.priorityValue || a.seq - b.seq || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+/** Queue order, the key breaking ties so the order is total and a search finds one slot. */
+const compare = (a: Slot, b: Slot): number => byQueueOrder(a, b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /**
  * One queue's active PRs kept in queue order as they change (docs/decisions.md D122): a PR is placed

@@ -90,8 +90,13 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
+    return this.currentPr(queueId, prNumber)?.view ?? null;
+  }
+
+  /** The PR's document when it belongs to the queue as it is now. */
+  private currentPr(queueId: string, prNumber: number): PrDoc | null {
     const doc = this.prs.get(prKeyOf(queueId, prNumber)) ?? null;
-    return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc.view : null;
+    return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc : null;
   }
 
   // Built on each read: in process memory that costs what the API's own JSON write would.
@@ -103,14 +108,12 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
-    const key = prKeyOf(queueId, prNumber);
-    const doc = this.prs.get(key) ?? null;
-    const queue = this.queues.get(queueId) ?? null;
-    if (!isCurrent(queue, doc)) return null;
-    const view = doc.view;
+    const view = this.currentPr(queueId, prNumber)?.view;
+    if (!view) return null;
     // The PRs ahead from the queue-ordered index: explainView's answer without listing the queue.
-    const ahead = (view.isCurrentlySubmittedToQueue ? this.active.get(queueId)?.ahead(key, AHEAD_NAMED) : null) ?? { count: 0, first: [] };
-    return JSON.stringify(prResponse(view, explainViewWith(queue?.view ?? null, view, ahead, await explainRunOf(this, view))));
+    const ahead = view.isCurrentlySubmittedToQueue ? this.active.get(queueId)?.ahead(prKeyOf(queueId, prNumber), AHEAD_NAMED) : null;
+    const queue = this.queues.get(queueId)?.view ?? null;
+    return JSON.stringify(prResponse(view, explainViewWith(queue, view, ahead ?? { count: 0, first: [] }, await explainRunOf(this, view))));
   }
 
   async listHostProblems(): Promise<QueueView[]> {
