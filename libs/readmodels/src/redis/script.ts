@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 
+/** The keys and arguments of one script run, as a read model's batch write makes them. */
+export interface ScriptCall {
+  keys: string[];
+  args: string[];
+}
+
 /** A Lua script run by digest, loaded on the first NOSCRIPT (after a Redis restart or SCRIPT FLUSH). */
 export class LuaScript {
   private readonly sha: string;

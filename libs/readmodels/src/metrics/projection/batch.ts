@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import { targetOf } from '../../queue/projection/target';
+import { targetOf } from '../../events/queue-event';
 import type { QueueMetricsDoc } from './model';
 import { foldMetricsEvent } from './project';
 

@@ -1,6 +1,6 @@
 import { entryStateAfter, isTerminal, parseQueueId, type PrState, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
-import { asQueueEvent, targetOf, timeOf } from '../../queue/projection/target';
+import { asQueueEvent, targetOf, timeOf } from '../../events/queue-event';
 import {
   CI_RUN_BUCKETS,
   FLAKE_RETRY_BUCKETS,

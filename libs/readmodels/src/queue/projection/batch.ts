@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { PrDoc, QueueDoc } from './docs';
 import { projectEvent } from './project';
-import { targetOf } from './target';
+import { targetOf } from '../../events/queue-event';
 
 /** Map key of a PR document; the adapters turn it into their own storage key. */
 export const prKeyOf = (queueId: string, prNumber: number): string => `${queueId}\u0000${prNumber}`;

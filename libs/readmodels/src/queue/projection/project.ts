@@ -3,7 +3,7 @@ import type { RecordedEvent } from '@railyard/eventstore';
 import type { QueueView } from '../port';
 import { entryFactsOf, prViewOf } from './pr-view';
 import { isCurrent, positionOf, type PrDoc, type ProjectionDocs, type QueueDoc } from './docs';
-import { asQueueEvent, targetOf, timeOf } from './target';
+import { asQueueEvent, targetOf, timeOf } from '../../events/queue-event';
 
 /**
  * Folds one event into the queue and PR documents it targets (see targetOf) and returns the new

@@ -8,7 +8,7 @@ import type { PrDoc, QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
 import type { TestRunDoc, TestRunView } from '../../testruns/projection/docs';
 import { testRunKeyOf, type TestRunChanges, type TestRunDocSet } from '../../testruns/projection/project';
-import type { ScriptCall } from './batch-write';
+import type { ScriptCall } from '../../redis/script';
 import type { RedisKeys } from '../../redis/keys';
 
 const parse = <T>(json: string | null | undefined): T | null => (json ? (JSON.parse(json) as T) : null);

@@ -1,11 +1,7 @@
 import type { BatchChanges, DocSet } from '../projection/batch';
 import { isActive, queueOrderScore } from '../projection/order';
 import type { RedisKeys } from '../../redis/keys';
-
-export interface ScriptCall {
-  keys: string[];
-  args: string[];
-}
+import type { ScriptCall } from '../../redis/script';
 
 /** Turns a folded batch into the APPLY_BATCH call that writes back what changed, plus the checkpoint. */
 export const batchWrite = (k: RedisKeys, docs: DocSet, changes: BatchChanges, expected: string, next: string): ScriptCall => {

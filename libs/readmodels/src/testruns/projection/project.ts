@@ -2,7 +2,7 @@ import { QUEUE_STREAM_PREFIX, type QueueEvent, type TestRunStarted } from '@rail
 import type { RecordedEvent } from '@railyard/eventstore';
 import { prKeyOf, type PrRef } from '../../queue/projection/batch';
 import { positionOf } from '../../queue/projection/docs';
-import { asQueueEvent, timeOf } from '../../queue/projection/target';
+import { asQueueEvent, timeOf } from '../../events/queue-event';
 import type { PrFacts, PrTargetsDoc, TestRunDoc, TestRunOutcome, TestRunPr, TestRunStatus, TestRunView } from './docs';
 
 export const testRunKeyOf = (queueId: string, testRunId: string): string => `${queueId}\u0000${testRunId}`;

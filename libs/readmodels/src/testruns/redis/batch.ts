@@ -1,5 +1,5 @@
 import type { PrDoc } from '../../queue/projection/docs';
-import type { ScriptCall } from '../../queue/redis/batch-write';
+import type { ScriptCall } from '../../redis/script';
 import type { RedisKeys } from '../../redis/keys';
 import type { PrTargetsDoc, TestRunDoc } from '../projection/docs';
 import type { TestRunChanges, TestRunDocSet, TestRunRefs } from '../projection/project';

@@ -1,6 +1,9 @@
 import { entryStateAfter, QUEUE_STREAM_PREFIX, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 
+// How every read model reads an event of a queue stream: the queue, PR and time it is about. The
+// queue/PR view, metrics and test runs each fold these; none of them owns the reading.
+
 /** The documents one event can touch: its queue, and the PR it is about (if any). */
 export interface EventTarget {
   queueId: string;
