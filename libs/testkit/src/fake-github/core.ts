@@ -21,6 +21,8 @@ export class FakeCore {
   readonly view: View;
   private readonly locks = new Map<number, Promise<unknown>>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Background tasks whose timer fired and which have not finished: stop() waits for them. */
+  private readonly running = new Set<Promise<void>>();
   private stopped = false;
   readonly violations: string[] = [];
   /** Called after a branch moved to a commit (not for deletions): the fake CI listens here. */
@@ -58,17 +60,26 @@ export class FakeCore {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.stopped) return;
-      Promise.resolve()
+      const task = Promise.resolve()
         .then(fn)
-        .catch((err: unknown) => this.violations.push(`background task failed: ${String(err)}`));
+        .catch((err: unknown) => {
+          this.violations.push(`background task failed: ${String(err)}`);
+        });
+      this.running.add(task);
+      void task.finally(() => this.running.delete(task));
     }, ms);
     this.timers.add(timer);
   }
 
-  stop(): void {
+  /**
+   * Starts no more background work and waits for what is running: a mergeability computation still
+   * writing objects into a repository made removing the fake's directory fail with ENOTEMPTY.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    await Promise.all([...this.running]);
   }
 
   /** The primary App's installation on `repo`, when it is installed there and not suspended: who receives its webhooks. */

@@ -175,7 +175,7 @@ export class FakeGithub {
   }
 
   async stop(): Promise<void> {
-    this.core.stop();
+    await this.core.stop();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();
     if (this.ownsRoot) await removeTempDir(this.core.root);
