@@ -21,6 +21,7 @@ const bed = new RunnerBed(repo);
 let seq = 0;
 
 const CHECKOUT = path.resolve(__dirname, '../../../..');
+const AS_ROOT = process.getuid?.() === 0;
 
 /** The first directory from `dir` up that other users cannot pass through, if any. */
 const closedToOthers = (dir: string): string | null => {
@@ -32,7 +33,7 @@ const closedToOthers = (dir: string): string | null => {
 
 // As root, one case starts the runner as uid 65534 from this checkout: a clone under a private
 // directory (a home directory, `mktemp -d`) is out of that user's reach, so the case says so and skips.
-const privateAbove = process.getuid?.() === 0 ? closedToOthers(CHECKOUT) : null;
+const privateAbove = AS_ROOT ? closedToOthers(CHECKOUT) : null;
 if (privateAbove !== null) {
   process.stderr.write(
     `\nsandbox unprivileged-server case SKIPPED: ${privateAbove} is closed to other users, so uid 65534 cannot load this checkout; clone it under a directory others may pass through to run it\n`,
@@ -97,8 +98,7 @@ describe('the sandbox of a local check', () => {
     async () => {
       // As bed.root, the runner's process is moved to uid 65534 to take the user-namespace path; as
       // anyone else it is that path already.
-      const asRoot = process.getuid?.() === 0;
-      const uid = asRoot ? 65534 : (process.getuid?.() as number);
+      const uid = AS_ROOT ? 65534 : (process.getuid?.() as number);
       const sha = await commitOnBranch(bed.gitRoot, repo, {
         branch: 'unprivileged',
         files: {
@@ -110,7 +110,7 @@ describe('the sandbox of a local check', () => {
           )}\n`,
         },
       });
-      if (asRoot) await chown(['-R', `${uid}:${uid}`, bed.root]);
+      if (AS_ROOT) await chown(['-R', `${uid}:${uid}`, bed.root]);
       const id = runId();
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'testing/runner-process.ts')], {
         cwd: CHECKOUT,
@@ -125,7 +125,7 @@ describe('the sandbox of a local check', () => {
             trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 },
           }),
         },
-        ...(asRoot ? { uid, gid: uid } : {}),
+        ...(AS_ROOT ? { uid, gid: uid } : {}),
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
