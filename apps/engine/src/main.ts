@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createLocalCi } from '@railyard/ci';
-import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
+import { checkRunPublisherOf, GithubHintFeed, openGithub } from '@railyard/github';
 import { collectProcessMetrics, createLogger, errorFields, startMetricsServer } from '@railyard/observability';
 import { applyEnvFile, loadConfig, openBlobStore, openEventStore, withDistributedRedis } from '@railyard/runtime';
 import Redis from 'ioredis';
@@ -62,11 +62,8 @@ const main = async (): Promise<void> => {
   });
   // The check runs of a queue are written by the engine that holds its lease: one writer per queue.
   const checkRuns = github
-    ? new CheckRunPublisher({
+    ? checkRunPublisherOf(github, {
         eventStore,
-        github: github.app,
-        host: github.hostName,
-        appId: github.settings.appId,
         publicUrl: apiUrl,
         owns: leases.owns,
         logger,

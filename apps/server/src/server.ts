@@ -1,10 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
-import { createLocalCi } from '@railyard/ci';
+import type { UploadReportsInput } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
-import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
+import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
+import type { EventStore } from '@railyard/eventstore';
+import { collectProcessMetrics, createLogger, errorFields, listenOrExplain, type Logger } from '@railyard/observability';
 import { runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
 import {
@@ -17,6 +19,8 @@ import {
   openReadModels,
   type RailyardConfig,
 } from '@railyard/runtime';
+import { embeddedLocalCi } from './embedded-ci';
+import { startEngineThread } from './engine-thread/start';
 
 export interface RunningServer {
   url: string;
@@ -107,31 +111,31 @@ const startOnBoundServer = async (
     throw new Error('the metrics read model did not catch up with the event store');
   if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000)))
     throw new Error('the test-health read models did not catch up with the event store');
-  let selfUrl = '';
-  // Statuses as events in the event store, checks run as child processes; the engine listens to both.
+  const port = (server.address() as AddressInfo).port;
+  const selfUrl = `http://${config.host}:${port}`;
   // Reports the checks write go to test health, which the API composition below creates.
-  const ciSettings = { ...config.ci, dataDir: config.dataDir, gitRoot: config.gitRoot };
   const api: { composed?: ComposedApi } = {};
-  const ci = await createLocalCi({
-    settings: ciSettings,
-    eventStore,
-    publicUrl: () => selfUrl,
-    logger,
-    // As the standalone engine does: an API replica beside this server may run on another machine.
-    logArchive: blobs,
-    uploadReports: (input) =>
-      api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet')),
-  });
-  const engine = startEmbeddedEngine({
-    eventStore,
-    blobs,
-    gitRoot: config.gitRoot,
-    settings: config.engine,
-    logger,
-    ci,
-    github,
-    ...(options.clock ? { now: options.clock.now } : {}),
-  });
+  const uploadReports = (input: UploadReportsInput): Promise<void> =>
+    api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet'));
+  // The engine runs on a thread of its own unless a caller hands in parts that live on this one (a
+  // test's clock or GitHub fake) or the events live in this thread's memory (docs/decisions.md D46).
+  const engineThread =
+    config.engine.enabled && config.engine.thread === 'worker' && config.eventStore.kind !== 'memory' && !options.clock && !options.github;
+  const { ci, statuses } = engineThread
+    ? { ci: null, statuses: apiStatuses(config, eventStore, logger) }
+    : await embeddedLocalCi(config, eventStore, blobs, selfUrl, logger, uploadReports);
+  const engine = ci
+    ? startEmbeddedEngine({
+        eventStore,
+        blobs,
+        gitRoot: config.gitRoot,
+        settings: config.engine,
+        logger,
+        ci,
+        github,
+        ...(options.clock ? { now: options.clock.now } : {}),
+      })
+    : await startEngineThread({ config, selfUrl, logger, eventStore, uploadReports });
   const composed = composeApi({
     eventStore,
     blobs,
@@ -140,7 +144,7 @@ const startOnBoundServer = async (
     testHealthStore,
     testHealthConfig,
     gitHost,
-    statuses: ci.statusStore,
+    statuses,
     tokens,
     logger,
     ...apiSettingsOf(config),
@@ -150,25 +154,30 @@ const startOnBoundServer = async (
   api.composed = composed;
   const { app, testHealth } = composed;
   serve(app);
-  const port = (server.address() as AddressInfo).port;
-  selfUrl = `http://${config.host}:${port}`;
   composed.setSelfUrl(selfUrl);
   // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one
-  // process, so one writer); with the engine off, the standalone engine writes them under its leases.
+  // process, so one writer; the engine thread writes its own); with the engine off, the standalone
+  // engine writes them under its leases.
   const checkRuns =
-    githubApi && config.engine.enabled
+    githubApi && config.engine.enabled && !engineThread
       ? new CheckRunPublisher({
           eventStore,
           github: githubApi.app,
           host: githubApi.host,
           appId: githubApi.appId,
-          publicUrl: ciSettings.publicUrl ?? selfUrl,
+          publicUrl: config.ci.publicUrl ?? selfUrl,
           logger,
           stickyComments: config.githubStickyComments,
         })
       : null;
   await checkRuns?.start();
-  logger.info('railyard listening', { port, dataDir: config.dataDir, eventStore: config.eventStore.kind, tokens: tokens.size });
+  logger.info('railyard listening', {
+    port,
+    dataDir: config.dataDir,
+    eventStore: config.eventStore.kind,
+    engine: config.engine.enabled ? (engineThread ? 'worker' : 'main') : 'off',
+    tokens: tokens.size,
+  });
   return {
     url: `http://${config.host}:${port}`,
     port,
@@ -178,7 +187,7 @@ const startOnBoundServer = async (
       await checkRuns?.stop();
       await hints?.close();
       await engine?.stop();
-      await ci.close();
+      await (ci ?? statuses).close();
       await projector.stop();
       await metricsProjector.stop();
       await testHealth.close();
@@ -188,3 +197,12 @@ const startOnBoundServer = async (
     },
   };
 };
+
+/** With the engine on its thread, this one only takes statuses in for the API, as a standalone API does. */
+const apiStatuses = (config: RailyardConfig, eventStore: EventStore, logger: Logger): CommitStatusStore =>
+  localHostStatuses({
+    eventStore,
+    gitRoot: config.gitRoot,
+    actor: 'api',
+    onError: (err) => logger.error('commit status subscription failed', errorFields(err)),
+  });

@@ -12,7 +12,7 @@ describe('loadConfig', () => {
       eventStore: { kind: 'sqlite', file: path.resolve('./data/events.sqlite'), synchronous: 'full' },
       ci: { concurrency: 2, killGraceMs: 5000, sandbox: 'bwrap', network: 'none', hiddenPaths: [] },
       testHealth: { orgSlug: 'railyard', parseWorkers: 1, maxQueuedParses: 8, sweepMinutes: 60, maxRunsPerTest: 300, retentionDays: 60 },
-      engine: { enabled: true, tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000, mergeabilityPerSecond: 10 },
+      engine: { enabled: true, thread: 'worker', tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000, mergeabilityPerSecond: 10 },
       projector: { batchSize: 500, leaseTtlMs: 10_000, leaseRetryMs: 250 },
     });
     expect(config.publicUrl).toBeUndefined();

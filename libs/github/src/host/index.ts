@@ -3,5 +3,5 @@ export { GithubCi, type GithubCiOptions } from './github-ci';
 export { hostEventsOf, type GithubHostEvent } from './host-events';
 export { mergeReports, checkRunState } from './statuses';
 export { testBranchName, TEST_BRANCH_PREFIX, CARRY_BRANCH_PREFIX } from './test-branch';
-export { openGithub, type GithubParts } from './open';
+export { checkRunPublisherOf, openGithub, type GithubParts } from './open';
 export { forgetGitObjects } from './repo-api';

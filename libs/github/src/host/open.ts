@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { CheckRunPublisher, type CheckRunPublisherOptions } from '../checks/check-run-publisher';
 import { createGithubApp, type GithubApp, type GithubLogger } from '../github-app';
 import { githubHostOf, type GithubSettings } from '../settings';
 import { GithubCodeHost } from './code-host';
@@ -39,3 +40,9 @@ export const openGithub = async (
     },
   };
 };
+
+/** The check-run publisher of a process's GitHub App: the App, its host name and id come from the parts. */
+export const checkRunPublisherOf = (
+  github: GithubParts,
+  options: Omit<CheckRunPublisherOptions, 'github' | 'host' | 'appId'>,
+): CheckRunPublisher => new CheckRunPublisher({ ...options, github: github.app, host: github.hostName, appId: github.settings.appId });

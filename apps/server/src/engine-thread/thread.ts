@@ -1,0 +1,109 @@
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { UploadReportsInput } from '@railyard/ci';
+import { startEmbeddedEngine } from '@railyard/engine';
+import { checkRunPublisherOf, GithubHintFeed, openGithub } from '@railyard/github';
+import { createLogger, errorFields, railyardRegistry, type Logger } from '@railyard/observability';
+import { openBlobStore, openEventStore } from '@railyard/runtime';
+import { embeddedLocalCi } from '../embedded-ci';
+import { withAppendsElsewhere, type AppendOutcome, type AppendRequest } from './appends';
+import type { EngineThreadData, FromEngineThread, ToEngineThread } from './protocol';
+
+/**
+ * The embedded server's engine thread (start.ts starts it): the merge engine, the local CI that runs
+ * its checks, and the GitHub check runs that follow its queues, on their own connections to the
+ * server's event store and blob store, as a standalone engine has (docs/decisions.md D46). Only two
+ * things cross back to the server's thread: the test reports of finished checks (test health lives
+ * with the API) and this thread's metric series, for the server's /metrics.
+ */
+const run = async (port: MessagePort, { config, selfUrl }: EngineThreadData): Promise<void> => {
+  const post = (message: FromEngineThread): void => port.postMessage(message);
+  const logger = createLogger('railyard', config.logLevel);
+  const uploads = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  const appends = new Map<number, (outcome: AppendOutcome) => void>();
+  let nextId = 0;
+  const uploadReports = (input: UploadReportsInput): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      uploads.set(id, { resolve, reject });
+      post({ type: 'uploadReports', id, input });
+    });
+  const appendThere = (request: AppendRequest): Promise<AppendOutcome> =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      appends.set(id, resolve);
+      post({ type: 'append', id, request });
+    });
+  const started = await startParts(config, selfUrl, logger, uploadReports, appendThere);
+  let stopping = false;
+  port.on('message', (message: ToEngineThread) => {
+    if (message.type === 'metrics')
+      void railyardRegistry.getMetricsAsJSON().then((snapshot) => post({ type: 'metrics', id: message.id, snapshot }));
+    if (message.type === 'appended') {
+      appends.get(message.id)?.(message.outcome);
+      appends.delete(message.id);
+    }
+    if (message.type === 'reportsUploaded') {
+      const waiting = uploads.get(message.id);
+      uploads.delete(message.id);
+      if (message.error === undefined) waiting?.resolve();
+      else waiting?.reject(new Error(message.error));
+    }
+    if (message.type === 'stop' && !stopping) {
+      stopping = true;
+      void started.stop().then(
+        () => post({ type: 'stopped' }),
+        (err: unknown) => {
+          logger.error('engine thread stop failed', errorFields(err));
+          post({ type: 'stopped' });
+        },
+      );
+    }
+  });
+  post({ type: 'ready' });
+};
+
+/** What the embedded server starts for its engine when it runs on the server's own thread, here on this one. */
+const startParts = async (
+  config: EngineThreadData['config'],
+  selfUrl: string,
+  logger: Logger,
+  uploadReports: (input: UploadReportsInput) => Promise<void>,
+  appendThere: (request: AppendRequest) => Promise<AppendOutcome>,
+): Promise<{ stop(): Promise<void> }> => {
+  const eventStore = withAppendsElsewhere(await openEventStore(config), appendThere);
+  const blobs = await openBlobStore(config);
+  const { ci } = await embeddedLocalCi(config, eventStore, blobs, selfUrl, logger, uploadReports);
+  const github = config.github ? await openGithub(config.github, { logger }) : null;
+  // The API's webhook route records hints in the event store; this thread's GitHub host reads them there.
+  const hints = github
+    ? await GithubHintFeed.start(eventStore, (err) => logger.error('github hint feed failed', { error: err.message }))
+    : null;
+  hints?.listen((hint) => github?.host.announce([hint]));
+  const engine = startEmbeddedEngine({ eventStore, blobs, gitRoot: config.gitRoot, settings: config.engine, logger, ci, github });
+  const checkRuns = github
+    ? checkRunPublisherOf(github, {
+        eventStore,
+        publicUrl: config.ci.publicUrl ?? selfUrl,
+        logger,
+        stickyComments: config.githubStickyComments,
+      })
+    : null;
+  await checkRuns?.start();
+  return {
+    stop: async () => {
+      await checkRuns?.stop();
+      await hints?.close();
+      await engine?.stop();
+      await ci.close();
+      await Promise.all([eventStore.close(), blobs.close()]);
+      await github?.close();
+    },
+  };
+};
+
+if (parentPort) {
+  const port = parentPort;
+  run(port, workerData as EngineThreadData).catch((err: unknown) => {
+    port.postMessage({ type: 'failed', message: err instanceof Error ? err.message : String(err) } satisfies FromEngineThread);
+  });
+}
