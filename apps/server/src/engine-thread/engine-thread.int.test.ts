@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger, registryText } from '@railyard/observability';
@@ -122,7 +123,10 @@ describe('startEngineThread', () => {
     expect(thread.threadId()).toBeNull();
   });
 
-  it('when the thread cannot start, then starting rejects with its reason', async () => {
+  it('when the thread cannot start, then starting rejects with its reason and the thread ends', async () => {
+    // The process's OS threads: a worker thread is one of them while it runs.
+    const threads = () => readdirSync('/proc/self/task').length;
+    const before = threads();
     const config = configIn(dir);
     // A file where the data dir would need a directory: the event store cannot be opened.
     await writeFile(path.join(dir, 'plain-file'), 'x');
@@ -136,5 +140,6 @@ describe('startEngineThread', () => {
         uploadReports: async () => {},
       }),
     ).rejects.toThrow(/the engine thread did not start/);
+    await eventually(() => threads() === before, 'the failed thread ended', 10_000);
   });
 });

@@ -59,8 +59,11 @@ export const startEngineThread = async (options: EngineThreadOptions): Promise<E
         if (message.type === 'ready') {
           ready = true;
           resolve(worker);
-        } else if (message.type === 'failed') reject(new Error(`the engine thread did not start: ${message.message}`));
-        else if (message.type === 'metrics') {
+        } else if (message.type === 'failed') {
+          reject(new Error(`the engine thread did not start: ${message.message}`));
+          // What it opened before it failed would keep the thread, and the process, alive.
+          void worker.terminate();
+        } else if (message.type === 'metrics') {
           metricsWaiting.get(message.id)?.(message.snapshot);
           metricsWaiting.delete(message.id);
         } else if (message.type === 'append') {
@@ -92,7 +95,10 @@ export const startEngineThread = async (options: EngineThreadOptions): Promise<E
   const restart = async (): Promise<void> => {
     if (stopping) return;
     try {
-      current = await start();
+      const worker = await start();
+      // Stopped while this one was starting: it never drove a queue, so it can simply end.
+      if (stopping) await worker.terminate();
+      else current = worker;
     } catch (err) {
       logger.error('engine thread did not start again; trying again', errorFields(err));
       setTimeout(() => void restart(), restartMs).unref();

@@ -11,9 +11,10 @@ import type { EngineThreadData, FromEngineThread, ToEngineThread } from './proto
 /**
  * The embedded server's engine thread (start.ts starts it): the merge engine, the local CI that runs
  * its checks, and the GitHub check runs that follow its queues, on their own connections to the
- * server's event store and blob store, as a standalone engine has (docs/decisions.md D46). Only two
- * things cross back to the server's thread: the test reports of finished checks (test health lives
- * with the API) and this thread's metric series, for the server's /metrics.
+ * server's event store and blob store, as a standalone engine has (docs/decisions.md D46). Three
+ * things cross back to the server's thread: its appends, made on the server's connection so that the
+ * store keeps one writer; the test reports of finished checks (test health lives with the API); and
+ * this thread's metric series, for the server's /metrics.
  */
 const run = async (port: MessagePort, { config, selfUrl }: EngineThreadData): Promise<void> => {
   const post = (message: FromEngineThread): void => port.postMessage(message);
@@ -33,8 +34,9 @@ const run = async (port: MessagePort, { config, selfUrl }: EngineThreadData): Pr
       appends.set(id, resolve);
       post({ type: 'append', id, request });
     });
-  const started = await startParts(config, selfUrl, logger, uploadReports, appendThere);
+  // Listening before the parts start: the engine appends as soon as it runs, and waits for the answers.
   let stopping = false;
+  const parts = startParts(config, selfUrl, logger, uploadReports, appendThere);
   port.on('message', (message: ToEngineThread) => {
     if (message.type === 'metrics')
       void railyardRegistry.getMetricsAsJSON().then((snapshot) => post({ type: 'metrics', id: message.id, snapshot }));
@@ -50,15 +52,18 @@ const run = async (port: MessagePort, { config, selfUrl }: EngineThreadData): Pr
     }
     if (message.type === 'stop' && !stopping) {
       stopping = true;
-      void started.stop().then(
-        () => post({ type: 'stopped' }),
-        (err: unknown) => {
-          logger.error('engine thread stop failed', errorFields(err));
-          post({ type: 'stopped' });
-        },
-      );
+      void parts
+        .then((started) => started.stop())
+        .then(
+          () => post({ type: 'stopped' }),
+          (err: unknown) => {
+            logger.error('engine thread stop failed', errorFields(err));
+            post({ type: 'stopped' });
+          },
+        );
     }
   });
+  await parts;
   post({ type: 'ready' });
 };
 
