@@ -106,7 +106,12 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  // Killed and waited for: a runner still taking its checkout down would write into the directories removed below.
+  await Promise.all(
+    children
+      .filter((child) => child.exitCode === null && child.signalCode === null)
+      .map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL'))),
+  );
   children = [];
   await Promise.all(statuses.map((s) => s.close()));
   statuses = [];
