@@ -4,6 +4,7 @@ import type { UploadReportsInput } from '@railyard/ci';
 import type { EventStore } from '@railyard/eventstore';
 import { addThreadSeries, errorFields, type Logger, type RegistrySnapshot } from '@railyard/observability';
 import { appendHere } from './appends';
+import { Pending } from './pending';
 import type { EngineThreadData, FromEngineThread, ToEngineThread } from './protocol';
 
 export interface EngineThreadOptions extends EngineThreadData {
@@ -47,8 +48,7 @@ export const startEngineThread = async (options: EngineThreadOptions): Promise<E
   const data: EngineThreadData = { config: options.config, selfUrl: options.selfUrl };
   let current: Worker | null = null;
   let stopping = false;
-  let nextMetrics = 0;
-  const metricsWaiting = new Map<number, (snapshot: RegistrySnapshot) => void>();
+  const scrapes = new Pending<RegistrySnapshot>();
 
   const send = (worker: Worker, message: ToEngineThread): void => worker.postMessage(message);
   const start = (): Promise<Worker> =>
@@ -63,10 +63,8 @@ export const startEngineThread = async (options: EngineThreadOptions): Promise<E
           reject(new Error(`the engine thread did not start: ${message.message}`));
           // What it opened before it failed would keep the thread, and the process, alive.
           void worker.terminate();
-        } else if (message.type === 'metrics') {
-          metricsWaiting.get(message.id)?.(message.snapshot);
-          metricsWaiting.delete(message.id);
-        } else if (message.type === 'append') {
+        } else if (message.type === 'metrics') scrapes.settle(message.id, message.snapshot);
+        else if (message.type === 'append') {
           void appendHere(options.eventStore, message.request).then((outcome) =>
             send(worker, { type: 'appended', id: message.id, outcome }),
           );
@@ -106,19 +104,12 @@ export const startEngineThread = async (options: EngineThreadOptions): Promise<E
   };
 
   current = await start();
-  const removeSeries = addThreadSeries(
-    () =>
-      new Promise<RegistrySnapshot>((resolve, reject) => {
-        if (!current) return reject(new Error('no engine thread running'));
-        const id = ++nextMetrics;
-        metricsWaiting.set(id, resolve);
-        send(current, { type: 'metrics', id });
-        // A thread that ends before it answers must not hold the scrape.
-        setTimeout(() => {
-          if (metricsWaiting.delete(id)) reject(new Error('the engine thread did not answer'));
-        }, 2000).unref();
-      }),
-  );
+  const removeSeries = addThreadSeries(() => {
+    const worker = current;
+    if (!worker) return Promise.reject(new Error('no engine thread running'));
+    // A thread that ends before it answers must not hold the scrape.
+    return scrapes.ask((id) => send(worker, { type: 'metrics', id }), { ms: 2000, message: 'the engine thread did not answer' });
+  });
   return {
     threadId: () => current?.threadId ?? null,
     crashForTest: async () => {

@@ -6,6 +6,7 @@ import { createLogger, errorFields, railyardRegistry, type Logger } from '@raily
 import { openBlobStore, openEventStore } from '@railyard/runtime';
 import { embeddedLocalCi } from '../embedded-ci';
 import { withAppendsElsewhere, type AppendOutcome, type AppendRequest } from './appends';
+import { Pending } from './pending';
 import type { EngineThreadData, FromEngineThread, ToEngineThread } from './protocol';
 
 /**
@@ -19,36 +20,20 @@ import type { EngineThreadData, FromEngineThread, ToEngineThread } from './proto
 const run = async (port: MessagePort, { config, selfUrl }: EngineThreadData): Promise<void> => {
   const post = (message: FromEngineThread): void => port.postMessage(message);
   const logger = createLogger('railyard', config.logLevel);
-  const uploads = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
-  const appends = new Map<number, (outcome: AppendOutcome) => void>();
-  let nextId = 0;
-  const uploadReports = (input: UploadReportsInput): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const id = ++nextId;
-      uploads.set(id, { resolve, reject });
-      post({ type: 'uploadReports', id, input });
-    });
-  const appendThere = (request: AppendRequest): Promise<AppendOutcome> =>
-    new Promise((resolve) => {
-      const id = ++nextId;
-      appends.set(id, resolve);
-      post({ type: 'append', id, request });
-    });
+  const uploads = new Pending<void>();
+  const appends = new Pending<AppendOutcome>();
+  const uploadReports = (input: UploadReportsInput): Promise<void> => uploads.ask((id) => post({ type: 'uploadReports', id, input }));
+  const appendThere = (request: AppendRequest): Promise<AppendOutcome> => appends.ask((id) => post({ type: 'append', id, request }));
   // Listening before the parts start: the engine appends as soon as it runs, and waits for the answers.
   let stopping = false;
   const parts = startParts(config, selfUrl, logger, uploadReports, appendThere);
   port.on('message', (message: ToEngineThread) => {
     if (message.type === 'metrics')
       void railyardRegistry.getMetricsAsJSON().then((snapshot) => post({ type: 'metrics', id: message.id, snapshot }));
-    if (message.type === 'appended') {
-      appends.get(message.id)?.(message.outcome);
-      appends.delete(message.id);
-    }
+    if (message.type === 'appended') appends.settle(message.id, message.outcome);
     if (message.type === 'reportsUploaded') {
-      const waiting = uploads.get(message.id);
-      uploads.delete(message.id);
-      if (message.error === undefined) waiting?.resolve();
-      else waiting?.reject(new Error(message.error));
+      if (message.error === undefined) uploads.settle(message.id, undefined);
+      else uploads.fail(message.id, new Error(message.error));
     }
     if (message.type === 'stop' && !stopping) {
       stopping = true;
