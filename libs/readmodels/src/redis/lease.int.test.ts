@@ -65,9 +65,11 @@ describe('RedisLease', () => {
   });
 
   it('when the holder keeps renewing, then the lease outlives its TTL', async () => {
-    const a = lease('a', 120, 30);
+    // The TTL leaves room for the event loop to stall: on a loaded two-core CI machine a 120 ms TTL
+    // renewed every 30 ms was lost once, which a real holder with the default TTL would not be.
+    const a = lease('a', 1_000, 100);
     expect(await a.tryAcquire()).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(a.held).toBe(true);
     expect(await redis.get(keys.lease('projector'))).toBe('a');
   });
