@@ -78,6 +78,7 @@ export const railyardEnvSchema = z.object({
   RAILYARD_METRICS_PORT: optionalInt(0, 65535),
   RAILYARD_ENGINE: oneOf(['on', 'off']),
   RAILYARD_ENGINE_THREAD: oneOf(['worker', 'main']),
+  RAILYARD_ENGINE_THREAD_NICENESS: int(10, 0, 19),
   RAILYARD_ENGINE_TICK_MS: int(1000, 10, 3_600_000),
   RAILYARD_ENGINE_VERIFY_MS: int(30_000, 100, 86_400_000),
   RAILYARD_ENGINE_LEASE_TTL_MS: int(10_000, 100, 3_600_000),

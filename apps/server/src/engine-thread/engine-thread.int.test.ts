@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger, registryText } from '@railyard/observability';
@@ -121,6 +122,34 @@ describe('startEngineThread', () => {
       await thread.stop();
     }
     expect(thread.threadId()).toBeNull();
+  });
+
+  // On Linux getpriority answers for one thread when given its kernel id.
+  const nicenessOfTasks = (): number[] => readdirSync('/proc/self/task').map((tid) => getPriority(Number(tid)));
+
+  it('when the thread starts, then it runs 10 nicer than the server’s threads (D47), and not when 0 is set', async () => {
+    const base = getPriority();
+    const nicer = Math.min(19, base + 10);
+    expect(configIn(dir).engine.threadNiceness).toBe(10);
+    const thread = await start();
+    try {
+      expect(nicenessOfTasks().filter((n) => n === nicer)).toHaveLength(1);
+    } finally {
+      await thread.stop();
+    }
+    const config = configIn(dir);
+    const unniced = await startEngineThread({
+      config: { ...config, engine: { ...config.engine, threadNiceness: 0 } },
+      selfUrl: 'http://127.0.0.1:1',
+      logger: quiet,
+      eventStore: store,
+      uploadReports: async () => {},
+    });
+    try {
+      expect(nicenessOfTasks().every((n) => n === base)).toBe(true);
+    } finally {
+      await unniced.stop();
+    }
   });
 
   it('when the thread cannot start, then starting rejects with its reason and the thread ends', async () => {

@@ -6,6 +6,7 @@ import { createLogger, errorFields, railyardRegistry, type Logger } from '@raily
 import { openBlobStore, openEventStore } from '@railyard/runtime';
 import { embeddedLocalCi } from '../embedded-ci';
 import { withAppendsElsewhere, type AppendOutcome, type AppendRequest } from './appends';
+import { niceThisThread } from './niceness';
 import { Pending } from './pending';
 import type { EngineThreadData, FromEngineThread, ToEngineThread } from './protocol';
 
@@ -20,6 +21,10 @@ import type { EngineThreadData, FromEngineThread, ToEngineThread } from './proto
 const run = async (port: MessagePort, { config, selfUrl }: EngineThreadData): Promise<void> => {
   const post = (message: FromEngineThread): void => port.postMessage(message);
   const logger = createLogger('railyard', config.logLevel);
+  // Before anything starts: the git helper and the checks this thread spawns inherit its niceness.
+  const niceness = niceThisThread(config.engine.threadNiceness);
+  if ('set' in niceness) logger.info('engine thread niceness set', { niceness: niceness.set, tid: niceness.tid });
+  else if (config.engine.threadNiceness > 0) logger.warn('engine thread niceness left as it is', { reason: niceness.skipped });
   const uploads = new Pending<void>();
   const appends = new Pending<AppendOutcome>();
   const uploadReports = (input: UploadReportsInput): Promise<void> => uploads.ask((id) => post({ type: 'uploadReports', id, input }));

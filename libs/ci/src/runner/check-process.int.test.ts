@@ -1,5 +1,7 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
+import { getPriority } from 'node:os';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { checkArgv, startCheck } from './check-process';
 
@@ -39,5 +41,51 @@ describe('startCheck', () => {
       .filter((m) => m !== null && !m[2]?.startsWith('/proc/'))
       .map((m) => Number(m?.[1]));
     expect(fds.sort()).toEqual([0, 1, 2]);
+  });
+});
+
+/**
+ * Starts a check from a worker thread made `by` nicer (Linux keeps niceness per thread, and the
+ * engine thread starts checks this way: apps/server's engine-thread/niceness.ts); the check writes
+ * its own niceness and its session's scheduling group into files.
+ */
+const checkFromNicerThread = (workDir: string, by: number): Promise<void> => {
+  const source = `
+    require(${JSON.stringify(require.resolve('tsx/cjs'))});
+    const { readlinkSync, openSync, closeSync } = require('node:fs');
+    const { getPriority, setPriority } = require('node:os');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { checkArgv, startCheck } = require(${JSON.stringify(path.join(__dirname, 'check-process.ts'))});
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (workerData.by > 0) setPriority(tid, Math.min(19, getPriority(tid) + workerData.by));
+    const logFd = openSync(workerData.dir + '/log', 'w');
+    startCheck({ argv: checkArgv('nice > niceness; cat /proc/self/autogroup > autogroup'), cwd: workerData.dir, env: { PATH: process.env.PATH }, logFd })
+      .then((p) => p.exited)
+      .then((exit) => { closeSync(logFd); parentPort.postMessage(exit); });
+  `;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: { dir: workDir, by } });
+    worker.once('message', (exit: { code: number | null }) => {
+      void worker.terminate();
+      if (exit.code === 0) resolve();
+      else reject(new Error(`the check exited ${String(exit.code)}`));
+    });
+    worker.once('error', reject);
+  });
+};
+
+const autogroups = existsSync('/proc/self/autogroup');
+if (!autogroups) console.log('SKIPPED check-process autogroup tests: this kernel has no /proc/self/autogroup');
+(autogroups ? describe : describe.skip)('startCheck from a nicer thread, where the kernel schedules sessions as groups', () => {
+  it('when the thread that starts the check is 5 nicer, then the check and its session’s group are 5 nicer', async () => {
+    const nicer = Math.min(19, getPriority() + 5);
+    await checkFromNicerThread(dir, 5);
+    expect((await fs.readFile(path.join(dir, 'niceness'), 'utf8')).trim()).toBe(String(nicer));
+    expect(await fs.readFile(path.join(dir, 'autogroup'), 'utf8')).toMatch(new RegExp(`^/autogroup-\\d+ nice ${nicer}\n$`));
+  });
+
+  it('when the thread that starts the check is not nicer, then its session’s group has the process’s niceness (0 unless it was started nicer)', async () => {
+    await checkFromNicerThread(dir, 0);
+    expect(await fs.readFile(path.join(dir, 'autogroup'), 'utf8')).toMatch(new RegExp(`^/autogroup-\\d+ nice ${getPriority()}\n$`));
   });
 });

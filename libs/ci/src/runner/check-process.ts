@@ -11,6 +11,11 @@ import { spawn } from 'node:child_process';
  */
 const WRAPPER = [
   "trap '' TERM",
+  // The wrapper leads a session of its own (spawn's `detached`), and where the kernel schedules by
+  // session (autogroup) that session weighs as much as the whole server, whatever the check's
+  // niceness. So the session takes the niceness this shell inherited (the engine thread's, D47);
+  // best effort: the kernel limits how often an unprivileged process may change it.
+  'read -r st < /proc/$$/stat 2>/dev/null && st=(${st##*) }) && [ "${st[16]:-0}" -gt 0 ] && { echo "${st[16]}" > /proc/self/autogroup; } 2>/dev/null',
   '( read -r -u 3 _; kill -KILL -- -$$ ) 4>&- &',
   'watchdog=$!',
   // Not a job of this shell any more: its SIGKILL below is not reported in the check's log.
