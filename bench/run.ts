@@ -17,6 +17,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   targets: () => import('./targets'),
   ci: () => import('./ci'),
   'ci-isolation': () => import('./ci-isolation'),
+  contention: () => import('./contention'),
   bodies: () => import('./bodies'),
   github: () => import('./github'),
   repofacts: () => import('./repo-facts'),

@@ -28,6 +28,8 @@ export interface DeploymentOptions {
   /** The embedded merge engine; off isolates the API's own write path (the engine has its own benchmark). */
   engine?: boolean;
   nodeFlags?: string[];
+  /** More settings for its processes (RAILYARD_* variables), over the ones every deployment gets. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A fresh admin token per deployment, handed over in the environment only (never logged, never written). */
@@ -48,6 +50,7 @@ const commonEnv = (opts: DeploymentOptions, tokens: string): NodeJS.ProcessEnv =
   // As shipped: every request writes an access-log line (and readiness is read from the info log).
   RAILYARD_LOG_LEVEL: 'info',
   ...(opts.postgres ? { RAILYARD_POSTGRES_URL: opts.postgres.url, RAILYARD_POSTGRES_SCHEMA: opts.postgres.schema } : {}),
+  ...opts.env,
 });
 
 const eventStoreOf = (opts: DeploymentOptions): EventStoreConfig =>

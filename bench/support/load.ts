@@ -100,3 +100,7 @@ export const compareInterleaved = async (opts: CompareOptions): Promise<{ baseli
   }
   return { baseline: summarise(baseline), subject: summarise(subject) };
 };
+
+/** One round of load on one target, after nothing else: for cases that compare a server with itself under other conditions. */
+export const measureOnce = async (target: LoadTarget, connections: number, seconds: number): Promise<LoadResult> =>
+  summarise([await runRound(target, connections, seconds)]);

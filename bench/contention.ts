@@ -1,0 +1,129 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { commitOnBranch, createRepoWithCommits, eventually, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+import { startEmbedded } from './support/deployments';
+import { postOk } from './support/http';
+import { measureOnce, type LoadResult } from './support/load';
+import { positiveIntFromEnv } from './support/settings';
+
+/**
+ * `npm run bench -- contention`: the API of `npm start` while its local CI runs CPU-bound checks, with
+ * the engine thread, and so the checks it starts, at the shipped niceness (10) and at none (0),
+ * alternating (docs/decisions.md D47). Each measurement loads getQueue twice on one server: before
+ * any check runs, then while BENCH_CHECKS checks each burn a core; the ratio of the two is what the
+ * checks cost the API, and a ratio needs no quiet machine.
+ *
+ *   BENCH_SECONDS      seconds of load per measurement (6)
+ *   BENCH_ROUNDS       measurements per niceness (2)
+ *   BENCH_CHECKS       checks burning at once (2)
+ *   BENCH_CONNECTIONS  concurrent connections (10)
+ */
+
+const REPO = { host: 'git.bench', owner: 'acme', name: 'contention' };
+const KEY = { repo: REPO, targetBranch: 'main' };
+/** In the check's command line, so the benchmark can see its checks running (and leave none behind). */
+const MARK = 'railyard-bench-burn';
+const BURN = `exec node -e "/* ${MARK} */ const end = Date.now() + 600000; while (Date.now() < end) {}"\n`;
+const RAILYARD_YML = 'ci:\n  burn: "sh ./burn.sh"\nmerge:\n  required_statuses: [burn]\n';
+
+const progress = (line: string): void => void process.stderr.write(`[bench contention] ${line}\n`);
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+/** Processes of this machine running a benchmark check. */
+const burners = (): number[] =>
+  readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(MARK);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+interface Settings {
+  seconds: number;
+  rounds: number;
+  checks: number;
+  connections: number;
+}
+
+const measureAt = async (niceness: number, s: Settings): Promise<{ quiet: LoadResult; checks: LoadResult }> => {
+  const dir = await makeTempDir('railyard-bench-contention-');
+  const gitRoot = path.join(dir, 'git');
+  try {
+    await createRepoWithCommits(gitRoot, REPO, {
+      files: { 'README.md': '# contention\n', '.railyard.yml': RAILYARD_YML, 'burn.sh': BURN },
+    });
+    for (let n = 1; n <= s.checks; n++) {
+      await commitOnBranch(gitRoot, REPO, { branch: `feature-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `Feature ${n}` });
+      await openPr(gitRoot, { repo: REPO, number: n, head: `feature-${n}` });
+    }
+    const d = await startEmbedded({
+      dataDir: path.join(dir, 'data'),
+      gitRoot,
+      logDir: dir,
+      label: `niceness-${niceness}`,
+      env: {
+        RAILYARD_ENGINE_THREAD_NICENESS: String(niceness),
+        // The checks' CPU is the point; a sandbox would only add its start-up (bench ci-isolation measures that).
+        RAILYARD_CI_SANDBOX: 'off',
+        RAILYARD_CI_CONCURRENCY: String(s.checks),
+      },
+    });
+    try {
+      await postOk(d.url, '/createQueue', d.token, { ...KEY, concurrency: s.checks });
+      const body = JSON.stringify(KEY);
+      const target = { url: `${d.url}/v1/getQueue`, headers: { 'x-api-token': d.token }, nextBody: () => body, cpuSeconds: d.cpuSeconds };
+      await measureOnce(target, s.connections, 1);
+      const quiet = await measureOnce(target, s.connections, s.seconds);
+      for (let n = 1; n <= s.checks; n++) await postOk(d.url, '/submitPullRequest', d.token, { ...KEY, pr: { number: n } });
+      await eventually(() => burners().length >= s.checks, `${s.checks} checks burning`, 60_000);
+      const checks = await measureOnce(target, s.connections, s.seconds);
+      if (burners().length < s.checks) throw new Error('a check ended during the measurement: it measured less contention than it says');
+      if (!d.alive()) throw new Error(`the server exited during the run (its log is in ${dir})`);
+      return { quiet, checks };
+    } finally {
+      await d.stop();
+      await eventually(() => burners().length === 0, 'the checks stopped with the server', 30_000);
+    }
+  } finally {
+    await removeTempDir(dir);
+  }
+};
+
+const NICENESS = [10, 0];
+
+export async function* run(): AsyncIterable<object> {
+  if (process.platform !== 'linux') throw new Error('contention: per-thread niceness is Linux-only');
+  const s: Settings = {
+    seconds: positiveIntFromEnv('BENCH_SECONDS', 6),
+    rounds: positiveIntFromEnv('BENCH_ROUNDS', 2),
+    checks: positiveIntFromEnv('BENCH_CHECKS', 2),
+    connections: positiveIntFromEnv('BENCH_CONNECTIONS', 10),
+  };
+  if (burners().length > 0) throw new Error(`processes marked ${MARK} are running already: stop them first`);
+  for (let r = 1; r <= s.rounds; r++) {
+    for (const niceness of NICENESS) {
+      progress(`round ${r}: engine thread niceness ${niceness}`);
+      const { quiet, checks } = await measureAt(niceness, s);
+      yield {
+        name: `contention/getQueue/engine-niceness-${niceness}`,
+        round: r,
+        checksBurning: s.checks,
+        quietReqPerSec: quiet.reqPerSec,
+        quietP99Ms: quiet.p99Ms,
+        reqPerSec: checks.reqPerSec,
+        p50Ms: checks.p50Ms,
+        p99Ms: checks.p99Ms,
+        // What the running checks left of the API's throughput, on the same server a few seconds apart.
+        ratio: quiet.reqPerSec > 0 ? round3(checks.reqPerSec / quiet.reqPerSec) : 0,
+        errors: quiet.errors + checks.errors,
+        non2xx: quiet.non2xx + checks.non2xx,
+        connections: s.connections,
+        seconds: s.seconds,
+      };
+    }
+  }
+}
