@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -150,6 +150,49 @@ describe('startEngineThread', () => {
     } finally {
       await unniced.stop();
     }
+  });
+
+  it('when the thread ends on its own while a check runs, then that check’s processes end with it and the new thread runs it again', async () => {
+    const mark = `railyard-orphan-${process.pid}-${Date.now()}`;
+    const checkPids = (): number[] =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(mark);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    const git = path.join(dir, 'git');
+    await commitOnBranch(git, repo, {
+      branch: 'main',
+      files: { '.railyard.yml': `ci:\n  slow: "sleep 300 && echo ${mark}"\nmerge:\n  required_statuses: [slow]\n` },
+      message: 'A slow check',
+    });
+    await commitOnBranch(git, repo, { branch: 'feature', files: { 'hello.txt': 'hello\n' }, message: 'Say hello' });
+    await openPr(git, { repo, number: 1, head: 'feature' });
+    const config = configIn(dir);
+    const api = await startServer({ ...config, engine: { ...config.engine, enabled: false } }, { logger: quiet });
+    try {
+      expect((await post(api, '/createQueue', REPO)).status).toBe(200);
+      expect((await post(api, '/submitPullRequest', { ...REPO, pr: { number: 1 } })).status).toBe(200);
+    } finally {
+      await api.close();
+    }
+    const thread = await start();
+    try {
+      await eventually(() => checkPids().length > 0, 'the check runs', 30_000);
+      const first = checkPids();
+      await thread.crashForTest();
+      await eventually(() => first.every((pid) => !checkPids().includes(pid)), 'the crashed thread’s check ended', 15_000);
+      // The thread started again finds the run still testing and starts its check again.
+      await eventually(() => checkPids().some((pid) => !first.includes(pid)), 'the new thread runs the check again', 30_000);
+    } finally {
+      await thread.stop();
+    }
+    await eventually(() => checkPids().length === 0, 'no check is left', 15_000);
   });
 
   it('when the thread cannot start, then starting rejects with its reason and the thread ends', async () => {
