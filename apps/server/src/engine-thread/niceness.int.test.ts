@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { execFileSync } from 'node:child_process';
 import { currentThreadId, niceThisThread } from './niceness';
 
 /** The engine thread's niceness (niceness.ts) on a real worker thread, read back from /proc. */
@@ -88,5 +89,44 @@ onLinux('the engine thread made nicer than the API thread', () => {
 
   it('when the calling thread is the main one, then its kernel id is the process id', () => {
     expect(currentThreadId()).toBe(process.pid);
+  });
+});
+
+/**
+ * A fresh process (the pool is made once per process) whose worker thread makes itself 5 nicer and
+ * then uses libuv's thread pool; `warm` has the main thread start the pool first. Prints how many of
+ * the process's threads are nicer than its main thread.
+ */
+const nicerThreadsOfFreshProcess = (warm: boolean): number => {
+  const tsx = JSON.stringify(require.resolve('tsx/cjs'));
+  const niceness = JSON.stringify(path.join(__dirname, 'niceness.ts'));
+  const source = `
+    require(${tsx});
+    const { readdirSync } = require('node:fs');
+    const { getPriority } = require('node:os');
+    const { Worker } = require('node:worker_threads');
+    const { startThreadPool } = require(${niceness});
+    (async () => {
+      if (process.argv.includes('warm')) await startThreadPool();
+      const worker = new Worker(
+        'require(' + ${JSON.stringify(tsx)} + '); const n = require(' + ${JSON.stringify(niceness)} + '); n.niceThisThread(5); n.startThreadPool().then(() => require("node:worker_threads").parentPort.postMessage("used"));',
+        { eval: true },
+      );
+      await new Promise((resolve) => worker.once('message', resolve));
+      const base = getPriority();
+      console.log(readdirSync('/proc/self/task').filter((tid) => getPriority(Number(tid)) > base).length);
+      await worker.terminate();
+    })();
+  `;
+  return Number(execFileSync(process.execPath, ['-e', source, ...(warm ? ['warm'] : [])], { encoding: 'utf8' }).trim());
+};
+
+onLinux('the thread pool and the nicer engine thread', () => {
+  it('when the nicer thread is the first to use the thread pool, then the pool’s threads are nicer too (the hazard)', () => {
+    expect(nicerThreadsOfFreshProcess(false)).toBeGreaterThan(1);
+  });
+
+  it('when startThreadPool ran on the main thread first, then the nicer thread is the only nicer one', () => {
+    expect(nicerThreadsOfFreshProcess(true)).toBe(1);
   });
 });

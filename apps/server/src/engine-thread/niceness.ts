@@ -1,6 +1,8 @@
+import { randomFill } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 /** Where a thread's own niceness was set, or why it was left alone. */
 export type NicenessOutcome = { set: number; tid: number } | { skipped: string };
@@ -39,4 +41,15 @@ export const niceThisThread = (by: number): NicenessOutcome => {
   } catch (err) {
     return { skipped: (err as Error).message };
   }
+};
+
+/**
+ * Starts libuv's thread pool (fs, crypto, dns work) from the calling thread, if it has not started.
+ * The pool is the process's, made on its first use by whichever thread uses it first, and its threads
+ * inherit that thread's niceness: started by a nicer engine thread they would serve the API's work at
+ * the engine's priority. So the server calls this before it starts the engine thread. A crypto job
+ * because it always runs on the pool (libuv may do some file operations without it).
+ */
+export const startThreadPool = async (): Promise<void> => {
+  await promisify(randomFill)(Buffer.alloc(1));
 };

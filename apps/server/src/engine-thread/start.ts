@@ -4,6 +4,7 @@ import type { UploadReportsInput } from '@railyard/ci';
 import type { EventStore } from '@railyard/eventstore';
 import { addThreadSeries, errorFields, type Logger, type RegistrySnapshot } from '@railyard/observability';
 import { appendHere } from './appends';
+import { startThreadPool } from './niceness';
 import { Pending } from './pending';
 import type { EngineThreadData, FromEngineThread, ToEngineThread } from './protocol';
 
@@ -45,6 +46,8 @@ const spawn = (data: EngineThreadData): Worker =>
  */
 export const startEngineThread = async (options: EngineThreadOptions): Promise<EngineThread> => {
   const { logger, uploadReports, restartMs = 1000 } = options;
+  // Before the thread makes itself nicer: the pool's threads would otherwise be made by it (niceness.ts).
+  await startThreadPool();
   const data: EngineThreadData = { config: options.config, selfUrl: options.selfUrl };
   let current: Worker | null = null;
   let stopping = false;
