@@ -1,6 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { commitOnBranch, createRepoWithCommits, eventually, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+import {
+  commitOnBranch,
+  createRepoWithCommits,
+  eventually,
+  makeTempDir,
+  openPr,
+  processesNamed,
+  processToken,
+  removeTempDir,
+} from '@railyard/testkit';
 import { startEmbedded } from './support/deployments';
 import { postOk } from './support/http';
 import { measureOnce, type LoadResult } from './support/load';
@@ -21,26 +29,12 @@ import { positiveIntFromEnv } from './support/settings';
 
 const REPO = { host: 'git.bench', owner: 'acme', name: 'contention' };
 const KEY = { repo: REPO, targetBranch: 'main' };
-/** In the check's command line, so the benchmark can see its checks running (and leave none behind). */
-const MARK = 'railyard-bench-burn';
-const BURN = `exec node -e "/* ${MARK} */ const end = Date.now() + 600000; while (Date.now() < end) {}"\n`;
-const RAILYARD_YML = 'ci:\n  burn: "sh ./burn.sh"\nmerge:\n  required_statuses: [burn]\n';
+/** The check: a busy loop named `token` (argv[0]), so the benchmark can see its checks running and leave none behind. */
+const burnScript = (token: string): string => `exec -a ${token} node -e "const end = Date.now() + 600000; while (Date.now() < end) {}"\n`;
+const RAILYARD_YML = 'ci:\n  burn: "bash ./burn.sh"\nmerge:\n  required_statuses: [burn]\n';
 
 const progress = (line: string): void => void process.stderr.write(`[bench contention] ${line}\n`);
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
-
-/** Processes of this machine running a benchmark check. */
-const burners = (): number[] =>
-  readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(MARK);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 
 interface Settings {
   seconds: number;
@@ -50,11 +44,13 @@ interface Settings {
 }
 
 const measureAt = async (niceness: number, s: Settings): Promise<{ quiet: LoadResult; checks: LoadResult }> => {
+  const token = processToken('bench-burn');
+  const burners = (): Promise<number[]> => processesNamed(token);
   const dir = await makeTempDir('railyard-bench-contention-');
   const gitRoot = path.join(dir, 'git');
   try {
     await createRepoWithCommits(gitRoot, REPO, {
-      files: { 'README.md': '# contention\n', '.railyard.yml': RAILYARD_YML, 'burn.sh': BURN },
+      files: { 'README.md': '# contention\n', '.railyard.yml': RAILYARD_YML, 'burn.sh': burnScript(token) },
     });
     for (let n = 1; n <= s.checks; n++) {
       await commitOnBranch(gitRoot, REPO, { branch: `feature-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `Feature ${n}` });
@@ -79,14 +75,15 @@ const measureAt = async (niceness: number, s: Settings): Promise<{ quiet: LoadRe
       await measureOnce(target, s.connections, 1);
       const quiet = await measureOnce(target, s.connections, s.seconds);
       for (let n = 1; n <= s.checks; n++) await postOk(d.url, '/submitPullRequest', d.token, { ...KEY, pr: { number: n } });
-      await eventually(() => burners().length >= s.checks, `${s.checks} checks burning`, 60_000);
+      await eventually(async () => (await burners()).length >= s.checks, `${s.checks} checks burning`, 60_000);
       const checks = await measureOnce(target, s.connections, s.seconds);
-      if (burners().length < s.checks) throw new Error('a check ended during the measurement: it measured less contention than it says');
+      if ((await burners()).length < s.checks)
+        throw new Error('a check ended during the measurement: it measured less contention than it says');
       if (!d.alive()) throw new Error(`the server exited during the run (its log is in ${dir})`);
       return { quiet, checks };
     } finally {
       await d.stop();
-      await eventually(() => burners().length === 0, 'the checks stopped with the server', 30_000);
+      await eventually(async () => (await burners()).length === 0, 'the checks stopped with the server', 30_000);
     }
   } finally {
     await removeTempDir(dir);
@@ -103,7 +100,6 @@ export async function* run(): AsyncIterable<object> {
     checks: positiveIntFromEnv('BENCH_CHECKS', 2),
     connections: positiveIntFromEnv('BENCH_CONNECTIONS', 10),
   };
-  if (burners().length > 0) throw new Error(`processes marked ${MARK} are running already: stop them first`);
   for (let r = 1; r <= s.rounds; r++) {
     for (const niceness of NICENESS) {
       progress(`round ${r}: engine thread niceness ${niceness}`);

@@ -6,3 +6,4 @@ export * from './fake-github';
 export * from './postgres';
 export * from './repo-bed';
 export * from './old-status-files';
+export * from './processes';

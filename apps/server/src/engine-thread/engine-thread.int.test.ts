@@ -1,11 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger, registryText } from '@railyard/observability';
 import type { EventStore } from '@railyard/eventstore';
 import { loadConfig, openEventStore, type RailyardConfig } from '@railyard/runtime';
-import { commitOnBranch, createRepoWithCommits, eventually, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+import {
+  commitOnBranch,
+  createRepoWithCommits,
+  eventually,
+  makeTempDir,
+  openPr,
+  processesNamed,
+  processToken,
+  removeTempDir,
+} from '@railyard/testkit';
 import { startServer, type RunningServer } from '../server';
 import { startEngineThread, type EngineThread } from './start';
 
@@ -153,22 +162,12 @@ describe('startEngineThread', () => {
   });
 
   it('when the thread ends on its own while a check runs, then that check’s processes end with it and the new thread runs it again', async () => {
-    const mark = `railyard-orphan-${process.pid}-${Date.now()}`;
-    const checkPids = (): number[] =>
-      readdirSync('/proc')
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(mark);
-          } catch {
-            return false;
-          }
-        })
-        .map(Number);
+    const token = processToken('orphan');
+    const checkPids = (): Promise<number[]> => processesNamed(token);
     const git = path.join(dir, 'git');
     await commitOnBranch(git, repo, {
       branch: 'main',
-      files: { '.railyard.yml': `ci:\n  slow: "sleep 300 && echo ${mark}"\nmerge:\n  required_statuses: [slow]\n` },
+      files: { '.railyard.yml': `ci:\n  slow: "exec -a ${token} sleep 300"\nmerge:\n  required_statuses: [slow]\n` },
       message: 'A slow check',
     });
     await commitOnBranch(git, repo, { branch: 'feature', files: { 'hello.txt': 'hello\n' }, message: 'Say hello' });
@@ -183,16 +182,16 @@ describe('startEngineThread', () => {
     }
     const thread = await start();
     try {
-      await eventually(() => checkPids().length > 0, 'the check runs', 30_000);
-      const first = checkPids();
+      await eventually(async () => (await checkPids()).length > 0, 'the check runs', 30_000);
+      const first = await checkPids();
       await thread.crashForTest();
-      await eventually(() => first.every((pid) => !checkPids().includes(pid)), 'the crashed thread’s check ended', 15_000);
+      await eventually(async () => !(await checkPids()).some((pid) => first.includes(pid)), 'the crashed thread’s check ended', 15_000);
       // The thread started again finds the run still testing and starts its check again.
-      await eventually(() => checkPids().some((pid) => !first.includes(pid)), 'the new thread runs the check again', 30_000);
+      await eventually(async () => (await checkPids()).some((pid) => !first.includes(pid)), 'the new thread runs the check again', 30_000);
     } finally {
       await thread.stop();
     }
-    await eventually(() => checkPids().length === 0, 'no check is left', 15_000);
+    await eventually(async () => (await checkPids()).length === 0, 'no check is left', 15_000);
   });
 
   it('when the thread cannot start, then starting rejects with its reason and the thread ends', async () => {

@@ -3,11 +3,11 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import type { CommitStatus } from '@railyard/githost';
-import { commitOnBranch } from '@railyard/testkit';
+import { commitOnBranch, processesNamed, processToken } from '@railyard/testkit';
 import { CiConfigError, type UploadReportsInput } from './local-ci-runner';
 import type { CheckFinished } from './outcome';
 import { RunnerBed } from './testing/runner-bed';
-import { eventually, processesNamed, processToken } from './testing/processes';
+import { eventually } from './testing/processes';
 
 jest.setTimeout(60_000);
 
