@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEventStore, type EventStoreConfig } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
+import { build } from '../scripts/build/build';
 import { groupsOf, layoutOf, settingsFromEnv, type Case, type Settings } from './support/api-cases';
 import type { Deployment } from './support/deployments';
 import { prepareRepository } from './support/git-fixture';
@@ -89,6 +90,7 @@ const measure = async (c: Case, d: Deployment, baseline: Child, s: Settings): Pr
     ...events,
     ...(c.extra?.() ?? {}),
     ...(c.target ? { target: c.target.text, met: c.target.met(real, ratio) } : {}),
+    server: s.server,
   };
 };
 
@@ -111,6 +113,10 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
   const gitRoot = path.join(work, 'git');
   mkdirSync(logDir);
   if (s.cpuProfDir) mkdirSync(s.cpuProfDir, { recursive: true });
+  if (s.server === 'build') {
+    progress('building dist/ (npm run build)');
+    build();
+  }
   let baseline: Child | undefined;
   let failed = true;
   try {
@@ -127,7 +133,7 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       const dataDir = path.join(work, group.label);
       const nodeFlags = s.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${s.cpuProfDir}`] : undefined;
       progress(`starting the ${group.label} deployment`);
-      const deployment = await group.start({ dataDir, gitRoot, logDir, label: group.label, nodeFlags });
+      const deployment = await group.start({ dataDir, gitRoot, logDir, label: group.label, nodeFlags, compiled: s.server === 'build' });
       try {
         await group.prepare(deployment);
         for (const c of group.cases) yield await measure(c, deployment, baseline, s);

@@ -12,7 +12,10 @@ import { positiveIntFromEnv, postgresUrlFromEnv } from './support/settings';
  * - one-stream/4-writers: four store objects (for PostgreSQL four connections, as four processes
  *   would be) appending to the same stream, catching up and retrying on a conflict;
  * - many-streams/32: 32 appenders on their own streams through one store object (group commit);
- * - many-streams/4x8: four store objects with 8 appenders each, all on their own streams.
+ * - many-streams/4x8: four store objects with 8 appenders each, all on their own streams;
+ * - …/4-subscribers: the case with four subscriptions on the appending store object following the
+ *   log as it grows, as the embedded server's projections do; `cpuMsPerAppend` then includes their
+ *   reads (each counts what it is given and nothing more).
  */
 
 const progress = (line: string): void => {
@@ -41,6 +44,20 @@ interface Load {
   /** Stream of appender `i` of store `s`. */
   stream: (s: number, i: number) => string;
 }
+
+/** Subscriptions following the first store's log from its start; `delivered` counts the events they were given. */
+const follow = (store: EventStore, count: number) => {
+  let delivered = 0;
+  const subscriptions = Array.from({ length: count }, () =>
+    store.subscribe({
+      fromPosition: null,
+      onEvents: async (events) => {
+        delivered += events.length;
+      },
+    }),
+  );
+  return { delivered: () => delivered, close: () => Promise.all(subscriptions.map((s) => s.close())) };
+};
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -104,28 +121,40 @@ const CASES = [
   { name: 'one-stream/4-writers', stores: 4, perStore: 1, stream: () => 'one' },
   { name: 'many-streams/32', stores: 1, perStore: 32, stream: (_s: number, i: number) => `s-${i}` },
   { name: 'many-streams/4x8', stores: 4, perStore: 8, stream: (s: number, i: number) => `s-${s}-${i}` },
+  { name: 'one-stream/4-subscribers', stores: 1, perStore: 1, stream: () => 'one', subscribers: 4 },
+  { name: 'many-streams/32/4-subscribers', stores: 1, perStore: 32, stream: (_s: number, i: number) => `s-${i}`, subscribers: 4 },
 ];
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
   const seconds = positiveIntFromEnv('BENCH_SECONDS', 5);
-  const wanted = (name: string) => args.length === 0 || args.some((a) => name.includes(a));
+  const backendNames = ['sqlite-full', 'postgres'];
+  // Arguments name backends (`sqlite`, `postgres`) or pick cases by substring (`subscribers`).
+  const backendArgs = args.filter((a) => backendNames.some((b) => b.includes(a)));
+  const caseArgs = args.filter((a) => !backendArgs.includes(a));
   const makers = [
     { label: 'sqlite-full', make: sqliteBackend },
     { label: 'postgres', make: postgresBackend },
-  ].filter((b) => wanted(b.label));
+  ].filter((b) => backendArgs.length === 0 || backendArgs.some((a) => b.label.includes(a)));
+  const cases = CASES.filter((c) => caseArgs.length === 0 || caseArgs.some((a) => c.name.includes(a)));
+  if (cases.length === 0)
+    throw new Error(`no eventstore case matches ${caseArgs.join(' ')}; the cases are: ${CASES.map((c) => c.name).join(', ')}`);
   const backends: Backend[] = [];
   try {
     for (const { make } of makers) backends.push(await make());
     // Case by case, each store in turn: load from other work on the machine comes and goes, and
     // both sides of a comparison should meet the same.
-    for (const [n, c] of CASES.entries()) {
+    for (const c of cases) {
+      const n = CASES.indexOf(c);
       for (const backend of backends) {
         progress(`${backend.name} ${c.name}`);
         const stores: EventStore[] = [];
         for (let i = 0; i < c.stores; i++) stores.push(await backend.open(n));
+        const followers = c.subscribers ? follow(stores[0] as EventStore, c.subscribers) : null;
         const cpuBefore = process.cpuUsage();
         const { appends, conflicts, latenciesMs } = await drive({ stores, perStore: c.perStore, stream: c.stream }, seconds);
         const cpu = process.cpuUsage(cpuBefore);
+        const delivered = followers?.delivered();
+        await followers?.close();
         await Promise.all(stores.map((s) => s.close()));
         yield {
           name: `eventstore/${backend.name}/${c.name}`,
@@ -135,6 +164,8 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
           conflictsPerSec: Math.round(conflicts / seconds),
           // The benchmark's own process (the stores' client side); PostgreSQL's server CPU is not in it.
           cpuMsPerAppend: appends > 0 ? round((cpu.user + cpu.system) / 1_000 / appends, 3) : 0,
+          // Warm-up included: that they kept up, not a rate.
+          ...(delivered !== undefined ? { eventsDeliveredPerSubscriber: Math.round(delivered / (c.subscribers ?? 1)) } : {}),
           seconds,
           loadAvg1m: round(os.loadavg()[0] ?? 0),
         };

@@ -29,8 +29,16 @@ export interface Settings {
   postgresUrl: string;
   /** When set, every Railyard process writes a V8 CPU profile here on exit. */
   cpuProfDir?: string;
+  /** `build`: Railyard's processes run from the compiled build, as `npm start` runs them; `sources`: through tsx. */
+  server: 'sources' | 'build';
   keepWorkDir: boolean;
 }
+
+const serverFromEnv = (env: NodeJS.ProcessEnv): Settings['server'] => {
+  const raw = env.BENCH_SERVER || 'sources';
+  if (raw !== 'sources' && raw !== 'build') throw new Error(`BENCH_SERVER must be sources or build, not "${raw}"`);
+  return raw;
+};
 
 export const settingsFromEnv = (env: NodeJS.ProcessEnv = process.env): Settings => ({
   seconds: positiveIntFromEnv('BENCH_SECONDS', 10, env),
@@ -44,6 +52,7 @@ export const settingsFromEnv = (env: NodeJS.ProcessEnv = process.env): Settings 
   redisUrl: redisUrlFromEnv(env),
   postgresUrl: postgresUrlFromEnv(env),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
+  server: serverFromEnv(env),
   keepWorkDir: env.BENCH_KEEP === '1',
 });
 

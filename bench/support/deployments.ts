@@ -28,6 +28,8 @@ export interface DeploymentOptions {
   /** The embedded merge engine; off isolates the API's own write path (the engine has its own benchmark). */
   engine?: boolean;
   nodeFlags?: string[];
+  /** Run the compiled build in `dist/` (as `npm start` does) rather than the sources through tsx. */
+  compiled?: boolean;
   /** More settings for its processes (RAILYARD_* variables), over the ones every deployment gets. */
   env?: NodeJS.ProcessEnv;
 }
@@ -65,6 +67,7 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
     logFile: path.join(opts.logDir, `${opts.label}-server.log`),
     ready: /"message":"railyard listening"/,
     nodeFlags: opts.nodeFlags,
+    compiled: opts.compiled,
   });
   return {
     url: server.url,
@@ -100,6 +103,7 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
         logFile: path.join(opts.logDir, `${opts.label}-projector.log`),
         ready: /"message":"projector started"/,
         nodeFlags: opts.nodeFlags,
+        compiled: opts.compiled,
       }),
     );
     const api = await startChild({
@@ -108,6 +112,7 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
       logFile: path.join(opts.logDir, `${opts.label}-api.log`),
       ready: /"message":"railyard api listening"/,
       nodeFlags: opts.nodeFlags,
+      compiled: opts.compiled,
     });
     children.push(api);
     return {

@@ -17,6 +17,11 @@ export interface ChildOptions {
   timeoutMs?: number;
   /** Extra node flags, e.g. `--cpu-prof` (tsx passes them on to node). */
   nodeFlags?: string[];
+  /**
+   * Run the script's compiled counterpart in `dist/` (made by `npm run build`) with plain node, as
+   * `npm start` does, instead of the TypeScript source through tsx.
+   */
+  compiled?: boolean;
 }
 
 export interface Child {
@@ -45,7 +50,10 @@ const tail = (file: string, lines = 20): string => {
 /** Starts one of Railyard's entry points (or the baseline) as a real OS process and waits until it says it is ready. */
 export const startChild = async (opts: ChildOptions): Promise<Child> => {
   const fd = openSync(opts.logFile, 'a');
-  const proc = spawn(TSX, [...(opts.nodeFlags ?? []), path.join(ROOT, opts.script)], {
+  const [command, entry] = opts.compiled
+    ? [process.execPath, path.join(ROOT, 'dist', opts.script.replace(/\.ts$/, '.js'))]
+    : [TSX, path.join(ROOT, opts.script)];
+  const proc = spawn(command, [...(opts.nodeFlags ?? []), entry], {
     cwd: ROOT,
     env: { ...process.env, JEST_WORKER_ID: '', ...opts.env },
     stdio: ['ignore', fd, fd],
