@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore, type RecordedEvent } from '../../libs/eventstore/src';
+import { recordLogReads } from '../../libs/eventstore/src/sqlite/testing/log-reads';
 import { eventStoreContract, newEvent } from './eventstore.contract';
 import { expectContiguousRevisions, readEverything, writerPool } from './support/store-writer';
 
@@ -135,6 +136,44 @@ describe('sqlite event store', () => {
     // A poll interval far beyond the test's time-out: only the watch on the file can deliver in time.
     const { received, expected } = await receiveFromChild({ pollIntervalMs: 3_600_000 }, { tag: 'woken', eventsPerAppend: 1, appends: 3 });
     expect(received).toEqual(expected);
+  });
+
+  it('when another process has appended, then a subscription here reads again after delivering this process’s own appends', async () => {
+    const file = join(await tempDir(), 'events.sqlite');
+    // No poll within the test: every read is one a commit or the watch caused.
+    const store = new SqliteEventStore({ file, pollIntervalMs: 3_600_000 });
+    const received: RecordedEvent[] = [];
+    const subscription = store.subscribe({ fromPosition: null, onEvents: async (batch) => void received.push(...batch) });
+    const arrived = async (count: number) => {
+      while (received.length < count) await new Promise((r) => setTimeout(r, 5));
+    };
+    const settled = () => new Promise((r) => setTimeout(r, 100));
+    const reads = recordLogReads();
+    try {
+      await store.append('mine', [newEvent('A')], 'no_stream');
+      await arrived(1);
+      await settled();
+      // The only writer so far: its commit handed the events over, and nothing was read (D48).
+      expect(reads.reads).toEqual([]);
+
+      const child = writer({ store: { kind: 'sqlite', file }, tag: 'theirs', streams: ['theirs'], eventsPerAppend: 1, appends: 1 });
+      await child.ready();
+      child.go();
+      await child.finished();
+      await arrived(2);
+      reads.reads.length = 0;
+
+      await store.append('mine', [newEvent('B')], 0);
+      await arrived(3);
+      await settled();
+      // Another process writes too: after a delivery, the end of the log is read, not assumed.
+      expect(reads.reads).toContain(0);
+    } finally {
+      reads.restore();
+      await subscription.close();
+      await store.close();
+    }
+    expect(received.map((e) => e.streamId)).toEqual(['mine', 'theirs', 'mine']);
   });
 
   it('when two processes append to the same streams at once, then no event is lost or doubled and revisions stay contiguous', async () => {

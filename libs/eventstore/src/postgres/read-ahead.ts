@@ -1,3 +1,5 @@
+import { CommittedTail } from '../shared/committed-tail';
+
 type ReadPage<T> = (after: bigint, max: number) => Promise<T[]>;
 
 /** Readers catching up at once (the embedded server runs three projections) each keep theirs. */
@@ -18,26 +20,24 @@ const SLOTS = 4;
 export class ReadAhead<T extends { position: bigint }> {
   private readonly pending = new Map<string, Promise<T[] | null>>();
   private readonly inFlight = new Map<string, { generation: number; page: Promise<T[]> }>();
-  private tail: { after: bigint; rows: T[]; generation: number } | null = null;
+  private readonly tail: CommittedTail<T>;
 
   constructor(
     private readonly read: ReadPage<T>,
     private readonly generation: () => number = () => 0,
-  ) {}
+  ) {
+    this.tail = new CommittedTail(generation);
+  }
 
-  /**
-   * The rows this process has just committed, which follow `after` in the log with nothing between
-   * (positions are assigned under the append lock). Until anything else is signalled, a reader that
-   * has delivered up to `after` is given them without a read: what a read would have returned then.
-   */
+  /** The rows this process has just committed after `after`: see CommittedTail. */
   offer(after: bigint, rows: T[]): void {
-    this.tail = rows.length > 0 ? { after, rows, generation: this.generation() } : null;
+    this.tail.offer(after, rows);
   }
 
   page(after: bigint, max: number): Promise<T[]> {
     const generation = this.generation();
-    const tail = this.tail;
-    if (tail && tail.after === after && tail.generation === generation) return Promise.resolve(tail.rows.slice(0, max));
+    const committed = this.tail.take(after, max);
+    if (committed) return Promise.resolve(committed);
     const key = `${after}:${max}`;
     const shared = this.inFlight.get(key);
     if (shared && shared.generation === generation) return shared.page;

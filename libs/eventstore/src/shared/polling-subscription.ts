@@ -9,12 +9,13 @@ export interface PollSource {
   /** Fires after each append made through this store object (and, for some stores, by anyone). */
   signal: AppendSignal;
   /**
-   * The signal also fires for appends by other processes (PostgreSQL's NOTIFY): then a short page
-   * is known to be the end of the log until the signal fires, and is not read again to find nothing.
-   * Without it (a SQLite file shared by processes) appends made during a delivery are only found by
-   * reading again, so the loop does so at once rather than after a poll interval.
+   * The signal also fires for appends by other processes (PostgreSQL's NOTIFY, a SQLite file only
+   * this process has been seen writing): then a short page is known to be the end of the log until
+   * the signal fires, and is not read again to find nothing. Without it (a SQLite file shared by
+   * processes) appends made during a delivery are only found by reading again, so the loop does so
+   * at once rather than after a poll interval. Read after every delivery, so it may change.
    */
-  signalsEveryAppend?: boolean;
+  readonly signalsEveryAppend?: boolean;
 }
 
 /**

@@ -14,6 +14,8 @@ import type { AppendSignal } from '../shared/append-signal';
  */
 class FileWake {
   private watcher: FSWatcher | null = null;
+  /** Whether the watch has seen another process's touch since it started. */
+  private othersSeen = false;
   private users = 0;
   private markerExists = false;
   /** The time this process last set, in ms: a touch that still shows it is our own, already signalled. */
@@ -25,6 +27,18 @@ class FileWake {
     private readonly signal: AppendSignal,
   ) {
     this.markerFile = `${file}-appended`;
+  }
+
+  /**
+   * True while the watch is on and has seen no other process append: every append so far was this
+   * process's own, each signalled as it was made, and another's would be signalled by the watch. A
+   * subscription at the end of the log then sleeps after a delivery instead of reading again to find
+   * nothing (D48). The first foreign touch ends it for good. The one append it can
+   * miss is a foreign one made in the same millisecond just after one of ours, before any other was
+   * seen (its touch looks like ours): that one is read at the next poll.
+   */
+  get onlyWriterSoFar(): boolean {
+    return this.watcher !== null && !this.othersSeen;
   }
 
   /** Tells the other processes' watches that a commit is visible. */
@@ -57,7 +71,9 @@ class FileWake {
     const name = basename(this.markerFile);
     try {
       this.watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
-        if (changed !== null && changed.toString() === name && !this.showsOwnTouch()) this.signal.notify();
+        if (changed === null || changed.toString() !== name || this.showsOwnTouch()) return;
+        this.othersSeen = true;
+        this.signal.notify();
       });
       this.watcher.on('error', () => this.stop());
     } catch {

@@ -15,8 +15,9 @@ import type {
 import { assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
 import { AppendSignal, appendSignalForFile } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
+import { CommittedTail } from '../shared/committed-tail';
 import { preparePending, type PendingAppend } from '../shared/pending-append';
-import { PollingSubscription } from '../shared/polling-subscription';
+import { PollingSubscription, type PollSource } from '../shared/polling-subscription';
 import { fileWakeFor } from './file-wake';
 import { CREATE_SCHEMA, SCHEMA_VERSION } from './schema';
 
@@ -49,7 +50,8 @@ interface EventRow {
   recorded_at: string;
 }
 
-type AppendOutcome = { result: AppendResult; wrote: boolean } | { error: unknown };
+type Written = { result: AppendResult; rows: EventRow[] };
+type AppendOutcome = Written | { error: unknown };
 
 interface RefRow {
   stream_id: string;
@@ -71,6 +73,7 @@ export class SqliteEventStore implements EventStore {
   /** Null for an in-memory database, which no other process can append to. */
   private readonly file: string | null;
   private readonly subscriptions = new SubscriptionSet();
+  private readonly committed: CommittedTail<EventRow>;
   private readonly now: () => Date;
   private readonly pollIntervalMs: number;
   private readonly statements;
@@ -85,6 +88,7 @@ export class SqliteEventStore implements EventStore {
     const inMemory = options.file === ':memory:' || options.file === '';
     this.file = inMemory ? null : resolve(options.file);
     this.signal = this.file === null ? new AppendSignal() : appendSignalForFile(this.file);
+    this.committed = new CommittedTail(() => this.signal.appendCount);
     if (!inMemory) {
       // Private from the start: SQLite would create the file (and its -wal and -shm, which copy its
       // mode) world-readable. An empty file is a new database to SQLite.
@@ -140,16 +144,29 @@ export class SqliteEventStore implements EventStore {
       for (const p of batch) p.reject(err);
       return;
     }
-    let head: bigint | null = null;
+    const rows: EventRow[] = [];
     outcomes.forEach((outcome, i) => {
       const p = batch[i] as PendingAppend;
       if ('error' in outcome) return p.reject(outcome.error);
-      if (outcome.wrote && (head === null || outcome.result.position > head)) head = outcome.result.position;
+      rows.push(...outcome.rows);
       p.resolve(outcome.result);
     });
-    if (head === null) return;
-    this.signal.notify(head);
+    const last = rows[rows.length - 1];
+    if (last === undefined) return;
+    this.signal.notify(last.global_position);
+    this.offerCommitted(rows);
     if (this.file !== null) fileWakeFor(this.file, this.signal).announce();
+  }
+
+  /**
+   * The group's rows, to the subscriptions this commit wakes (D48): a reader that had delivered up to
+   * just before them is given them without reading the file. The group held the write lock, so its
+   * rows are the log's next positions; should they ever not be consecutive, readers read as before.
+   */
+  private offerCommitted(rows: EventRow[]): void {
+    const first = (rows[0] as EventRow).global_position;
+    const consecutive = rows.every((row, i) => row.global_position === first + BigInt(i));
+    this.committed.offer(first - 1n, consecutive ? rows : []);
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -169,9 +186,18 @@ export class SqliteEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions): Subscription {
     this.assertOpen();
-    const source = { readAfter: (after: bigint | null, max: number) => this.readAfter(after, max), signal: this.signal };
+    // The watch first: whether it is on decides how the subscription reads.
+    const wake = this.file === null ? null : fileWakeFor(this.file, this.signal);
+    const release = wake?.acquire() ?? (() => undefined);
+    const source: PollSource = {
+      readAfter: (after, max) => this.readAfter(after, max),
+      signal: this.signal,
+      // An in-memory database has no other writer; a file, while this process is its only one (D48).
+      get signalsEveryAppend() {
+        return wake === null || wake.onlyWriterSoFar;
+      },
+    };
     const subscription = new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff);
-    const release = this.file === null ? () => undefined : fileWakeFor(this.file, this.signal).acquire();
     return this.subscriptions.track({
       close: async () => {
         release();
@@ -192,21 +218,18 @@ export class SqliteEventStore implements EventStore {
   private async readAfter(after: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
     this.assertOpen();
     if (maxCount <= 0) return [];
-    return (this.statements.readAll.all(after ?? 0n, Math.floor(maxCount)) as EventRow[]).map(toRecorded);
+    const from = after ?? 0n;
+    const max = Math.floor(maxCount);
+    return (this.committed.take(from, max) ?? (this.statements.readAll.all(from, max) as EventRow[])).map(toRecorded);
   }
 
-  private appendInTransaction(
-    streamId: string,
-    events: NewEvent[],
-    expected: ExpectedRevision,
-    payloads: [string, string][],
-  ): { result: AppendResult; wrote: boolean } {
+  private appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision, payloads: [string, string][]): Written {
     const found = events.map((e): StoredEventRef | undefined => {
       const row = this.statements.findById.get(e.eventId) as RefRow | undefined;
       return row && { streamId: row.stream_id, revision: Number(row.revision), position: row.global_position };
     });
     const repeated = resolveRepeatedAppend(streamId, events, expected, found);
-    if (repeated) return { result: repeated, wrote: false };
+    if (repeated) return { result: repeated, rows: [] };
 
     const { last } = this.statements.lastRevision.get(streamId) as { last: bigint | null };
     const actual = last === null ? 'no_stream' : Number(last);
@@ -214,13 +237,23 @@ export class SqliteEventStore implements EventStore {
 
     const recordedAt = this.now().toISOString();
     const first = actual === 'no_stream' ? 0 : actual + 1;
-    let position = 0n;
-    events.forEach((event, i) => {
+    const rows = events.map((event, i): EventRow => {
       const [data, metadata] = payloads[i] as [string, string];
-      const info = this.statements.insert.run(streamId, first + i, event.eventId, event.type, data, metadata, recordedAt);
-      position = BigInt(info.lastInsertRowid);
+      const revision = first + i;
+      const info = this.statements.insert.run(streamId, revision, event.eventId, event.type, data, metadata, recordedAt);
+      return {
+        global_position: BigInt(info.lastInsertRowid),
+        stream_id: streamId,
+        revision: BigInt(revision),
+        event_id: event.eventId,
+        type: event.type,
+        data,
+        metadata,
+        recorded_at: recordedAt,
+      };
     });
-    return { result: { nextRevision: first + events.length - 1, position }, wrote: true };
+    const position = rows[rows.length - 1]?.global_position ?? 0n;
+    return { result: { nextRevision: first + events.length - 1, position }, rows };
   }
 
   private migrate(): void {
