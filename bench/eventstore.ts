@@ -127,14 +127,14 @@ const CASES = [
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
   const seconds = positiveIntFromEnv('BENCH_SECONDS', 5);
-  const backendNames = ['sqlite-full', 'postgres'];
-  // Arguments name backends (`sqlite`, `postgres`) or pick cases by substring (`subscribers`).
-  const backendArgs = args.filter((a) => backendNames.some((b) => b.includes(a)));
-  const caseArgs = args.filter((a) => !backendArgs.includes(a));
-  const makers = [
+  const allMakers = [
     { label: 'sqlite-full', make: sqliteBackend },
     { label: 'postgres', make: postgresBackend },
-  ].filter((b) => backendArgs.length === 0 || backendArgs.some((a) => b.label.includes(a)));
+  ];
+  // Arguments name backends (`sqlite`, `postgres`) or pick cases by substring (`subscribers`).
+  const backendArgs = args.filter((a) => allMakers.some((b) => b.label.includes(a)));
+  const caseArgs = args.filter((a) => !backendArgs.includes(a));
+  const makers = allMakers.filter((b) => backendArgs.length === 0 || backendArgs.some((a) => b.label.includes(a)));
   const cases = CASES.filter((c) => caseArgs.length === 0 || caseArgs.some((a) => c.name.includes(a)));
   if (cases.length === 0)
     throw new Error(`no eventstore case matches ${caseArgs.join(' ')}; the cases are: ${CASES.map((c) => c.name).join(', ')}`);
