@@ -53,6 +53,7 @@ describe('crash safety of the merge engine', () => {
     let seed = 20250601;
     const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let kills = 0;
+    const started = Date.now();
     while (kills < 40 && (await terminalStates()).size < PRS.length) {
       server ??= await startEmbedded(world);
       await sleep(200 + Math.floor(random() * 1300));
@@ -62,10 +63,18 @@ describe('crash safety of the merge engine', () => {
     }
     // The kills are over: a server that stays up must bring every PR to its end, however slow the machine.
     server ??= await startEmbedded(world);
+    const upAgain = Date.now();
+    const ended = async () => (await terminalStates()).size;
     await eventually(
       'every PR to reach an end after the last kill',
-      async () => ((await terminalStates()).size === PRS.length ? true : undefined),
+      async () => ((await ended()) === PRS.length ? true : undefined),
       300_000,
+    ).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}: ${await ended()} of ${PRS.length} PRs ended, ${kills} kills`);
+    });
+    // On a loaded machine this test is slow; the split says whether the kills or the recovery took the time.
+    process.stdout.write(
+      `engine crash e2e: ${kills} kills in ${upAgain - started} ms, then every PR ended in ${Date.now() - upAgain} ms\n`,
     );
     await sleep(1500);
 
