@@ -107,6 +107,18 @@ export class PostgresTestDatabase {
     throw new Error(`no session matched ${where}`);
   }
 
+  /** Waits until no other session on the database matches `where` (a condition on pg_stat_activity). */
+  async waitForNoSession(where: string): Promise<void> {
+    for (let i = 0; i < 1_000; i++) {
+      const rows = await this.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND ${where}`,
+      );
+      if (rows.length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`sessions still matched ${where}`);
+  }
+
   async waitForSessionGone(pid: number): Promise<void> {
     for (let i = 0; i < 1_000; i++) {
       if ((await this.sql('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).length === 0) return;
