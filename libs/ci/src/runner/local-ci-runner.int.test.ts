@@ -3,11 +3,10 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import type { CommitStatus } from '@railyard/githost';
-import { commitOnBranch, processesNamed, processToken } from '@railyard/testkit';
+import { commitOnBranch, eventually, processesNamed, processToken } from '@railyard/testkit';
 import { CiConfigError, type UploadReportsInput } from './local-ci-runner';
 import type { CheckFinished } from './outcome';
 import { RunnerBed } from './testing/runner-bed';
-import { eventually } from './testing/processes';
 
 jest.setTimeout(60_000);
 
@@ -113,10 +112,10 @@ describe('LocalCiRunner', () => {
     const id = runId();
     const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 0.1 });
-    await eventually(async () => (await processesNamed(token)).length === 3);
+    await eventually(async () => (await processesNamed(token)).length === 3, '3 check processes running', 30_000);
     await r.whenDone(id);
     expect((await byContext(sha)).slow).toMatchObject({ state: 'error', description: 'timed out after 0.1 min; process tree killed' });
-    await eventually(async () => (await processesNamed(token)).length === 0, 5000);
+    await eventually(async () => (await processesNamed(token)).length === 0, 'no check process left', 5000);
     expect(await bed.logOf(id, 'slow')).toMatch(/# timed out after 0\.1 min; process tree killed\n$/);
   });
 
@@ -129,13 +128,13 @@ describe('LocalCiRunner', () => {
     const finished: CheckFinished[] = [];
     const r = bed.runner({ concurrency: 1 }, finished);
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
-    await eventually(async () => (await processesNamed(token)).length === 2);
+    await eventually(async () => (await processesNamed(token)).length === 2, '2 check processes running', 30_000);
     await r.cancel(id);
     await r.whenDone(id);
     const done = await byContext(sha);
     expect(done.first).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
     expect(done.second).toMatchObject({ state: 'error', description: 'cancelled before it started' });
-    await eventually(async () => (await processesNamed(token)).length === 0, 5000);
+    await eventually(async () => (await processesNamed(token)).length === 0, 'no check process left', 5000);
     expect(finished.map((f) => f.outcome)).toEqual([
       { kind: 'cancelled', started: false },
       { kind: 'cancelled', started: true },
@@ -149,12 +148,12 @@ describe('LocalCiRunner', () => {
     const id = runId();
     const r = bed.runner({ killGraceMs: 5000 });
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
-    await eventually(async () => (await processesNamed(token)).length === 1);
+    await eventually(async () => (await processesNamed(token)).length === 1, '1 check processes running', 30_000);
     await r.cancel(id);
     await r.whenDone(id);
     expect(await bed.logOf(id, 'tidy')).toContain('tidied-up\n');
     expect((await byContext(sha)).tidy).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
-    await eventually(async () => (await processesNamed(token)).length === 0, 5000);
+    await eventually(async () => (await processesNamed(token)).length === 0, 'no check process left', 5000);
   });
 
   it('when more checks than the concurrency are triggered, then no more than that many run at once', async () => {
@@ -262,12 +261,12 @@ describe('LocalCiRunner', () => {
     const id = runId();
     const r = bed.runner({ killGraceMs: 10_000 });
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
-    await eventually(async () => (await processesNamed(token)).length === 1);
+    await eventually(async () => (await processesNamed(token)).length === 1, '1 check processes running', 30_000);
     await r.cancel(id);
     expect(r.reapsPending()).toBe(1);
     expect((await byContext(sha))['slow-exit']?.state).toBe('pending');
     await r.whenDone(id);
-    await eventually(() => r.reapsPending() === 0, 10_000);
+    await eventually(() => r.reapsPending() === 0, 'every reap done', 10_000);
     expect((await byContext(sha))['slow-exit']).toMatchObject({ state: 'error', description: 'cancelled; process tree killed' });
   });
 
@@ -278,11 +277,11 @@ describe('LocalCiRunner', () => {
     const second = runId();
     const r = bed.runner({ killGraceMs: 10_000 });
     await r.trigger({ repo, sha, branch: 'b', testRunId: first, timeoutMinutes: 5 });
-    await eventually(async () => (await processesNamed(token)).length === 1);
+    await eventually(async () => (await processesNamed(token)).length === 1, '1 check processes running', 30_000);
     await r.cancel(first);
     await r.trigger({ repo, sha, branch: 'b', testRunId: second, timeoutMinutes: 5 });
     await Promise.all([r.whenDone(first), r.whenDone(second)]);
-    await eventually(() => r.reapsPending() === 0, 10_000);
+    await eventually(() => r.reapsPending() === 0, 'every reap done', 10_000);
     const t = (await byContext(sha)).t;
     expect(t?.targetUrl).toContain(`/ci/logs/${second}/t`);
     expect(t?.state).toBe('success');
@@ -304,7 +303,7 @@ describe('LocalCiRunner', () => {
     });
     await r.retry({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 }, ['again']);
     await r.whenDone(id);
-    await eventually(async () => (await byContext(sha)).again?.state === 'success', 10_000);
+    await eventually(async () => (await byContext(sha)).again?.state === 'success', 'the re-run check to succeed', 10_000);
     expect((await byContext(sha)).other?.state).toBe('success');
   });
 
@@ -314,10 +313,10 @@ describe('LocalCiRunner', () => {
     const id = runId();
     const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
-    await eventually(async () => (await processesNamed(token)).length === 1);
+    await eventually(async () => (await processesNamed(token)).length === 1, '1 check processes running', 30_000);
     await r.close();
     expect((await byContext(sha)).forever?.state).toBe('pending');
-    await eventually(async () => (await processesNamed(token)).length === 0, 5000);
+    await eventually(async () => (await processesNamed(token)).length === 0, 'no check process left', 5000);
     await expect(r.trigger({ repo, sha, branch: 'b', testRunId: runId(), timeoutMinutes: 5 })).rejects.toThrow(/closed/);
   });
 
@@ -342,12 +341,12 @@ describe('LocalCiRunner', () => {
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      await eventually(async () => (await processesNamed(token)).length === 2, 30_000);
+      await eventually(async () => (await processesNamed(token)).length === 2, '2 check processes running', 30_000);
     } finally {
       child.kill('SIGKILL');
       await exited;
     }
-    await eventually(async () => (await processesNamed(token)).length === 0, 10_000);
+    await eventually(async () => (await processesNamed(token)).length === 0, 'no check process left', 10_000);
 
     // The attempt's directory and its owner file.
     expect(await fs.readdir(path.join(bed.root, 'ci-work', id))).toHaveLength(2);
@@ -361,7 +360,7 @@ describe('LocalCiRunner', () => {
     const id = runId();
     const r = bed.runner();
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
-    await eventually(async () => (await processesNamed(token)).length === 1);
+    await eventually(async () => (await processesNamed(token)).length === 1, '1 check processes running', 30_000);
     expect(await bed.runner().recover()).toBe(0);
     expect(await fs.readdir(path.join(bed.root, 'ci-work', id))).toHaveLength(2);
   });

@@ -5,11 +5,10 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { RepoRef } from '@railyard/domain';
 import { runGit, type CommitStatus } from '@railyard/githost';
-import { commitOnBranch } from '@railyard/testkit';
+import { commitOnBranch, eventually } from '@railyard/testkit';
 import type { LocalCiRunnerOptions } from './local-ci-runner';
 import type { CheckFinished } from './outcome';
 import { RunnerBed } from './testing/runner-bed';
-import { eventually } from './testing/processes';
 
 jest.setTimeout(60_000);
 
@@ -202,10 +201,14 @@ describe('the sandbox of a local check', () => {
       const attempt = (await fs.readdir(runDir).catch(() => [] as string[])).find((e) => !e.endsWith('.json'));
       return attempt && path.join(runDir, attempt, 'src');
     };
-    await eventually(async () => {
-      const dir = await checkout();
-      return dir !== undefined && (await fs.stat(path.join(dir, 'started')).catch(() => null)) !== null;
-    });
+    await eventually(
+      async () => {
+        const dir = await checkout();
+        return dir !== undefined && (await fs.stat(path.join(dir, 'started')).catch(() => null)) !== null;
+      },
+      'the check to start in its checkout',
+      30_000,
+    );
     await fs.rm((await checkout()) as string, { recursive: true, force: true });
     await r.whenDone(id);
     expect((await bed.statuses.list(repo, sha))[0]).toMatchObject({
