@@ -92,7 +92,7 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
   const judgedFacts = withTestResults(facts, new TestResultsIndex(options.eventStore, options.blobs), {
     onError: (err) => options.logger.warn('engine could not read test results; judging failures without them', errorFields(err)),
     reportsPending: (testRunId) => options.ci.reportsPending?.(testRunId) ?? false,
-    rerunnableChecks: (repo, sha) => options.ci.rerunnableChecks?.(repo, sha) ?? Promise.resolve(undefined),
+    rerunnableChecks: (repo, sha, configSha) => options.ci.rerunnableChecks?.(repo, sha, configSha) ?? Promise.resolve(undefined),
   });
   const loops = new Map<string, QueueLoop>();
   const unwatch = new Map<string, () => void>();

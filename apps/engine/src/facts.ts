@@ -1,5 +1,6 @@
 import {
   directMergeCandidate,
+  gatingConfigCommit,
   isTerminal,
   isMergeabilityKnown as isKnown,
   mergeabilityWindow,
@@ -37,7 +38,7 @@ interface Known {
   mergeability: Map<number, { headSha: string; value: Mergeability | 'asked' }>;
   /** Commit statuses per sha (test branches and the direct-merge candidate's head). */
   statuses: Map<string, readonly ReportedStatus[]>;
-  /** Direct merge: whether a head holds the target (per target sha and head), and the statuses a head requires. */
+  /** Direct merge: whether a head holds the target (per target sha and head), and the statuses required per config commit. */
   upToDate: Map<string, boolean>;
   required: Map<string, readonly string[]>;
   trees: Map<string, string>;
@@ -389,16 +390,14 @@ export class FactsReader implements FactsSource {
       headTree = await this.host.treeOf(s.repo, e.headSha).catch(() => '');
       if (headTree !== '') k.trees.set(e.headSha, headTree);
     }
-    let required = k.required.get(e.headSha);
+    // The head lands on the target's head: that commit's files gate it, never the head's own.
+    const configSha = gatingConfigCommit({ baseSha: target.sha });
+    const requiredKey = `${configSha}\0${s.requiredStatuses.join('\0')}`;
+    let required = k.required.get(requiredKey);
     if (required === undefined) {
-      const answer = await this.ci.resolveRequiredStatuses({
-        queueList: s.requiredStatuses,
-        repo: s.repo,
-        sha: e.headSha,
-        branch: s.branch,
-      });
+      const answer = await this.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, configSha, branch: s.branch });
       required = 'error' in answer ? [] : answer.statuses;
-      k.required.set(e.headSha, required);
+      k.required.set(requiredKey, required);
     }
     const headStatuses = await this.statusesOf(s, k, e.headSha, () => this.host.statuses(s.repo, e.headSha));
     return { prNumber: e.prNumber, headSha: e.headSha, upToDate, headTree, requiredStatuses: required, headStatuses };

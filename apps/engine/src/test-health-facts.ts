@@ -1,4 +1,5 @@
 import {
+  gatingConfigCommit,
   requiredOutcome,
   type FailingTest,
   type HostFacts,
@@ -174,19 +175,20 @@ const holdUntilUploaded = (s: QueueState, facts: HostFacts, reportsPending?: (te
 const withRerunnable = async (
   s: QueueState,
   facts: HostFacts,
-  rerunnableChecks: (repo: RepoRef, sha: string) => Promise<ReadonlySet<string> | undefined>,
+  rerunnableChecks: (repo: RepoRef, sha: string, configSha: string) => Promise<ReadonlySet<string> | undefined>,
   onError?: (err: unknown) => void,
 ): Promise<HostFacts> => {
-  const shas = new Set<string>();
+  // Per tested commit, the commit whose files gate its run (its checks are the base's, not the tree's).
+  const shas = new Map<string, string>();
   for (const run of s.runs.values()) {
     if (run.status === 'failed' || run.status === 'cancelled' || (run.status === 'testing' && failsNow(run, facts)))
-      shas.add(run.testBranchSha);
+      shas.set(run.testBranchSha, gatingConfigCommit(run));
   }
   if (shas.size === 0) return facts;
   const rerunnable = new Map<string, ReadonlySet<string>>();
-  for (const sha of shas) {
+  for (const [sha, configSha] of shas) {
     try {
-      const checks = await rerunnableChecks(s.repo, sha);
+      const checks = await rerunnableChecks(s.repo, sha, configSha);
       if (checks) rerunnable.set(sha, checks);
     } catch (err) {
       onError?.(err);
@@ -206,7 +208,7 @@ export const withTestResults = (
   opts: {
     onError?: (err: unknown) => void;
     reportsPending?: (testRunId: string) => boolean;
-    rerunnableChecks?: (repo: RepoRef, sha: string) => Promise<ReadonlySet<string> | undefined>;
+    rerunnableChecks?: (repo: RepoRef, sha: string, configSha: string) => Promise<ReadonlySet<string> | undefined>;
   } = {},
 ): FactsSource => ({
   read: async (s, readOpts) => {

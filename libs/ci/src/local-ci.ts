@@ -3,11 +3,18 @@ import type { EventStore } from '@railyard/eventstore';
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { errorFields, type Logger } from '@railyard/observability';
 import { readRepoConfig } from './config/repo-config';
-import { resolveRequiredStatuses, type RequiredStatusesResult, type ResolveRequiredStatusesInput } from './required-statuses';
+import {
+  localChecksOf,
+  resolveRequiredStatuses,
+  type RequiredStatusesResult,
+  type ResolveRequiredStatusesInput,
+} from './required-statuses';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
 import type { LogArchive } from './runner/log-archive';
 import { infrastructureErrorOf, type CheckFinished, type InfrastructureError } from './runner/outcome';
 import type { CiSettings } from './settings';
+
+type GatedTrigger = TriggerInput & { configSha: string };
 
 /** The CI side of one process: the status store, the local runner, and required-status resolution. */
 export interface LocalCi {
@@ -15,15 +22,16 @@ export interface LocalCi {
   runner: LocalCiRunner;
   resolveRequiredStatuses(input: ResolveRequiredStatusesInput): Promise<RequiredStatusesResult>;
   /** The runner's and the store's calls the engine makes, delegated, so it can take this object as its CI. */
-  trigger(input: TriggerInput): Promise<void>;
+  /** `configSha` is required here: the engine's runs are always gated by their base's files. */
+  trigger(input: GatedTrigger): Promise<void>;
   cancel(testRunId: string): Promise<void>;
-  retry(input: TriggerInput & { contexts: string[] }): Promise<void>;
+  retry(input: GatedTrigger & { contexts: string[] }): Promise<void>;
   reapsPending(): number;
   isRunning(testRunId: string): boolean;
   reportsPending(testRunId: string): boolean;
   rerunsSameCommit(): boolean;
-  /** The checks `.railyard.yml` names at the commit: the ones this CI runs again when asked. */
-  rerunnableChecks(repo: RepoRef, sha: string): Promise<ReadonlySet<string>>;
+  /** The checks `.railyard.yml` names at the run's config commit: the ones this CI runs again when asked. */
+  rerunnableChecks(repo: RepoRef, sha: string, configSha: string): Promise<ReadonlySet<string>>;
   /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
   statuses(
     repo: RepoRef,
@@ -84,10 +92,7 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     // A run's reports are uploaded when its checks finish, so they are owed while it runs.
     reportsPending: (testRunId) => runner.isRunning(testRunId),
     rerunsSameCommit: () => true,
-    rerunnableChecks: async (repo, sha) => {
-      const config = await readRepoConfig(settings.gitRoot, repo, sha);
-      return new Set(config.railyard?.ok ? config.railyard.config.checks.map((c) => c.name) : []);
-    },
+    rerunnableChecks: async (repo, _sha, configSha) => new Set(localChecksOf(await readRepoConfig(settings.gitRoot, repo, configSha))),
     statuses: async (repo, sha) =>
       (await statuses.list(repo, sha)).map((s) => {
         const infrastructureError = infrastructureErrorOf(s);

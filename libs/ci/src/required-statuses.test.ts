@@ -11,6 +11,7 @@ describe('requiredStatusesFrom', () => {
     expect(requiredStatusesFrom(['a', 'b', 'a'], { railyard: broken('x'), trunk: fine(['c']) })).toEqual({
       statuses: ['a', 'b'],
       source: 'merge_instance',
+      localChecks: [],
     });
   });
 
@@ -18,6 +19,7 @@ describe('requiredStatusesFrom', () => {
     expect(requiredStatusesFrom([], { railyard: fine(['build']), trunk: fine(['other']) })).toEqual({
       statuses: ['build'],
       source: 'trunk_config',
+      localChecks: [],
     });
   });
 
@@ -25,6 +27,7 @@ describe('requiredStatusesFrom', () => {
     expect(requiredStatusesFrom([], { railyard: fine(), trunk: { ok: true, config: { requiredStatuses: ['Unit Tests'] } } })).toEqual({
       statuses: ['Unit Tests'],
       source: 'trunk_config',
+      localChecks: [],
     });
     expect(requiredStatusesFrom([], { railyard: null, trunk: { ok: true, config: { requiredStatuses: ['Unit Tests'] } } })).toMatchObject({
       source: 'trunk_config',

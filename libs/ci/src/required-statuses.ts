@@ -3,16 +3,28 @@ import type { RepoConfigAtCommit } from './config/repo-config';
 import { readRepoConfig } from './config/repo-config';
 
 export type RequiredStatusesResult =
-  | { statuses: string[]; source: RequiredStatusesSource }
+  | {
+      statuses: string[];
+      source: RequiredStatusesSource;
+      /** The checks `.railyard.yml` gives the local CI at the config commit: only it may report them (D201). */
+      localChecks: string[];
+    }
   | { error: 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'; message: string };
 
 export interface ResolveRequiredStatusesInput {
   /** The queue's own list (getQueue's requiredStatuses); empty means "not set". */
   queueList: readonly string[];
   repo: RepoRef;
-  /** The commit under test: the files are read from it, as trunk.md §4.7 says. */
-  sha: string;
+  /**
+   * The commit whose files gate the run: the target-branch commit it is built on (the domain's
+   * gatingConfigCommit), never the tested commit, whose files the PR under test controls.
+   */
+  configSha: string;
 }
+
+/** The checks the local CI runs per the files: none when `.railyard.yml` is absent or broken (the runner then runs nothing). */
+export const localChecksOf = (config: RepoConfigAtCommit): string[] =>
+  config.railyard?.ok ? config.railyard.config.checks.map((c) => c.name) : [];
 
 /**
  * The order of trunk.md §4.7, without branch protection (the local host has none): the queue's list,
@@ -20,11 +32,12 @@ export interface ResolveRequiredStatusesInput {
  * with a config error rather than silently falling through to a looser source.
  */
 export const requiredStatusesFrom = (queueList: readonly string[], config: RepoConfigAtCommit): RequiredStatusesResult => {
-  if (queueList.length > 0) return { statuses: [...new Set(queueList)], source: 'merge_instance' };
+  const localChecks = localChecksOf(config);
+  if (queueList.length > 0) return { statuses: [...new Set(queueList)], source: 'merge_instance', localChecks };
   for (const file of [config.railyard, config.trunk]) {
     if (file === null) continue;
     if (!file.ok) return { error: 'START_TEST_RUN_CONFIG_PARSING_FAILURE', message: file.message };
-    if (file.config.requiredStatuses) return { statuses: file.config.requiredStatuses, source: 'trunk_config' };
+    if (file.config.requiredStatuses) return { statuses: file.config.requiredStatuses, source: 'trunk_config', localChecks };
   }
   return {
     error: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
@@ -32,8 +45,6 @@ export const requiredStatusesFrom = (queueList: readonly string[], config: RepoC
   };
 };
 
-/** requiredStatusesFrom with the files read at `sha` in the local host under `root`. */
-export const resolveRequiredStatuses = async (root: string, input: ResolveRequiredStatusesInput): Promise<RequiredStatusesResult> => {
-  if (input.queueList.length > 0) return requiredStatusesFrom(input.queueList, { railyard: null, trunk: null });
-  return requiredStatusesFrom(input.queueList, await readRepoConfig(root, input.repo, input.sha));
-};
+/** requiredStatusesFrom with the files read at `configSha` in the local host under `root`. */
+export const resolveRequiredStatuses = async (root: string, input: ResolveRequiredStatusesInput): Promise<RequiredStatusesResult> =>
+  requiredStatusesFrom(input.queueList, await readRepoConfig(root, input.repo, input.configSha));

@@ -14,3 +14,4 @@ export * from './commands/types';
 export * from './events-engine';
 export * from './engine';
 export * from './identifiers';
+export * from './gating';

@@ -1,5 +1,6 @@
 import {
   DomainError,
+  gatingConfigCommit,
   plan as realPlan,
   type Action,
   type EngineCommand,
@@ -125,6 +126,7 @@ export class QueueDriver {
       await this.deps.ci.trigger({
         repo: s.repo,
         sha: run.testBranchSha,
+        configSha: gatingConfigCommit(run),
         branch: run.testBranch,
         testRunId: run.testRunId,
         timeoutMinutes: s.settings.testingTimeoutMinutes,
@@ -184,6 +186,7 @@ export class QueueDriver {
     const req = {
       repo: s.repo,
       sha: run.testBranchSha,
+      configSha: gatingConfigCommit(run),
       branch: run.testBranch,
       testRunId,
       timeoutMinutes: s.settings.testingTimeoutMinutes,
@@ -215,10 +218,12 @@ export class QueueDriver {
       await this.record(s, { type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
+    // The run is gated by its base's files, never by the tested tree's (the PR may change them).
+    const configSha = gatingConfigCommit(a);
     const required = await this.deps.ci.resolveRequiredStatuses({
       queueList: s.requiredStatuses,
       repo: s.repo,
-      sha: built.sha,
+      configSha,
       branch: s.branch,
     });
     if ('error' in required) {
@@ -246,6 +251,7 @@ export class QueueDriver {
     await this.deps.ci.trigger({
       repo: s.repo,
       sha: built.sha,
+      configSha,
       branch: built.branch,
       testRunId,
       timeoutMinutes: s.settings.testingTimeoutMinutes,

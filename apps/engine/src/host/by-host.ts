@@ -50,7 +50,7 @@ export const ciByRepo = (fallback: HostRoute, routes: ReadonlyMap<string, HostRo
     isRunning: (testRunId) => all.some((ci) => ci.isRunning(testRunId)),
     reportsPending: (testRunId) => all.some((ci) => ci.reportsPending?.(testRunId) ?? false),
     rerunsSameCommit: (repo) => c(repo).rerunsSameCommit?.(repo) ?? true,
-    rerunnableChecks: async (repo, sha) => c(repo).rerunnableChecks?.(repo, sha),
+    rerunnableChecks: async (repo, sha, configSha) => c(repo).rerunnableChecks?.(repo, sha, configSha),
     statuses: (repo, sha) => c(repo).statuses(repo, sha),
     onChange: (listener) => {
       const offs = all.map((ci) => ci.onChange(listener));

@@ -24,6 +24,13 @@ export interface TriggerInput {
   repo: RepoRef;
   /** The commit to test: the test branch's head. */
   sha: string;
+  /**
+   * The commit whose `.railyard.yml` names the checks and reports: the target-branch commit the test
+   * branch was built on, never `sha` (the PR under test must not choose its own checks). The engine
+   * always gives it (LocalCi.trigger requires it); absent, the commit runs its own checks, which only
+   * runner tests and benchmarks of a single trusted commit do.
+   */
+  configSha?: string;
   branch: string;
   testRunId: string;
   /** Measured from the trigger; 0 means no limit. Fractions are allowed (tests use seconds). */
@@ -65,7 +72,7 @@ export interface LocalCiRunnerOptions {
   logArchive?: LogArchive;
 }
 
-/** `.railyard.yml` at the commit is broken: the run cannot know its checks. */
+/** `.railyard.yml` at the config commit is broken: the run cannot know its checks. */
 export class CiConfigError extends Error {
   override readonly name = 'CiConfigError';
   readonly code = 'START_TEST_RUN_CONFIG_PARSING_FAILURE';
@@ -109,7 +116,8 @@ const FINAL_STATES = new Set(['success', 'failure', 'error']);
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The local CI: runs the checks `.railyard.yml` lists at the tested commit, each in a scratch
+ * The local CI: runs the checks `.railyard.yml` lists at the run's config commit (the base it was
+ * built on) against the tested commit, each in a scratch
  * checkout, and reports each as a commit status (pending, then success, failure or error) whose URL
  * is its log. The engine reads the outcome from the statuses, exactly as it would read a real CI's.
  */
@@ -182,6 +190,8 @@ export class LocalCiRunner {
     if (this.closed) throw new Error('the CI runner is closed');
     if (!isValidTestRunId(input.testRunId)) throw new Error(`invalid test run id ${JSON.stringify(input.testRunId)}`);
     if (!isObjectId(input.sha)) throw new Error(`not a full commit id: ${JSON.stringify(input.sha)}`);
+    if (input.configSha !== undefined && !isObjectId(input.configSha))
+      throw new Error(`not a full commit id: ${JSON.stringify(input.configSha)}`);
     if (!(Number.isFinite(input.timeoutMinutes) && input.timeoutMinutes >= 0)) throw new Error('timeoutMinutes must be a number >= 0');
     const existing = this.runs.get(input.testRunId);
     if (existing) {
@@ -278,7 +288,8 @@ export class LocalCiRunner {
   private async start(input: TriggerInput): Promise<Run | null> {
     const { repo, sha, testRunId } = input;
     const gitDir = await existingRepoDir(this.opts.gitRoot, repo);
-    const config = await readRepoConfig(this.opts.gitRoot, repo, sha);
+    // The base's files, not the tested tree's: a PR that changes its checks is tested with the base's.
+    const config = await readRepoConfig(this.opts.gitRoot, repo, input.configSha ?? sha);
     if (config.railyard && !config.railyard.ok) throw new CiConfigError(config.railyard.message);
     const checks = config.railyard?.config.checks ?? [];
     if (checks.length === 0) {

@@ -241,7 +241,7 @@ describe('GitHub code host on the fake GitHub', () => {
       });
     });
     const resolve = async (queueList: string[] = []) =>
-      bed.ci.resolveRequiredStatuses({ queueList, repo: REPO, sha: (await base()).sha, branch: 'main' });
+      bed.ci.resolveRequiredStatuses({ queueList, repo: REPO, configSha: (await base()).sha, branch: 'main' });
 
     it('when nothing requires a check, then the run cannot start and the reason names every place looked at', async () => {
       expect(await resolve()).toMatchObject({
@@ -256,28 +256,29 @@ describe('GitHub code host on the fake GitHub', () => {
       expect(await resolve()).toEqual({ statuses: ['lint', 'build'], source: 'repo_provider_branch_protection' });
     });
 
-    it('when no merge of a test branch touched .railyard.yml, then it is read at the base (no tree read of the test commit); a PR that changes it is tested with its own', async () => {
+    it('when a PR changes .railyard.yml, then its run is resolved with the base’s file, not the PR’s', async () => {
       await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.railyard.yml': 'merge:\n  required_statuses: [base-ci]\n' } });
       const b = await base();
-      const atTest = async (sha: string) => bed.ci.resolveRequiredStatuses({ queueList: [], repo: REPO, sha, branch: 'main' });
-      expect(await atTest(b.sha)).toEqual({ statuses: ['base-ci'], source: 'trunk_config' });
-      const trees = () => bed.fake.requests.count((r) => r.route === 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}');
-      const before = trees();
-      const plain = await buildOne(await openPr('plain', { 'p.txt': 'p\n' }), b.sha, 'squash', 'cfg1');
-      expect(await atTest(plain.sha)).toEqual({ statuses: ['base-ci'], source: 'trunk_config' });
-      expect(trees()).toBe(before);
       const changes = await openPr('config', { '.railyard.yml': 'merge:\n  required_statuses: [pr-ci]\n' });
       const own = await buildOne(changes, b.sha, 'squash', 'cfg2');
-      expect(await atTest(own.sha)).toEqual({ statuses: ['pr-ci'], source: 'trunk_config' });
+      expect(own.sha).not.toBe(b.sha);
+      expect(await bed.ci.resolveRequiredStatuses({ queueList: [], repo: REPO, configSha: b.sha, branch: 'main' })).toEqual({
+        statuses: ['base-ci'],
+        source: 'trunk_config',
+      });
     });
 
-    it('when .railyard.yml or .trunk/trunk.yaml names required statuses, then they win over the branch rules; the queue list wins over both', async () => {
+    it('when .railyard.yml, .trunk/trunk.yaml or the queue name required statuses, then the branch rules are added to them, never dropped', async () => {
       bed.fake.addRuleset(FULL, { branches: ['main'], requiredChecks: [{ context: 'lint' }] });
       await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.trunk/trunk.yaml': 'merge:\n  required_statuses: [trunk-ci]\n' } });
-      expect(await resolve()).toEqual({ statuses: ['trunk-ci'], source: 'trunk_config' });
-      await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.railyard.yml': 'merge:\n  required_statuses: [railyard-ci]\n' } });
-      expect(await resolve()).toEqual({ statuses: ['railyard-ci'], source: 'trunk_config' });
-      expect(await resolve(['queue-ci'])).toEqual({ statuses: ['queue-ci'], source: 'merge_instance' });
+      expect(await resolve()).toEqual({ statuses: ['trunk-ci', 'lint'], source: 'trunk_config' });
+      await bed.fake.commit({
+        repo: FULL,
+        branch: 'main',
+        files: { '.railyard.yml': 'merge:\n  required_statuses: [railyard-ci, lint]\n' },
+      });
+      expect(await resolve()).toEqual({ statuses: ['railyard-ci', 'lint'], source: 'trunk_config' });
+      expect(await resolve(['queue-ci'])).toEqual({ statuses: ['queue-ci', 'lint'], source: 'merge_instance' });
     });
   });
 });

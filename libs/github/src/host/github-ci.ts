@@ -1,5 +1,12 @@
 import type { RepoRef, ReportedStatus, RequiredStatusesSource } from '@railyard/domain';
-import { parseRailyardConfig, parseTrunkConfig, RAILYARD_CONFIG_FILE, requiredStatusesFrom, TRUNK_CONFIG_FILE } from '@railyard/ci';
+import {
+  parseRailyardConfig,
+  parseTrunkConfig,
+  RAILYARD_CONFIG_FILE,
+  requiredStatusesFrom,
+  TRUNK_CONFIG_FILE,
+  type RepoConfigAtCommit,
+} from '@railyard/ci';
 import { LRUCache } from 'lru-cache';
 import type { GithubCodeHost } from './code-host';
 import type { RepoApi } from './repo-api';
@@ -20,7 +27,7 @@ export interface GithubCiOptions {
  * (GitHub Actions or any other) starts by itself on a push to `railyard-merge/**` and reports commit
  * statuses or check runs, so there is nothing to trigger or cancel, and every report arrives as a
  * webhook through the code host. What Railyard works out here is which reports a run needs: the
- * queue's list, else `.railyard.yml`, else `.trunk/trunk.yaml` at the tested commit, else the
+ * queue's list, else `.railyard.yml`, else `.trunk/trunk.yaml` at the run's base, always with the
  * branch's rules on GitHub (rulesets and classic protection).
  */
 export class GithubCi {
@@ -87,36 +94,49 @@ export class GithubCi {
     return () => undefined;
   }
 
+  /**
+   * The queue's list, else `merge.required_statuses` of `.railyard.yml`, else of `.trunk/trunk.yaml`,
+   * read at `configSha` (the target-branch commit the run is built on, never the tested tree), joined
+   * with what the branch's rules require. GitHub's rulesets and classic protection are the repository
+   * owner's gate: the queue and the files may add to them, never lower them (docs/decisions.md D200).
+   */
   async resolveRequiredStatuses(input: {
     queueList: readonly string[];
     repo: RepoRef;
-    sha: string;
+    configSha: string;
     branch?: string;
   }): Promise<RequiredAnswer> {
-    if (input.queueList.length > 0) return requiredStatusesFrom(input.queueList, { railyard: null, trunk: null });
     const api = await this.host.repoApi(input.repo);
-    // The files are found in the commit's tree (one request; the commit is usually one this adapter
-    // wrote, so its tree is known) and read only when their blob is new to this process.
-    // A test commit whose merges touched neither file reads them at its base, whose tree is often known.
-    const at = this.host.configCommitOf(input.repo, input.sha);
-    const root = await api.tree((await api.commit(at)).tree);
+    const listed =
+      input.queueList.length > 0
+        ? requiredStatusesFrom(input.queueList, { railyard: null, trunk: null })
+        : requiredStatusesFrom([], await this.configAt(api, input.configSha));
+    if ('error' in listed && listed.error === 'START_TEST_RUN_CONFIG_PARSING_FAILURE') return listed;
+    const rules = input.branch === undefined ? [] : await this.branchRules(api, input.branch);
+    // Nobody here runs the `ci:` checks of .railyard.yml: GitHub's own CI reports every context.
+    if (!('error' in listed)) return { statuses: [...new Set([...listed.statuses, ...rules])], source: listed.source };
+    if (rules.length > 0) return { statuses: rules, source: 'repo_provider_branch_protection' };
+    return {
+      error: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+      message: `No required statuses: the queue sets none, neither .railyard.yml nor .trunk/trunk.yaml has merge.required_statuses, and no ruleset or branch protection of ${input.branch ?? 'the branch'} requires a check`,
+    };
+  }
+
+  /**
+   * The configuration files at `sha`, found in its tree (one request, usually answered from memory:
+   * the target's commits are read again and again) and read only when their blob is new to this process.
+   */
+  private async configAt(api: RepoApi, sha: string): Promise<RepoConfigAtCommit> {
+    const root = await api.tree((await api.commit(sha)).tree);
     const railyardBlob = root.find((e) => e.path === RAILYARD_CONFIG_FILE && e.type === 'blob');
-    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, at) : null;
+    const railyardText = railyardBlob ? await api.blobText(railyardBlob.sha, RAILYARD_CONFIG_FILE, sha) : null;
     const railyard = railyardText === null ? null : parseRailyardConfig(railyardText);
     // .trunk/trunk.yaml is looked for only when .railyard.yml does not settle it.
     const settled = railyard !== null && (!railyard.ok || railyard.config.requiredStatuses !== undefined);
     const trunkDir = settled ? undefined : root.find((e) => e.path === '.trunk' && e.type === 'tree');
     const trunkBlob = trunkDir ? (await api.tree(trunkDir.sha)).find((e) => e.path === 'trunk.yaml' && e.type === 'blob') : undefined;
-    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, at) : null;
-    const fromFiles = requiredStatusesFrom([], { railyard, trunk: trunkText === null ? null : parseTrunkConfig(trunkText) });
-    if (!('error' in fromFiles) || fromFiles.error !== 'START_TEST_RUN_NO_REQUIRED_STATUSES' || input.branch === undefined)
-      return fromFiles;
-    const checks = await this.branchRules(api, input.branch);
-    if (checks.length > 0) return { statuses: checks, source: 'repo_provider_branch_protection' };
-    return {
-      error: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
-      message: `No required statuses: the queue sets none, neither .railyard.yml nor .trunk/trunk.yaml has merge.required_statuses, and no ruleset or branch protection of ${input.branch} requires a check`,
-    };
+    const trunkText = trunkBlob ? await api.blobText(trunkBlob.sha, TRUNK_CONFIG_FILE, sha) : null;
+    return { railyard, trunk: trunkText === null ? null : parseTrunkConfig(trunkText) };
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,12 @@ import type { RepoRef, ReportedStatus, RequiredStatusesSource } from '@railyard/
 export interface CiTrigger {
   repo: RepoRef;
   sha: string;
+  /**
+   * The commit whose `.railyard.yml` says which checks run and which reports are collected: the
+   * target-branch commit the test branch was built on (the domain's gatingConfigCommit), never `sha`,
+   * whose files the PR under test controls.
+   */
+  configSha: string;
   branch: string;
   testRunId: string;
   timeoutMinutes: number;
@@ -16,7 +22,12 @@ export interface CiTrigger {
 
 /** The same shape as libs/ci's `resolveRequiredStatuses`, so its LocalCi plugs in as a CiPort unchanged. */
 export type RequiredStatusesAnswer =
-  | { statuses: string[]; source: RequiredStatusesSource }
+  | {
+      statuses: string[];
+      source: RequiredStatusesSource;
+      /** The contexts this CI runs itself per the config commit: their statuses count only from it (absent: none). */
+      localChecks?: string[];
+    }
   | { error: 'START_TEST_RUN_NO_REQUIRED_STATUSES' | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'; message: string };
 
 /**
@@ -45,15 +56,22 @@ export interface CiPort {
   reportsPending?(testRunId: string): boolean;
   /** False when `trigger` on a commit the CI already ran runs nothing (HostFacts.sameCommitReruns). Absent: it reruns. */
   rerunsSameCommit?(repo: RepoRef): boolean;
-  /** The checks this CI runs itself at a commit (HostFacts.rerunnable); absent or undefined: it reruns whatever it is asked. */
-  rerunnableChecks?(repo: RepoRef, sha: string): Promise<ReadonlySet<string> | undefined>;
+  /**
+   * The checks this CI runs itself at a tested commit whose run is gated by `configSha`'s files
+   * (HostFacts.rerunnable); absent or undefined: it reruns whatever it is asked.
+   */
+  rerunnableChecks?(repo: RepoRef, sha: string, configSha: string): Promise<ReadonlySet<string> | undefined>;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
-  /** `branch`: the queue's target, whose branch rules a forge may require statuses by (GitHub rulesets, branch protection). */
+  /**
+   * The statuses a run (or a direct merge) needs, from the queue's list and the files at `configSha`
+   * (the domain's gatingConfigCommit: the target-branch commit it is built on, never the tested tree).
+   * `branch`: the queue's target, whose branch rules a forge adds to them (GitHub rulesets, branch protection).
+   */
   resolveRequiredStatuses(input: {
     queueList: readonly string[];
     repo: RepoRef;
-    sha: string;
+    configSha: string;
     branch?: string;
   }): Promise<RequiredStatusesAnswer>;
   close(): Promise<void>;
