@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXPLAINED_RUN_STATUSES, WAITING_KINDS } from '@railyard/domain';
+import { EXPLAINED_RUN_STATUSES, NOTE_KINDS, WAITING_KINDS } from '@railyard/domain';
 
 /**
  * The explanation getSubmittedPullRequest and getQueue entries carry beside the spec's fields
@@ -39,8 +39,17 @@ export const lastTestRunSchema = z
   })
   .describe('the last run that tested or decided the PR');
 
+export const noteSchema = z
+  .object({
+    kind: z.enum(NOTE_KINDS).describe('config_not_used: the PR changes the gating configuration files, which its run did not use'),
+    message: z.string().describe('one sentence, e.g. "this PR changes .railyard.yml; run … tested it with main\'s configuration …"'),
+    files: z.array(z.string()).optional().describe('the configuration files the PR changes'),
+  })
+  .describe('something to know about how the last run judged the PR');
+
 export const explanationFields = {
   stateReason: stateReasonSchema,
   waitingOn: z.array(waitingOnSchema).describe('empty once the PR is merged, failed or cancelled'),
   lastTestRun: lastTestRunSchema.optional(),
+  notes: z.array(noteSchema).optional().describe('present only when there is something to say'),
 };

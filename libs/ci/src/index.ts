@@ -1,5 +1,6 @@
 export * from './config/railyard-config';
 export * from './config/repo-config';
+export * from './config/config-changes';
 export * from './required-statuses';
 export * from './status-outcome';
 export * from './urls';

@@ -2,6 +2,7 @@ import type { CommitStatusState, RepoRef } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { errorFields, type Logger } from '@railyard/observability';
+import { configChangesBetween } from './config/config-changes';
 import { readRepoConfig } from './config/repo-config';
 import {
   localChecksOf,
@@ -30,6 +31,8 @@ export interface LocalCi {
   isRunning(testRunId: string): boolean;
   reportsPending(testRunId: string): boolean;
   rerunsSameCommit(): boolean;
+  /** The gating configuration files that differ between two commits (CiPort.configChanges). */
+  configChanges(repo: RepoRef, from: string, to: string): Promise<string[]>;
   /** The checks `.railyard.yml` names at the run's config commit: the ones this CI runs again when asked. */
   rerunnableChecks(repo: RepoRef, sha: string, configSha: string): Promise<ReadonlySet<string>>;
   /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
@@ -92,6 +95,7 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     // A run's reports are uploaded when its checks finish, so they are owed while it runs.
     reportsPending: (testRunId) => runner.isRunning(testRunId),
     rerunsSameCommit: () => true,
+    configChanges: (repo, from, to) => configChangesBetween(settings.gitRoot, repo, from, to),
     rerunnableChecks: async (repo, _sha, configSha) => new Set(localChecksOf(await readRepoConfig(settings.gitRoot, repo, configSha))),
     statuses: async (repo, sha) =>
       (await statuses.list(repo, sha)).map((s) => {

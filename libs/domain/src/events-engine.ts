@@ -35,8 +35,20 @@ export type TestRunStarted = Ev<
     steps?: TestRunStep[];
     /** A re-run of a failed run on the same commit before anyone is blamed (docs/engine.md, Flakes): which one, and why. */
     retry?: FlakeRetry;
+    /**
+     * Tested PRs that change the gating configuration files: the run was gated by its base's files,
+     * not by theirs (gatingConfigCommit, docs/decisions.md D200). Absent when none does, and on runs
+     * recorded before it was kept.
+     */
+    configNotUsed?: ConfigNotUsed[];
   }
 >;
+
+/** A PR whose changes to these configuration files (`.railyard.yml`, `.trunk/trunk.yaml`) gate nothing until it merges. */
+export interface ConfigNotUsed {
+  prNumber: number;
+  files: string[];
+}
 
 /**
  * Why a failure may be a flake, so the run is re-run before anyone is blamed:

@@ -2,6 +2,7 @@ import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSetting
 import { entryStateAfter, isTerminal, type QueueEvent, type TargetsRef } from './events';
 import type {
   CommitStatusState,
+  ConfigNotUsed,
   FailureJudgement,
   FlakeRetry,
   HostProblemCode,
@@ -60,6 +61,8 @@ export interface TestRun {
   bisectedPrs?: number[];
   /** A re-run of a failed run on the same commit (docs/engine.md, Flakes). */
   retry?: FlakeRetry;
+  /** Tested PRs whose changes to the gating configuration files the run did not use (it used its base's). */
+  configNotUsed?: ConfigNotUsed[];
   /** What the run's test results said of its failure, once it failed. */
   judgement?: FailureJudgement;
   /**
@@ -208,6 +211,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
             }
           : {}),
         ...(d.retry ? { retry: { ...d.retry, contexts: [...d.retry.contexts] } } : {}),
+        ...(d.configNotUsed ? { configNotUsed: d.configNotUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
         ...(inheritsGenuine(s, d.retry?.of ?? d.bisectionOf) ? { genuineFailure: true } : {}),
         createdAt: d.at,
       });

@@ -3,6 +3,7 @@ import {
   gatingConfigCommit,
   plan as realPlan,
   type Action,
+  type ConfigNotUsed,
   type EngineCommand,
   type HostFacts,
   type QueueEvent,
@@ -231,6 +232,7 @@ export class QueueDriver {
       await this.record(s, { type: 'FailPr', prNumber: a.prNumber, reason: required.error, detail: required.message });
       return 'replan';
     }
+    const configNotUsed = await this.configNotUsed(s, a, built.steps);
     const events = await this.record(s, {
       type: 'StartTestRun',
       testRunId,
@@ -243,6 +245,7 @@ export class QueueDriver {
       dependentPrs: a.dependentPrs,
       requiredStatuses: required.statuses,
       requiredStatusesSource: required.source,
+      ...(configNotUsed.length > 0 ? { configNotUsed } : {}),
     });
     if (events === null) {
       await this.deps.host.deleteBranch(s.repo, built.branch, built.sha);
@@ -257,6 +260,34 @@ export class QueueDriver {
       timeoutMinutes: s.settings.testingTimeoutMinutes,
     });
     return 'done';
+  }
+
+  /**
+   * Tested PRs of a new run that change the gating configuration files: the run uses its base's
+   * files, and their explanations say so. A lookup that fails only leaves the sentence out.
+   */
+  private async configNotUsed(
+    s: QueueState,
+    a: Extract<Action, { kind: 'startRun' }>,
+    steps: readonly { number: number; sha: string }[],
+  ): Promise<ConfigNotUsed[]> {
+    const out: ConfigNotUsed[] = [];
+    if (!this.deps.ci.configChanges) return out;
+    for (const [i, step] of steps.entries()) {
+      if (!a.prNumbers.includes(step.number)) continue;
+      const from = i === 0 ? a.baseSha : (steps[i - 1]?.sha ?? a.baseSha);
+      try {
+        const files = await this.deps.ci.configChanges(s.repo, from, step.sha);
+        if (files.length > 0) out.push({ prNumber: step.number, files });
+      } catch (err) {
+        this.deps.logger.warn('could not tell whether a PR changes the gating configuration', {
+          queueId: s.queueId,
+          prNumber: step.number,
+          message: (err as Error).message,
+        });
+      }
+    }
+    return out;
   }
 
   /**

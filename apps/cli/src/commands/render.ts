@@ -60,6 +60,7 @@ export const statusText = (pr: PrStatus, place: { position: number; depth: numbe
   if (place) lines.push(`position:   ${place.position} of ${place.depth}`);
   if (pr.stateReason) lines.push(`reason:     ${pr.stateReason.message} [${pr.stateReason.code}]`);
   for (const w of pr.waitingOn ?? []) lines.push(`waiting on: ${w.message}`);
+  for (const n of pr.notes ?? []) lines.push(`note:       ${n.message}`);
   const run = pr.lastTestRun;
   if (run) {
     lines.push(`last run:   ${run.id} ${run.status} on ${run.testBranch}`);

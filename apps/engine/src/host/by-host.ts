@@ -51,6 +51,7 @@ export const ciByRepo = (fallback: HostRoute, routes: ReadonlyMap<string, HostRo
     reportsPending: (testRunId) => all.some((ci) => ci.reportsPending?.(testRunId) ?? false),
     rerunsSameCommit: (repo) => c(repo).rerunsSameCommit?.(repo) ?? true,
     rerunnableChecks: async (repo, sha, configSha) => c(repo).rerunnableChecks?.(repo, sha, configSha),
+    configChanges: async (repo, from, to) => (await c(repo).configChanges?.(repo, from, to)) ?? [],
     statuses: (repo, sha) => c(repo).statuses(repo, sha),
     onChange: (listener) => {
       const offs = all.map((ci) => ci.onChange(listener));

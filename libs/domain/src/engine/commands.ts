@@ -1,6 +1,7 @@
 import type { CancelReason, Mergeability, RestartReason } from '../events';
 import type {
   CommitStatusState,
+  ConfigNotUsed,
   FailReason,
   FailureJudgement,
   FlakeRetryCause,
@@ -30,6 +31,8 @@ export interface StartTestRun {
   dependentPrs: number[];
   requiredStatuses: string[];
   requiredStatusesSource: RequiredStatusesSource;
+  /** Tested PRs whose changes to the gating configuration files this run does not use. */
+  configNotUsed?: ConfigNotUsed[];
 }
 export interface ReportTestStatus {
   type: 'ReportTestStatus';

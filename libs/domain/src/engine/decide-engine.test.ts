@@ -32,6 +32,26 @@ describe('StartTestRun', () => {
       ]);
   });
 
+  it('when tested PRs change the gating configuration, then the run records them; a PR it only stacks is left out', () => {
+    const command = {
+      ...start('r1', 2, [1]),
+      configNotUsed: [
+        { prNumber: 2, files: ['.railyard.yml'] },
+        { prNumber: 1, files: ['x'] },
+      ],
+    };
+    const { type: _t, configNotUsed: _c, ...data } = command;
+    givenEngine([...queue, ...runStarted('r0', 1)])
+      .when(command)
+      .then([
+        {
+          type: 'TestRunStarted',
+          data: { ...data, bisection: false, configNotUsed: [{ prNumber: 2, files: ['.railyard.yml'] }], at: NOW },
+        },
+        { type: 'PrTestingStarted', data: { prNumber: 2, testRunId: 'r1', at: NOW } },
+      ]);
+  });
+
   it('when the run was already recorded, then nothing is decided again', () => {
     givenEngine([...queue, ...runStarted('r1', 1)])
       .when(start('r1', 1))

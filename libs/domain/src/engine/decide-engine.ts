@@ -103,8 +103,16 @@ const startTestRun = (s: QueueState, c: StartTestRun, at: string): QueueEvent[] 
     const e = requireEntry(s, n);
     if (isTerminal(e.state) || e.state === 'not_ready') throw stale(`PR #${n} ahead is ${e.state}; it cannot be stacked under a run`);
   }
-  const { type: _type, ...data } = c;
-  const started = { ...data, prNumbers: [...c.prNumbers], dependentPrs: [...c.dependentPrs], bisection: bisectionOf !== undefined, at };
+  const { type: _type, configNotUsed, ...data } = c;
+  const notUsed = (configNotUsed ?? []).filter((x) => c.prNumbers.includes(x.prNumber) && x.files.length > 0);
+  const started = {
+    ...data,
+    prNumbers: [...c.prNumbers],
+    dependentPrs: [...c.dependentPrs],
+    bisection: bisectionOf !== undefined,
+    ...(notUsed.length > 0 ? { configNotUsed: notUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
+    at,
+  };
   return [
     ...(bisectionOf === undefined
       ? []
@@ -285,6 +293,8 @@ const retryTestRun = (s: QueueState, c: RetryTestRun, ctx: DecideContext): Queue
     bisection: run.bisection,
     ...(run.bisectionOf !== undefined ? { bisectionOf: run.bisectionOf } : {}),
     retry: { of: run.testRunId, attempt, cause: c.cause, contexts: [...run.failedContexts], detail: c.detail },
+    // The same commit on the same base: gated by the same files as the run it re-runs.
+    ...(run.configNotUsed ? { configNotUsed: run.configNotUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
     at,
   };
   return [

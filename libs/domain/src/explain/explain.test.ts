@@ -44,6 +44,20 @@ describe('explainPr', () => {
     });
   });
 
+  it('when a PR changed .railyard.yml, then its explanation says its run used the base branch’s configuration instead', () => {
+    const [started, ...rest] = runStarted('r1', 1) as [Extract<QueueEvent, { type: 'TestRunStarted' }>, ...QueueEvent[]];
+    const withNote: QueueEvent = { ...started, data: { ...started.data, configNotUsed: [{ prNumber: 1, files: ['.railyard.yml'] }] } };
+    const e = explain([queueCreated(), prSubmitted(1), withNote, ...rest], 1);
+    expect(e.notes).toEqual([
+      {
+        kind: 'config_not_used',
+        message: "this PR changes .railyard.yml; run r1 tested it with main's configuration (the change takes effect once it has merged)",
+        files: ['.railyard.yml'],
+      },
+    ]);
+    expect(explain([queueCreated(), prSubmitted(1), ...runStarted('r1', 1)], 1).notes).toBeUndefined();
+  });
+
   it('when the write side has dropped the failed run, then the failure still names the checks of its pending failure', () => {
     const e = explain([queueCreated(), prSubmitted(1), ...runStarted('r1', 1), ...runFailed('r1', 1), failed(1, 'r1')], 1);
     expect(e.stateReason.message).toContain('check `tests` failed on run r1');

@@ -1,6 +1,6 @@
 import { isTerminal } from '../events';
 import { failedChecksOf, reasonSentence } from './reasons';
-import type { ExplainInput, ExplainQueue, ExplainRun, ExplainedCheck, ExplainedPr, Explanation, LastTestRun } from './types';
+import type { ExplainInput, ExplainNote, ExplainQueue, ExplainRun, ExplainedCheck, ExplainedPr, Explanation, LastTestRun } from './types';
 import { waitingOnOf } from './waiting';
 
 const lastTestRunOf = (input: ExplainInput): LastTestRun | undefined => {
@@ -12,6 +12,20 @@ const lastTestRunOf = (input: ExplainInput): LastTestRun | undefined => {
   return { id: run.testRunId, status: run.status, testBranch: run.testBranch, checks, failedChecks };
 };
 
+const configNote = (input: ExplainInput): ExplainNote[] => {
+  const notUsed = input.run?.configNotUsed?.find((x) => x.prNumber === input.pr.prNumber);
+  if (!notUsed || notUsed.files.length === 0) return [];
+  const base = input.pr.baseBranch ?? 'the target branch';
+  const files = notUsed.files.join(' and ');
+  return [
+    {
+      kind: 'config_not_used',
+      message: `this PR changes ${files}; run ${input.run?.testRunId ?? '?'} tested it with ${base}'s configuration (the change takes effect once it has merged)`,
+      files: [...notUsed.files],
+    },
+  ];
+};
+
 /**
  * Why a PR is in its state, what it waits for now and its last run with the failed checks' logs: the
  * one rule the API, the CLI and the dashboard all show (docs/api.md, "Explanations").
@@ -20,6 +34,7 @@ export const explainPr = (input: ExplainInput): Explanation => {
   const { pr, run } = input;
   const reason = pr.stateReason;
   const lastTestRun = lastTestRunOf(input);
+  const notes = configNote(input);
   return {
     stateReason: {
       code: reason?.code ?? 'UNKNOWN',
@@ -29,6 +44,7 @@ export const explainPr = (input: ExplainInput): Explanation => {
     },
     waitingOn: waitingOnOf(input),
     ...(lastTestRun ? { lastTestRun } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   };
 };
 

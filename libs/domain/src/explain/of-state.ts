@@ -10,6 +10,7 @@ export const explainRunOfTestRun = (r: TestRun): ExplainRun => ({
   requiredStatuses: r.requiredStatuses,
   statuses: Object.entries(r.statuses).map(([context, s]) => ({ context, state: s.state, ...(s.url ? { url: s.url } : {}) })),
   failedContexts: r.failedContexts,
+  ...(r.configNotUsed ? { configNotUsed: r.configNotUsed } : {}),
 });
 
 /**

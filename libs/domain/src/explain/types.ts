@@ -1,6 +1,6 @@
 import type { QueueRunState, QueueSettings } from '../config';
 import type { EntryFacts } from '../entry';
-import type { CommitStatusState } from '../events-engine';
+import type { CommitStatusState, ConfigNotUsed } from '../events-engine';
 
 /** A test run as the explanation needs it, whichever side (write state or read model) it comes from. */
 export interface ExplainRun {
@@ -11,10 +11,13 @@ export interface ExplainRun {
   /** Latest state per check, in the order they first reported. */
   statuses: { context: string; state: CommitStatusState; url?: string }[];
   failedContexts: string[];
+  /** Tested PRs whose changes to the gating configuration files the run did not use. */
+  configNotUsed?: ConfigNotUsed[];
 }
 
 /** The PR facts an explanation reads. */
-export type ExplainedPr = Pick<EntryFacts, 'prNumber' | 'state' | 'headSha' | 'readiness' | 'stateReason' | 'lastTestRunId'>;
+export type ExplainedPr = Pick<EntryFacts, 'prNumber' | 'state' | 'headSha' | 'readiness' | 'stateReason' | 'lastTestRunId'> &
+  Partial<Pick<EntryFacts, 'baseBranch'>>;
 
 export interface ExplainQueue {
   state: QueueRunState;
@@ -77,8 +80,20 @@ export interface LastTestRun {
   failedChecks: ExplainedCheck[];
 }
 
+export const NOTE_KINDS = ['config_not_used'] as const;
+export type NoteKind = (typeof NOTE_KINDS)[number];
+
+/** Something the PR's author should know about how its last run judged it; `files` or `checks` name what. */
+export interface ExplainNote {
+  kind: NoteKind;
+  message: string;
+  files?: string[];
+}
+
 export interface Explanation {
   stateReason: { code: string; message: string; detail?: string; testRunId?: string };
   waitingOn: WaitingOn[];
   lastTestRun?: LastTestRun;
+  /** Present only when there is something to say. */
+  notes?: ExplainNote[];
 }

@@ -256,12 +256,17 @@ describe('GitHub code host on the fake GitHub', () => {
       expect(await resolve()).toEqual({ statuses: ['lint', 'build'], source: 'repo_provider_branch_protection' });
     });
 
-    it('when a PR changes .railyard.yml, then its run is resolved with the base’s file, not the PR’s', async () => {
+    it('when a PR changes .railyard.yml, then that is seen (without a tree read for a PR that does not) and its run is resolved with the base’s file', async () => {
       await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.railyard.yml': 'merge:\n  required_statuses: [base-ci]\n' } });
       const b = await base();
+      const trees = () => bed.fake.requests.count((r) => r.route === 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}');
+      const plain = await buildOne(await openPr('plain', { 'p.txt': 'p\n' }), b.sha, 'squash', 'cfg1');
+      const before = trees();
+      expect(await bed.ci.configChanges(REPO, b.sha, plain.sha)).toEqual([]);
+      expect(trees()).toBe(before);
       const changes = await openPr('config', { '.railyard.yml': 'merge:\n  required_statuses: [pr-ci]\n' });
       const own = await buildOne(changes, b.sha, 'squash', 'cfg2');
-      expect(own.sha).not.toBe(b.sha);
+      expect(await bed.ci.configChanges(REPO, b.sha, own.sha)).toEqual(['.railyard.yml']);
       expect(await bed.ci.resolveRequiredStatuses({ queueList: [], repo: REPO, configSha: b.sha, branch: 'main' })).toEqual({
         statuses: ['base-ci'],
         source: 'trunk_config',

@@ -123,6 +123,30 @@ export class GithubCi {
   }
 
   /**
+   * The gating configuration files whose blob differs between two commits (CiPort.configChanges).
+   * A commit the adapter built without touching them (its merges changed no such path) is known to
+   * hold its base's files, so a run of a PR that leaves them alone reads no tree.
+   */
+  async configChanges(repo: RepoRef, from: string, to: string): Promise<string[]> {
+    if (this.host.configCommitOf(repo, to) === this.host.configCommitOf(repo, from)) return [];
+    const api = await this.host.repoApi(repo);
+    const [a, b] = await Promise.all([this.configBlobs(api, from), this.configBlobs(api, to)]);
+    return [RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE].filter((file) => a.get(file) !== b.get(file));
+  }
+
+  private async configBlobs(api: RepoApi, sha: string): Promise<Map<string, string>> {
+    const root = await api.tree((await api.commit(sha)).tree);
+    const out = new Map<string, string>();
+    const railyard = root.find((e) => e.path === RAILYARD_CONFIG_FILE);
+    if (railyard) out.set(RAILYARD_CONFIG_FILE, `${railyard.type}:${railyard.sha}`);
+    // A `.trunk` that is not a directory stands for the file it replaces.
+    const trunkDir = root.find((e) => e.path === '.trunk');
+    const trunk = trunkDir?.type === 'tree' ? (await api.tree(trunkDir.sha)).find((e) => e.path === 'trunk.yaml') : trunkDir;
+    if (trunk) out.set(TRUNK_CONFIG_FILE, `${trunk.type}:${trunk.sha}`);
+    return out;
+  }
+
+  /**
    * The configuration files at `sha`, found in its tree (one request, usually answered from memory:
    * the target's commits are read again and again) and read only when their blob is new to this process.
    */

@@ -61,6 +61,12 @@ export interface CiPort {
    * (HostFacts.rerunnable); absent or undefined: it reruns whatever it is asked.
    */
   rerunnableChecks?(repo: RepoRef, sha: string, configSha: string): Promise<ReadonlySet<string> | undefined>;
+  /**
+   * The gating configuration files (`.railyard.yml`, `.trunk/trunk.yaml`) whose content differs
+   * between two commits: a PR's changes to them that its run does not use, said in its explanation.
+   * Absent: nothing is said.
+   */
+  configChanges?(repo: RepoRef, from: string, to: string): Promise<string[]>;
   statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
   /**

@@ -17,6 +17,7 @@ export const explainRunOfView = (r: TestRunView): ExplainRun => ({
   requiredStatuses: r.requiredStatuses,
   statuses: r.statuses.map((s) => ({ context: s.context, state: s.state, ...(s.url ? { url: s.url } : {}) })),
   failedContexts: r.outcome?.failedContexts ?? [],
+  ...(r.configNotUsed ? { configNotUsed: r.configNotUsed } : {}),
 });
 
 /** Every PR of a queue (given in queue order) explained in one pass; `runOf` gives a tested PR's last run. */

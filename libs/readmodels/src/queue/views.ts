@@ -94,8 +94,9 @@ export const prResponse = (p: PrView, x: Explanation): SubmittedPullRequestRespo
   ...explanationFields(x),
 });
 
-const explanationFields = (x: Explanation): Pick<SubmittedPullRequestResponse, 'stateReason' | 'waitingOn' | 'lastTestRun'> => ({
+const explanationFields = (x: Explanation): Pick<SubmittedPullRequestResponse, 'stateReason' | 'waitingOn' | 'lastTestRun' | 'notes'> => ({
   stateReason: x.stateReason,
   waitingOn: x.waitingOn,
   ...(x.lastTestRun ? { lastTestRun: x.lastTestRun } : {}),
+  ...(x.notes ? { notes: x.notes } : {}),
 });

@@ -1,4 +1,4 @@
-import type { CommitStatusState, RequiredStatusesSource, TargetsRef } from '@railyard/domain';
+import type { CommitStatusState, ConfigNotUsed, RequiredStatusesSource, TargetsRef } from '@railyard/domain';
 
 export type TestRunStatus = 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -43,6 +43,8 @@ export interface TestRunView {
   outcome?: TestRunOutcome;
   /** Latest status per context, in the order contexts first reported. */
   statuses: TestRunReportedStatus[];
+  /** Tested PRs whose changes to the gating configuration files the run did not use (it used its base's). */
+  configNotUsed?: ConfigNotUsed[];
   createdAt: string;
   updatedAt: string;
 }

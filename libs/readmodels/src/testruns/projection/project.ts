@@ -135,6 +135,7 @@ const startedView = (queueId: string, e: TestRunStarted, docs: TestRunDocSet, at
     bisection: d.bisection,
     status: 'in_progress',
     statuses: [],
+    ...(d.configNotUsed ? { configNotUsed: d.configNotUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
     createdAt: at,
     updatedAt: at,
   };
