@@ -93,6 +93,30 @@ export const commitStatusStoreContract = (
       ]);
     });
 
+    it('when reporters report the same context, then list holds the latest report and reports the latest of each reporter, latest last', async () => {
+      let minute = 0;
+      const store = await open(() => new Date(Date.UTC(2026, 0, 1, 10, minute++)));
+      await store.set(bed.repo, bed.sha, { context: 'test', state: 'pending', reporter: 'local-ci' });
+      await store.set(bed.repo, bed.sha, { context: 'test', state: 'success', reporter: 'token:ci' });
+      await store.set(bed.repo, bed.sha, { context: 'test', state: 'failure', reporter: 'local-ci' });
+      await store.set(bed.repo, bed.sha, { context: 'lint', state: 'success' });
+      expect(await store.list(bed.repo, bed.sha)).toEqual([
+        {
+          context: 'test',
+          state: 'failure',
+          reporter: 'local-ci',
+          createdAt: '2026-01-01T10:00:00.000Z',
+          updatedAt: '2026-01-01T10:02:00.000Z',
+        },
+        { context: 'lint', state: 'success', createdAt: '2026-01-01T10:03:00.000Z', updatedAt: '2026-01-01T10:03:00.000Z' },
+      ]);
+      expect((await store.reports(bed.repo, bed.sha)).map((s) => [s.context, s.reporter, s.state])).toEqual([
+        ['test', 'token:ci', 'success'],
+        ['test', 'local-ci', 'failure'],
+        ['lint', undefined, 'success'],
+      ]);
+    });
+
     it('when nothing was reported on a commit, then its list is empty and other commits do not leak into it', async () => {
       const store = await open();
       await store.set(bed.repo, bed.sha, { context: 'build', state: 'success' });

@@ -12,6 +12,10 @@ export const commitStatusSchema = z.object({
   state: statusState,
   targetUrl: z.string().optional(),
   description: z.string().optional(),
+  reporter: z
+    .string()
+    .optional()
+    .describe('who reported it: local-ci, token:<name>, cli; absent for statuses recorded before reporters were (docs/security.md)'),
   createdAt: time.describe('when this context first reported on this commit'),
   updatedAt: time.describe('when it last reported'),
 });

@@ -39,7 +39,7 @@ export interface LocalCi {
   statuses(
     repo: RepoRef,
     sha: string,
-  ): Promise<{ context: string; state: CommitStatusState; url?: string; infrastructureError?: InfrastructureError }[]>;
+  ): Promise<{ context: string; state: CommitStatusState; url?: string; reporter?: string; infrastructureError?: InfrastructureError }[]>;
   onChange(listener: (repo: RepoRef, sha: string) => void): () => void;
   close(): Promise<void>;
 }
@@ -104,6 +104,7 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
           context: s.context,
           state: s.state,
           ...(s.targetUrl ? { url: s.targetUrl } : {}),
+          ...(s.reporter ? { reporter: s.reporter } : {}),
           ...(infrastructureError ? { infrastructureError } : {}),
         };
       }),

@@ -15,3 +15,4 @@ export * from './events-engine';
 export * from './engine';
 export * from './identifiers';
 export * from './gating';
+export * from './status-reporters';

@@ -78,6 +78,12 @@ afterEach(async () => {
 });
 
 describe('POST /v1/setCommitStatus', () => {
+  it('when a token posts a status, then it is recorded as that token’s; a body naming a reporter is refused', async () => {
+    expect((await post('/setCommitStatus', status({ reporter: 'local-ci' }))).status).toBe(400);
+    expect((await post('/setCommitStatus', status())).body.status.reporter).toBe('token:ci');
+    expect((await statuses.reports(repo, sha)).map((r) => r.reporter)).toEqual(['token:ci']);
+  });
+
   it('when an outside CI posts a status, then it is stored and read back with the combined state', async () => {
     const res = await post('/setCommitStatus', status({ state: 'PENDING', url: 'https://jenkins.test/job/1', description: 'building' }));
     expect(res.status).toBe(200);
@@ -89,6 +95,7 @@ describe('POST /v1/setCommitStatus', () => {
         state: 'pending',
         targetUrl: 'https://jenkins.test/job/1',
         description: 'building',
+        reporter: 'token:ci',
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       },

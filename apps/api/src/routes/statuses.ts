@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { getCommitStatusesRequest, outcomeOfState, setCommitStatusRequest } from '@railyard/ci';
+import { tokenReporter } from '@railyard/domain';
 import type { CommitStatus } from '@railyard/githost';
 import type { CiHttpDeps } from '../ci/deps';
 import { asClientError } from '../ci/host-errors';
@@ -21,7 +22,7 @@ const combinedState = (statuses: CommitStatus[]): 'failure' | 'success' | 'pendi
 export const statusRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
   const router = Router();
 
-  postRoute(router, deps, '/setCommitStatus', 'write', async (raw) => {
+  postRoute(router, deps, '/setCommitStatus', 'write', async (raw, ctx) => {
     const { repo, sha, context, state, targetUrl, url, description } = parseBody(setCommitStatusRequest, raw);
     const link = targetUrl ?? url;
     const status = await asClientError(async () => {
@@ -31,9 +32,11 @@ export const statusRoutes = (deps: ApiDeps, ci: CiHttpDeps): Router => {
         state,
         ...(link ? { targetUrl: link } : {}),
         ...(description !== undefined ? { description } : {}),
+        // The token that posted it: a queue may pin who reports a context (statusReporters).
+        reporter: tokenReporter(ctx.actor),
       });
     });
-    deps.logger.info('commit status set', { repo: `${repo.host}/${repo.owner}/${repo.name}`, sha, context, state });
+    deps.logger.info('commit status set', { repo: `${repo.host}/${repo.owner}/${repo.name}`, sha, context, state, token: ctx.actor });
     return { repo, sha, status };
   });
 

@@ -1,4 +1,5 @@
 import { CommitChecker, getCommitStatusesRequest, setCommitStatusRequest } from '@railyard/ci';
+import { CLI_REPORTER } from '@railyard/domain';
 import { existsSync } from 'node:fs';
 import { formatRepo, GitHostError, localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { loadConfig, openEventStore } from '@railyard/runtime';
@@ -102,6 +103,8 @@ export const setCommand = async (flags: StatusFlags, ctx: CliContext): Promise<n
       state,
       ...(targetUrl ? { targetUrl } : {}),
       ...(description !== undefined ? { description } : {}),
+      // Whoever can write the data dir's event store is the server's own user: recorded as the CLI.
+      reporter: CLI_REPORTER,
     }),
   }));
   return print(ctx, answer);

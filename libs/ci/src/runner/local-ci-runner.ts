@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import type { RepoRef } from '@railyard/domain';
+import { LOCAL_CI_REPORTER, type RepoRef } from '@railyard/domain';
 import { existingRepoDir, formatRepo, isObjectId, type CommitStatusInput, type CommitStatusStore } from '@railyard/githost';
 import { errorFields, type Logger } from '@railyard/observability';
 import { readRepoConfig } from '../config/repo-config';
@@ -240,6 +240,7 @@ export class LocalCiRunner {
         state: 'pending',
         targetUrl,
         description: 'queued again after an infrastructure error',
+        reporter: LOCAL_CI_REPORTER,
       });
     }
     this.logger?.info('ci: checks queued again after an infrastructure error', { testRunId, checks: contexts });
@@ -296,7 +297,10 @@ export class LocalCiRunner {
       this.logger?.info('ci: no checks in .railyard.yml; waiting for an outside CI', { testRunId, repo: formatRepo(repo), sha });
       return null;
     }
-    const reported = new Map((await this.opts.statuses.list(repo, sha)).map((s) => [s.context, s]));
+    // Only the local CI's own reports say a check already ran: anyone else's could claim it did.
+    const reported = new Map(
+      (await this.opts.statuses.reports(repo, sha)).filter((s) => s.reporter === LOCAL_CI_REPORTER).map((s) => [s.context, s]),
+    );
     const todo = checks.filter((c) => {
       const s = reported.get(c.name);
       return !(s && FINAL_STATES.has(s.state) && s.targetUrl?.endsWith(ciLogPath(testRunId, c.name)));
@@ -512,7 +516,13 @@ export class LocalCiRunner {
     const { repo, sha, testRunId } = run.input;
     const targetUrl = joinUrl(this.opts.publicUrl(), ciLogPath(testRunId, check.name));
     try {
-      await this.opts.statuses.set(repo, sha, { context: check.name, state, targetUrl, ...(description ? { description } : {}) });
+      await this.opts.statuses.set(repo, sha, {
+        context: check.name,
+        state,
+        targetUrl,
+        ...(description ? { description } : {}),
+        reporter: LOCAL_CI_REPORTER,
+      });
     } catch (err) {
       this.logger?.error('ci: could not post a status', { testRunId, check: check.name, state, ...errorFields(err) });
     }

@@ -78,6 +78,8 @@ export interface ReportedStatus {
   context: string;
   state: CommitStatusState;
   url?: string;
+  /** Who reported it (status-reporters.ts); absent: unknown. */
+  reporter?: string;
   /** The CI says this `error` is no verdict on the code (a check that could not start, a lost checkout, a runner crash). */
   infrastructureError?: { code: string; message: string };
 }

@@ -133,6 +133,7 @@ export class LocalCodeHost {
       context: s.context,
       state: s.state,
       ...(s.targetUrl ? { url: s.targetUrl } : {}),
+      ...(s.reporter ? { reporter: s.reporter } : {}),
     }));
   }
 

@@ -4,6 +4,7 @@ import type { EventStore, NewEvent, RecordedEvent, Subscription } from '@railyar
 import type { CommitStatus, CommitStatusInput, CommitStatusListener, CommitStatusStore } from './port';
 import {
   COMMIT_STATUS_REPORTED,
+  foldReports,
   foldStatuses,
   reportOf,
   STATUS_SCHEMA_VERSION,
@@ -86,6 +87,13 @@ export class EventStoreCommitStatusStore implements CommitStatusStore {
     validateRepoName(repo);
     await this.opts.assertRepo?.(repo);
     return foldStatuses(await this.legacyOf(repo, sha), await this.opts.eventStore.readStream(statusStreamOf(repo, sha)));
+  }
+
+  async reports(repo: RepoRef, sha: string): Promise<CommitStatus[]> {
+    validateStatusInput(sha);
+    validateRepoName(repo);
+    await this.opts.assertRepo?.(repo);
+    return foldReports(await this.legacyOf(repo, sha), await this.opts.eventStore.readStream(statusStreamOf(repo, sha)));
   }
 
   onChange(listener: CommitStatusListener): () => void {

@@ -9,6 +9,12 @@ export interface CommitStatusInput {
   state: CommitStatusState;
   targetUrl?: string;
   description?: string;
+  /**
+   * Who reports it (the domain's reporter ids: `local-ci`, `token:<name>`, `cli`), set by the writer
+   * from who the caller is, never from what the caller says. Absent: unknown, which gates only what
+   * anyone may report (docs/security.md, "Who may report a status").
+   */
+  reporter?: string;
 }
 
 /** The latest status of one context on one commit. */
@@ -31,6 +37,11 @@ export interface CommitStatusStore {
   set(repo: RepoRef, sha: string, input: CommitStatusInput): Promise<CommitStatus>;
   /** The latest status of every context reported on the commit, in the order contexts first reported. */
   list(repo: RepoRef, sha: string): Promise<CommitStatus[]>;
+  /**
+   * The latest status of every context from each reporter, oldest report first: a status only some
+   * reporters may give is judged from these, so a report from anyone else cannot hide it.
+   */
+  reports(repo: RepoRef, sha: string): Promise<CommitStatus[]>;
   /**
    * Called after a status changed, whichever process changed it. A hint, not a log: a listener
    * re-reads with list(), and may be called more than once for one change.

@@ -29,22 +29,41 @@ export const reportOf = (e: RecordedEvent): CommitStatusReported | undefined =>
  * version left in a file, D182) first, then the stream's reports in stream order. A context keeps the
  * time of its first report as createdAt; each later report replaces the rest.
  */
-export const foldStatuses = (initial: readonly CommitStatus[], events: readonly RecordedEvent[]): CommitStatus[] => {
-  const byContext = new Map<string, CommitStatus>(initial.map((s) => [s.context, s]));
+export const foldStatuses = (initial: readonly CommitStatus[], events: readonly RecordedEvent[]): CommitStatus[] =>
+  fold(initial, events, (s) => s.context, false);
+
+/**
+ * The latest status per context and reporter (a report without one, such as every report recorded
+ * before reporters were, counts as one unknown reporter), ordered by when each was last reported.
+ */
+export const foldReports = (initial: readonly CommitStatus[], events: readonly RecordedEvent[]): CommitStatus[] =>
+  fold(initial, events, (s) => `${s.context}\0${s.reporter ?? ''}`, true);
+
+const fold = (
+  initial: readonly CommitStatus[],
+  events: readonly RecordedEvent[],
+  keyOf: (s: { context: string; reporter?: string }) => string,
+  latestLast: boolean,
+): CommitStatus[] => {
+  const byKey = new Map<string, CommitStatus>(initial.map((s) => [keyOf(s), s]));
   for (const e of events) {
     const report = reportOf(e);
     if (!report) continue;
     const at = e.metadata.at;
-    const { context, state, targetUrl, description } = report;
-    const createdAt = byContext.get(context)?.createdAt ?? at;
-    byContext.set(context, {
+    const { context, state, targetUrl, description, reporter } = report;
+    const key = keyOf(report);
+    const createdAt = byKey.get(key)?.createdAt ?? at;
+    // A Map keeps a key where it was first set: deleted first, it moves to the end.
+    if (latestLast) byKey.delete(key);
+    byKey.set(key, {
       context,
       state,
       ...(targetUrl !== undefined ? { targetUrl } : {}),
       ...(description !== undefined ? { description } : {}),
+      ...(reporter !== undefined ? { reporter } : {}),
       createdAt,
       updatedAt: at,
     });
   }
-  return [...byContext.values()];
+  return [...byKey.values()];
 };

@@ -20,7 +20,7 @@ export function validateStatusInput(sha: string, input?: CommitStatusInput): Com
   if (typeof sha !== 'string' || !isObjectId(sha))
     throw invalid(`sha must be a full lower-case commit id (40 or 64 hex digits), got ${JSON.stringify(sha)}`);
   if (input === undefined) return undefined;
-  const { context, state, targetUrl, description } = input;
+  const { context, state, targetUrl, description, reporter } = input;
   if (typeof context !== 'string' || context.trim() === '' || context.length > MAX_CONTEXT_LENGTH || CONTROL.test(context))
     throw invalid(`context must be 1-${MAX_CONTEXT_LENGTH} characters without control characters`);
   if (!STATES.includes(state)) throw invalid(`state must be one of ${STATES.join(', ')}`);
@@ -31,11 +31,17 @@ export function validateStatusInput(sha: string, input?: CommitStatusInput): Com
     throw invalid(`targetUrl must be an http(s) URL of at most ${MAX_TARGET_URL_LENGTH} characters`);
   if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH))
     throw invalid(`description must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (
+    reporter !== undefined &&
+    (typeof reporter !== 'string' || reporter === '' || reporter.length > MAX_CONTEXT_LENGTH || CONTROL.test(reporter))
+  )
+    throw invalid(`reporter must be 1-${MAX_CONTEXT_LENGTH} characters without control characters`);
   return {
     context,
     state,
     ...(targetUrl !== undefined ? { targetUrl } : {}),
     ...(description !== undefined ? { description } : {}),
+    ...(reporter !== undefined ? { reporter } : {}),
   };
 }
 

@@ -7,6 +7,8 @@ export interface StatusView {
   context: string;
   state: string;
   url: string | null;
+  /** The user or bot that posted it, as a reporter id (`github-user:<login>`); null when GitHub names none. */
+  reporter?: string | null;
 }
 
 /** A check run as the adapter lists it. */
@@ -18,6 +20,8 @@ export interface CheckRunView {
   status: string;
   conclusion: string | null;
   url: string | null;
+  /** The App that reports it, as a reporter id (`github-app:<slug>`); null when GitHub names none. */
+  reporter?: string | null;
   startedAt: string | null;
   completedAt: string | null;
 }

@@ -1,8 +1,8 @@
-import type { RepoRef } from '@railyard/domain';
+import { githubAppReporter, githubUserReporter, type RepoRef } from '@railyard/domain';
 import { GitHostError, isValidBranchName } from '@railyard/githost';
 import { LRUCache } from 'lru-cache';
 import type { GithubOctokit } from '../github-app';
-import type { CheckRunView } from './memory';
+import type { CheckRunView, StatusView } from './memory';
 import { messageOf, orNullOn404, statusOf } from './repo-client';
 
 /** A commit as the git data API shows it; commits never change, so they are cached by sha. */
@@ -300,13 +300,18 @@ export class RepoApi {
   }
 
   /** Commit statuses of `sha`, newest first, as GitHub lists them (one page of 100). */
-  async commitStatuses(sha: string): Promise<{ context: string; state: string; url: string | null }[]> {
+  async commitStatuses(sha: string): Promise<StatusView[]> {
     const res = await this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/statuses', {
       ...this.params,
       ref: checkSha(sha, 'sha'),
       per_page: 100,
     });
-    return res.data.map((s) => ({ context: s.context, state: s.state, url: s.target_url }));
+    return res.data.map((s) => ({
+      context: s.context,
+      state: s.state,
+      url: s.target_url,
+      reporter: s.creator?.login ? githubUserReporter(s.creator.login) : null,
+    }));
   }
 
   /** Check runs of `sha` (the latest of each name, as GitHub filters by default). */
@@ -333,6 +338,7 @@ export class RepoApi {
       status: r.status,
       conclusion: r.conclusion,
       url: r.details_url ?? r.html_url,
+      reporter: r.app?.slug ? githubAppReporter(r.app.slug) : null,
       startedAt: r.started_at,
       completedAt: r.completed_at,
     }));

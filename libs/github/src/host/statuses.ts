@@ -20,15 +20,17 @@ const statusState = (state: string): State => (state === 'success' || state === 
  * check run is what current CI systems report.
  */
 export const mergeReports = (
-  statuses: readonly { context: string; state: string; url: string | null }[],
-  checkRuns: readonly { name: string; status: string; conclusion: string | null; url: string | null }[],
+  statuses: readonly { context: string; state: string; url: string | null; reporter?: string | null }[],
+  checkRuns: readonly { name: string; status: string; conclusion: string | null; url: string | null; reporter?: string | null }[],
 ): ReportedStatus[] => {
   const out = new Map<string, ReportedStatus>();
   for (const s of [...statuses].reverse()) {
     // A Map keeps a key where it was first set: the order contexts appeared, each with its latest state.
-    out.set(s.context, { context: s.context, state: statusState(s.state), ...(s.url ? { url: s.url } : {}) });
+    out.set(s.context, { context: s.context, state: statusState(s.state), ...(s.url ? { url: s.url } : {}), ...reporterOf(s) });
   }
   for (const r of checkRuns)
-    out.set(r.name, { context: r.name, state: checkRunState(r.status, r.conclusion), ...(r.url ? { url: r.url } : {}) });
+    out.set(r.name, { context: r.name, state: checkRunState(r.status, r.conclusion), ...(r.url ? { url: r.url } : {}), ...reporterOf(r) });
   return [...out.values()];
 };
+
+const reporterOf = (x: { reporter?: string | null }): { reporter?: string } => (x.reporter ? { reporter: x.reporter } : {});
