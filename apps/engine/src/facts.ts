@@ -40,7 +40,7 @@ interface Known {
   statuses: Map<string, readonly ReportedStatus[]>;
   /** Direct merge: whether a head holds the target (per target sha and head), and the statuses required per config commit. */
   upToDate: Map<string, boolean>;
-  required: Map<string, readonly string[]>;
+  required: Map<string, { statuses: readonly string[]; localChecks: readonly string[] }>;
   trees: Map<string, string>;
   /** The queue's run ids when test branches were last listed: a run the state dropped may leave a branch to sweep. */
   listedForRuns?: string;
@@ -396,10 +396,19 @@ export class FactsReader implements FactsSource {
     let required = k.required.get(requiredKey);
     if (required === undefined) {
       const answer = await this.ci.resolveRequiredStatuses({ queueList: s.requiredStatuses, repo: s.repo, configSha, branch: s.branch });
-      required = 'error' in answer ? [] : answer.statuses;
+      required =
+        'error' in answer ? { statuses: [], localChecks: [] } : { statuses: answer.statuses, localChecks: answer.localChecks ?? [] };
       k.required.set(requiredKey, required);
     }
     const headStatuses = await this.statusesOf(s, k, e.headSha, () => this.host.statuses(s.repo, e.headSha));
-    return { prNumber: e.prNumber, headSha: e.headSha, upToDate, headTree, requiredStatuses: required, headStatuses };
+    return {
+      prNumber: e.prNumber,
+      headSha: e.headSha,
+      upToDate,
+      headTree,
+      requiredStatuses: required.statuses,
+      localChecks: required.localChecks,
+      headStatuses,
+    };
   }
 }

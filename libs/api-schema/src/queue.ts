@@ -40,6 +40,26 @@ export const queueSettingsShape = {
     .optional()
     .describe('re-runs of a failed run on the same commit before its PRs are blamed, when the failure may be a flake (0 turns it off)'),
   requiredStatuses: z.array(z.string().trim().min(1).max(255)).max(1000).optional(),
+  statusReporters: z
+    .record(
+      z.string().trim().min(1).max(255),
+      z
+        .array(
+          z
+            .string()
+            .trim()
+            .min(1)
+            .max(255)
+            .regex(/^[^\s]+$/, 'a reporter is a token name or a reporter id, without spaces'),
+        )
+        .min(1, 'name at least one reporter; leave the context out to let anyone report it')
+        .max(100),
+    )
+    .refine((r) => Object.keys(r).length <= 1000, 'at most 1000 contexts')
+    .optional()
+    .describe(
+      'per commit-status context, who may report it: token names, or reporter ids such as github-app:<slug>; a status from anyone else is recorded but does not count. A context the local CI runs counts only from the local CI. updateQueue replaces the map; {} clears it',
+    ),
 };
 
 export const createQueueRequest = queueKeySchema.extend(queueSettingsShape).strict();

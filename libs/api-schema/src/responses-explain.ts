@@ -41,9 +41,14 @@ export const lastTestRunSchema = z
 
 export const noteSchema = z
   .object({
-    kind: z.enum(NOTE_KINDS).describe('config_not_used: the PR changes the gating configuration files, which its run did not use'),
+    kind: z
+      .enum(NOTE_KINDS)
+      .describe(
+        'config_not_used: the PR changes the gating configuration files, which its run did not use; status_not_counted: a status on its run came from someone not allowed to report that context',
+      ),
     message: z.string().describe('one sentence, e.g. "this PR changes .railyard.yml; run … tested it with main\'s configuration …"'),
     files: z.array(z.string()).optional().describe('the configuration files the PR changes'),
+    checks: z.array(z.string()).optional().describe('the status context that was not counted'),
   })
   .describe('something to know about how the last run judged the PR');
 

@@ -42,6 +42,11 @@ export const queueResponseSchema = z.object({
   // Not in the spec's Queue object; absent for queues created before the setting existed (they use 1).
   flakeRetries: count.optional().describe('re-runs of a failed run on the same commit before blaming, when it may be a flake'),
   requiredStatuses: z.array(z.string()),
+  // Railyard's addition (docs/api.md, "Who may report a status"): absent when the queue names nobody.
+  statusReporters: z
+    .record(z.string(), z.array(z.string()))
+    .optional()
+    .describe('per commit-status context, the tokens (or reporter ids) whose statuses count for it'),
   // Carried in the stored settings of queues created over HTTP; not in the spec's Queue object.
   repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }).optional().describe("the queue's repository"),
   targetBranch: z.string().optional().describe("the queue's branch, as given to createQueue"),

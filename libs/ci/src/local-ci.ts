@@ -35,7 +35,10 @@ export interface LocalCi {
   configChanges(repo: RepoRef, from: string, to: string): Promise<string[]>;
   /** The checks `.railyard.yml` names at the run's config commit: the ones this CI runs again when asked. */
   rerunnableChecks(repo: RepoRef, sha: string, configSha: string): Promise<ReadonlySet<string>>;
-  /** `infrastructureError` marks an `error` of the local CI that is no verdict on the code (docs/ci.md). */
+  /**
+   * The latest report of each context and reporter, latest last. `infrastructureError` marks an
+   * `error` of the local CI that is no verdict on the code (docs/ci.md).
+   */
   statuses(
     repo: RepoRef,
     sha: string,
@@ -97,8 +100,9 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     rerunsSameCommit: () => true,
     configChanges: (repo, from, to) => configChangesBetween(settings.gitRoot, repo, from, to),
     rerunnableChecks: async (repo, _sha, configSha) => new Set(localChecksOf(await readRepoConfig(settings.gitRoot, repo, configSha))),
+    // Every reporter's latest: the engine sorts out which count (the domain's gatingReports).
     statuses: async (repo, sha) =>
-      (await statuses.list(repo, sha)).map((s) => {
+      (await statuses.reports(repo, sha)).map((s) => {
         const infrastructureError = infrastructureErrorOf(s);
         return {
           context: s.context,

@@ -1,3 +1,4 @@
+import type { NotCountedWhy } from './status-reporters';
 /**
  * Events of a PR's life after admission: test runs, their statuses and outcomes, merges and
  * failures. The merge engine records them; metrics, audit and the read models consume them. Reason
@@ -41,6 +42,12 @@ export type TestRunStarted = Ev<
      * recorded before it was kept.
      */
     configNotUsed?: ConfigNotUsed[];
+    /**
+     * The contexts the local CI runs for this run, per its config commit: their statuses count only
+     * from the local CI (ReporterPolicy). Absent when it runs none, and on runs recorded before it
+     * was kept: those count any reporter's status for every context, as they did.
+     */
+    localChecks?: string[];
   }
 >;
 
@@ -82,9 +89,25 @@ export interface InfrastructureErrorReport {
   code: string;
   message: string;
 }
+/** `reporter`: who reported it (status-reporters.ts); absent on events recorded before it was kept, which counted whoever it was. */
 export type TestRunStatusReported = Ev<
   'TestRunStatusReported',
-  { testRunId: string; context: string; state: CommitStatusState; url?: string; infrastructureError?: InfrastructureErrorReport }
+  {
+    testRunId: string;
+    context: string;
+    state: CommitStatusState;
+    url?: string;
+    infrastructureError?: InfrastructureErrorReport;
+    reporter?: string;
+  }
+>;
+/**
+ * A status on the run's commit from someone the rule does not let report its context (ReporterPolicy):
+ * kept so the PR's explanation can say so, never counted. `reporter` absent: unknown.
+ */
+export type TestRunStatusNotCounted = Ev<
+  'TestRunStatusNotCounted',
+  { testRunId: string; context: string; state: CommitStatusState; url?: string; reporter?: string; why: NotCountedWhy }
 >;
 /** The engine asked CI to run checks again that ended in an infrastructure error; `attempt` counts the retries of the run. */
 export type TestRunInfrastructureRetried = Ev<
@@ -163,6 +186,7 @@ export type EngineEvent =
   | QueueHostProblemCleared
   | TestRunStarted
   | TestRunStatusReported
+  | TestRunStatusNotCounted
   | TestRunInfrastructureRetried
   | TestRunStuck
   | TestRunSucceeded

@@ -50,12 +50,26 @@ interface Ev<T extends string, D> {
   data: D & { at: string };
 }
 
+/** `statusReporters`: per context, who may report it (ReporterPolicy); absent or empty: nobody is named. */
 export type QueueCreated = Ev<
   'QueueCreated',
-  { queueId: string; repo: RepoRef; branch: string; settings: QueueSettings; requiredStatuses: string[]; state: RequestableQueueState }
+  {
+    queueId: string;
+    repo: RepoRef;
+    branch: string;
+    settings: QueueSettings;
+    requiredStatuses: string[];
+    state: RequestableQueueState;
+    statusReporters?: StatusReporters;
+  }
 >;
-/** `requiredStatuses: null` clears the manual list; absent leaves it alone. */
-export type QueueConfigUpdated = Ev<'QueueConfigUpdated', { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null }>;
+/** `requiredStatuses: null` clears the manual list; absent leaves it alone. `statusReporters` replaces the map (`{}` clears it). */
+export type QueueConfigUpdated = Ev<
+  'QueueConfigUpdated',
+  { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null; statusReporters?: StatusReporters }
+>;
+/** Per commit-status context, the token names (or reporter ids) that may report it. */
+export type StatusReporters = Record<string, string[]>;
 /**
  * `pendingMode` is set when entering switching_modes: the mode the queue moves to once its runs in
  * flight merged. `resumeState` is the state it returns to then, when it is not `from` (a state asked

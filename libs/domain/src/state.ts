@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
-import { entryStateAfter, isTerminal, type QueueEvent, type TargetsRef } from './events';
+import { entryStateAfter, isTerminal, type QueueEvent, type StatusReporters, type TargetsRef } from './events';
 import type {
   CommitStatusState,
   ConfigNotUsed,
@@ -11,6 +11,7 @@ import type {
 } from './events-engine';
 import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
+import type { NotCountedWhy } from './status-reporters';
 
 /** An entry of the queue: the facts every side folds alike (entry.ts), and the write side's scheduling fields. */
 export interface Entry extends EntryFacts {
@@ -63,6 +64,10 @@ export interface TestRun {
   retry?: FlakeRetry;
   /** Tested PRs whose changes to the gating configuration files the run did not use (it used its base's). */
   configNotUsed?: ConfigNotUsed[];
+  /** The contexts the local CI runs for this run: only its statuses count for them (absent on runs recorded before). */
+  localChecks?: string[];
+  /** Statuses on the run's commit that did not count, per `${context}\0${reporter}`: the latest of each. */
+  notCounted?: Record<string, NotCountedStatus>;
   /** What the run's test results said of its failure, once it failed. */
   judgement?: FailureJudgement;
   /**
@@ -79,6 +84,17 @@ export interface TestRun {
   endedAt?: string;
 }
 
+export interface NotCountedStatus {
+  context: string;
+  state: CommitStatusState;
+  url?: string;
+  reporter?: string;
+  why: NotCountedWhy;
+}
+
+/** The key a run keeps a status that did not count under. */
+export const notCountedKey = (context: string, reporter: string | undefined): string => `${context}\0${reporter ?? ''}`;
+
 export interface QueueState {
   exists: boolean;
   queueId: string;
@@ -91,6 +107,8 @@ export interface QueueState {
   settings: QueueSettings;
   /** The queue's own (manual) list; empty means "not set": the run takes the repository's config. */
   requiredStatuses: string[];
+  /** Per context, who may report it (ReporterPolicy); empty: nobody is named for any context. */
+  statusReporters: StatusReporters;
   /** Every PR ever submitted since the queue was (re)created, terminal ones included. */
   entries: Map<number, Entry>;
   /** Impacted targets per PR, per head SHA: the last upload for a SHA wins. */
@@ -117,6 +135,7 @@ export const initialQueueState = (): QueueState => ({
   runState: 'running',
   settings: { ...DEFAULT_SETTINGS },
   requiredStatuses: [],
+  statusReporters: {},
   entries: new Map(),
   targets: new Map(),
   nextSeq: 0,
@@ -212,6 +231,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
           : {}),
         ...(d.retry ? { retry: { ...d.retry, contexts: [...d.retry.contexts] } } : {}),
         ...(d.configNotUsed ? { configNotUsed: d.configNotUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
+        ...(d.localChecks ? { localChecks: [...d.localChecks] } : {}),
         ...(inheritsGenuine(s, d.retry?.of ?? d.bisectionOf) ? { genuineFailure: true } : {}),
         createdAt: d.at,
       });
@@ -231,6 +251,22 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
             state,
             ...(url === undefined ? {} : { url }),
             ...(infrastructureError === undefined ? {} : { infrastructureError: { ...infrastructureError, at } }),
+          },
+        },
+      }));
+    }
+    case 'TestRunStatusNotCounted': {
+      const { context, state, url, reporter, why } = event.data;
+      return updateRun(s, event.data.testRunId, (r) => ({
+        ...r,
+        notCounted: {
+          ...r.notCounted,
+          [notCountedKey(context, reporter)]: {
+            context,
+            state,
+            ...(url === undefined ? {} : { url }),
+            ...(reporter === undefined ? {} : { reporter }),
+            why,
           },
         },
       }));
@@ -299,6 +335,8 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
   }
 };
 
+const copyReporters = (r: StatusReporters): StatusReporters => Object.fromEntries(Object.entries(r).map(([c, who]) => [c, [...who]]));
+
 const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
   switch (event.type) {
     case 'QueueCreated': {
@@ -313,14 +351,16 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
         // Settings added later (flakeRetries) take their default for queues created before them.
         settings: { ...DEFAULT_SETTINGS, ...d.settings },
         requiredStatuses: [...d.requiredStatuses],
+        statusReporters: copyReporters(d.statusReporters ?? {}),
       };
     }
     case 'QueueConfigUpdated': {
-      const { changes, requiredStatuses } = event.data;
+      const { changes, requiredStatuses, statusReporters } = event.data;
       return {
         ...state,
         settings: { ...state.settings, ...changes },
         requiredStatuses: requiredStatuses === undefined ? state.requiredStatuses : (requiredStatuses ?? []),
+        statusReporters: statusReporters === undefined ? state.statusReporters : copyReporters(statusReporters),
       };
     }
     case 'QueueStateChanged': {

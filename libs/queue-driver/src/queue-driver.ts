@@ -246,6 +246,7 @@ export class QueueDriver {
       requiredStatuses: required.statuses,
       requiredStatusesSource: required.source,
       ...(configNotUsed.length > 0 ? { configNotUsed } : {}),
+      ...(required.localChecks && required.localChecks.length > 0 ? { localChecks: required.localChecks } : {}),
     });
     if (events === null) {
       await this.deps.host.deleteBranch(s.repo, built.branch, built.sha);

@@ -11,7 +11,7 @@ import { postRoute } from './route';
 
 /** Splits a request into the queue settings and the fields that have their own events. */
 const settingsOf = (body: Omit<CreateQueueRequest, 'repo' | 'targetBranch'> & { deleteRequiredStatuses?: boolean }): QueueSettingsInput => {
-  const { state: _s, requiredStatuses: _r, deleteRequiredStatuses: _d, ...settings } = body;
+  const { state: _s, requiredStatuses: _r, deleteRequiredStatuses: _d, statusReporters: _w, ...settings } = body;
   return settings;
 };
 
@@ -38,6 +38,7 @@ export const queueRoutes = (deps: ApiDeps): Router => {
         settings: settingsOf(body),
         state: body.state,
         requiredStatuses: body.requiredStatuses,
+        statusReporters: body.statusReporters,
       },
       ctx,
     );
@@ -56,6 +57,7 @@ export const queueRoutes = (deps: ApiDeps): Router => {
         state: body.state,
         requiredStatuses: body.requiredStatuses,
         deleteRequiredStatuses: body.deleteRequiredStatuses,
+        statusReporters: body.statusReporters,
       },
       ctx,
     );

@@ -1,6 +1,6 @@
 import { DEFAULT_SETTINGS, MAX_FLAKE_RETRIES, MAX_UINT32, type QueueSettings, type RequestableQueueState } from '../config';
 import { DomainError } from '../errors';
-import type { PrReadinessChanged, QueueEvent } from '../events';
+import type { PrReadinessChanged, QueueEvent, StatusReporters } from '../events';
 import { readinessChange, readinessOf } from '../readiness';
 import { activeEntries, targetsFor, type QueueState } from '../state';
 import { requireInteger, requireQueue } from './guards';
@@ -30,10 +30,29 @@ const validateRequiredStatuses = (list: string[] | undefined): void => {
   if (list?.some((x) => x.trim() === '')) throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses must not hold empty names');
 };
 
+/** Each context named once with at least one reporter; names trimmed of nothing, kept once each, in the order given. */
+const cleanReporters = (r: StatusReporters | undefined): StatusReporters | undefined => {
+  if (r === undefined) return undefined;
+  const out: StatusReporters = {};
+  for (const [context, who] of Object.entries(r)) {
+    if (context.trim() === '') throw new DomainError('INVALID_ARGUMENT', 'statusReporters must not name an empty context');
+    if (who.length === 0 || who.some((x) => x.trim() === ''))
+      throw new DomainError('INVALID_ARGUMENT', `statusReporters.${context} must name at least one reporter, none empty`);
+    out[context] = [...new Set(who)];
+  }
+  return out;
+};
+
+const sameReporters = (a: StatusReporters, b: StatusReporters): boolean => {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => b[k] !== undefined && b[k].join('\n') === a[k]?.join('\n'));
+};
+
 export const decideCreateQueue = (s: QueueState, c: CreateQueue, ctx: DecideContext): QueueEvent[] => {
   if (s.exists) throw new DomainError('QUEUE_ALREADY_EXISTS', `a merge queue already exists for branch "${c.branch}" in this repository`);
   validateSettings(c.settings ?? {});
   validateRequiredStatuses(c.requiredStatuses);
+  const statusReporters = cleanReporters(c.statusReporters);
   const settings: QueueSettings = { ...DEFAULT_SETTINGS, ...givenSettings(c.settings) };
   return [
     {
@@ -44,6 +63,7 @@ export const decideCreateQueue = (s: QueueState, c: CreateQueue, ctx: DecideCont
         branch: c.branch,
         settings,
         requiredStatuses: [...new Set(c.requiredStatuses ?? [])],
+        ...(statusReporters && Object.keys(statusReporters).length > 0 ? { statusReporters } : {}),
         state: c.state ?? 'running',
         at: ctx.now,
       },
@@ -72,12 +92,17 @@ export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideCont
   const settings = givenSettings(c.settings);
   validateSettings(settings);
   validateRequiredStatuses(c.requiredStatuses);
+  const statusReporters = cleanReporters(c.statusReporters);
   if (c.deleteRequiredStatuses && c.requiredStatuses?.length)
     throw new DomainError('INVALID_ARGUMENT', 'requiredStatuses and deleteRequiredStatuses cannot be given together');
   // Every change waits, state included: a state change would otherwise drop the pending mode switch.
   if (
     s.runState === 'switching_modes' &&
-    (Object.keys(settings).length > 0 || c.requiredStatuses?.length || c.deleteRequiredStatuses || c.state !== undefined)
+    (Object.keys(settings).length > 0 ||
+      c.requiredStatuses?.length ||
+      c.deleteRequiredStatuses ||
+      c.statusReporters !== undefined ||
+      c.state !== undefined)
   )
     throw new DomainError('MODE_CHANGE_IN_PROGRESS', 'the queue is switching modes; configuration changes wait until it has finished');
 
@@ -94,10 +119,15 @@ export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideCont
   const newList = c.requiredStatuses?.length ? [...new Set(c.requiredStatuses)] : undefined;
   const listChanges = newList && newList.join('\n') !== s.requiredStatuses.join('\n');
   const listCleared = c.deleteRequiredStatuses === true && s.requiredStatuses.length > 0;
-  if (Object.keys(changes).length > 0 || listChanges || listCleared) {
-    const data: { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null; at: string } = { changes, at: ctx.now };
+  const reportersChange = statusReporters !== undefined && !sameReporters(statusReporters, s.statusReporters);
+  if (Object.keys(changes).length > 0 || listChanges || listCleared || reportersChange) {
+    const data: { changes: Partial<QueueSettings>; requiredStatuses?: string[] | null; statusReporters?: StatusReporters; at: string } = {
+      changes,
+      at: ctx.now,
+    };
     if (listChanges) data.requiredStatuses = newList;
     if (listCleared) data.requiredStatuses = null;
+    if (reportersChange) data.statusReporters = statusReporters;
     events.push({ type: 'QueueConfigUpdated', data });
   }
   if (modeChanges && !inFlight) events.push(...readinessAfterModeChange(s, mode, ctx.now));

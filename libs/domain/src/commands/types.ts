@@ -1,5 +1,5 @@
 import type { QueueSettings, RequestableQueueState } from '../config';
-import type { Mergeability, TargetsRef } from '../events';
+import type { Mergeability, StatusReporters, TargetsRef } from '../events';
 import type { RepoRef } from '../ids';
 import type { PriorityName } from '../priority';
 
@@ -30,6 +30,7 @@ export interface CreateQueue {
   settings?: QueueSettingsInput;
   state?: RequestableQueueState;
   requiredStatuses?: string[];
+  statusReporters?: StatusReporters;
 }
 export interface UpdateQueue {
   type: 'UpdateQueue';
@@ -37,6 +38,8 @@ export interface UpdateQueue {
   state?: RequestableQueueState;
   requiredStatuses?: string[];
   deleteRequiredStatuses?: boolean;
+  /** Replaces the queue's map; `{}` clears it. */
+  statusReporters?: StatusReporters;
 }
 export interface DeleteQueue {
   type: 'DeleteQueue';

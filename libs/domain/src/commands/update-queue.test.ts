@@ -320,3 +320,35 @@ describe('updateQueue', () => {
     });
   });
 });
+
+describe('updateQueue: statusReporters', () => {
+  const reporters = (statusReporters: Record<string, string[]>) => ({
+    type: 'QueueConfigUpdated' as const,
+    data: { changes: {}, statusReporters, at: NOW },
+  });
+
+  it('when who reports a context is named, then the map is recorded with each name once, and the state holds it', () => {
+    given([created])
+      .when(update({ statusReporters: { test: ['jenkins', 'jenkins', 'github-app:ci'] } }))
+      .then([reporters({ test: ['jenkins', 'github-app:ci'] })]);
+    expect(foldQueue([created, reporters({ test: ['jenkins'] })]).statusReporters).toEqual({ test: ['jenkins'] });
+  });
+
+  it('when the same map is given again, then nothing is recorded; {} clears it', () => {
+    given([created, reporters({ test: ['jenkins'] })])
+      .when(update({ statusReporters: { test: ['jenkins'] } }))
+      .then([]);
+    given([created, reporters({ test: ['jenkins'] })])
+      .when(update({ statusReporters: {} }))
+      .then([reporters({})]);
+  });
+
+  it('when a context names nobody or an empty name, then INVALID_ARGUMENT', () => {
+    given([created])
+      .when(update({ statusReporters: { test: [] } }))
+      .thenThrows('INVALID_ARGUMENT');
+    given([created])
+      .when(update({ statusReporters: { ' ': ['jenkins'] } }))
+      .thenThrows('INVALID_ARGUMENT');
+  });
+});

@@ -13,6 +13,7 @@ import type {
   TestRunFailed,
   TestRunStep,
 } from '../events-engine';
+import type { NotCountedWhy } from '../status-reporters';
 
 /**
  * What the merge engine records. Each is decided against the queue's state like an API command; a
@@ -33,6 +34,8 @@ export interface StartTestRun {
   requiredStatusesSource: RequiredStatusesSource;
   /** Tested PRs whose changes to the gating configuration files this run does not use. */
   configNotUsed?: ConfigNotUsed[];
+  /** The contexts the local CI runs for this run (per its config commit): only it may report them. */
+  localChecks?: string[];
 }
 export interface ReportTestStatus {
   type: 'ReportTestStatus';
@@ -42,6 +45,18 @@ export interface ReportTestStatus {
   url?: string;
   /** Set when the status is an infrastructure error: no verdict on the code. */
   infrastructureError?: InfrastructureErrorReport;
+  /** Who reported it; the planner passes only statuses that count (gatingReports). */
+  reporter?: string;
+}
+/** A status on a run's commit that does not count (gatingReports), kept for the PR's explanation. */
+export interface ReportStatusNotCounted {
+  type: 'ReportStatusNotCounted';
+  testRunId: string;
+  context: string;
+  state: CommitStatusState;
+  url?: string;
+  reporter?: string;
+  why: NotCountedWhy;
 }
 /**
  * `passed` with `quarantined`: the named required checks failed only through quarantined tests
@@ -158,6 +173,7 @@ export type EngineCommand =
   | ReportRunStuck
   | StartTestRun
   | ReportTestStatus
+  | ReportStatusNotCounted
   | CompleteTestRun
   | CancelTestRun
   | PassBySuccessor

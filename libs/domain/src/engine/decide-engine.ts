@@ -4,7 +4,7 @@ import { DomainError } from '../errors';
 import { isTerminal, type QueueEvent } from '../events';
 import { readinessChange, readinessOf } from '../readiness';
 import { readinessAfterModeChange } from '../commands/queue-admin';
-import { activeEntries, targetsFor, type Entry, type QueueState, type TestRun } from '../state';
+import { activeEntries, notCountedKey, targetsFor, type Entry, type QueueState, type TestRun } from '../state';
 import type {
   CancelForHostChange,
   CancelTestRun,
@@ -17,6 +17,7 @@ import type {
   RefreshReadiness,
   ReportHostProblem,
   ReportRunStuck,
+  ReportStatusNotCounted,
   ReportTestStatus,
   RestartTests,
   RetryInfrastructureError,
@@ -35,6 +36,8 @@ export const decideEngine = (s: QueueState, c: EngineCommand, ctx: DecideContext
       return startTestRun(s, c, ctx.now);
     case 'ReportTestStatus':
       return reportTestStatus(s, c, ctx.now);
+    case 'ReportStatusNotCounted':
+      return reportStatusNotCounted(s, c, ctx.now);
     case 'RetryInfrastructureError':
       return retryInfrastructureError(s, c, ctx.now);
     case 'ReportRunStuck':
@@ -103,7 +106,7 @@ const startTestRun = (s: QueueState, c: StartTestRun, at: string): QueueEvent[] 
     const e = requireEntry(s, n);
     if (isTerminal(e.state) || e.state === 'not_ready') throw stale(`PR #${n} ahead is ${e.state}; it cannot be stacked under a run`);
   }
-  const { type: _type, configNotUsed, ...data } = c;
+  const { type: _type, configNotUsed, localChecks, ...data } = c;
   const notUsed = (configNotUsed ?? []).filter((x) => c.prNumbers.includes(x.prNumber) && x.files.length > 0);
   const started = {
     ...data,
@@ -111,6 +114,7 @@ const startTestRun = (s: QueueState, c: StartTestRun, at: string): QueueEvent[] 
     dependentPrs: [...c.dependentPrs],
     bisection: bisectionOf !== undefined,
     ...(notUsed.length > 0 ? { configNotUsed: notUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
+    ...(localChecks && localChecks.length > 0 ? { localChecks: [...new Set(localChecks)] } : {}),
     at,
   };
   return [
@@ -140,9 +144,28 @@ const reportTestStatus = (s: QueueState, c: ReportTestStatus, at: string): Queue
     state: c.state,
     ...(c.url !== undefined ? { url: c.url } : {}),
     ...(c.infrastructureError !== undefined && c.state === 'error' ? { infrastructureError: c.infrastructureError } : {}),
+    ...(c.reporter !== undefined ? { reporter: c.reporter } : {}),
     at,
   };
   return [{ type: 'TestRunStatusReported', data }];
+};
+
+/** Kept once per reporter and state, so the explanation can say who was not counted; it changes no outcome. */
+const reportStatusNotCounted = (s: QueueState, c: ReportStatusNotCounted, at: string): QueueEvent[] => {
+  const run = s.runs.get(c.testRunId);
+  if (!run || run.status !== 'testing') return [];
+  const seen = run.notCounted?.[notCountedKey(c.context, c.reporter)];
+  if (seen && seen.state === c.state && seen.url === c.url && seen.why === c.why) return [];
+  const data = {
+    testRunId: c.testRunId,
+    context: c.context,
+    state: c.state,
+    ...(c.url !== undefined ? { url: c.url } : {}),
+    ...(c.reporter !== undefined ? { reporter: c.reporter } : {}),
+    why: c.why,
+    at,
+  };
+  return [{ type: 'TestRunStatusNotCounted', data }];
 };
 
 /** Only contexts that still stand in an infrastructure error are retried; a run that ended, is stuck, or has none decides nothing. */
@@ -295,6 +318,7 @@ const retryTestRun = (s: QueueState, c: RetryTestRun, ctx: DecideContext): Queue
     retry: { of: run.testRunId, attempt, cause: c.cause, contexts: [...run.failedContexts], detail: c.detail },
     // The same commit on the same base: gated by the same files as the run it re-runs.
     ...(run.configNotUsed ? { configNotUsed: run.configNotUsed.map((x) => ({ prNumber: x.prNumber, files: [...x.files] })) } : {}),
+    ...(run.localChecks ? { localChecks: [...run.localChecks] } : {}),
     at,
   };
   return [

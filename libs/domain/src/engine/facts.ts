@@ -8,7 +8,10 @@ export interface HostFacts {
   target: { sha: string; tree: string } | null;
   /** The host's view of the queue's active PRs; a PR missing here is left alone this round. */
   pulls: ReadonlyMap<number, PullFacts>;
-  /** Commit statuses per test branch sha, for runs in flight. */
+  /**
+   * Commit statuses per test branch sha, for runs in flight: the latest of each context and reporter,
+   * latest last (the planner sorts out which count, gatingReports).
+   */
   statuses: ReadonlyMap<string, readonly ReportedStatus[]>;
   /** Test branches that exist on the host, with the run id their name carries. */
   testBranches: readonly { branch: string; testRunId: string }[];
@@ -60,9 +63,11 @@ export interface DirectMergeFacts {
   /** Whether the PR head holds the target's head: merged as it is, it lands exactly its own tree. */
   upToDate: boolean;
   headTree: string;
-  /** The statuses the queue requires (its own list, else the repository's at the head); empty when none resolve. */
+  /** The statuses the queue requires (its own list, else the repository's at the target's head); empty when none resolve. */
   requiredStatuses: readonly string[];
-  /** The latest status of each context reported on the PR head. */
+  /** The contexts the local CI runs per the target's head: only its reports count for them. */
+  localChecks?: readonly string[];
+  /** The latest report of each context and reporter on the PR head, latest last. */
   headStatuses: readonly ReportedStatus[];
 }
 

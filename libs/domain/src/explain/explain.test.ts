@@ -58,6 +58,22 @@ describe('explainPr', () => {
     expect(explain([queueCreated(), prSubmitted(1), ...runStarted('r1', 1)], 1).notes).toBeUndefined();
   });
 
+  it('when a status on its run did not count, then its explanation says whose it was and why', () => {
+    const forged: QueueEvent = {
+      type: 'TestRunStatusNotCounted',
+      data: { testRunId: 'r1', context: 'tests', state: 'success', reporter: 'token:ci', why: 'LOCAL_CI_ONLY', at: at(46) },
+    };
+    const e = explain([queueCreated(), prSubmitted(1), ...runStarted('r1', 1), forged], 1);
+    expect(e.notes).toEqual([
+      {
+        kind: 'status_not_counted',
+        message: '`tests` success from token "ci" on run r1 was not counted: only the local CI reports `tests`',
+        checks: ['tests'],
+      },
+    ]);
+    expect(e.lastTestRun?.checks).toEqual([]);
+  });
+
   it('when the write side has dropped the failed run, then the failure still names the checks of its pending failure', () => {
     const e = explain([queueCreated(), prSubmitted(1), ...runStarted('r1', 1), ...runFailed('r1', 1), failed(1, 'r1')], 1);
     expect(e.stateReason.message).toContain('check `tests` failed on run r1');

@@ -1,4 +1,5 @@
 import { isTerminal } from '../events';
+import { reporterLabel, type NotCountedWhy } from '../status-reporters';
 import { failedChecksOf, reasonSentence } from './reasons';
 import type { ExplainInput, ExplainNote, ExplainQueue, ExplainRun, ExplainedCheck, ExplainedPr, Explanation, LastTestRun } from './types';
 import { waitingOnOf } from './waiting';
@@ -26,6 +27,18 @@ const configNote = (input: ExplainInput): ExplainNote[] => {
   ];
 };
 
+const WHY: Record<NotCountedWhy, (context: string) => string> = {
+  LOCAL_CI_ONLY: (context) => `only the local CI reports \`${context}\``,
+  REPORTER_NOT_ALLOWED: (context) => `the queue names who may report \`${context}\` (statusReporters)`,
+};
+
+const notCountedNotes = (input: ExplainInput): ExplainNote[] =>
+  (input.run?.notCounted ?? []).map((x) => ({
+    kind: 'status_not_counted',
+    message: `\`${x.context}\` ${x.state} from ${reporterLabel(x.reporter)} on run ${input.run?.testRunId ?? '?'} was not counted: ${WHY[x.why](x.context)}`,
+    checks: [x.context],
+  }));
+
 /**
  * Why a PR is in its state, what it waits for now and its last run with the failed checks' logs: the
  * one rule the API, the CLI and the dashboard all show (docs/api.md, "Explanations").
@@ -34,7 +47,7 @@ export const explainPr = (input: ExplainInput): Explanation => {
   const { pr, run } = input;
   const reason = pr.stateReason;
   const lastTestRun = lastTestRunOf(input);
-  const notes = configNote(input);
+  const notes = [...configNote(input), ...notCountedNotes(input)];
   return {
     stateReason: {
       code: reason?.code ?? 'UNKNOWN',

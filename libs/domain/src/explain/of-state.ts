@@ -11,6 +11,7 @@ export const explainRunOfTestRun = (r: TestRun): ExplainRun => ({
   statuses: Object.entries(r.statuses).map(([context, s]) => ({ context, state: s.state, ...(s.url ? { url: s.url } : {}) })),
   failedContexts: r.failedContexts,
   ...(r.configNotUsed ? { configNotUsed: r.configNotUsed } : {}),
+  ...(r.notCounted ? { notCounted: Object.values(r.notCounted) } : {}),
 });
 
 /**

@@ -1,6 +1,7 @@
 import type { QueueRunState, QueueSettings } from '../config';
 import type { EntryFacts } from '../entry';
 import type { CommitStatusState, ConfigNotUsed } from '../events-engine';
+import type { NotCountedWhy } from '../status-reporters';
 
 /** A test run as the explanation needs it, whichever side (write state or read model) it comes from. */
 export interface ExplainRun {
@@ -13,6 +14,8 @@ export interface ExplainRun {
   failedContexts: string[];
   /** Tested PRs whose changes to the gating configuration files the run did not use. */
   configNotUsed?: ConfigNotUsed[];
+  /** Statuses on the run's commit from someone not allowed to report their context: recorded, never counted. */
+  notCounted?: { context: string; state: CommitStatusState; reporter?: string; why: NotCountedWhy }[];
 }
 
 /** The PR facts an explanation reads. */
@@ -80,7 +83,7 @@ export interface LastTestRun {
   failedChecks: ExplainedCheck[];
 }
 
-export const NOTE_KINDS = ['config_not_used'] as const;
+export const NOTE_KINDS = ['config_not_used', 'status_not_counted'] as const;
 export type NoteKind = (typeof NOTE_KINDS)[number];
 
 /** Something the PR's author should know about how its last run judged it; `files` or `checks` name what. */
@@ -88,6 +91,7 @@ export interface ExplainNote {
   kind: NoteKind;
   message: string;
   files?: string[];
+  checks?: string[];
 }
 
 export interface Explanation {

@@ -129,7 +129,8 @@ export class LocalCodeHost {
   }
 
   async statuses(repo: RepoRef, sha: string): Promise<ReportedStatus[]> {
-    return (await this.statusStore.list(repo, sha)).map((s) => ({
+    // Every reporter's latest: the engine sorts out which count (the domain's gatingReports).
+    return (await this.statusStore.reports(repo, sha)).map((s) => ({
       context: s.context,
       state: s.state,
       ...(s.targetUrl ? { url: s.targetUrl } : {}),

@@ -18,6 +18,9 @@ export const explainRunOfView = (r: TestRunView): ExplainRun => ({
   statuses: r.statuses.map((s) => ({ context: s.context, state: s.state, ...(s.url ? { url: s.url } : {}) })),
   failedContexts: r.outcome?.failedContexts ?? [],
   ...(r.configNotUsed ? { configNotUsed: r.configNotUsed } : {}),
+  ...(r.notCounted
+    ? { notCounted: r.notCounted.map(({ context, state, reporter, why }) => ({ context, state, why, ...(reporter ? { reporter } : {}) })) }
+    : {}),
 });
 
 /** Every PR of a queue (given in queue order) explained in one pass; `runOf` gives a tested PR's last run. */

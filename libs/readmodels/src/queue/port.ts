@@ -8,6 +8,7 @@ import type {
   PriorityName,
   QueueMode,
   StateReason,
+  StatusReporters,
 } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { TestRunReadModel } from '../testruns/port';
@@ -21,6 +22,8 @@ export interface QueueView {
   pendingMode?: QueueMode;
   settings: QueueSettings;
   requiredStatuses: string[];
+  /** Per context, who may report it; absent when the queue names nobody. */
+  statusReporters?: StatusReporters;
   createdAt: string;
   updatedAt: string;
   /** While the engine reports it cannot drive the queue (QueueHostProblemReported until QueueHostProblemCleared). */

@@ -8,6 +8,7 @@ export const queueResponse = (q: QueueView): QueueResponse => ({
   branch: q.branch,
   ...q.settings,
   requiredStatuses: q.requiredStatuses,
+  ...(q.statusReporters ? { statusReporters: q.statusReporters } : {}),
   ...(q.hostProblem ? { hostProblem: q.hostProblem } : {}),
 });
 
@@ -57,6 +58,7 @@ export const queueViewOfState = (s: QueueState): QueueView => ({
   ...(s.pendingMode ? { pendingMode: s.pendingMode } : {}),
   settings: s.settings,
   requiredStatuses: s.requiredStatuses,
+  ...(Object.keys(s.statusReporters).length > 0 ? { statusReporters: s.statusReporters } : {}),
   createdAt: '',
   updatedAt: '',
   ...(s.hostProblem ? { hostProblem: s.hostProblem } : {}),

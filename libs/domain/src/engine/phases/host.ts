@@ -1,5 +1,6 @@
 import { readinessOf, sameReadiness } from '../../readiness';
-import { activeEntries, targetsFor } from '../../state';
+import { activeEntries, notCountedKey, targetsFor } from '../../state';
+import { gatingReports, reporterPolicy } from '../../status-reporters';
 import type { Action } from '../actions';
 import { record, testingRuns, type Phase } from '../context';
 import { hostCancelReason } from '../host-change';
@@ -59,9 +60,14 @@ export const hostChanges: Phase = (c) => {
   return out;
 };
 
+/**
+ * New reports on running runs' commits, sorted by who may give them (gatingReports): a report that
+ * counts is recorded as the run's status; one that does not is kept for the explanation, and decides nothing.
+ */
 export const statusReports: Phase = (c) =>
-  testingRuns(c.s).flatMap((run) =>
-    (c.facts.statuses.get(run.testBranchSha) ?? [])
+  testingRuns(c.s).flatMap((run) => {
+    const { counted, notCounted } = gatingReports(reporterPolicy(c.s, run.localChecks), c.facts.statuses.get(run.testBranchSha) ?? []);
+    const reported = counted
       .filter((st) => {
         const seen = run.statuses[st.context];
         if (!seen) return true;
@@ -78,9 +84,27 @@ export const statusReports: Phase = (c) =>
           ...(st.infrastructureError !== undefined && st.state === 'error'
             ? { infrastructureError: { code: st.infrastructureError.code, message: st.infrastructureError.message } }
             : {}),
+          ...(st.reporter !== undefined ? { reporter: st.reporter } : {}),
         }),
-      ),
-  );
+      );
+    const ignored = notCounted
+      .filter((st) => {
+        const seen = run.notCounted?.[notCountedKey(st.context, st.reporter)];
+        return !seen || seen.state !== st.state || seen.url !== st.url || seen.why !== st.why;
+      })
+      .map((st) =>
+        record({
+          type: 'ReportStatusNotCounted',
+          testRunId: run.testRunId,
+          context: st.context,
+          state: st.state,
+          ...(st.url !== undefined ? { url: st.url } : {}),
+          ...(st.reporter !== undefined ? { reporter: st.reporter } : {}),
+          why: st.why,
+        }),
+      );
+    return [...reported, ...ignored];
+  });
 
 /** Test branches of runs the state no longer holds (ended and unneeded, or never recorded after a crash). */
 export const sweepBranches: Phase = (c) => {

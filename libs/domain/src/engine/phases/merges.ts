@@ -1,5 +1,7 @@
 import type { Entry, QueueState, TestRun } from '../../state';
 import { mayMerge, mergedPrefix, positionIn, type Ctx, type Phase } from '../context';
+import type { StatusReporters } from '../../events';
+import { gatingReports, reporterPolicy } from '../../status-reporters';
 import type { DirectMergeFacts } from '../facts';
 import { planOrder } from '../order';
 import { afterStep, beforeStep, currentRun } from '../runs';
@@ -75,16 +77,22 @@ export const directMergeFactsOf = (c: Ctx): { e: Entry; dm: DirectMergeFacts } |
 
 /**
  * Direct merge skips the queue's own run, never the checks: every required status must be passing on
- * the PR head, which is the tree that lands (the PR is up to date). With no required status known,
- * or one missing, pending or failed, the PR goes through a normal run.
+ * the PR head, which is the tree that lands (the PR is up to date), reported by someone the queue
+ * lets report it (gatingReports: a check the local CI runs counts only from the local CI, which runs
+ * on test branches, so such a check always takes a run). With no required status known, or one
+ * missing, pending, failed or from anyone else, the PR goes through a normal run.
  */
-export const headChecksPassed = (dm: DirectMergeFacts): boolean =>
-  dm.requiredStatuses.length > 0 &&
-  dm.requiredStatuses.every((context) => dm.headStatuses.some((st) => st.context === context && st.state === 'success'));
+export const headChecksPassed = (dm: DirectMergeFacts, queue: { statusReporters: StatusReporters }): boolean => {
+  const { counted } = gatingReports(reporterPolicy(queue, dm.localChecks), dm.headStatuses);
+  return (
+    dm.requiredStatuses.length > 0 &&
+    dm.requiredStatuses.every((context) => counted.some((st) => st.context === context && st.state === 'success'))
+  );
+};
 
 export const directMerge: Phase = (c) => {
   const found = directMergeFactsOf(c);
   const target = c.facts.target;
-  if (!found || !target || !mayMerge(c.s) || !found.dm.upToDate || !headChecksPassed(found.dm)) return [];
+  if (!found || !target || !mayMerge(c.s) || !found.dm.upToDate || !headChecksPassed(found.dm, c.s)) return [];
   return [{ kind: 'directMerge', prNumber: found.e.prNumber, headSha: found.e.headSha, baseSha: target.sha }];
 };

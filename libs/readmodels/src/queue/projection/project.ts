@@ -29,11 +29,14 @@ export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): Projec
   let pr = current ? current.view : null;
   switch (e.type) {
     case 'QueueConfigUpdated': {
-      const { changes, requiredStatuses } = e.data;
+      const { changes, requiredStatuses, statusReporters } = e.data;
+      const { statusReporters: before, ...rest } = view;
+      const reporters = statusReporters === undefined ? before : statusReporters;
       view = {
-        ...view,
+        ...rest,
         settings: { ...view.settings, ...changes },
         requiredStatuses: requiredStatuses === undefined ? view.requiredStatuses : [...(requiredStatuses ?? [])],
+        ...(reporters && Object.keys(reporters).length > 0 ? { statusReporters: reporters } : {}),
         updatedAt: at,
       };
       break;
@@ -82,6 +85,7 @@ const createdQueue = (previous: QueueDoc | null, e: QueueCreated, position: stri
       state: d.state,
       settings: { ...d.settings },
       requiredStatuses: [...d.requiredStatuses],
+      ...(d.statusReporters && Object.keys(d.statusReporters).length > 0 ? { statusReporters: d.statusReporters } : {}),
       createdAt: d.at,
       updatedAt: d.at,
     },

@@ -1,4 +1,4 @@
-import type { CommitStatusState, ConfigNotUsed, RequiredStatusesSource, TargetsRef } from '@railyard/domain';
+import type { CommitStatusState, ConfigNotUsed, NotCountedWhy, RequiredStatusesSource, TargetsRef } from '@railyard/domain';
 
 export type TestRunStatus = 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -15,6 +15,15 @@ export interface TestRunReportedStatus {
   context: string;
   state: CommitStatusState;
   url?: string;
+  at: string;
+}
+
+export interface TestRunNotCountedStatus {
+  context: string;
+  state: CommitStatusState;
+  url?: string;
+  reporter?: string;
+  why: NotCountedWhy;
   at: string;
 }
 
@@ -45,6 +54,8 @@ export interface TestRunView {
   statuses: TestRunReportedStatus[];
   /** Tested PRs whose changes to the gating configuration files the run did not use (it used its base's). */
   configNotUsed?: ConfigNotUsed[];
+  /** Statuses on the run's commit that did not count (who reported them may not), the latest per context and reporter. */
+  notCounted?: TestRunNotCountedStatus[];
   createdAt: string;
   updatedAt: string;
 }

@@ -41,6 +41,7 @@ const runIdOf = (e: QueueEvent): string | undefined => {
   switch (e.type) {
     case 'TestRunStarted':
     case 'TestRunStatusReported':
+    case 'TestRunStatusNotCounted':
     case 'TestRunSucceeded':
     case 'TestRunFailed':
     case 'TestRunTimedOut':
@@ -152,6 +153,12 @@ const nextView = (view: TestRunView, e: QueueEvent, at: string): TestRunView | n
       const known = view.statuses.some((s) => s.context === context);
       const statuses = known ? view.statuses.map((s) => (s.context === context ? reported : s)) : [...view.statuses, reported];
       return { ...view, statuses, updatedAt: at };
+    }
+    case 'TestRunStatusNotCounted': {
+      const { context, state, url, reporter, why } = e.data;
+      const seen = { context, state, ...(url ? { url } : {}), ...(reporter ? { reporter } : {}), why, at };
+      const others = (view.notCounted ?? []).filter((s) => s.context !== context || s.reporter !== reporter);
+      return { ...view, notCounted: [...others, seen], updatedAt: at };
     }
     case 'TestRunSucceeded':
       return ended(view, 'succeeded', { kind: 'succeeded', at });
