@@ -37,14 +37,15 @@ afterAll(async () => {
 });
 
 const headOf = async (n: number): Promise<string> => (await branchSha(world.gitRoot, REPO, `pr-${n}`)) as string;
-const report = async (sha: string, context: string, state: 'success' | 'failure'): Promise<void> => {
-  expect((await client(server.url, TOKENS.write).post('/setCommitStatus', { repo: REPO, sha, context, state })).status).toBe(200);
+/** Posts a status with `token` (the write token is named `ci`, the admin token `ops`). */
+const report = async (sha: string, context: string, state: 'success' | 'failure', token = TOKENS.write): Promise<void> => {
+  expect((await client(server.url, token).post('/setCommitStatus', { repo: REPO, sha, context, state })).status).toBe(200);
 };
 /** Opens PR `n`, posts `statuses` on its head, submits it and waits until it merged. */
-const submitWithHeadStatuses = async (n: number, statuses: Record<string, 'success' | 'failure'>): Promise<void> => {
+const submitWithHeadStatuses = async (n: number, statuses: Record<string, 'success' | 'failure'>, token = TOKENS.write): Promise<void> => {
   await openPrWithFile(world, n, `${n}\n`);
   const head = await headOf(n);
-  for (const [context, state] of Object.entries(statuses)) await report(head, context, state);
+  for (const [context, state] of Object.entries(statuses)) await report(head, context, state, token);
   expect((await client(server.url, TOKENS.write).submit(n)).status).toBe(200);
   expect((await prReaches(server.url, n, TERMINAL)).state).toBe('merged');
 };
@@ -65,14 +66,37 @@ describe('direct merge (directMergeMode: always) over real processes', () => {
     expect(await mergedHow(1)).toEqual({ reason: 'MERGE_GRAPH_MERGE', runs: 1 });
   });
 
-  it('when every required status passes on the PR head, then it merges directly without a run', async () => {
+  it('when a token reports every required check on the PR head, then they do not count (the local CI runs them) and the PR goes through a normal run', async () => {
     await submitWithHeadStatuses(2, { tests: 'success', lint: 'success' });
-    expect(await mergedHow(2)).toEqual({ reason: 'MERGE_GRAPH_DIRECT_MERGE', runs: 0 });
-    expect(filesOnMain(world)).toContain('f2.txt');
+    expect(await mergedHow(2)).toEqual({ reason: 'MERGE_GRAPH_MERGE', runs: 1 });
   });
 
   it('when one required status failed on the PR head, then the PR goes through a normal run', async () => {
     await submitWithHeadStatuses(3, { tests: 'success', lint: 'failure' });
     expect(await mergedHow(3)).toEqual({ reason: 'MERGE_GRAPH_MERGE', runs: 1 });
+  });
+
+  describe('with an outside CI whose token the queue names (statusReporters)', () => {
+    beforeAll(async () => {
+      const named = { requiredStatuses: ['external/ci'], statusReporters: { 'external/ci': ['ci'] } };
+      expect((await client(server.url, TOKENS.admin).updateQueue(named)).status).toBe(200);
+    });
+
+    it('when the named token reports success on the PR head, then it merges directly without a run', async () => {
+      await submitWithHeadStatuses(4, { 'external/ci': 'success' });
+      expect(await mergedHow(4)).toEqual({ reason: 'MERGE_GRAPH_DIRECT_MERGE', runs: 0 });
+      expect(filesOnMain(world)).toContain('f4.txt');
+    });
+
+    it('when another token reports success on the PR head, then the PR takes a run, which the named token’s report decides', async () => {
+      await openPrWithFile(world, 5, '5\n');
+      await report(await headOf(5), 'external/ci', 'success', TOKENS.admin);
+      expect((await client(server.url, TOKENS.write).submit(5)).status).toBe(200);
+      await prReaches(server.url, 5, ['testing']);
+      const started = (await queueEvents(world)).find((e) => e.type === 'TestRunStarted' && (e.data.prNumbers as number[]).includes(5));
+      await report(started?.data.testBranchSha as string, 'external/ci', 'success');
+      expect((await prReaches(server.url, 5, TERMINAL)).state).toBe('merged');
+      expect(await mergedHow(5)).toEqual({ reason: 'MERGE_GRAPH_MERGE', runs: 1 });
+    });
   });
 });
