@@ -1,4 +1,4 @@
-import type { CommitStatusState, RepoRef } from '@railyard/domain';
+import { LOCAL_CI_REPORTER, type CommitStatusState, type RepoRef } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { errorFields, type Logger } from '@railyard/observability';
@@ -103,7 +103,10 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     // Every reporter's latest: the engine sorts out which count (the domain's gatingReports).
     statuses: async (repo, sha) =>
       (await statuses.reports(repo, sha)).map((s) => {
-        const infrastructureError = infrastructureErrorOf(s);
+        // Only the local CI says an error is no verdict (a report from before reporters were is its own too):
+        // a token's `error` worded like one is a failure, not a reason to run the check again.
+        const own = s.reporter === undefined || s.reporter === LOCAL_CI_REPORTER;
+        const infrastructureError = own ? infrastructureErrorOf(s) : undefined;
         return {
           context: s.context,
           state: s.state,
