@@ -273,7 +273,7 @@ const serveRoutes = async (
     serverUrl: () => 'http://bench',
   });
   const app = express();
-  app.use('/v1', testHealth.router);
+  app.use(testHealth.router);
   app.use(errorHandler(logger));
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import request from 'supertest';
-import { TEST_HEALTH_POST_PATHS, V1_POST_PATHS } from '@railyard/api';
+import { OPERATIONS } from '@railyard/api';
 import { REPO } from './support/client';
 import { startProcess, type RunningProcess } from './support/processes';
 import { makeWorld, type World } from './support/world';
@@ -20,14 +20,16 @@ interface Route {
 const post = (path: string, body: object) => (token: string) => request(server.url).post(path).set('x-api-token', token).send(body);
 const get = (path: string) => (token: string) => request(server.url).get(path).set('x-api-token', token);
 
-/** One request of every kind of route; each gets a token of its own, so each has its own bucket. */
+/** An operation's path with its parameters' examples in place: `/ci/logs/{testRunId}/{check}` → `/ci/logs/01HZ…/test`. */
+const concrete = (op: (typeof OPERATIONS)[number]) =>
+  op.path.replace(/\{(\w+)\}/g, (_, name: string) => String(op.parameters?.find((p) => p.name === name)?.example));
+
+/** One request of every operation but /healthz (never limited) and a few variants; each gets a token of its own, so each has its own bucket. */
 const ROUTES: Route[] = [
-  ...[...V1_POST_PATHS, '/getQueueHistory', '/setCommitStatus', '/getCommitStatuses', '/getMergeQueueTestingDetails'].map((p) => ({
-    name: `POST /v1${p}`,
-    send: post(`/v1${p}`, { ...KEY, pr: { number: 1 }, sha: 'a'.repeat(40), testRunId: RUN }),
+  ...OPERATIONS.filter((op) => !op.unlimited).map((op) => ({
+    name: `${op.method.toUpperCase()} ${op.path}`,
+    send: op.method === 'get' ? get(concrete(op)) : post(concrete(op), { ...KEY, pr: { number: 1 }, sha: 'a'.repeat(40), testRunId: RUN }),
   })),
-  { name: 'GET /v1/getMergeQueueMetrics', send: get('/v1/getMergeQueueMetrics') },
-  ...TEST_HEALTH_POST_PATHS.map((p) => ({ name: `POST /v1${p}`, send: post(`/v1${p}`, { repo: REPO }) })),
   {
     name: 'POST /v1/uploadTestResults (XML)',
     send: (token: string) =>
@@ -37,8 +39,6 @@ const ROUTES: Route[] = [
         .set('content-type', 'application/xml')
         .send('<testsuite name="s"/>'),
   },
-  { name: 'GET /repos/…/pulls/N', send: get('/repos/git.local/acme/widgets/pulls/1') },
-  { name: 'GET /ci/logs/…', send: get(`/ci/logs/${RUN}/test`) },
   { name: 'POST /v1/noSuchEndpoint', send: post('/v1/noSuchEndpoint', {}) },
 ];
 const tokenOf = (i: number) => `route-${i}-secret-0123456789abcdef`;

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler } from 'express';
 import { httpRequestMetrics } from '@railyard/observability';
 import type { ApiDeps } from './deps';
-import { dispatchByPath } from './http/dispatch';
-import { ApiError, errorHandler, notFoundHandler } from './http/errors';
-import { apiDocsRouter } from './openapi/routes';
-import { impactedTargetRoutes } from './routes/impacted-targets';
-import { pullRequestRoutes } from './routes/pull-requests';
-import { readyz } from './readiness/readyz';
-import { queueRoutes } from './routes/queues';
+import { errorHandler, notFoundHandler } from './http/errors';
+import { operationsRouter } from './http/operations-router';
+import { apiDocument } from './openapi/document';
+import { docsAssetsRouter } from './openapi/routes';
+import { APP_OPERATIONS } from './operations';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -55,27 +53,16 @@ const accessLog =
     next();
   };
 
-export const V1_POST_PATHS = [
-  '/createQueue',
-  '/updateQueue',
-  '/deleteQueue',
-  '/getQueue',
-  '/submitPullRequest',
-  '/cancelPullRequest',
-  '/restartTestsOnPullRequest',
-  '/getSubmittedPullRequest',
-  '/setImpactedTargets',
-];
-
-/** The express app without listen(): tests drive it with supertest, servers wrap it. */
 /**
- * `extraRouters` are mounted under /v1; `pageRouters` at the root (pages that /v1 answers link to);
- * `signedRouters` at the root ahead of the rate limit: callers that prove themselves by a signature of
- * their own (GitHub's webhooks), whose requests a 429 would lose (docs/decisions.md D150).
+ * The express app without listen(): tests drive it with supertest, servers wrap it. It serves
+ * APP_OPERATIONS itself; `routers` (the other features' operations, each an operationsRouter) and
+ * `pageRouters` (the CI pages, the dashboard) follow at the root; `signedRouters` come ahead of the
+ * rate limit: callers that prove themselves by a signature of their own (GitHub's webhooks), whose
+ * requests a 429 would lose (docs/decisions.md D150).
  */
 export const buildApp = (
   deps: ApiDeps,
-  extraRouters: express.Router[] = [],
+  routers: express.Router[] = [],
   pageRouters: express.Router[] = [],
   signedRouters: express.Router[] = [],
 ): Express => {
@@ -83,23 +70,16 @@ export const buildApp = (
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId, accessLog(deps), httpRequestMetrics());
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  const own = { ...deps, document: () => apiDocument() };
+  const liveness = APP_OPERATIONS.filter((op) => op.unlimited);
+  const limited = APP_OPERATIONS.filter((op) => !op.unlimited);
+  app.use(operationsRouter(liveness, own));
   if (signedRouters.length) app.use(...signedRouters);
   // Everything after /healthz is limited, unknown paths included: one place, so no route is left out.
   if (deps.limiter) app.use(deps.limiter);
   if (deps.bodyBudget) app.use(deps.bodyBudget);
-  // Readiness, unlike liveness, does I/O (event store, Redis), so it stays behind the limiter.
-  app.get('/readyz', readyz({ projection: deps.projection, readModels: deps.readModels, tokens: deps.tokens }));
-  app.use(apiDocsRouter());
-  const v1 = express.Router();
-  v1.use(dispatchByPath([queueRoutes(deps), pullRequestRoutes(deps), impactedTargetRoutes(deps), ...extraRouters]));
-  for (const path of V1_POST_PATHS)
-    v1.all(path, (req, _res, next) =>
-      next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })),
-    );
-  app.use('/v1', v1);
+  app.use(operationsRouter(limited, own), docsAssetsRouter());
+  if (routers.length) app.use(...routers);
   if (pageRouters.length) app.use(...pageRouters);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

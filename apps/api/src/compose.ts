@@ -16,7 +16,8 @@ import { inProcessProjector, ProjectionHealth, type ProjectorPresence } from './
 import { createHmac } from 'node:crypto';
 import { dashboardRouter } from './dashboard/routes';
 import { Sessions } from './dashboard/session';
-import { historyRoutes } from './routes/history';
+import { operationsRouter } from './http/operations-router';
+import { historyOperations } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
 import { createTestHealth, type TestHealth } from './routes/test-health';
 import type { TestHealthConfig } from './routes/test-health/config';
@@ -128,7 +129,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
       projections: { readmodels: p.readModels, metrics: p.metrics },
       ...clock,
     }),
-    historyRoutes(deps, { eventStore: p.eventStore }),
+    operationsRouter(historyOperations, { tokens: p.tokens, eventStore: p.eventStore }),
     testHealth.router,
     ...ciRouters(deps, ciHttp),
   ];

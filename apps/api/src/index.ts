@@ -1,4 +1,6 @@
 export * from './app';
+export { OPERATIONS } from './operations';
+export type { AnyOperation, Operation } from './http/operation';
 export * from './deps';
 export * from './queue-commands';
 export * from '@railyard/auth';

@@ -6,4 +6,3 @@ export * from './responses-ci';
 export * from './responses-history';
 export * from './responses-test-health';
 export * from './openapi';
-export * from './openapi-operations';

@@ -1,6 +1,7 @@
 import type { CommitChecker, LogArchive } from '@railyard/ci';
 import type { CommitStatusStore } from '@railyard/githost';
 import type { Sessions } from '../dashboard/session';
+import type { ApiDeps } from '../deps';
 
 /** What the CI endpoints need beside ApiDeps; the composition passes it in. */
 export interface CiHttpDeps {
@@ -21,3 +22,6 @@ export interface CiHttpDeps {
   /** Dashboard sessions: a signed-in browser may read the check logs without the token header. */
   sessions?: Sessions;
 }
+
+/** The dependencies of the CI operations. */
+export type CiOperationDeps = ApiDeps & { ci: CiHttpDeps };

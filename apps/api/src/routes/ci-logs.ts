@@ -1,25 +1,39 @@
 import { createReadStream, promises as fs } from 'node:fs';
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import type { TokenRegistry } from '@railyard/auth';
 import { ciLogBlobName, ciLogFile, isValidCheckName, isValidTestRunId, localLogIsAttempt, runningAttemptOf } from '@railyard/ci';
 import { requireToken } from '../auth/middleware';
 import type { CiHttpDeps } from '../ci/deps';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
+import { operationOf } from '../http/operation';
+import { pathParam } from '../openapi/parameters';
+import { operationsRouter } from '../http/operations-router';
+import { RUN_ID } from '../openapi/examples';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
 
+const operation = operationOf<{ tokens: TokenRegistry; ci: CiHttpDeps }>();
+
 /**
- * `GET /ci/logs/<testRunId>/<check>`: a local CI check's output as plain text, also while it runs
- * (what is written so far). These are the URLs the local CI gives its statuses. A finished check's
- * log comes from the blob store, whichever node ran it; a running one's from this node's data dir
- * when this node runs it, else the archive's note saying it is running (docs/operations.md, "CI logs").
+ * A local CI check's output as plain text, also while it runs (what is written so far). These are the
+ * URLs the local CI gives its statuses. A finished check's log comes from the blob store, whichever
+ * node ran it; a running one's from this node's data dir when this node runs it, else the archive's
+ * note saying it is running (docs/operations.md, "CI logs").
  */
-export const ciLogRoutes = (deps: Pick<ApiDeps, 'tokens'>, ci: CiHttpDeps): Router => {
-  const router = Router();
-  router.get(
-    '/ci/logs/:testRunId/:check',
-    ci.sessions ? ci.sessions.tokenOrSession('read') : requireToken(deps.tokens, 'read'),
-    async (req, res) => {
+export const ciLogOperations = [
+  operation({
+    method: 'get',
+    path: '/ci/logs/{testRunId}/{check}',
+    operationId: 'getCheckLog',
+    tag: 'CI pages',
+    summary: "A local CI check's output so far, as plain text",
+    scope: 'read',
+    auth: ({ tokens, ci }) => (ci.sessions ? ci.sessions.tokenOrSession('read') : requireToken(tokens, 'read')),
+    parameters: [pathParam('testRunId', 'the test run id', RUN_ID), pathParam('check', 'the check name, as in .railyard.yml', 'test')],
+    response: { description: 'The log', mediaType: 'text/plain', text: '$ npm test\n> 42 passed\n' },
+    errors: [400, 404],
+    handle: async (_input, { deps: { ci }, req, res }) => {
       const { testRunId, check } = req.params as { testRunId: string; check: string };
       if (!isValidTestRunId(testRunId))
         throw new ApiError(400, 'VALIDATION_FAILED', 'testRunId must be letters, digits, - and _', [
@@ -46,9 +60,12 @@ export const ciLogRoutes = (deps: Pick<ApiDeps, 'tokens'>, ci: CiHttpDeps): Rout
       }
       throw new ApiError(404, 'LOG_NOT_FOUND', `no log for check ${JSON.stringify(check)} of test run ${testRunId}`);
     },
-  );
-  return router;
-};
+  }),
+];
+
+/** The log route alone over `deps.tokens` and `ci`, for an app of its own. */
+export const ciLogRoutes = (deps: Pick<ApiDeps, 'tokens'>, ci: CiHttpDeps): Router =>
+  operationsRouter(ciLogOperations, { tokens: deps.tokens, ci });
 
 /** Only what exists now: a running check's log is still growing, and the answer must end. */
 const streamGrowingFile = async (res: Response, file: string, size: number): Promise<void> => {

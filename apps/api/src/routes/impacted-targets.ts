@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Router } from 'express';
-import { setImpactedTargetsRequest } from '@railyard/api-schema';
+import { setImpactedTargetsRequest, setImpactedTargetsResponseSchema } from '@railyard/api-schema';
 import { queueIdOf, type TargetsRef } from '@railyard/domain';
 import type { BlobStore } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
+import { operationOf } from '../http/operation';
 import { parseBody } from '../http/validate';
-import { postRoute } from './route';
+import { KEY, PR } from '../openapi/examples';
 
 const ALL_DIGEST = createHash('sha256').update('ALL').digest('hex');
 
@@ -61,26 +61,57 @@ const parseUpload = (raw: unknown) => {
   return { ...rest, impactedTargets: list ? (list as string[]) : rest.impactedTargets };
 };
 
-export const impactedTargetRoutes = (deps: ApiDeps): Router => {
-  const router = Router();
-  postRoute(router, deps, '/setImpactedTargets', 'write', async (raw, ctx) => {
-    const body = parseUpload(raw);
-    const { repo, targetBranch, pr } = body;
-    // Checked before anything is stored: a request that fails leaves nothing behind. With no projector
-    // the read below could deny a queue the store holds, so that is refused first (503).
-    await deps.commands.ensureWritable();
-    if (!(await deps.readModels.getQueue(queueIdOf(repo, targetBranch))))
-      throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
-    let headSha = pr.sha?.toLowerCase();
-    if (!headSha) {
-      const snapshot = await deps.gitHost.getPullRequest(repo, pr.number);
-      if (!snapshot) throw new ApiError(404, 'PR_NOT_FOUND', `PR #${pr.number} does not exist; send pr.sha to upload for a commit`);
-      headSha = snapshot.headSha;
-    }
-    const list = typeof body.impactedTargets === 'string' ? 'ALL' : body.impactedTargets;
-    const targets = await storeTargets(deps.blobs, list);
-    await deps.commands.execute(repo, targetBranch, { type: 'SetImpactedTargets', prNumber: pr.number, headSha, targets }, ctx);
-    return { prNumber: pr.number, headSha, impactsAll: targets.all, count: targets.count, digest: targets.digest };
-  });
-  return router;
-};
+const operation = operationOf<ApiDeps>();
+
+/** What a PR affects, so parallel queues test only what overlaps. */
+export const impactedTargetOperations = [
+  operation({
+    method: 'post',
+    path: '/v1/setImpactedTargets',
+    operationId: 'setImpactedTargets',
+    tag: 'Impacted targets',
+    summary: "Upload a PR's impacted targets (parallel queues)",
+    description: 'A list of target names (`[]`: depends on nothing) or the string `ALL`; the last upload for a head SHA wins.',
+    scope: 'write',
+    request: {
+      name: 'SetImpactedTargetsRequest',
+      schema: setImpactedTargetsRequest,
+      example: { ...KEY, pr: { number: 12, sha: PR.prSha }, impactedTargets: ['//services/cache', '//libs/widgets'] },
+    },
+    input: (req) => parseUpload(req.body),
+    response: {
+      description: 'What was stored',
+      body: {
+        name: 'ImpactedTargetsStored',
+        schema: setImpactedTargetsResponseSchema,
+        example: {
+          prNumber: 12,
+          headSha: PR.prSha,
+          impactsAll: false,
+          count: 2,
+          digest: 'a3f1c9e2b4d6f8a0c2e4f6a8b0d2f4a6c8e0a2c4e6a8b0d2f4a6c8e0a2c4e6a8',
+        },
+      },
+    },
+    errors: [404],
+    handle: async (body, ctx) => {
+      const { deps } = ctx;
+      const { repo, targetBranch, pr } = body;
+      // Checked before anything is stored: a request that fails leaves nothing behind. With no projector
+      // the read below could deny a queue the store holds, so that is refused first (503).
+      await deps.commands.ensureWritable();
+      if (!(await deps.readModels.getQueue(queueIdOf(repo, targetBranch))))
+        throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+      let headSha = pr.sha?.toLowerCase();
+      if (!headSha) {
+        const snapshot = await deps.gitHost.getPullRequest(repo, pr.number);
+        if (!snapshot) throw new ApiError(404, 'PR_NOT_FOUND', `PR #${pr.number} does not exist; send pr.sha to upload for a commit`);
+        headSha = snapshot.headSha;
+      }
+      const list = typeof body.impactedTargets === 'string' ? 'ALL' : body.impactedTargets;
+      const targets = await storeTargets(deps.blobs, list);
+      await deps.commands.execute(repo, targetBranch, { type: 'SetImpactedTargets', prNumber: pr.number, headSha, targets }, ctx);
+      return { prNumber: pr.number, headSha, impactsAll: targets.all, count: targets.count, digest: targets.digest };
+    },
+  }),
+];

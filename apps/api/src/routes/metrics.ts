@@ -1,12 +1,15 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
+import type { TokenRegistry } from '@railyard/auth';
 import { repoRefProblems, type RepoRef } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import { PROMETHEUS_CONTENT_TYPE, railyardRegistry, registryText, renderFamilies, type MetricFamily } from '@railyard/observability';
 import { queueMetricFamilies, type MetricsStore } from '@railyard/readmodels';
 import type { Registry } from 'prom-client';
-import { requireToken } from '../auth/middleware';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
+import { operationOf } from '../http/operation';
+import { queryParam } from '../openapi/parameters';
+import { operationsRouter } from '../http/operations-router';
 import { validationError } from '../http/validate';
 
 /** A projection whose lag behind the event store is reported. */
@@ -96,28 +99,42 @@ const projectionLag = async (
   ];
 };
 
-/**
- * GET /v1/getMergeQueueMetrics: the merge-queue series from the metrics read model (the same on
- * every replica), the projections' lag, and this process's own series, as Prometheus text.
- */
-export const metricsRoutes = (deps: ApiDeps, options: MetricsRouteOptions): Router => {
-  const router = Router();
-  const registry = options.registry ?? railyardRegistry;
-  const now = () => (options.clock ?? { now: () => new Date() }).now().getTime();
+const operation = operationOf<MetricsRouteOptions & { tokens: TokenRegistry }>();
 
-  router.get('/getMergeQueueMetrics', requireToken(deps.tokens, 'read'), async (req, res) => {
-    const repo = repoFilter(req);
-    const nowMs = now();
-    const docs = await options.metrics.queues(repo);
-    const text =
-      renderFamilies([...queueMetricFamilies(docs, nowMs), ...(await projectionLag(options.eventStore, options.projections, nowMs))]) +
-      (await registryText(registry));
-    // Set by hand and sent with end(): res.send would re-order the parameters, and scrapers match this exact value.
-    res.status(200).setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
-    res.end(text);
-  });
-  router.all('/getMergeQueueMetrics', (req, _res, next) =>
-    next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET`, undefined, { Allow: 'GET' })),
-  );
-  return router;
-};
+/**
+ * The merge-queue series from the metrics read model (the same on every replica), the projections'
+ * lag, and this process's own series, as Prometheus text.
+ */
+export const metricsOperations = [
+  operation({
+    method: 'get',
+    path: '/v1/getMergeQueueMetrics',
+    operationId: 'getMergeQueueMetrics',
+    tag: 'Metrics',
+    summary: 'Prometheus metrics: the queues, the projections lag, and this process',
+    description: 'Give `repo` and `repoHost` together to narrow the queue series to one repository (docs/metrics.md).',
+    scope: 'read',
+    parameters: [queryParam('repo', 'owner/name', 'acme/widgets'), queryParam('repoHost', 'the host of repo', 'github.com')],
+    response: {
+      description: 'Prometheus text exposition format 0.0.4',
+      mediaType: 'text/plain',
+      text: '# HELP mq_depth_current PRs in the queue now.\n# TYPE mq_depth_current gauge\nmq_depth_current{repo="acme/widgets",branch="main"} 3\n',
+    },
+    errors: [400, 405],
+    input: repoFilter,
+    handle: async (repo, { deps, res }) => {
+      const nowMs = (deps.clock ?? { now: () => new Date() }).now().getTime();
+      const docs = await deps.metrics.queues(repo);
+      const text =
+        renderFamilies([...queueMetricFamilies(docs, nowMs), ...(await projectionLag(deps.eventStore, deps.projections, nowMs))]) +
+        (await registryText(deps.registry ?? railyardRegistry));
+      // Set by hand and sent with end(): res.send would re-order the parameters, and scrapers match this exact value.
+      res.status(200).setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
+      res.end(text);
+    },
+  }),
+];
+
+/** The metrics endpoint over `deps` and its own stores, for buildApp's routers. */
+export const metricsRoutes = (deps: Pick<ApiDeps, 'tokens'>, options: MetricsRouteOptions): Router =>
+  operationsRouter(metricsOperations, { ...options, tokens: deps.tokens });

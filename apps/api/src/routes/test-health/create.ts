@@ -1,21 +1,21 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { BlobStore, EventStore } from '@railyard/eventstore';
 import type { GithubApp } from '@railyard/github';
 import type { Logger } from '@railyard/observability';
 import { MemoryTestHealthStore, RedisTestHealthStore, type TestHealthReadModels } from '@railyard/readmodels';
-import { ApiError } from '../../http/errors';
+import { operationsRouter } from '../../http/operations-router';
 import type { TokenRegistry } from '@railyard/auth';
 import type { TestHealthConfig } from './config';
 import type { TestHealthContext } from './context';
 import { TestEvaluator } from './evaluator';
-import { listRoutes } from './list-routes';
+import { listOperations } from './list-routes';
 import { JUnitParsePool } from './parse-pool';
-import { quarantineRoutes } from './quarantine-routes';
+import { quarantineOperations } from './quarantine-routes';
 import { UploadRecorder } from './recorder';
 import { reportUploader, type UploadReports } from './report-uploader';
 import { repoFactsOf } from './repo-facts';
 import { startSweeper, type SweeperHandle } from './sweeper';
-import { UPLOAD_PATH, uploadRoutes } from './upload-route';
+import { uploadOperations } from './upload-route';
 import { TestHealthWriter, type Clock } from './writer';
 
 export interface TestHealthOptions {
@@ -35,7 +35,7 @@ export interface TestHealthOptions {
 }
 
 export interface TestHealth {
-  /** Pass to buildApp's extraRouters. */
+  /** The feature's endpoints, for buildApp's routers. */
   router: Router;
   /** The local CI runner's uploadReports callback. */
   uploadReports: UploadReports;
@@ -44,16 +44,8 @@ export interface TestHealth {
   close(): Promise<void>;
 }
 
-export const TEST_HEALTH_POST_PATHS = [
-  UPLOAD_PATH,
-  '/flaky-tests/list-unhealthy-tests',
-  '/flaky-tests/list-quarantined-tests',
-  '/flaky-tests/set-quarantine',
-  '/flaky-tests/check-failures',
-  '/flaky-tests/get-test-details',
-  '/flaky-tests/link-ticket-to-test-case',
-  '/flaky-tests/reclassify',
-];
+/** JUnit uploads, flaky and broken tests, quarantine: the feature's endpoints. */
+export const testHealthOperations = [...uploadOperations, ...listOperations, ...quarantineOperations];
 
 /** The test-health read models of a deployment shape: in memory (embedded) or in Redis beside the queue models. */
 export const openTestHealthStore = (
@@ -88,13 +80,7 @@ export const createTestHealth = (options: TestHealthOptions): TestHealth => {
     clock,
     baseUrl: () => config.publicUrl ?? options.serverUrl(),
   };
-  const router = Router();
-  router.use(uploadRoutes(context), listRoutes(context), quarantineRoutes(context));
-  for (const path of TEST_HEALTH_POST_PATHS) {
-    router.all(path, (req, _res, next) =>
-      next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`, undefined, { Allow: 'POST' })),
-    );
-  }
+  const router = operationsRouter(testHealthOperations, context);
   const sweeper = startSweeper({ store: options.store, evaluator, logger, minutes: config.sweepMinutes });
   return {
     router,

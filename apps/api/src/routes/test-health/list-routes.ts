@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import type { IndexName, TestDoc } from '@railyard/readmodels';
 import { sortKeyOf } from '@railyard/readmodels';
 import {
@@ -11,8 +10,10 @@ import {
   type PageInfo,
   type RepoRef,
 } from '@railyard/testhealth';
-import { parseBody } from '../../http/validate';
-import { jsonPost, type TestHealthContext } from './context';
+import { listQuarantinedResponseSchema, listUnhealthyResponseSchema } from '@railyard/api-schema';
+import { operationOf } from '../../http/operation';
+import { REPO } from '../../openapi/examples';
+import type { TestHealthContext } from './context';
 import { asPageError, requireOrg, requireRepo } from './repo-guard';
 import { listQuarantinedRequest, listUnhealthyRequest } from './schemas';
 import { quarantinedTestView, unhealthyTestView } from './views';
@@ -60,28 +61,62 @@ const fetchPage = async (
   }
 };
 
+const operation = operationOf<TestHealthContext>();
+
 /** The spec's two paged listings: unhealthy tests by status, and quarantined tests. */
-export const listRoutes = (th: TestHealthContext): Router => {
-  const router = Router();
-  jsonPost(router, th.tokens, '/flaky-tests/list-unhealthy-tests', 'read', async (raw) => {
-    const body = parseBody(listUnhealthyRequest, raw);
-    requireOrg(th, body.org_url_slug);
-    await requireRepo(th, body.repo);
-    const status = body.status.toUpperCase();
-    const filter = { repo: repoIdOf(body.repo), org: body.org_url_slug, status };
-    const { rows, page } = await fetchPage(th, body.repo, status === 'FLAKY' ? 'flaky' : 'broken', filter, body.page_query);
-    const owners = await th.facts.codeowners(body.repo);
-    const base = th.baseUrl();
-    return { tests: rows.map((d) => unhealthyTestView(d, owners, base)), page };
-  });
-  jsonPost(router, th.tokens, '/flaky-tests/list-quarantined-tests', 'read', async (raw) => {
-    const body = parseBody(listQuarantinedRequest, raw);
-    requireOrg(th, body.org_url_slug);
-    await requireRepo(th, body.repo);
-    const filter = { repo: repoIdOf(body.repo), org: body.org_url_slug, list: 'quarantined' };
-    const { rows, page } = await fetchPage(th, body.repo, 'quarantined', filter, body.page_query);
-    const owners = await th.facts.codeowners(body.repo);
-    return { quarantined_tests: rows.map((d) => quarantinedTestView(d, owners)), page };
-  });
-  return router;
-};
+export const listOperations = [
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/list-unhealthy-tests',
+    operationId: 'listUnhealthyTests',
+    tag: 'Test health',
+    summary: 'Flaky or broken tests of a repository, paged',
+    scope: 'read',
+    request: {
+      name: 'ListUnhealthyTestsRequest',
+      schema: listUnhealthyRequest,
+      example: { repo: REPO, org_url_slug: 'railyard', status: 'flaky', page_query: { page_size: 50 } },
+    },
+    response: {
+      description: 'Flaky or broken tests of a repository, paged',
+      body: { name: 'UnhealthyTests', schema: listUnhealthyResponseSchema },
+    },
+    errors: [404],
+    handle: async (body, { deps: th }) => {
+      requireOrg(th, body.org_url_slug);
+      await requireRepo(th, body.repo);
+      const status = body.status.toUpperCase();
+      const filter = { repo: repoIdOf(body.repo), org: body.org_url_slug, status };
+      const { rows, page } = await fetchPage(th, body.repo, status === 'FLAKY' ? 'flaky' : 'broken', filter, body.page_query);
+      const owners = await th.facts.codeowners(body.repo);
+      const base = th.baseUrl();
+      return { tests: rows.map((d) => unhealthyTestView(d, owners, base)), page };
+    },
+  }),
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/list-quarantined-tests',
+    operationId: 'listQuarantinedTests',
+    tag: 'Test health',
+    summary: 'Quarantined tests of a repository, paged',
+    scope: 'read',
+    request: {
+      name: 'ListQuarantinedTestsRequest',
+      schema: listQuarantinedRequest,
+      example: { repo: REPO, org_url_slug: 'railyard', page_query: {} },
+    },
+    response: {
+      description: 'Quarantined tests of a repository, paged',
+      body: { name: 'QuarantinedTests', schema: listQuarantinedResponseSchema },
+    },
+    errors: [404],
+    handle: async (body, { deps: th }) => {
+      requireOrg(th, body.org_url_slug);
+      await requireRepo(th, body.repo);
+      const filter = { repo: repoIdOf(body.repo), org: body.org_url_slug, list: 'quarantined' };
+      const { rows, page } = await fetchPage(th, body.repo, 'quarantined', filter, body.page_query);
+      const owners = await th.facts.codeowners(body.repo);
+      return { quarantined_tests: rows.map((d) => quarantinedTestView(d, owners)), page };
+    },
+  }),
+];

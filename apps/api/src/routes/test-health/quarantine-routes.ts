@@ -1,117 +1,192 @@
-import { Router } from 'express';
+import {
+  checkFailuresResponseSchema,
+  linkTicketResponseSchema,
+  reclassifyResponseSchema,
+  setQuarantineResponseSchema,
+  testDetailsResponseSchema,
+} from '@railyard/api-schema';
 import { allFailuresQuarantined, quarantineSettingOf, repoIdOf, testIdOfReported } from '@railyard/testhealth';
 import { ApiError } from '../../http/errors';
-import { parseBody } from '../../http/validate';
-import { jsonPost, type TestHealthContext } from './context';
+import { operationOf } from '../../http/operation';
+import { REPO, TEST_ID } from '../../openapi/examples';
+import type { TestHealthContext } from './context';
 import { requireRepo } from './repo-guard';
 import { checkFailuresRequest, linkTicketRequest, reclassifyRequest, setQuarantineRequest, testDetailsRequest } from './schemas';
 import { testDetailsView } from './views';
 
 const unknownTest = () => new ApiError(404, 'TEST_NOT_FOUND', 'no test with this id has been uploaded for the repository');
 
+const operation = operationOf<TestHealthContext>();
+
 /** Quarantine overrides, the CI quarantine check, test details, ticket links and a manual re-classification. */
-export const quarantineRoutes = (th: TestHealthContext): Router => {
-  const router = Router();
-
-  jsonPost(router, th.tokens, '/flaky-tests/set-quarantine', 'admin', async (raw, ctx) => {
-    const body = parseBody(setQuarantineRequest, raw);
-    await requireRepo(th, body.repo);
-    const repoId = repoIdOf(body.repo);
-    const doc = await th.store.getTest(repoId, body.testId);
-    if (!doc) throw unknownTest();
-    const override = body.quarantine === 'auto' ? null : body.quarantine;
-    // Setting what is already set records nothing: a retried admin call stays one audit entry.
-    if (override !== doc.override) {
-      await th.writer.append(
-        body.repo,
-        [
-          {
-            type: 'QuarantineOverrideSet',
-            data: {
-              repo: body.repo,
-              testId: body.testId,
-              override,
-              previous: doc.override,
-              ...(body.reason ? { reason: body.reason } : {}),
-              at: th.clock.now().toISOString(),
+export const quarantineOperations = [
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/set-quarantine',
+    operationId: 'setQuarantine',
+    tag: 'Test health',
+    summary: "Override a test's quarantine: always, never, or auto (while flaky)",
+    scope: 'admin',
+    request: {
+      name: 'SetQuarantineRequest',
+      schema: setQuarantineRequest,
+      example: { repo: REPO, testId: TEST_ID, quarantine: 'always', reason: 'tracked in OPS-12' },
+    },
+    response: {
+      description: "Override a test's quarantine: always, never, or auto (while flaky)",
+      body: { name: 'QuarantineSet', schema: setQuarantineResponseSchema },
+    },
+    errors: [404],
+    handle: async (body, ctx) => {
+      const th = ctx.deps;
+      await requireRepo(th, body.repo);
+      const repoId = repoIdOf(body.repo);
+      const doc = await th.store.getTest(repoId, body.testId);
+      if (!doc) throw unknownTest();
+      const override = body.quarantine === 'auto' ? null : body.quarantine;
+      // Setting what is already set records nothing: a retried admin call stays one audit entry.
+      if (override !== doc.override) {
+        await th.writer.append(
+          body.repo,
+          [
+            {
+              type: 'QuarantineOverrideSet',
+              data: {
+                repo: body.repo,
+                testId: body.testId,
+                override,
+                previous: doc.override,
+                ...(body.reason ? { reason: body.reason } : {}),
+                at: th.clock.now().toISOString(),
+              },
             },
-          },
-        ],
-        ctx,
-      );
-    }
-    const after = (await th.store.getTest(repoId, body.testId)) ?? doc;
-    return {
-      testId: after.id,
-      quarantine: after.override ?? 'auto',
-      quarantined: after.quarantined,
-      quarantined_at: after.quarantinedAt,
-      status: after.status,
-    };
-  });
-
-  jsonPost(router, th.tokens, '/flaky-tests/check-failures', 'read', async (raw) => {
-    const body = parseBody(checkFailuresRequest, raw);
-    await requireRepo(th, body.repo);
-    const context = { orgSlug: th.config.orgSlug, repo: body.repo };
-    const ids = body.failures.map((f) => ('testId' in f ? f.testId : testIdOfReported(f, context)));
-    const unique = [...new Set(ids)];
-    const docs = await th.store.getTests(repoIdOf(body.repo), unique);
-    const byId = new Map(unique.map((id, i) => [id, docs[i] ?? null]));
-    const verdict = allFailuresQuarantined(ids, (id) => byId.get(id)?.quarantined);
-    const describe = (id: string) => {
-      const doc = byId.get(id);
-      if (!doc) return { testId: id, known: false };
+          ],
+          ctx,
+        );
+      }
+      const after = (await th.store.getTest(repoId, body.testId)) ?? doc;
       return {
-        testId: id,
-        known: true,
-        name: doc.name,
-        classname: doc.classname,
-        file: doc.file,
-        parent: doc.parent,
-        variant: doc.variant,
-        status: doc.status,
+        testId: after.id,
+        quarantine: after.override ?? 'auto',
+        quarantined: after.quarantined,
+        quarantined_at: after.quarantinedAt,
+        status: after.status,
       };
-    };
-    return {
-      allQuarantined: verdict.allQuarantined,
-      quarantined: verdict.quarantined.map((id) => ({
-        ...describe(id),
-        quarantine_setting: quarantineSettingOf(byId.get(id)?.override ?? undefined),
-      })),
-      notQuarantined: verdict.notQuarantined.map(describe),
-    };
-  });
-
-  jsonPost(router, th.tokens, '/flaky-tests/get-test-details', 'read', async (raw) => {
-    const body = parseBody(testDetailsRequest, raw);
-    await requireRepo(th, body.repo);
-    const doc = await th.store.getTest(repoIdOf(body.repo), body.test_id);
-    if (!doc) throw unknownTest();
-    return { test: testDetailsView(doc, await th.facts.codeowners(body.repo), th.baseUrl()) };
-  });
-
-  jsonPost(router, th.tokens, '/flaky-tests/link-ticket-to-test-case', 'write', async (raw, ctx) => {
-    const body = parseBody(linkTicketRequest, raw);
-    await requireRepo(th, body.repo);
-    const doc = await th.store.getTest(repoIdOf(body.repo), body.test_case_id);
-    if (!doc) throw unknownTest();
-    const htmlUrl = body.html_url === '' ? null : body.html_url;
-    if (htmlUrl !== doc.ticketUrl) {
-      await th.writer.append(
-        body.repo,
-        [{ type: 'TestTicketLinked', data: { repo: body.repo, testId: doc.id, htmlUrl, at: th.clock.now().toISOString() } }],
-        ctx,
-      );
-    }
-    return { test_case_id: doc.id, ticket: { html_url: htmlUrl ?? '' } };
-  });
-
-  jsonPost(router, th.tokens, '/flaky-tests/reclassify', 'admin', async (raw, ctx) => {
-    const body = parseBody(reclassifyRequest, raw);
-    await requireRepo(th, body.repo);
-    return th.evaluator.sweep(body.repo, ctx);
-  });
-
-  return router;
-};
+    },
+  }),
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/check-failures',
+    operationId: 'checkFailures',
+    tag: 'Test health',
+    summary: 'Whether every failed test of a CI job is quarantined',
+    description: 'A job whose only failures are quarantined tests may pass; no failure at all answers false.',
+    scope: 'read',
+    request: {
+      name: 'CheckFailuresRequest',
+      schema: checkFailuresRequest,
+      example: { repo: REPO, failures: [{ name: 'charges card', classname: 'billing' }] },
+    },
+    response: {
+      description: 'Whether every failed test of a CI job is quarantined',
+      body: { name: 'FailuresChecked', schema: checkFailuresResponseSchema },
+    },
+    errors: [404],
+    handle: async (body, { deps: th }) => {
+      await requireRepo(th, body.repo);
+      const context = { orgSlug: th.config.orgSlug, repo: body.repo };
+      const ids = body.failures.map((f) => ('testId' in f ? f.testId : testIdOfReported(f, context)));
+      const unique = [...new Set(ids)];
+      const docs = await th.store.getTests(repoIdOf(body.repo), unique);
+      const byId = new Map(unique.map((id, i) => [id, docs[i] ?? null]));
+      const verdict = allFailuresQuarantined(ids, (id) => byId.get(id)?.quarantined);
+      const describe = (id: string) => {
+        const doc = byId.get(id);
+        if (!doc) return { testId: id, known: false };
+        return {
+          testId: id,
+          known: true,
+          name: doc.name,
+          classname: doc.classname,
+          file: doc.file,
+          parent: doc.parent,
+          variant: doc.variant,
+          status: doc.status,
+        };
+      };
+      return {
+        allQuarantined: verdict.allQuarantined,
+        quarantined: verdict.quarantined.map((id) => ({
+          ...describe(id),
+          quarantine_setting: quarantineSettingOf(byId.get(id)?.override ?? undefined),
+        })),
+        notQuarantined: verdict.notQuarantined.map(describe),
+      };
+    },
+  }),
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/get-test-details',
+    operationId: 'getTestDetails',
+    tag: 'Test health',
+    summary: 'Everything known about one test',
+    scope: 'read',
+    request: { name: 'GetTestDetailsRequest', schema: testDetailsRequest, example: { repo: REPO, test_id: TEST_ID } },
+    response: { description: 'Everything known about one test', body: { name: 'TestDetails', schema: testDetailsResponseSchema } },
+    errors: [404],
+    handle: async (body, { deps: th }) => {
+      await requireRepo(th, body.repo);
+      const doc = await th.store.getTest(repoIdOf(body.repo), body.test_id);
+      if (!doc) throw unknownTest();
+      return { test: testDetailsView(doc, await th.facts.codeowners(body.repo), th.baseUrl()) };
+    },
+  }),
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/link-ticket-to-test-case',
+    operationId: 'linkTicketToTestCase',
+    tag: 'Test health',
+    summary: 'Link a ticket to a test (an empty html_url removes it)',
+    scope: 'write',
+    request: {
+      name: 'LinkTicketRequest',
+      schema: linkTicketRequest,
+      example: { repo: REPO, test_case_id: TEST_ID, html_url: 'https://tracker.example.org/OPS-12' },
+    },
+    response: {
+      description: 'Link a ticket to a test (an empty html_url removes it)',
+      body: { name: 'TicketLinked', schema: linkTicketResponseSchema },
+    },
+    errors: [404],
+    handle: async (body, ctx) => {
+      const th = ctx.deps;
+      await requireRepo(th, body.repo);
+      const doc = await th.store.getTest(repoIdOf(body.repo), body.test_case_id);
+      if (!doc) throw unknownTest();
+      const htmlUrl = body.html_url === '' ? null : body.html_url;
+      if (htmlUrl !== doc.ticketUrl) {
+        await th.writer.append(
+          body.repo,
+          [{ type: 'TestTicketLinked', data: { repo: body.repo, testId: doc.id, htmlUrl, at: th.clock.now().toISOString() } }],
+          ctx,
+        );
+      }
+      return { test_case_id: doc.id, ticket: { html_url: htmlUrl ?? '' } };
+    },
+  }),
+  operation({
+    method: 'post',
+    path: '/v1/flaky-tests/reclassify',
+    operationId: 'reclassify',
+    tag: 'Test health',
+    summary: "Classify a repository's tests again now",
+    scope: 'admin',
+    request: { name: 'ReclassifyRequest', schema: reclassifyRequest, example: { repo: REPO } },
+    response: { description: "Classify a repository's tests again now", body: { name: 'Reclassified', schema: reclassifyResponseSchema } },
+    errors: [404],
+    handle: async (body, ctx) => {
+      await requireRepo(ctx.deps, body.repo);
+      return ctx.deps.evaluator.sweep(body.repo, ctx);
+    },
+  }),
+];

@@ -1,15 +1,18 @@
-import express, { Router, type Request, type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
+import { uploadSummarySchema } from '@railyard/api-schema';
 import { parseRepoSpec } from '@railyard/githost';
 import type { RepoRef } from '@railyard/testhealth';
-import { requireToken } from '../../auth/middleware';
 import { ApiError } from '../../http/errors';
 import { BODY_LIMIT } from '../../http/json-body';
+import { operationOf } from '../../http/operation';
 import { parseBody } from '../../http/validate';
+import { SHA } from '../../openapi/examples';
+import { queryParam } from '../../openapi/parameters';
 import type { TestHealthContext } from './context';
 import type { UploadInput } from './recorder';
 import { uploadJsonRequest } from './schemas';
 
-export const UPLOAD_PATH = '/uploadTestResults';
+const operation = operationOf<TestHealthContext>();
 
 const XML_TYPES = ['application/xml', 'text/xml'];
 const GZIP_TYPES = ['application/gzip', 'application/x-gzip'];
@@ -102,15 +105,48 @@ const fromRaw = (req: Request): UploadInput => {
 };
 
 /**
- * `POST /v1/uploadTestResults` (write scope): JUnit XML as the body (plain or gzip) with the
- * metadata in the query string or headers, or the JSON form carrying several files in base64.
+ * JUnit XML as the body (plain or gzip) with the metadata in the query string or headers, or the JSON
+ * form carrying several files in base64.
  */
-export const uploadRoutes = (th: TestHealthContext): Router => {
-  const router = Router();
-  router.post(UPLOAD_PATH, requireToken(th.tokens, 'write'), uploadBody, async (req, res) => {
-    const input = req.is('application/json') ? fromJson(req.body) : fromRaw(req);
-    const summary = await th.recorder.record(input, { actor: String(res.locals.actor), correlationId: String(res.locals.requestId) });
-    res.status(200).json(summary);
-  });
-  return router;
-};
+export const uploadOperations = [
+  operation({
+    method: 'post',
+    path: '/v1/uploadTestResults',
+    operationId: 'uploadTestResults',
+    tag: 'Test health',
+    summary: 'Record the JUnit XML reports of one CI job',
+    description:
+      'JSON with the files in base64, or one report as the body (application/xml, text/xml, or gzip) with repo, sha, branch (and pr, job, variant, file-name) as query parameters or `x-railyard-<name>` headers.',
+    scope: 'write',
+    parameters: [
+      queryParam('repo', 'HOST/OWNER/NAME (raw bodies only)', 'github.com/acme/widgets'),
+      queryParam('sha', 'the tested commit (raw bodies only)', SHA),
+      queryParam('branch', 'the branch the job ran for (raw bodies only)', 'main'),
+      queryParam('pr', 'the PR number (raw bodies only)', '12'),
+      queryParam('job', 'the CI job (raw bodies only)', 'unit'),
+      queryParam('variant', 'the variant, e.g. a platform (raw bodies only)', 'linux'),
+      queryParam('file-name', 'the report name (raw bodies only)', 'junit.xml'),
+    ],
+    request: {
+      name: 'UploadTestResultsRequest',
+      schema: uploadJsonRequest,
+      example: {
+        repo: 'github.com/acme/widgets',
+        branch: 'main',
+        sha: SHA,
+        job: 'unit',
+        files: [{ name: 'junit.xml', contentBase64: 'PHRlc3RzdWl0ZSBuYW1lPSJzIj48dGVzdGNhc2UgbmFtZT0idCIvPjwvdGVzdHN1aXRlPg==' }],
+      },
+      alternatives: {
+        'application/xml': { description: 'one JUnit XML report' },
+        'text/xml': { description: 'one JUnit XML report' },
+        'application/gzip': { description: 'one gzip-compressed JUnit XML report' },
+      },
+    },
+    body: uploadBody,
+    input: (req): UploadInput => (req.is('application/json') ? fromJson(req.body) : fromRaw(req)),
+    response: { description: 'What the upload held', body: { name: 'UploadSummary', schema: uploadSummarySchema } },
+    errors: [404],
+    handle: (input, { deps, actor, correlationId }) => deps.recorder.record(input, { actor, correlationId }),
+  }),
+];
