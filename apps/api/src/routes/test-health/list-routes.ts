@@ -78,7 +78,7 @@ export const listOperations = [
       example: { repo: REPO, org_url_slug: 'railyard', status: 'flaky', page_query: { page_size: 50 } },
     },
     response: {
-      description: 'Flaky or broken tests of a repository, paged',
+      description: 'One page of the tests',
       body: { name: 'UnhealthyTests', schema: listUnhealthyResponseSchema },
     },
     errors: [404],
@@ -106,7 +106,7 @@ export const listOperations = [
       example: { repo: REPO, org_url_slug: 'railyard', page_query: {} },
     },
     response: {
-      description: 'Quarantined tests of a repository, paged',
+      description: 'One page of the tests',
       body: { name: 'QuarantinedTests', schema: listQuarantinedResponseSchema },
     },
     errors: [404],

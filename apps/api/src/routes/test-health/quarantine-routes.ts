@@ -33,7 +33,7 @@ export const quarantineOperations = [
       example: { repo: REPO, testId: TEST_ID, quarantine: 'always', reason: 'tracked in OPS-12' },
     },
     response: {
-      description: "Override a test's quarantine: always, never, or auto (while flaky)",
+      description: "The test's quarantine now",
       body: { name: 'QuarantineSet', schema: setQuarantineResponseSchema },
     },
     errors: [404],
@@ -88,7 +88,7 @@ export const quarantineOperations = [
       example: { repo: REPO, failures: [{ name: 'charges card', classname: 'billing' }] },
     },
     response: {
-      description: 'Whether every failed test of a CI job is quarantined',
+      description: 'The verdict, and what is known of each failure',
       body: { name: 'FailuresChecked', schema: checkFailuresResponseSchema },
     },
     errors: [404],
@@ -132,7 +132,7 @@ export const quarantineOperations = [
     summary: 'Everything known about one test',
     scope: 'read',
     request: { name: 'GetTestDetailsRequest', schema: testDetailsRequest, example: { repo: REPO, test_id: TEST_ID } },
-    response: { description: 'Everything known about one test', body: { name: 'TestDetails', schema: testDetailsResponseSchema } },
+    response: { description: 'The test', body: { name: 'TestDetails', schema: testDetailsResponseSchema } },
     errors: [404],
     handle: async (body, { deps: th }) => {
       await requireRepo(th, body.repo);
@@ -154,7 +154,7 @@ export const quarantineOperations = [
       example: { repo: REPO, test_case_id: TEST_ID, html_url: 'https://tracker.example.org/OPS-12' },
     },
     response: {
-      description: 'Link a ticket to a test (an empty html_url removes it)',
+      description: "The test's ticket now",
       body: { name: 'TicketLinked', schema: linkTicketResponseSchema },
     },
     errors: [404],
@@ -182,7 +182,7 @@ export const quarantineOperations = [
     summary: "Classify a repository's tests again now",
     scope: 'admin',
     request: { name: 'ReclassifyRequest', schema: reclassifyRequest, example: { repo: REPO } },
-    response: { description: "Classify a repository's tests again now", body: { name: 'Reclassified', schema: reclassifyResponseSchema } },
+    response: { description: 'What the classification changed', body: { name: 'Reclassified', schema: reclassifyResponseSchema } },
     errors: [404],
     handle: async (body, ctx) => {
       await requireRepo(ctx.deps, body.repo);
