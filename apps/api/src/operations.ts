@@ -26,7 +26,7 @@ export const APP_OPERATIONS: readonly Operation<ApiDeps & DocsDeps>[] = [
 /**
  * Every endpoint of the API, each declared once, in the order the OpenAPI document lists them. The
  * routes, the 405 answers, the document and the tests' endpoint lists are all made from it; to add an
- * endpoint, add an operation to its feature's list (docs/architecture.md, "Add an endpoint").
+ * endpoint, add an operation to its feature's list (CONTRIBUTING.md, "Add an endpoint").
  */
 export const OPERATIONS: readonly AnyOperation[] = [
   ...queueOperations,
