@@ -1,12 +1,8 @@
-import { createTimeout } from 'retry';
+import { backoffDelay, type Backoff } from '@railyard/eventstore';
 import type { QueueDriver } from '@railyard/queue-driver';
 
-export interface BackoffSettings {
-  /** The first delay after a failed pass. */
-  minMs: number;
-  /** The longest delay, however many passes failed in a row. */
-  maxMs: number;
-}
+/** The first delay after a failed pass, and the longest however many passes failed in a row. */
+export type BackoffSettings = Backoff;
 
 export const DEFAULT_BACKOFF: BackoffSettings = { minMs: 200, maxMs: 60_000 };
 
@@ -130,9 +126,7 @@ export class QueueLoop {
   private async failed(err: unknown): Promise<void> {
     this.failures++;
     const backoff = this.options.backoff ?? DEFAULT_BACKOFF;
-    const delayMs = Math.round(
-      createTimeout(Math.min(this.failures - 1, 30), { factor: 2, minTimeout: backoff.minMs, maxTimeout: backoff.maxMs, randomize: true }),
-    );
+    const delayMs = backoffDelay(this.failures, backoff);
     this.options.observer.onFailure(err, this.failures, delayMs);
     const code = codeOf(err);
     if (code !== this.lastCode) {

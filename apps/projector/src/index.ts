@@ -1,4 +1,10 @@
-export { runProjector, DEFAULT_BATCH_SIZE, type ProjectorOptions, type ProjectorHandle, type ProjectionTarget } from './run-projector';
+export {
+  runProjector,
+  DEFAULT_BACKOFF,
+  DEFAULT_BATCH_SIZE,
+  type ProjectorOptions,
+  type ProjectorHandle,
+  type ProjectionTarget,
+} from './run-projector';
 export { runLeasedProjector, type LeasedProjectorOptions, type LeasedProjectorHandle, type ProjectorLease } from './leased';
 export { projectorConfigFromEnv, type ProjectorConfig } from './config';
-export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';

@@ -20,7 +20,7 @@ const namespace = `test-projector-${process.pid}`;
 const Q = testQueueId();
 const AT = '2026-03-01T09:00:00.000Z';
 const logger = createLogger('projector-test', 'silent');
-const fastBackoff = { initialMs: 5, maxMs: 20 };
+const fastBackoff = { minMs: 5, maxMs: 20 };
 
 let redis: Redis;
 let eventStore: EventStore;

@@ -1,7 +1,6 @@
-import type { EventStore, RecordedEvent, Subscription } from '@railyard/eventstore';
+import { backoffDelay, type Backoff, type EventStore, type RecordedEvent, type Subscription } from '@railyard/eventstore';
 import { errorFields, type Logger } from '@railyard/observability';
 import type { ReadModelStore } from '@railyard/readmodels';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
 
 /** What a projector feeds: the queue read models, or any other projection with its own checkpoint (test health). */
 export type ProjectionTarget = Pick<ReadModelStore, 'apply' | 'checkpoint'>;
@@ -12,8 +11,10 @@ export interface ProjectorOptions {
   logger: Logger;
   /** Largest batch asked of the subscription; one batch is one atomic read-model write. */
   batchSize?: number;
-  backoff?: BackoffOptions;
+  backoff?: Backoff;
 }
+
+export const DEFAULT_BACKOFF: Backoff = { minMs: 100, maxMs: 10_000 };
 
 export interface ProjectorHandle {
   /** Stops subscribing and resolves once the batch in flight (if any) has been applied. */
@@ -45,8 +46,8 @@ export const runProjector = (options: ProjectorOptions): ProjectorHandle => {
     const failed = subscription;
     subscription = null;
     void failed?.close().catch(() => undefined);
-    const delayMs = backoffDelay(failures, options.backoff ?? DEFAULT_BACKOFF);
     failures += 1;
+    const delayMs = backoffDelay(failures, options.backoff ?? DEFAULT_BACKOFF);
     logger.error('projection failed; resubscribing from the read-model checkpoint', { ...errorFields(err), failures, delayMs });
     retryTimer = setTimeout(() => void start(), delayMs);
   };

@@ -12,4 +12,4 @@ export { FsBlobStore, type FsBlobStoreOptions } from './blob/fs-blob-store';
 export { RedisBlobStore, DEFAULT_BLOB_PREFIX, type RedisBlobStoreOptions } from './blob/redis-blob-store';
 export { PostgresBlobStore, type PostgresBlobStoreOptions } from './postgres/postgres-blob-store';
 export { sha256Hex, isBlobName } from './blob/digest';
-export type { BackoffPolicy } from './shared/backoff';
+export { backoffDelay, type Backoff, type BackoffPolicy } from './shared/backoff';

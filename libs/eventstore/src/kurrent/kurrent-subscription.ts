@@ -64,7 +64,7 @@ export class KurrentSubscription extends SubscriptionLoop {
         if (this.closed) return;
         failures += 1;
         if (failures >= this.backoff.maxAttempts) return this.fail(err);
-        await this.sleep(backoffDelay(this.backoff, failures));
+        await this.sleep(backoffDelay(failures, this.backoff));
       } finally {
         await this.stopSource();
       }

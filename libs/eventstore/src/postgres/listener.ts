@@ -72,7 +72,7 @@ export class AppendListener {
   private scheduleReconnect(): void {
     if (this.stopped || this.retry) return;
     this.attempts += 1;
-    this.retry = setTimeout(() => void this.connect(), backoffDelay(this.backoff, this.attempts));
+    this.retry = setTimeout(() => void this.connect(), backoffDelay(this.attempts, this.backoff));
   }
 }
 
