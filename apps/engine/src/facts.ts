@@ -1,5 +1,6 @@
 import {
   directMergeCandidate,
+  formatRepo,
   gatingConfigCommit,
   isTerminal,
   isMergeabilityKnown as isKnown,
@@ -10,6 +11,7 @@ import {
   type Mergeability,
   type PullFacts,
   type QueueState,
+  sameRepo,
   type RepoRef,
   type ReportedStatus,
 } from '@railyard/domain';
@@ -70,9 +72,7 @@ export const READS_PER_TURN = 32;
 /** A few per second: early conflict feedback in normal traffic, a small share of a core under a burst (docs/benchmarks.md). */
 export const DEFAULT_MERGEABILITY_PER_SECOND = 10;
 
-const epochKey = (repo: RepoRef, kind: 'pull' | 'branch' | 'status', id: string): string =>
-  `${repo.host}/${repo.owner}/${repo.name}\0${kind}\0${id}`;
-const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.owner === b.owner && a.name === b.name;
+const epochKey = (repo: RepoRef, kind: 'pull' | 'branch' | 'status', id: string): string => `${formatRepo(repo)}\0${kind}\0${id}`;
 const emptyKnown = (): Known => ({
   pulls: new Map(),
   mergeability: new Map(),

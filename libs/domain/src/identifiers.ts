@@ -85,3 +85,6 @@ export const parseRepoSpec = (spec: string): RepoRef | null => {
 };
 
 export const formatRepo = (repo: RepoRef): string => `${repo.host}/${repo.owner}/${repo.name}`;
+
+/** The same repository: every part equal, as queue ids compare them. */
+export const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.owner === b.owner && a.name === b.name;

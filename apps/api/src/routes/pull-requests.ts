@@ -4,7 +4,7 @@ import {
   submitPullRequestRequest,
   submittedPullRequestSchema,
 } from '@railyard/api-schema';
-import { explainFromState, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { explainFromState, formatRepo, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
 import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
@@ -55,7 +55,7 @@ export const pullRequestOperations = [
       // Mergeability as far as the host knows it now: a submission never waits for a merge to be worked
       // out. When it is not known the PR waits not_ready (`unspecified`) until the engine learns it.
       const pr = await gitHost.getPullRequest(repo, body.pr.number, { mergeability: 'known' });
-      if (!pr) throw new ApiError(404, 'PR_NOT_FOUND', `PR #${body.pr.number} does not exist in ${repo.host}/${repo.owner}/${repo.name}`);
+      if (!pr) throw new ApiError(404, 'PR_NOT_FOUND', `PR #${body.pr.number} does not exist in ${formatRepo(repo)}`);
       const command: QueueCommand = { type: 'SubmitPullRequest', pr, priority: body.priority ?? undefined, noBatch: body.noBatch };
       return runAndShow(ctx.deps, repo, targetBranch, pr.number, command, ctx);
     },

@@ -1,6 +1,6 @@
 import { getCommitStatusesResponseSchema, setCommitStatusResponseSchema } from '@railyard/api-schema';
 import { getCommitStatusesRequest, outcomeOfState, setCommitStatusRequest } from '@railyard/ci';
-import { tokenReporter } from '@railyard/domain';
+import { formatRepo, tokenReporter } from '@railyard/domain';
 import type { CommitStatus } from '@railyard/githost';
 import { asClientError } from '../ci/host-errors';
 import type { CiOperationDeps } from '../ci/deps';
@@ -55,7 +55,7 @@ export const statusOperations = [
           reporter: tokenReporter(actor),
         });
       });
-      deps.logger.info('commit status set', { repo: `${repo.host}/${repo.owner}/${repo.name}`, sha, context, state, token: actor });
+      deps.logger.info('commit status set', { repo: formatRepo(repo), sha, context, state, token: actor });
       return { repo, sha, status };
     },
   }),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { queueIdOf, queueStreamOf, type RepoRef } from '@railyard/domain';
+import { formatRepo, queueIdOf, queueStreamOf, type RepoRef } from '@railyard/domain';
 import { historyEntryOf, loadConfig, openEventStore, type HistoryEntry, type HistoryPage } from '../backends/event-store';
 import { CommandFailed, UsageError, type CliContext } from '../context';
 import { apiTargetOf, postJson, type ApiTarget } from '../http';
@@ -72,8 +72,7 @@ export const loadHistory = async (
 ): Promise<HistoryEntry[]> => {
   if (source.api) return readFromApi(source.api, source, range);
   const all = await readFromStore(source, env);
-  if (all.length === 0)
-    throw new CommandFailed(`no queue has ever existed for ${source.repo.host}/${source.repo.owner}/${source.repo.name} ${source.branch}`);
+  if (all.length === 0) throw new CommandFailed(`no queue has ever existed for ${formatRepo(source.repo)} ${source.branch}`);
   const since = range.since ? Date.parse(range.since) : -Infinity;
   const until = range.until ? Date.parse(range.until) : Infinity;
   return all.filter((e) => Date.parse(e.time) >= since && Date.parse(e.time) < until);

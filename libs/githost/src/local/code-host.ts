@@ -1,4 +1,11 @@
-import type { MergeMethod, Mergeability, PullRequestSnapshot, RepoRef, ReportedStatus } from '@railyard/domain';
+import {
+  formatRepo,
+  type MergeMethod,
+  type Mergeability,
+  type PullRequestSnapshot,
+  type RepoRef,
+  type ReportedStatus,
+} from '@railyard/domain';
 import { LRUCache } from 'lru-cache';
 import { GitHostError, isGitHostError } from '../errors';
 import { LocalGitAdmin } from './admin';
@@ -215,7 +222,7 @@ export class LocalCodeHost {
   watch(repo: RepoRef, branches: readonly string[], listener: (event: LocalHostEvent) => void): () => void {
     this.listeners.set(listener, (this.listeners.get(listener) ?? 0) + 1);
     this.offStatuses ??= this.statusStore.onChange((r, sha) => this.emit({ kind: 'status', repo: r, sha }));
-    const key = `${repo.host}/${repo.owner}/${repo.name}\0${[...branches].sort().join('\0')}`;
+    const key = `${formatRepo(repo)}\0${[...branches].sort().join('\0')}`;
     let w = this.watched.get(key);
     if (!w) {
       const entry: Watched = { watcher: null, users: 0 };

@@ -1,4 +1,4 @@
-import type { RepoRef } from '@railyard/domain';
+import { formatRepo, type RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { CommitStatus, CommitStatusInput } from './port';
 
@@ -17,8 +17,7 @@ export interface CommitStatusReported extends CommitStatusInput {
 }
 
 /** `commit-status-<host>/<owner>/<name>@<sha>`: the parts are validated names, so the id is unambiguous. */
-export const statusStreamOf = (repo: RepoRef, sha: string): string =>
-  `${STATUS_STREAM_PREFIX}${repo.host}/${repo.owner}/${repo.name}@${sha}`;
+export const statusStreamOf = (repo: RepoRef, sha: string): string => `${STATUS_STREAM_PREFIX}${formatRepo(repo)}@${sha}`;
 
 /** The report an event carries, or undefined for every other event of the store. */
 export const reportOf = (e: RecordedEvent): CommitStatusReported | undefined =>

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  formatRepo,
   hostMergeability,
   type MergeMethod,
   type Mergeability,
@@ -126,7 +127,7 @@ export class GithubCodeHost {
   }
 
   private pollMergeability(api: RepoApi, number: number, headSha: string): void {
-    const key = `${api.repo.host}/${api.repo.owner}/${api.repo.name}\0${number}\0${headSha}`;
+    const key = `${formatRepo(api.repo)}\0${number}\0${headSha}`;
     if (this.polling.has(key)) return;
     this.polling.add(key);
     const attempt = (i: number): void => {

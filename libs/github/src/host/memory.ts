@@ -1,4 +1,5 @@
 import type { MergeMethod, RepoRef } from '@railyard/domain';
+import { repoKey } from './repo-key';
 import { LRUCache } from 'lru-cache';
 import type { PullView } from './repo-api';
 
@@ -27,8 +28,6 @@ export interface CheckRunView {
 }
 
 type ReportKind = 'status' | 'check';
-
-const repoKey = (repo: RepoRef): string => `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();
 
 /**
  * What the adapter remembers of its own doings to spare REST calls (docs/github.md, "Limits and REST

@@ -1,4 +1,4 @@
-import { githubAppReporter, githubUserReporter, type RepoRef } from '@railyard/domain';
+import { formatRepo, githubAppReporter, githubUserReporter, type RepoRef } from '@railyard/domain';
 import { GitHostError, isValidBranchName } from '@railyard/githost';
 import { LRUCache } from 'lru-cache';
 import type { GithubOctokit } from '../github-app';
@@ -80,7 +80,7 @@ export class RepoApi {
   }
 
   private cacheKey(sha: string): string {
-    return `${this.repo.host}/${this.repo.owner}/${this.repo.name}\0${sha}`;
+    return `${formatRepo(this.repo)}\0${sha}`;
   }
 
   async branchSha(branch: string): Promise<string | null> {

@@ -12,6 +12,7 @@ import { LRUCache } from 'lru-cache';
 import type { GithubApp } from '../github-app';
 import { RepoApi } from '../host/repo-api';
 import { messageOf, RepoClients, statusOf } from '../host/repo-client';
+import { repoKey } from '../host/repo-key';
 import { TEST_BRANCH_PREFIX } from '../host/test-branch';
 
 export interface GithubRepoFactsOptions {
@@ -53,7 +54,7 @@ export class GithubRepoFacts implements RepoFacts {
   }
 
   defaultBranch(repo: RepoRef): Promise<string | null> {
-    return this.remembered(this.branches, keyOf(repo), () => this.ask(repo, 'the repository', null, async (api) => api.defaultBranch()));
+    return this.remembered(this.branches, repoKey(repo), () => this.ask(repo, 'the repository', null, async (api) => api.defaultBranch()));
   }
 
   async treeOf(repo: RepoRef, sha: string): Promise<string | null> {
@@ -72,11 +73,11 @@ export class GithubRepoFacts implements RepoFacts {
   async codeowners(repo: RepoRef): Promise<Codeowners> {
     const branch = await this.defaultBranch(repo);
     if (branch === null) return EMPTY_CODEOWNERS;
-    const head = await this.remembered(this.heads, `${keyOf(repo)}\u0000${branch}`, () =>
+    const head = await this.remembered(this.heads, `${repoKey(repo)}\u0000${branch}`, () =>
       this.ask(repo, `branch ${branch}`, null, (api) => api.branchSha(branch)),
     );
     if (head === null) return EMPTY_CODEOWNERS;
-    return this.remembered(this.owners, `${keyOf(repo)}\u0000${head}`, () =>
+    return this.remembered(this.owners, `${repoKey(repo)}\u0000${head}`, () =>
       this.ask(repo, 'CODEOWNERS', EMPTY_CODEOWNERS, async (api) => {
         for (const file of CODEOWNERS_PATHS) {
           const text = await api.fileAt(file, head);
@@ -122,5 +123,3 @@ export class GithubRepoFacts implements RepoFacts {
     }
   }
 }
-
-const keyOf = (repo: RepoRef): string => `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();

@@ -19,5 +19,3 @@ export interface MetricsStore {
   reset(): Promise<void>;
   close(): Promise<void>;
 }
-
-export const sameRepo = (a: RepoRef, b: RepoRef): boolean => a.host === b.host && a.owner === b.owner && a.name === b.name;

@@ -1,3 +1,4 @@
+import { formatRepo } from '@railyard/domain';
 import type { QueueMetricsDoc, QueueView } from '@railyard/readmodels';
 import { barChart, sparkline } from '../charts';
 import { html, type SafeHtml } from '../html';
@@ -44,7 +45,7 @@ export const overviewBody = (queues: readonly QueueSummary[], now: number): Safe
   return html`<div class="cards">
     ${queues.map((q) => {
       const f = figuresOf(q, now);
-      const name = `${q.view.repo.host}/${q.view.repo.owner}/${q.view.repo.name} ${q.view.branch}`;
+      const name = `${formatRepo(q.view.repo)} ${q.view.branch}`;
       return html`<section class="card" aria-label="${name}">
         <h2><a href="${queuePath(q.view.queueId)}">${name}</a></h2>
         <dl>

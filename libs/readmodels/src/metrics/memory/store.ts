@@ -1,9 +1,9 @@
-import type { RepoRef } from '@railyard/domain';
+import { sameRepo, type RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import { CheckpointWaiters } from '../../memory/waiters';
 import { foldMetricsBatchInPlace, metricsQueuesOf } from '../projection/batch';
 import type { QueueMetricsDoc } from '../projection/model';
-import { sameRepo, type MetricsStore } from '../port';
+import type { MetricsStore } from '../port';
 
 /** Metrics documents in process memory: the embedded server (rebuilt from the events at start) and tests. */
 export class MemoryMetricsStore implements MetricsStore {

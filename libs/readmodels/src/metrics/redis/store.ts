@@ -1,11 +1,11 @@
-import { parseQueueId, type RepoRef } from '@railyard/domain';
+import { parseQueueId, sameRepo, type RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
 import { RedisCheckpoint } from '../../redis/checkpointed';
 import { APPLY_BATCH } from '../../redis/scripts';
 import { foldMetricsBatchInPlace, metricsQueuesOf } from '../projection/batch';
 import type { QueueMetricsDoc } from '../projection/model';
-import { sameRepo, type MetricsStore } from '../port';
+import type { MetricsStore } from '../port';
 import { metricsRedisKeys, type MetricsRedisKeys } from './keys';
 
 export interface RedisMetricsStoreOptions {
