@@ -1,25 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import {
-  QUEUE_EVENT_SCHEMA_VERSION,
-  decide,
-  evolve,
-  initialQueueState,
-  queueIdOf,
-  queueStreamOf,
-  type DecideContext,
-  type QueueCommand,
-  type QueueEvent,
-  type QueueState,
-  type RepoRef,
-  type ReportedStatus,
-} from '@railyard/domain';
+import { decide, queueIdOf, queueStreamOf, type QueueCommand, type RepoRef, type ReportedStatus } from '@railyard/domain';
 import { createLocalCi } from '@railyard/ci';
 import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
-import { CommandHandler, SqliteEventStore } from '@railyard/eventstore';
+import { SqliteEventStore } from '@railyard/eventstore';
 import { LocalGitHost, LocalGitWriter, localHostStatuses, RefReader, repoDirOf, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
+import { queueCommandHandler } from '@railyard/runtime';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 
 /**
@@ -75,7 +63,7 @@ interface Bed {
   dir: string;
   gitRoot: string;
   store: SqliteEventStore;
-  api: CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>;
+  api: ReturnType<typeof queueCommandHandler<QueueCommand>>;
   host: LocalGitHost;
   stream: string;
   close(): Promise<void>;
@@ -86,12 +74,7 @@ const bed = async (files: Record<string, string> = {}): Promise<Bed> => {
   const gitRoot = path.join(dir, 'git');
   await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# rail\n', ...files } });
   const store = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') });
-  const now = () => new Date().toISOString();
-  const api = new CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>(
-    store,
-    { initialState: initialQueueState, evolve, decide },
-    { context: () => ({ now: now(), newId: () => randomUUID() }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now },
-  );
+  const api = queueCommandHandler<QueueCommand>(store, decide);
   const host = new LocalGitHost({ root: gitRoot });
   return {
     dir,

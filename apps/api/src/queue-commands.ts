@@ -1,20 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import {
-  QUEUE_EVENT_SCHEMA_VERSION,
-  decide,
-  evolve,
-  initialQueueState,
-  queueIdOf,
-  queueStreamOf,
-  type DecideContext,
-  type QueueCommand,
-  type QueueEvent,
-  type QueueState,
-  type RepoRef,
-} from '@railyard/domain';
-import { CommandHandler, type CommandMeta, type EventStore, type HandlerResult } from '@railyard/eventstore';
+import { decide, queueIdOf, queueStreamOf, type QueueCommand, type QueueEvent, type QueueState, type RepoRef } from '@railyard/domain';
+import type { CommandMeta, EventStore, HandlerResult } from '@railyard/eventstore';
 import type { ReadModelStore } from '@railyard/readmodels';
 import type { Logger } from '@railyard/observability';
+import { queueCommandHandler } from '@railyard/runtime';
 
 export interface Clock {
   now: () => Date;
@@ -25,7 +13,7 @@ export interface Clock {
  * caught up with them (bounded), so a client that writes and then reads sees its write.
  */
 export class QueueCommands {
-  private readonly handler: CommandHandler<QueueState, QueueCommand, QueueEvent, DecideContext>;
+  private readonly handler: ReturnType<typeof queueCommandHandler<QueueCommand>>;
 
   constructor(
     store: EventStore,
@@ -33,19 +21,13 @@ export class QueueCommands {
     private readonly logger: Logger,
     private readonly options: {
       clock: Clock;
-      newId?: () => string;
       readYourWritesTimeoutMs?: number;
       /** Runs before anything is stored and throws to refuse the write (readiness/projection-health.ts). */
       gate?: () => Promise<void>;
     },
   ) {
-    const newId = options.newId ?? randomUUID;
-    const now = () => options.clock.now().toISOString();
-    this.handler = new CommandHandler(
-      store,
-      { initialState: initialQueueState, evolve, decide },
-      { context: () => ({ now: now(), newId }), newEventId: randomUUID, schemaVersion: QUEUE_EVENT_SCHEMA_VERSION, now },
-    );
+    // The one set-up every writer of queue events shares (docs/decisions.md D149).
+    this.handler = queueCommandHandler(store, decide, () => options.clock.now());
   }
 
   async execute(repo: RepoRef, branch: string, command: QueueCommand, meta: CommandMeta): Promise<HandlerResult<QueueState, QueueEvent>> {
