@@ -27,7 +27,7 @@ export const localChecksOf = (config: RepoConfigAtCommit): string[] =>
   config.railyard?.ok ? config.railyard.config.checks.map((c) => c.name) : [];
 
 /**
- * The order of trunk.md §4.7, without branch protection (the local host has none): the queue's list,
+ * Trunk's documented order, without branch protection (the local host has none): the queue's list,
  * else `.railyard.yml`, else `.trunk/trunk.yaml`. A file that is there but broken stops the search
  * with a config error rather than silently falling through to a looser source.
  */

@@ -2,8 +2,8 @@ import type { CommitStatusState } from '@railyard/domain';
 
 export type StatusOutcome = 'passed' | 'failed' | 'pending';
 
-// GitHub's check-run conclusions and status states, as forges and CI plugins spell them. trunk.md
-// §4.7: ERROR counts as a failure; ACTION_REQUIRED and STALE are neutral; QUEUED, REQUESTED, WAITING
+// GitHub's check-run conclusions and status states, as forges and CI plugins spell them. As Trunk
+// documents it: ERROR counts as a failure; ACTION_REQUIRED and STALE are neutral; QUEUED, REQUESTED, WAITING
 // and PENDING are queued. Only a success passes, so neutral and queued both wait.
 const FAILED = new Set(['failure', 'error', 'timed_out', 'cancelled', 'startup_failure']);
 
@@ -31,7 +31,7 @@ export interface RequiredStatusesVerdict {
 /**
  * Judges a run by its required statuses: failed as soon as one fails (no need to wait for the rest),
  * passed once every one passed, else pending. Contexts match exactly, as the names reported to the
- * host must (trunk.md §4.7); a status nobody requires changes nothing.
+ * host must; a status nobody requires changes nothing.
  */
 export const evaluateRequiredStatuses = (
   required: readonly string[],

@@ -41,8 +41,8 @@ export interface QueueSettings {
 export const MAX_FLAKE_RETRIES = 3;
 
 /**
- * Defaults of a new queue. Sources: reference/trunk.md §1.3 (single, concurrency 1), §4.1 (batch
- * off; suggested size 4, wait 5 min), §4.4 (pendingFailureDepth 0), §4.6 (timeout 5 h), §4.8 (squash),
+ * Defaults of a new queue. Trunk's documented defaults: single, concurrency 1; batching
+ * off (suggested size 4, wait 5 min); pendingFailureDepth 0; timeout 5 h; squash;
  * §4.9 (comments, commands, status check, draft PRs on). directMergeMode is `off` on purpose: merging
  * without a test run should be something a team opts into.
  */

@@ -2,8 +2,8 @@ import { entryStateAfter, type PrState, type PrSubmitted, type QueueEvent, type 
 import type { PriorityName } from './priority';
 
 /**
- * Why an entry is in its state: the reason code of the event that last moved it (the vocabulary of
- * reference/trunk.md §2.2, upper case), its detail and the run it names. The sentence is made from it
+ * Why an entry is in its state: the reason code of the event that last moved it (Trunk's reason
+ * vocabulary, upper case), its detail and the run it names. The sentence is made from it
  * when the state is explained (explain/), so stored documents never hold prose.
  */
 export interface StateReason {

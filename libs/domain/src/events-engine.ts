@@ -2,7 +2,7 @@ import type { NotCountedWhy } from './status-reporters';
 /**
  * Events of a PR's life after admission: test runs, their statuses and outcomes, merges and
  * failures. The merge engine records them; metrics, audit and the read models consume them. Reason
- * vocabulary: reference/trunk.md §2.2, upper case.
+ * vocabulary: Trunk's, upper case.
  */
 interface Ev<T extends string, D> {
   type: T;
@@ -121,7 +121,7 @@ export type TestRunStuck = Ev<
 >;
 /**
  * `quarantined`: required checks that failed only through tests the test-health service has
- * quarantined; the run does not fail for them (reference flaky.md §0.5).
+ * quarantined; the run does not fail for them.
  */
 export type TestRunSucceeded = Ev<'TestRunSucceeded', { testRunId: string; quarantined?: QuarantinedFailure[] }>;
 export interface QuarantinedFailure {

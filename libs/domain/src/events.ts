@@ -26,7 +26,7 @@ export interface TargetsRef {
   all: boolean;
 }
 
-// Reason vocabulary follows reference/trunk.md §2.2, in upper case as the webhook payloads carry it.
+// Reason vocabulary follows Trunk's, in upper case as the webhook payloads carry it.
 export type SubmitReason = 'API_REQUESTED' | 'USER_REQUESTED';
 export type CancelReason =
   'API_REQUESTED' | 'USER_REQUESTED' | 'PR_CLOSED' | 'PR_PUSHED_TO' | 'PR_BASE_BRANCH_CHANGED' | 'PR_MERGED_INTO_OTHER_BRANCH';

@@ -31,7 +31,7 @@ export const decideSubmitPullRequest = (s: QueueState, c: SubmitPullRequest, ctx
     {
       type: 'PrSubmitted',
       data: {
-        // A PR keeps one entry per queue: a re-submission after it left reuses the id (reference/trunk.md §1.6).
+        // A PR keeps one entry per queue: a re-submission after it left reuses the id, as Trunk's does.
         entryId: existing?.entryId ?? ctx.newId(),
         prNumber: c.pr.number,
         title: c.pr.title,

@@ -115,7 +115,7 @@ export const decideUpdateQueue = (s: QueueState, c: UpdateQueue, ctx: DecideCont
   const inFlight = activeEntries(s).some((e) => IN_FLIGHT.has(e.state));
   if (modeChanges && !inFlight) changes.mode = mode;
 
-  // An empty list was ignored by v1 (reference/trunk.md §1.3); only a non-empty list overrides.
+  // An empty list was ignored by Trunk's v1; only a non-empty list overrides.
   const newList = c.requiredStatuses?.length ? [...new Set(c.requiredStatuses)] : undefined;
   const listChanges = newList && newList.join('\n') !== s.requiredStatuses.join('\n');
   const listCleared = c.deleteRequiredStatuses === true && s.requiredStatuses.length > 0;

@@ -3,7 +3,7 @@ import type { FailingTest, RunTestResults } from './facts';
 
 /**
  * What a failed run's test results say of its failure: the one place the queue decides whether a
- * failure may be a flake (docs/engine.md, Flakes; reference flaky.md §0.5).
+ * failure may be a flake (docs/engine.md, Flakes).
  * - `quarantined`: every failing test is quarantined, so the run does not fail;
  * - `genuine`: a failing test is healthy, broken or new: the failure stands at once, no re-run;
  * - `flaky`: every failing test is classified flaky (quarantined ones aside): re-run before blaming;

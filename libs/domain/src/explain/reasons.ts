@@ -18,7 +18,7 @@ const checksFailed = (checks: string[], runId: string | undefined): string =>
     ? `a required check failed${onRun(runId)}`
     : `${checks.length === 1 ? 'check' : 'checks'} ${ticked(checks)} failed${onRun(runId)}`;
 
-// One sentence per reason code (reference/trunk.md §2.2); a code this table does not know still reads sensibly.
+// One sentence per reason code (Trunk's reason codes); a code this table does not know still reads sensibly.
 const FAILED: Record<string, (runId: string | undefined, checks: string[]) => string> = {
   TEST_RUN_REQUIRED_STATUS_FAILED: (id, checks) => `failed because ${checksFailed(checks, id)}`,
   TEST_RUN_TIMEOUT: (id) => `failed because ${id ? `run ${id}` : 'its run'} did not finish within the queue's testing timeout`,

@@ -56,7 +56,7 @@ export function assumedState(batch: readonly PendingAppend[]): StoreState | null
 /**
  * Decides every append of a batch in order, as if each were its own transaction: an append sees the
  * ones accepted before it in the batch, and a refused one writes nothing and touches no other. The
- * rules are the shared ones (shared/append-rules.ts); only the bookkeeping is here. Positions are
+ * rules are the shared ones (../shared/append-rules.ts); only the bookkeeping is here. Positions are
  * offsets 1, 2, 3, … after a base the database assigns under the store-wide append lock.
  */
 export function planBatch(batch: readonly PendingAppend[], state: StoreState, now: () => Date): BatchPlan {

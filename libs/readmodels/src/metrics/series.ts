@@ -59,7 +59,7 @@ const countEntries = (doc: QueueMetricsDoc, test: (state: string, queueType: Que
   Object.values(doc.entries).filter((e) => test(e.state, e.queueType)).length;
 
 /**
- * The merge-queue series (names, labels and buckets as Trunk publishes them, reference/trunk.md §6)
+ * The merge-queue series (names, labels and buckets as Trunk publishes them)
  * and the per-queue railyard_* series, computed from the documents for the hour before `nowMs`.
  * Depth, awaiting mergeability, conclusions, time in queue and state durations describe PRs, so
  * they carry queue_type="main" only; testing slots, restarts, waits and test durations describe

@@ -14,7 +14,7 @@ export const queueResponse = (q: QueueView): QueueResponse => ({
 
 /**
  * Trunk's own Terraform client reads `{queue: {...}}` and the older spellings, while the spec reads a
- * flat object; both are served so either kind of client works (reference/trunk.md §1.5).
+ * flat object; both are served so either kind of client works.
  */
 export const queueEnvelope = (q: QueueResponse): Record<string, unknown> => ({
   ...q,

@@ -1,5 +1,5 @@
 /**
- * Detection rules. Defaults and their reasoning: docs/test-health.md (from reference/flaky.md §7.2).
+ * Detection rules. Defaults and their reasoning: docs/test-health.md.
  * Rates are fractions in [0, 1]. A monitor with `enabled: false` never activates.
  */
 export interface ClassificationRules {

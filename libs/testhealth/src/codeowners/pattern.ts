@@ -21,7 +21,7 @@ function segmentRegex(segment: string): string {
  * - a trailing `/` matches only what is inside that directory;
  * - `*` and `?` stay within one path segment; `**` spans any number of directories;
  * - a pattern naming a directory owns everything below it, except that a final `/*` owns only
- *   the directory's direct files (GitHub: `docs/*` does not own `docs/build-app/x.md`).
+ *   the directory's direct files (GitHub: `assets/*` does not own `assets/img/x.png`).
  */
 export function compilePattern(pattern: string): RegExp {
   let p = pattern;

@@ -43,7 +43,7 @@ function idOnce(t: TestIdentity, explicitId: string | undefined): string {
 }
 
 /**
- * Stable test id, bit-for-bit the one Trunk's analytics CLI derives (reference/flaky.md §1.2), so
+ * Stable test id, bit-for-bit the one Trunk's analytics CLI derives, so
  * ids agree between a Trunk-compatible uploader, our server and our tests.
  *
  * Quirk kept on purpose: with a variant and no explicit id the key is hashed twice (the first id,

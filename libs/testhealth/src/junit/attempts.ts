@@ -36,7 +36,7 @@ function failuresOf(el: XmlNode, tags: ReadonlyArray<[string, FailureKind]>, max
 }
 
 /**
- * The runs one <testcase> element records, in order (reference/flaky.md §4.3):
+ * The runs one <testcase> element records, in order:
  * flakyFailure/flakyError are failed runs before a final pass; failure/error is the first failed
  * run and rerunFailure/rerunError the later failed ones. Several <failure> children are one run.
  */

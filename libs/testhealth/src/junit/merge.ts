@@ -32,7 +32,7 @@ const timeOf = (r: TestCaseResult): number => (r.startedAt === undefined ? Numbe
 /**
  * Merges results that share an identity into one per test, in order of first appearance. Runs are
  * ordered by their order in the input, or with `timestamp` by timestamp when every run of the test
- * has one (reference/flaky.md §4.3).
+ * has one.
  */
 export function mergeByIdentity(results: readonly TestCaseResult[], order: 'timestamp' | 'input'): TestCaseResult[] {
   const groups = new Map<string, TestCaseResult[]>();

@@ -1,7 +1,7 @@
 import { PageQueryError } from './errors';
 
 /**
- * 1..100 as in Trunk's published page_query (reference/trunk.md §7.1), so a client written
+ * 1..100 as in Trunk's published page_query, so a client written
  * against Trunk never gets a 400 from us for a size Trunk accepts; 25 when omitted.
  */
 export const PAGE_SIZE = { min: 1, max: 100, default: 25 } as const;

@@ -3,7 +3,7 @@ import type { PrState, RepoRef } from '@railyard/domain';
 /** The "1h" series look this far back from the scrape's clock; older log records are pruned. */
 export const METRICS_WINDOW_MS = 60 * 60 * 1000;
 
-/** Trunk's published buckets for every mq_*_1h_seconds histogram (reference/trunk.md §6). */
+/** Trunk's published buckets for every mq_*_1h_seconds histogram. */
 export const DURATION_BUCKETS = [60, 300, 600, 900, 1800, 3600, 5400, 7200] as const;
 
 export type QueueType = 'main' | 'bisection';

@@ -164,7 +164,7 @@ const nextView = (view: TestRunView, e: QueueEvent, at: string): TestRunView | n
       return ended(view, 'succeeded', { kind: 'succeeded', at });
     case 'TestRunFailed':
       return ended(view, 'failed', { kind: 'failed', reason: e.data.reason, failedContexts: [...e.data.failedContexts], at });
-    // The API's run status has no "timed out": a timeout is a failure there (trunk.md §1.6).
+    // The API's run status has no "timed out": a timeout is a failure there, as in Trunk's.
     case 'TestRunTimedOut':
       return ended(view, 'failed', { kind: 'timed_out', reason: 'TEST_RUN_TIMEOUT', at });
     case 'TestRunCancelled':

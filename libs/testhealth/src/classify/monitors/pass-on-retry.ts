@@ -15,7 +15,7 @@ function where(run: TestRun): string {
 
 /**
  * FLAKY when the same code both failed and passed: the strongest flakiness signal, used by every
- * product surveyed (reference/flaky.md §0.2). Commits and tree SHAs are both keys, so a rebased or
+ * flaky-test product we know of. Commits and tree SHAs are both keys, so a rebased or
  * merge-queue commit with an identical tree still pairs. Several retries of one commit are one
  * detection. Resolves after `recoveryDays` without a detection and `recoveryPasses` passes since.
  */
