@@ -84,7 +84,9 @@ describe('the merge engine over a real repository and processes', () => {
   });
 
   // The check fails on PR 1 alone and passes once PR 2 is stacked on it: a failure the successor disproves.
-  const FLAKE_ON_ONE_ALONE = 'sleep 0.5; if [ -f f1.txt ] && [ ! -f f2.txt ]; then exit 1; fi';
+  // PR 1 alone fails at once and the stacked run passes only after 3 s, so the failure is seen first
+  // however the two runs' starts are delayed on a busy machine (with equal sleeps it was a coin toss).
+  const FLAKE_ON_ONE_ALONE = 'if [ -f f1.txt ] && [ ! -f f2.txt ]; then exit 1; fi; sleep 3';
 
   /** PRs 1 and 2 submitted while paused under FLAKE_ON_ONE_ALONE: the states they end in and the queue's events. */
   const twoOverAFlake = async (queue: object) => {
