@@ -9,6 +9,8 @@ export type FileChanges = Record<string, string | null>;
 
 export interface CommitOptions {
   files: FileChanges;
+  /** Path → target: symbolic links, stored as git stores them (mode 120000), as a pushed branch would hold them. */
+  links?: Record<string, string>;
   message?: string;
   /** Author and committer; fixed defaults keep tests independent of the machine's git config. */
   author?: { name: string; email: string };
@@ -70,10 +72,14 @@ export const commitOnBranch = async (root: string, repo: RepoRef, opts: CommitOn
       const blob = (await runGit(gitDir, ['hash-object', '-w', '--stdin'], { input: content })).stdout.trim();
       entries.push(`100644 ${blob}\t${file}\0`);
     }
+    for (const [link, target] of Object.entries(opts.links ?? {})) {
+      const blob = (await runGit(gitDir, ['hash-object', '-w', '--stdin'], { input: target })).stdout.trim();
+      entries.push(`120000 ${blob}\t${link}\0`);
+    }
     await runGit(gitDir, ['update-index', '-z', '--index-info'], { env: indexEnv, input: entries.join('') });
     const tree = (await runGit(gitDir, ['write-tree'], { env: indexEnv })).stdout.trim();
     const parentArgs = parent === null ? [] : ['-p', parent];
-    const message = opts.message ?? `change ${Object.keys(opts.files).join(', ')}`;
+    const message = opts.message ?? `change ${[...Object.keys(opts.files), ...Object.keys(opts.links ?? {})].join(', ')}`;
     const sha = (await runGit(gitDir, ['commit-tree', tree, ...parentArgs], { env, input: message })).stdout.trim();
     // Compare-and-swap on the old value, so two helpers racing on one branch fail instead of losing a commit.
     await runGit(gitDir, ['update-ref', ref, sha, current ?? '']);

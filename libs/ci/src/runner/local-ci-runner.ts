@@ -41,6 +41,8 @@ export interface UploadReportsInput {
   repo: RepoRef;
   sha: string;
   testRunId: string;
+  /** The tested branch (the test branch, which names the PR): test health attributes the run to it. */
+  branch: string;
   files: Buffer[];
 }
 
@@ -411,9 +413,11 @@ export class LocalCiRunner {
       run.running.delete(proc);
       outcome = await this.judge(run, exit, attempt.checkout, made, started);
       if ((outcome.kind === 'passed' || outcome.kind === 'failed') && run.reports.length > 0) {
+        // Never throws for what the checkout holds: a report the PR made unreadable is a report it does not have.
         const found = await collectReports(attempt.checkout, run.reports);
         run.reportFiles.push(...found.files);
         if (found.paths.length > 0) await log.write(`# reports: ${found.paths.join(', ')}\n`);
+        for (const s of found.skipped) await log.write(`# report skipped: ${s.path} (${s.reason})\n`);
       }
     } catch (err) {
       this.logger?.error('ci: check failed to run', { testRunId, check: check.name, ...errorFields(err) });
@@ -504,9 +508,9 @@ export class LocalCiRunner {
   private async upload(run: Run): Promise<void> {
     const { uploadReports } = this.opts;
     if (!uploadReports || run.stop || run.reportFiles.length === 0) return;
-    const { repo, sha, testRunId } = run.input;
+    const { repo, sha, testRunId, branch } = run.input;
     try {
-      await uploadReports({ repo, sha, testRunId, files: run.reportFiles });
+      await uploadReports({ repo, sha, testRunId, branch, files: run.reportFiles });
     } catch (err) {
       this.logger?.error('ci: report upload failed', { testRunId, files: run.reportFiles.length, ...errorFields(err) });
     }

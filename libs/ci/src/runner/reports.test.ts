@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { collectReports, reportMatcher } from './reports';
+import { collectReports, MAX_REPORT_BYTES, reportMatcher } from './reports';
 
 describe('reportMatcher', () => {
   it.each([
@@ -36,6 +36,31 @@ describe('collectReports', () => {
       expect(files.map(String)).toEqual(paths);
     } finally {
       await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('when a link sits at any level under a pattern, a file has a second name, or the reports pass the size budget, then those are skipped with the reason and the rest is read', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'reports-'));
+    const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'outside-'));
+    try {
+      await fs.writeFile(path.join(outside, 'secret.xml'), 'outside');
+      await fs.mkdir(path.join(root, 'out/a'), { recursive: true });
+      await fs.writeFile(path.join(root, 'out/a/ok.xml'), 'ok');
+      await fs.symlink(outside, path.join(root, 'out/a/deep'));
+      await fs.symlink(outside, path.join(root, 'linked'));
+      await fs.link(path.join(outside, 'secret.xml'), path.join(root, 'out/hard.xml'));
+      await fs.writeFile(path.join(root, 'out/big.xml'), Buffer.alloc(MAX_REPORT_BYTES + 1));
+      const got = await collectReports(root, ['out/**/*.xml', 'linked/secret.xml']);
+      expect(got.paths).toEqual(['out/a/ok.xml']);
+      expect(got.files.map(String)).toEqual(['ok']);
+      expect(got.skipped).toEqual([
+        { path: 'linked', reason: 'a symbolic link, not followed' },
+        { path: 'out/big.xml', reason: 'over the 20 MiB the reports of a check may hold' },
+        { path: 'out/hard.xml', reason: 'a file with more than one name (hard link)' },
+      ]);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+      await fs.rm(outside, { recursive: true, force: true });
     }
   });
 });
