@@ -232,6 +232,13 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
       'cart',
     );
     expect(res.body.statusChanges).toBeGreaterThanOrEqual(1);
+    // and main shows it too: one pull request's runs alone never quarantine a test (docs/test-health.md §4)
+    const onMain = shaOf('flake-on-main');
+    for (const [job, outcome] of [
+      ['unit-1', 'fail'],
+      ['unit-2', 'pass'],
+    ] as const)
+      expect((await api().uploadCases([cart('rounds totals', outcome)], { sha: onMain, job, branch: 'main' }, 'cart')).status).toBe(200);
 
     // then
     const list = await api().unhealthy('FLAKY', { page_size: 10 });

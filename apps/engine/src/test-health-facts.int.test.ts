@@ -55,7 +55,7 @@ const upload = (sha: string, cases: CaseRecord[]): TestHealthEvent => ({
   },
 });
 
-const statusChanged = (testId: string, status: 'FLAKY' | 'BROKEN' | 'HEALTHY'): TestHealthEvent => ({
+const statusChanged = (testId: string, status: 'FLAKY' | 'BROKEN' | 'HEALTHY', corroborated = status === 'FLAKY'): TestHealthEvent => ({
   type: 'TestStatusChanged',
   data: {
     repo: REPO,
@@ -67,6 +67,7 @@ const statusChanged = (testId: string, status: 'FLAKY' | 'BROKEN' | 'HEALTHY'): 
     monitors: [],
     pullRequestsImpactedLast7d: 0,
     basis: { revision: 0 },
+    corroborated,
     at: AT,
   },
 });
@@ -137,6 +138,13 @@ describe('TestResultsIndex (the test results of failing runs, from the tests str
       { name: 'totals add up', health: 'healthy' },
       { name: 'brand new', health: 'new' },
     ]);
+  });
+
+  it('when a failing test is FLAKY only on the evidence of one pull request (not corroborated), then it is flaky, never quarantined', async () => {
+    await append(upload(OTHER_SHA, [slow]));
+    await append(statusChanged(slow.id, 'FLAKY', false));
+    await append(upload(SHA, [{ ...slow, outcome: 'failed' }]));
+    expect(await new TestResultsIndex(store).failingTests(REPO, SHA)).toEqual([{ name: 'sometimes slow', health: 'flaky' }]);
   });
 
   it('when more is recorded after a lookup, then the next lookup folds only the new events and sees them', async () => {

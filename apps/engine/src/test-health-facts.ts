@@ -31,7 +31,8 @@ interface Upload {
 /** What the engine keeps of one repository's `tests-<repoId>` stream, folded forward from `next`. */
 interface RepoIndex {
   next: number;
-  status: Map<string, TestStatus>;
+  /** The last verdict recorded per test, with whether its flakiness is corroborated beyond one pull request. */
+  status: Map<string, { status: TestStatus; corroborated: boolean }>;
   override: Map<string, 'always' | 'never'>;
   /** The revision of the upload that first reported each test: a test first seen in the failing upload is `new`. */
   firstSeen: Map<string, number>;
@@ -47,7 +48,8 @@ const emptyIndex = (): RepoIndex => ({ next: 0, status: new Map(), override: new
  * service gives it now (quarantined, flaky, broken, healthy, or new). It folds the repository's
  * `tests-<repoId>` stream (docs/test-health.md §8) forward from where it stopped, so a lookup costs
  * only the events recorded since the last one; quarantine follows isQuarantined with the default
- * switches, as the CI check does without repository settings.
+ * switches, as the CI check does without repository settings: a FLAKY test is quarantined only when
+ * its flakiness is corroborated (docs/test-health.md §4), so a run's own reports never waive its failure.
  */
 export class TestResultsIndex {
   private readonly repos = new Map<string, RepoIndex>();
@@ -71,8 +73,10 @@ export class TestResultsIndex {
   }
 
   private healthOf(index: RepoIndex, testId: string, uploadRevision: number): TestHealth {
-    const status = index.status.get(testId) ?? 'HEALTHY';
-    if (isQuarantined(status, index.override.get(testId))) return 'quarantined';
+    const basis = index.status.get(testId) ?? { status: 'HEALTHY', corroborated: false };
+    const status = basis.status;
+    // A quarantine waiver needs flakiness that stands without the pull request this run tests (issue 25).
+    if (isQuarantined(basis, index.override.get(testId))) return 'quarantined';
     if (status === 'FLAKY') return 'flaky';
     if (status === 'BROKEN') return 'broken';
     return (index.firstSeen.get(testId) ?? uploadRevision) >= uploadRevision ? 'new' : 'healthy';
@@ -110,7 +114,7 @@ export class TestResultsIndex {
       }
       case 'TestStatusChanged': {
         const data = e.data as TestStatusChanged['data'];
-        index.status.set(data.testId, data.status);
+        index.status.set(data.testId, { status: data.status, corroborated: data.corroborated === true });
         return;
       }
       case 'QuarantineOverrideSet': {

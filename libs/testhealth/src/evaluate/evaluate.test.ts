@@ -19,6 +19,7 @@ const healthy = (since: string, impacted = 0): CurrentHealth => ({
   reason: 'healthy: no monitor active',
   since,
   pullRequestsImpactedLast7d: impacted,
+  corroborated: false,
 });
 
 describe('evaluateTest', () => {
@@ -49,9 +50,52 @@ describe('evaluateTest', () => {
         basis: { revision: 7 },
         at: at(2),
         pullRequestsImpactedLast7d: 0,
+        corroborated: true,
       },
     });
     expect((event?.data as { reason: string }).reason).toMatch(/^pass_on_retry:/);
+  });
+
+  it('when only one pull request’s runs make the test flaky, then it is FLAKY but not corroborated, and the reason names that PR', () => {
+    const sha = 'e'.repeat(40);
+    const where = { branch: 'railyard-merge/pr-3/0b9e4a1c-1111-4000-8000-000000000001', commitSha: sha };
+    const history = [run(0, 'failed', where), run(1, 'flaky', where)];
+
+    const event = evaluateTest({ repo: REPO, testId: 't', current: healthy(at(0)), history, revision: 2, now: new Date(T0 + 2 * HOUR) });
+
+    expect(event).toMatchObject({ type: 'TestStatusChanged', data: { status: 'FLAKY', corroborated: false } });
+    expect((event?.data as { reason: string }).reason).toMatch(
+      /^pass_on_retry: .*; not auto-quarantined: without the runs of PR #3 it would not be flaky$/,
+    );
+  });
+
+  it('when a FLAKY test recorded before the rule (corroboration unknown) is evaluated again, then the corroboration is recorded', () => {
+    const sha = 'f'.repeat(40);
+    const history = [run(0, 'failed', { commitSha: sha }), run(1, 'passed', { commitSha: sha })];
+    const first = evaluateTest({ repo: REPO, testId: 't', current: healthy(at(0)), history, revision: 2, now: new Date(T0 + 2 * HOUR) });
+    const recorded = first?.data as { status: 'FLAKY'; reason: string; since: string };
+    const current = { status: recorded.status, reason: recorded.reason, since: recorded.since, pullRequestsImpactedLast7d: 0 };
+
+    expect(
+      evaluateTest({
+        repo: REPO,
+        testId: 't',
+        current: { ...current, corroborated: true },
+        history,
+        revision: 2,
+        now: new Date(T0 + 2 * HOUR),
+      }),
+    ).toBeNull();
+    expect(
+      evaluateTest({
+        repo: REPO,
+        testId: 't',
+        current: { ...current, corroborated: false },
+        history,
+        revision: 2,
+        now: new Date(T0 + 2 * HOUR),
+      }),
+    ).toMatchObject({ type: 'TestStatusChanged', data: { status: 'FLAKY', corroborated: true } });
   });
 
   it('when only the 7-day PR impact differs, then a TestImpactChanged is recorded', () => {

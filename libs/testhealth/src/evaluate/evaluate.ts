@@ -3,10 +3,13 @@ import { pullRequestsImpactedLast7d } from '../classify/impact';
 import { DEFAULT_CLASSIFICATION_RULES, type ClassificationRules } from '../classify/rules';
 import type { TestRun } from '../classify/types';
 import type { RepoRef, StatusRecord, TestImpactChanged, TestStatusChanged } from '../events/events';
+import { corroborationOf } from '../quarantine/evidence';
 
 /** What the read model currently says about a test: the evaluation compares against it. */
 export interface CurrentHealth extends StatusRecord {
   pullRequestsImpactedLast7d: number;
+  /** Whether its FLAKY status is corroborated beyond any single pull request (false for any other status). */
+  corroborated: boolean;
 }
 
 export interface EvaluationInput {
@@ -30,9 +33,20 @@ export function evaluateTest(input: EvaluationInput): TestStatusChanged | TestIm
   const verdict = classify(input.history, input.now, rules);
   const impacted = pullRequestsImpactedLast7d(input.history, input.now, rules);
   const since = verdict.since ?? input.current.since;
+  // Auto-quarantine needs flakiness no single pull request's runs made (issue 25); the reason says when it is missing.
+  const corroboration = corroborationOf(input.history, input.now, rules, verdict);
+  const reason =
+    !corroboration.corroborated && corroboration.restsOn !== null
+      ? `${verdict.reason}; not auto-quarantined: without the runs of ${corroboration.restsOn} it would not be flaky`
+      : verdict.reason;
   const { current } = input;
   const basis = { revision: input.revision };
-  if (verdict.status !== current.status || verdict.reason !== current.reason || since !== current.since) {
+  if (
+    verdict.status !== current.status ||
+    reason !== current.reason ||
+    since !== current.since ||
+    corroboration.corroborated !== current.corroborated
+  ) {
     return {
       type: 'TestStatusChanged',
       data: {
@@ -40,11 +54,12 @@ export function evaluateTest(input: EvaluationInput): TestStatusChanged | TestIm
         testId: input.testId,
         previous: { status: current.status, reason: current.reason, since: current.since },
         status: verdict.status,
-        reason: verdict.reason,
+        reason,
         since,
         monitors: verdict.monitors,
         pullRequestsImpactedLast7d: impacted,
         basis,
+        corroborated: corroboration.corroborated,
         at,
       },
     };

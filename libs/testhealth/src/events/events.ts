@@ -85,6 +85,11 @@ export type TestStatusChanged = Ev<
     monitors: ActiveMonitor[];
     pullRequestsImpactedLast7d: number;
     basis: EvaluationBasis;
+    /**
+     * FLAKY and still FLAKY without the runs of any single pull request (corroborationOf): only then is
+     * the test quarantined automatically. Absent in events recorded before the rule: read as false.
+     */
+    corroborated?: boolean;
   }
 >;
 

@@ -2,8 +2,10 @@ export {
   allFailuresQuarantined,
   isQuarantined,
   quarantineSettingOf,
+  type QuarantineBasis,
   type QuarantineOverride,
   type QuarantineSetting,
   type QuarantineSwitches,
   type QuarantineVerdict,
 } from './quarantine';
+export { corroborationOf, originOf, type Corroboration } from './evidence';

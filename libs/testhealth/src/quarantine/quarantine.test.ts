@@ -1,24 +1,29 @@
 import { allFailuresQuarantined, isQuarantined, quarantineSettingOf } from './quarantine';
 
 describe('isQuarantined', () => {
+  const flaky = { status: 'FLAKY', corroborated: true } as const;
   it.each([
-    ['FLAKY', undefined, true],
-    ['BROKEN', undefined, false],
-    ['HEALTHY', undefined, false],
-    ['HEALTHY', 'always', true],
-    ['BROKEN', 'always', true],
-    ['FLAKY', 'never', false],
-  ] as const)('when the status is %s and the override is %s, then quarantined is %s', (status, override, expected) => {
-    expect(isQuarantined(status, override)).toBe(expected);
-  });
+    ['FLAKY', true, undefined, true],
+    ['FLAKY', false, undefined, false],
+    ['BROKEN', false, undefined, false],
+    ['HEALTHY', false, undefined, false],
+    ['HEALTHY', false, 'always', true],
+    ['BROKEN', false, 'always', true],
+    ['FLAKY', true, 'never', false],
+  ] as const)(
+    'when the status is %s (corroborated: %s) and the override is %s, then quarantined is %s',
+    (status, corroborated, override, expected) => {
+      expect(isQuarantined({ status, corroborated }, override)).toBe(expected);
+    },
+  );
 
   it('when auto-quarantine is off, then only an always override quarantines', () => {
-    expect(isQuarantined('FLAKY', undefined, { autoQuarantine: false })).toBe(false);
-    expect(isQuarantined('HEALTHY', 'always', { autoQuarantine: false })).toBe(true);
+    expect(isQuarantined(flaky, undefined, { autoQuarantine: false })).toBe(false);
+    expect(isQuarantined({ status: 'HEALTHY', corroborated: false }, 'always', { autoQuarantine: false })).toBe(true);
   });
 
   it('when quarantining is disabled for the repository, then nothing is quarantined', () => {
-    expect(isQuarantined('FLAKY', 'always', { enabled: false })).toBe(false);
+    expect(isQuarantined(flaky, 'always', { enabled: false })).toBe(false);
   });
 
   it('when reporting the setting, then always maps to ALWAYS_QUARANTINE and the rest to AUTO_QUARANTINE', () => {

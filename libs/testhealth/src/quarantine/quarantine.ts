@@ -13,15 +13,24 @@ export interface QuarantineSwitches {
   autoQuarantine?: boolean;
 }
 
+/** What the automatic rule looks at: the status, and whether a FLAKY one is corroborated (evidence.ts). */
+export interface QuarantineBasis {
+  status: TestStatus;
+  /** FLAKY without the runs of any single pull request (corroborationOf); false when unknown. */
+  corroborated: boolean;
+}
+
 /**
  * Whether a test's failures stop blocking. `never` wins over everything, `always` quarantines
- * even a healthy test, otherwise only FLAKY is quarantined: a BROKEN test fails for a real reason
- * and hiding it would let the break merge (Trunk stopped auto-quarantining broken tests in 2025).
+ * even a healthy test, otherwise only a FLAKY test whose flakiness is corroborated by more than one
+ * origin is quarantined (corroborationOf: no pull request's own reports can quarantine a test). A
+ * BROKEN test fails for a real reason and hiding it would let the break merge (Trunk stopped
+ * auto-quarantining broken tests in 2025).
  */
-export function isQuarantined(status: TestStatus, override: QuarantineOverride, switches: QuarantineSwitches = {}): boolean {
+export function isQuarantined(basis: QuarantineBasis, override: QuarantineOverride, switches: QuarantineSwitches = {}): boolean {
   if (switches.enabled === false || override === 'never') return false;
   if (override === 'always') return true;
-  return status === 'FLAKY' && switches.autoQuarantine !== false;
+  return basis.status === 'FLAKY' && basis.corroborated && switches.autoQuarantine !== false;
 }
 
 /** Setting to report for a test isQuarantined said yes to. */

@@ -134,4 +134,6 @@ const healthOf = (doc: TestDoc) => ({
   reason: doc.reason,
   since: doc.since,
   pullRequestsImpactedLast7d: doc.pullRequestsImpactedLast7d,
+  // Documents from before the corroboration rule have no such field: not corroborated, so re-evaluated.
+  corroborated: doc.corroborated === true,
 });

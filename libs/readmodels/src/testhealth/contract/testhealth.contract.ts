@@ -19,7 +19,7 @@ const statusChanged = (
   testId: string,
   status: 'HEALTHY' | 'FLAKY' | 'BROKEN',
   at: string,
-  opts: { revision?: number; impacted?: number; since?: string } = {},
+  opts: { revision?: number; impacted?: number; since?: string; corroborated?: boolean } = {},
 ): TestHealthEvent => ({
   type: 'TestStatusChanged',
   data: {
@@ -32,6 +32,7 @@ const statusChanged = (
     monitors: [],
     pullRequestsImpactedLast7d: opts.impacted ?? 0,
     basis: { revision: opts.revision ?? 0 },
+    corroborated: opts.corroborated ?? status === 'FLAKY',
     at,
   },
 });
@@ -231,6 +232,19 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       expect((await store.listPage(TH_REPO_ID, 'flaky', 10)).rows.map((d) => d.id)).toEqual([c.id]);
       expect((await store.listPage(TH_REPO_ID, 'broken', 10)).totalRows).toBe(0);
       expect((await store.listPage(TH_REPO_ID, 'quarantined', 10)).rows.map((d) => d.id)).toEqual([c.id]);
+    });
+
+    it('when a test turns FLAKY on the evidence of one pull request only (not corroborated), then it is listed as flaky and not quarantined', async () => {
+      const c = caseOf('flaps once', 'flaky');
+      await store.apply(factory.record(TH_REPO, uploadOf([c], T(1)), statusChanged(c.id, 'FLAKY', T(1, 11), { corroborated: false })));
+
+      expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({ status: 'FLAKY', corroborated: false, quarantined: false });
+      expect((await store.listPage(TH_REPO_ID, 'flaky', 10)).rows.map((d) => d.id)).toEqual([c.id]);
+      expect((await store.listPage(TH_REPO_ID, 'quarantined', 10)).totalRows).toBe(0);
+
+      // Corroborated later (another pull request's runs): quarantined from then on.
+      await store.apply(factory.record(TH_REPO, statusChanged(c.id, 'FLAKY', T(1, 12), { revision: 1, corroborated: true })));
+      expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({ corroborated: true, quarantined: true, quarantinedAt: T(1, 12) });
     });
 
     it('when a test turns BROKEN, then it is listed as broken and not quarantined', async () => {

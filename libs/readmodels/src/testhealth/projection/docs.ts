@@ -22,6 +22,8 @@ export interface TestDoc {
   statusUpdatedAt: string;
   monitors: ActiveMonitor[];
   pullRequestsImpactedLast7d: number;
+  /** Its FLAKY status holds without the runs of any single pull request (docs/test-health.md §4); needed for auto-quarantine. */
+  corroborated: boolean;
   override: 'always' | 'never' | null;
   overrideAt: string | null;
   overrideBy: string | null;
@@ -95,6 +97,7 @@ export const newTestDoc = (
   statusUpdatedAt: at,
   monitors: [],
   pullRequestsImpactedLast7d: 0,
+  corroborated: false,
   override: null,
   overrideAt: null,
   overrideBy: null,

@@ -32,7 +32,7 @@ export const uploadMetaOf = (revision: number, data: TestResultsUploaded['data']
 
 /** Recomputes the derived quarantine flag; quarantinedAt is when it last turned on. */
 const withQuarantine = (doc: TestDoc, at: string): TestDoc => {
-  const quarantined = isQuarantined(doc.status, doc.override ?? undefined);
+  const quarantined = isQuarantined(doc, doc.override ?? undefined);
   if (quarantined === doc.quarantined) return doc;
   return { ...doc, quarantined, quarantinedAt: quarantined ? at : null };
 };
@@ -104,6 +104,8 @@ export const foldTestEvent = (stored: StoredTest | null, event: RecordedEvent): 
           since: d.since,
           monitors: d.monitors,
           pullRequestsImpactedLast7d: d.pullRequestsImpactedLast7d,
+          // Absent in events from before the rule: unknown counts as not corroborated until re-evaluated.
+          corroborated: d.corroborated === true,
           statusUpdatedAt: changed ? d.at : doc.statusUpdatedAt,
           basis: { revision: d.basis.revision, at: d.at },
         },
