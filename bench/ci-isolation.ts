@@ -63,7 +63,7 @@ const sandboxOverhead = async (dir: string): Promise<object> => {
       sandbox: { mode, network: 'none' },
     });
   const runners = { bwrap: runnerFor('bwrap'), off: runnerFor('off') };
-  const samples: Record<SandboxMode, number[]> = { bwrap: [], off: [] };
+  const samples: Record<'bwrap' | 'off', number[]> = { bwrap: [], off: [] };
   const checks = positiveIntFromEnv('BENCH_CI_CHECKS', 30);
   progress(`${checks} trivial checks in each mode`);
   try {

@@ -10,7 +10,8 @@ export * from './runner/local-ci-runner';
 export * from './runner/outcome';
 export { archivedLogOf, localLogIsAttempt, MAX_ARCHIVED_LOG_BYTES, runningAttemptOf, type LogArchive } from './runner/log-archive';
 export { makeCheckout, removeCheckout } from './runner/checkout';
-export { SANDBOX_UID, type CheckNetwork, type SandboxMode, type SandboxOptions } from './runner/sandbox';
+export { SANDBOX_UID, type CheckNetwork, type SandboxKind, type SandboxMode, type SandboxOptions } from './runner/sandbox';
+export { DEFAULT_CHECK_LIMITS, type CheckLimits, type LimitName } from './runner/limits/limits';
 export * from './intake/schema';
 export * from './intake/commits';
 export {

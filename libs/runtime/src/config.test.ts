@@ -10,7 +10,15 @@ describe('loadConfig', () => {
       dataDir: path.resolve('./data'),
       gitRoot: path.resolve('./data/git'),
       eventStore: { kind: 'sqlite', file: path.resolve('./data/events.sqlite'), synchronous: 'full' },
-      ci: { concurrency: 2, killGraceMs: 5000, sandbox: 'bwrap', network: 'none', hiddenPaths: [] },
+      ci: {
+        concurrency: 2,
+        killGraceMs: 5000,
+        sandbox: 'auto',
+        network: 'none',
+        hiddenPaths: [],
+        limits: { processes: 1024, memoryMib: 4096, cpus: 2, diskMib: 4096, logMib: 64 },
+        cgroup: 'auto',
+      },
       testHealth: { orgSlug: 'railyard', parseWorkers: 1, maxQueuedParses: 8, sweepMinutes: 60, maxRunsPerTest: 300, retentionDays: 60 },
       engine: { enabled: true, thread: 'worker', tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000, mergeabilityPerSecond: 10 },
       projector: { batchSize: 500, leaseTtlMs: 10_000, leaseRetryMs: 250 },
@@ -34,6 +42,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ RAILYARD_CI_SANDBOX: 'off', RAILYARD_CI_NETWORK: 'host' }).ci).toMatchObject({ sandbox: 'off', network: 'host' });
   });
 
+  it('when a check’s limits are set, then the CI settings carry them, and a bad one is refused naming it', () => {
+    const config = loadConfig({
+      RAILYARD_CI_MAX_PROCESSES: '256',
+      RAILYARD_CI_MEMORY_MIB: '2048',
+      RAILYARD_CI_CPUS: '1.5',
+      RAILYARD_CI_DISK_MIB: '1024',
+      RAILYARD_CI_LOG_MIB: '8',
+      RAILYARD_CI_CGROUP: '/sys/fs/cgroup/railyard.slice/ci',
+      RAILYARD_CI_SANDBOX: 'unshare',
+    });
+    expect(config.ci).toMatchObject({
+      limits: { processes: 256, memoryMib: 2048, cpus: 1.5, diskMib: 1024, logMib: 8 },
+      cgroup: '/sys/fs/cgroup/railyard.slice/ci',
+      sandbox: 'unshare',
+    });
+    expect(() => loadConfig({ RAILYARD_CI_CPUS: 'two' })).toThrow(/RAILYARD_CI_CPUS must be a number from 0 to 1024/);
+    expect(() => loadConfig({ RAILYARD_CI_MAX_PROCESSES: '3' })).toThrow(/RAILYARD_CI_MAX_PROCESSES must be an integer from 16/);
+  });
+
   it('when the API tokens live in a file, then that file is hidden from checks', () => {
     expect(loadConfig({ RAILYARD_API_TOKENS_FILE: '/etc/railyard/tokens' }).ci.hiddenPaths).toEqual(['/etc/railyard/tokens']);
   });
@@ -43,7 +70,7 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ RAILYARD_CI_SANDBOX: 'none' }, /RAILYARD_CI_SANDBOX must be one of bwrap, off/],
+    [{ RAILYARD_CI_SANDBOX: 'none' }, /RAILYARD_CI_SANDBOX must be one of auto, bwrap, unshare, off/],
     [{ RAILYARD_CI_NETWORK: 'on' }, /RAILYARD_CI_NETWORK must be one of none, host/],
     [{ RAILYARD_ENGINE_TICK_MS: 'fast' }, /RAILYARD_ENGINE_TICK_MS must be an integer from 10/],
     [{ RAILYARD_ENGINE_LEASE_TTL_MS: '5' }, /RAILYARD_ENGINE_LEASE_TTL_MS must be an integer from 100/],

@@ -49,9 +49,13 @@ export interface CiConfig {
   concurrency: number;
   /** SIGTERM → SIGKILL delay for cancelled and timed-out checks. */
   killGraceMs: number;
-  /** `off` is for development only: checks can then read the server's secrets (docs/security.md). */
-  sandbox: 'bwrap' | 'off';
+  /** `auto`: bubblewrap, else the unshare sandbox. `off` is for development only: checks can then read the server's secrets (docs/security.md). */
+  sandbox: 'auto' | 'bwrap' | 'unshare' | 'off';
   network: 'none' | 'host';
+  /** What one check may use (libs/ci's CheckLimits). */
+  limits: { processes: number; memoryMib: number; cpus: number; diskMib: number; logMib: number };
+  /** `auto`, `off`, or a delegated cgroup v2 directory for the checks' cgroups. */
+  cgroup: string;
   /** Files holding secrets that checks must not see even under a system directory. */
   hiddenPaths: string[];
 }
@@ -173,6 +177,14 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       killGraceMs: e.RAILYARD_CI_KILL_GRACE_MS,
       sandbox: e.RAILYARD_CI_SANDBOX,
       network: e.RAILYARD_CI_NETWORK,
+      limits: {
+        processes: e.RAILYARD_CI_MAX_PROCESSES,
+        memoryMib: e.RAILYARD_CI_MEMORY_MIB,
+        cpus: e.RAILYARD_CI_CPUS,
+        diskMib: e.RAILYARD_CI_DISK_MIB,
+        logMib: e.RAILYARD_CI_LOG_MIB,
+      },
+      cgroup: e.RAILYARD_CI_CGROUP,
       hiddenPaths: e.RAILYARD_API_TOKENS_FILE ? [path.resolve(e.RAILYARD_API_TOKENS_FILE)] : [],
     },
     testHealth: {

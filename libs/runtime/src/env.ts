@@ -13,6 +13,16 @@ const text = raw.transform((v) => (v === undefined || v.trim() === '' ? undefine
 
 const textOr = (fallback: string) => text.transform((v) => v ?? fallback);
 
+/** A number in bounds, fractions allowed (CPUs). */
+const decimal = (fallback: number, min: number, max: number) =>
+  raw.transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return fallback;
+    const n = Number(v);
+    if (Number.isFinite(n) && n >= min && n <= max) return n;
+    ctx.addIssue({ code: 'custom', message: `must be a number from ${min} to ${max}, not "${v}"` });
+    return z.NEVER;
+  });
+
 const int = (fallback: number, min: number, max: number) =>
   raw.transform((v, ctx) => {
     if (v === undefined || v.trim() === '') return fallback;
@@ -85,8 +95,15 @@ export const railyardEnvSchema = z.object({
   RAILYARD_ENGINE_MERGEABILITY_PER_SECOND: int(10, 0, 10_000),
   RAILYARD_CI_CONCURRENCY: int(2, 1, 256),
   RAILYARD_CI_KILL_GRACE_MS: int(5000, 0, 600_000),
-  RAILYARD_CI_SANDBOX: oneOf(['bwrap', 'off']),
+  RAILYARD_CI_SANDBOX: oneOf(['auto', 'bwrap', 'unshare', 'off']),
   RAILYARD_CI_NETWORK: oneOf(['none', 'host']),
+  // What one check may use (docs/ci.md, "Limits").
+  RAILYARD_CI_MAX_PROCESSES: int(1024, 16, 1_000_000),
+  RAILYARD_CI_MEMORY_MIB: int(4096, 64, 16_777_216),
+  RAILYARD_CI_CPUS: decimal(2, 0, 1024),
+  RAILYARD_CI_DISK_MIB: int(4096, 16, 16_777_216),
+  RAILYARD_CI_LOG_MIB: int(64, 1, 1_048_576),
+  RAILYARD_CI_CGROUP: textOr('auto'),
   RAILYARD_ORG_SLUG: textOr('railyard').refine((v) => SLUG.test(v), { message: "must be letters, digits, '.', '_' or '-'" }),
   RAILYARD_PAGE_TOKEN_SECRET: text.refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
   RAILYARD_JUNIT_PARSE_WORKERS: int(1, 0, 16),

@@ -11,10 +11,16 @@ beforeEach(async () => {
 });
 afterEach(() => removeTempDir(dir));
 
-const run = async (argv: string[]) => {
+const run = async (argv: string[], cgroupProcs?: string) => {
   const log = await fs.open(path.join(dir, 'log'), 'w');
   try {
-    const proc = await startCheck({ argv, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, logFd: log.fd });
+    const proc = await startCheck({
+      argv,
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      logFd: log.fd,
+      ...(cgroupProcs ? { cgroupProcs } : {}),
+    });
     return await proc.exited;
   } finally {
     await log.close();
@@ -31,6 +37,24 @@ describe('startCheck', () => {
     // What a sandbox that cannot mount does: exit 1 without ever running the command.
     expect(await run(['bash', '-c', 'echo "bwrap: cannot mount" >&2; exit 1'])).toEqual({ code: 1, signal: null, started: false });
     expect(await fs.readFile(path.join(dir, 'log'), 'utf8')).toBe('bwrap: cannot mount\n');
+  });
+
+  it('when the check has rlimits, then its command runs under them', async () => {
+    await run(checkArgv('echo "$(ulimit -u) $(ulimit -d) $(ulimit -f)" > limits', { processes: 77, dataKib: 262144, fileKib: 16384 }));
+    expect(await fs.readFile(path.join(dir, 'limits'), 'utf8')).toBe('77 262144 16384\n');
+  });
+
+  it('when the check has a cgroup, then the wrapper joins it before anything runs; one it cannot join means not started', async () => {
+    // A plain file stands in for cgroup.procs: what the wrapper writes there is its own pid.
+    const procs = path.join(dir, 'cgroup.procs');
+    await fs.writeFile(procs, '');
+    expect(await run(checkArgv('exit 0'), procs)).toEqual({ code: 0, signal: null, started: true });
+    expect(Number(await fs.readFile(procs, 'utf8'))).toBeGreaterThan(1);
+    expect(await run(checkArgv('exit 0'), path.join(dir, 'no-such-group', 'cgroup.procs'))).toEqual({
+      code: 125,
+      signal: null,
+      started: false,
+    });
   });
 
   it('when the command runs, then it holds no descriptor but its standard ones: not the started pipe, not the watchdog’s', async () => {

@@ -10,6 +10,9 @@ import { spawn } from 'node:child_process';
  * in STARTED gives the command SIGTERM back, so a cancel still reaches it first.
  */
 const WRAPPER = [
+  // A cgroup to join first (empty: none), so that every process of the check is in it from the start.
+  'cg=$1; shift',
+  'if [ -n "$cg" ]; then echo $$ > "$cg" || exit 125; fi',
   "trap '' TERM",
   // The wrapper leads a session of its own (spawn's `detached`), and where the kernel schedules by
   // session (autogroup) that session weighs as much as the whole server, whatever the check's
@@ -36,14 +39,40 @@ const WRAPPER = [
  * error, not the check failing.
  */
 const STARTED = [
+  // The check's rlimits (limits.ts), set before the started byte: one that cannot be set is the
+  // runner's problem, not the check's. Empty: not set.
+  'if [ -n "$2" ]; then ulimit -u "$2"; fi',
+  'if [ -n "$3" ]; then ulimit -d "$3"; fi',
+  'if [ -n "$4" ]; then ulimit -f "$4"; fi',
   'printf . >&4',
   // No redirection on the loop: bash would park stderr on a spare descriptor, which the loop closes.
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done',
   'exec bash -c "$1"',
 ].join('\n');
 
-/** The argv that runs `command` as a check, with default signal handling and the started byte. */
-export const checkArgv = (command: string): string[] => ['env', '--default-signal=TERM', 'bash', '-c', STARTED, 'railyard-check', command];
+/** The rlimits a check's command runs under (bash `ulimit` units: KiB for data and file size). */
+export interface CheckRlimits {
+  /** RLIMIT_NPROC: counted per uid, or per user namespace (Linux 5.14+): only where that is the check's own. */
+  processes?: number;
+  /** RLIMIT_DATA, KiB: the private memory one process may hold (unlike RLIMIT_AS, not its reserved address space). */
+  dataKib?: number;
+  /** RLIMIT_FSIZE, KiB: the largest file it may write; past it, SIGXFSZ. */
+  fileKib?: number;
+}
+
+/** The argv that runs `command` as a check, with default signal handling, its rlimits and the started byte. */
+export const checkArgv = (command: string, rlimits: CheckRlimits = {}): string[] => [
+  'env',
+  '--default-signal=TERM',
+  'bash',
+  '-c',
+  STARTED,
+  'railyard-check',
+  command,
+  String(rlimits.processes ?? ''),
+  String(rlimits.dataKib ?? ''),
+  String(rlimits.fileKib ?? ''),
+];
 
 export interface CheckExit {
   /** Exit code, or null when killed by a signal. */
@@ -68,6 +97,8 @@ export interface StartCheckOptions {
   env: Record<string, string>;
   /** File descriptor that receives both stdout and stderr. */
   logFd: number;
+  /** The `cgroup.procs` of the check's cgroup, joined before anything else runs. */
+  cgroupProcs?: string;
 }
 
 const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
@@ -84,7 +115,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Starts the argv in its own process group; rejects when it cannot be started at all. */
 export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', WRAPPER, 'railyard-check', ...opts.argv], {
+    const child = spawn('bash', ['-c', WRAPPER, 'railyard-check', opts.cgroupProcs ?? '', ...opts.argv], {
       cwd: opts.cwd,
       env: opts.env,
       detached: true,

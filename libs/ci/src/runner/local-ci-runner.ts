@@ -10,13 +10,25 @@ import { errorFields, type Logger } from '@railyard/observability';
 import { readRepoConfig } from '../config/repo-config';
 import type { Check } from '../config/railyard-config';
 import { ciLogBlobName, ciLogFile, ciLogPath, ciLogsDirOf, isValidTestRunId, joinUrl } from '../urls';
-import { checkArgv, startCheck, type CheckExit, type CheckProcess } from './check-process';
+import { checkArgv, startCheck, type CheckExit, type CheckProcess, type CheckRlimits } from './check-process';
 import { checkEnv, checkPath } from './check-env';
 import { makeCheckout } from './checkout';
 import { archivedLogOf, attemptLine, runningNote, type LogArchive } from './log-archive';
 import { statusOf, type CheckFinished, type CheckOutcome, type InfrastructureErrorCode } from './outcome';
 import { collectReports } from './reports';
-import { probeSandbox, SANDBOX_FIX, sandboxArgv, sandboxOwner, type SandboxOptions, type SandboxProbe } from './sandbox';
+import { CheckCgroup, probeCgroup, type CgroupProbe } from './limits/cgroup';
+import { newCheckUid, writeCheckIdentity, type CheckIdentity } from './limits/check-user';
+import { DEFAULT_CHECK_LIMITS, limitReason, MIB, type CheckLimits, type LimitName } from './limits/limits';
+import { watchLimits } from './limits/watch';
+import {
+  checksGetOwnUid,
+  probeSandbox,
+  SANDBOX_FIX,
+  sandboxArgv,
+  type SandboxKind,
+  type SandboxOptions,
+  type SandboxProbe,
+} from './sandbox';
 import { Slots } from './slots';
 import { createAttempt, recoverRunDir, recoverWorkDir, registerRunner, removeAttempt, type Attempt } from './work-dir';
 
@@ -63,8 +75,12 @@ export interface LocalCiRunnerOptions {
   uploadReports?: (input: UploadReportsInput) => Promise<void>;
   /** Called once per check with what became of it, after its final status is posted; it must not throw. */
   onCheckFinished?: (event: CheckFinished) => void;
-  /** Where checks run. Default: bubblewrap, no network. */
+  /** Where checks run. Default: bubblewrap, else the unshare sandbox; no network. */
   sandbox?: SandboxOptions;
+  /** What one check may use (limits/limits.ts); unset ones take the defaults. */
+  limits?: Partial<CheckLimits>;
+  /** Where checks' cgroups go: `auto` (default), `off`, or a delegated cgroup v2 directory (limits/cgroup.ts). */
+  cgroup?: string;
   /** Where the checks' PATH, LANG, LC_ALL and TZ come from; nothing else of it passes. Default: this process's environment. */
   baseEnv?: NodeJS.ProcessEnv;
   /**
@@ -96,6 +112,12 @@ const stopped = (run: { stop?: Stop; timeoutMinutes: number }, started: boolean)
         : undefined;
 
 const execFileAsync = promisify(execFile);
+
+/** Writes at the log's end, wherever the check left the shared file offset (after a cut it lies past the end). */
+const appendLog = async (log: FileHandle, text: string): Promise<void> => {
+  const { size } = await log.stat();
+  await log.write(text, size);
+};
 
 interface DirIdentity {
   dev: number;
@@ -138,8 +160,10 @@ export class LocalCiRunner {
   private readonly graceMs: number;
   private readonly workDir: string;
   private readonly sandbox: SandboxOptions;
+  private readonly limits: CheckLimits;
   private readonly identity = registerRunner();
   private sandboxProbe?: Promise<SandboxProbe>;
+  private cgroupProbe?: Promise<CgroupProbe>;
   private closed = false;
 
   constructor(private readonly opts: LocalCiRunnerOptions) {
@@ -147,7 +171,8 @@ export class LocalCiRunner {
     this.logger = opts.logger;
     this.graceMs = opts.killGraceMs ?? 5000;
     this.workDir = path.join(opts.dataDir, 'ci-work');
-    const sandbox = opts.sandbox ?? { mode: 'bwrap', network: 'none' };
+    const sandbox = opts.sandbox ?? { mode: 'auto', network: 'none' };
+    this.limits = { ...DEFAULT_CHECK_LIMITS, ...opts.limits };
     // The data dir and the git root hold everything a check must not read; hidden wherever they are.
     this.sandbox = { ...sandbox, hiddenPaths: [opts.dataDir, opts.gitRoot, ...(sandbox.hiddenPaths ?? [])] };
   }
@@ -170,7 +195,32 @@ export class LocalCiRunner {
         'ci: RAILYARD_CI_SANDBOX=off: checks run unsandboxed, as this process’s user, and can read its secrets; for development only',
       );
     else if (!probe.ok) this.logger?.error(`ci: checks cannot run: ${probe.reason}; ${SANDBOX_FIX}`);
+    else if (probe.kind === 'unshare')
+      this.logger?.warn('ci: bubblewrap is not usable here; checks run in the util-linux unshare sandbox (docs/security.md)');
+    const cgroup = await this.cgroupReady();
+    if (cgroup.ok) this.logger?.info('ci: each check runs in a cgroup v2 of its own', { cgroup: cgroup.root, ...this.limits });
+    else
+      this.logger?.info('ci: no cgroup v2 for checks; limits held by rlimits and the runner’s watch, CPU not capped (docs/security.md)', {
+        reason: cgroup.reason,
+        ...this.limits,
+      });
     return probe;
+  }
+
+  private cgroupReady(): Promise<CgroupProbe> {
+    this.cgroupProbe ??= probeCgroup(this.opts.cgroup ?? 'auto');
+    return this.cgroupProbe;
+  }
+
+  /** The rlimits of a check's command: each only where it bounds this check alone (limits.ts, docs/security.md). */
+  private rlimitsOf(kind: SandboxKind, cgroup: CheckCgroup | undefined): CheckRlimits {
+    return {
+      // Per uid or per user namespace: a check's own only inside a sandbox (unsandboxed it is the server's uid).
+      ...(kind !== 'off' ? { processes: this.limits.processes } : {}),
+      // With a cgroup the kernel holds the whole check's memory and names an overrun; RLIMIT_DATA would fail it unnamed first.
+      ...(cgroup ? {} : { dataKib: this.limits.memoryMib * 1024 }),
+      fileKib: this.limits.diskMib * 1024,
+    };
   }
 
   /** A probe that failed is tried again at the next check, so installing bubblewrap needs no restart. */
@@ -375,6 +425,7 @@ export class LocalCiRunner {
     const started = Date.now();
     let outcome = RUNNER_FAILED;
     let attempt: Attempt | undefined;
+    let cgroup: CheckCgroup | undefined;
     const attemptId = randomUUID();
     try {
       await log.write(
@@ -383,53 +434,96 @@ export class LocalCiRunner {
       await this.archiveLog(testRunId, check.name, runningNote(attemptId));
       if (this.sandbox.mode === 'off')
         await log.write('# WARNING: no sandbox (RAILYARD_CI_SANDBOX=off): this check could read the server’s secrets\n');
-      const early = await this.prepare(run, check, log);
-      if (early) {
-        outcome = early;
+      const kind = await this.prepare(run, check, log);
+      if (typeof kind !== 'string') {
+        outcome = kind;
         return;
       }
-      attempt = await createAttempt(this.workDir, testRunId, this.identity.id, check.name);
-      const made = await this.checkout(run, attempt, log);
+      // Server root, in a sandbox: the check gets a uid of its own and a tmpfs sized to its disk limit.
+      const ownUid = checksGetOwnUid(kind);
+      const workspace = await createAttempt(
+        this.workDir,
+        testRunId,
+        this.identity.id,
+        check.name,
+        ownUid ? this.limits.diskMib * MIB : undefined,
+      );
+      attempt = workspace;
+      if (workspace.diskError) await log.write(`# no disk limit for this check: ${workspace.diskError}\n`);
+      const user: CheckIdentity | undefined = ownUid ? await writeCheckIdentity(workspace.dir, newCheckUid()) : undefined;
+      const made = await this.checkout(run, workspace, log, user?.uid);
       if ('kind' in made) {
         outcome = made;
         return;
       }
+      const cg = await this.cgroupReady();
+      cgroup = cg.ok ? await CheckCgroup.create(cg.root, attemptId, this.limits) : undefined;
+      const rootDir = kind === 'unshare' ? path.join(workspace.dir, 'root') : undefined;
+      if (rootDir) await fs.mkdir(rootDir, { mode: 0o700 });
       let proc: CheckProcess;
       try {
+        const space = {
+          ...workspace,
+          objects: path.join(run.gitDir, 'objects'),
+          ...(user ? { user } : {}),
+          ...(rootDir ? { rootDir } : {}),
+        };
         proc = await startCheck({
-          argv: sandboxArgv(this.sandbox, { ...attempt, objects: path.join(run.gitDir, 'objects') }, checkArgv(check.command)),
-          cwd: attempt.checkout,
-          env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name, this.sandbox.mode === 'off' ? attempt.scratch : '/tmp'),
+          argv: sandboxArgv(kind, this.sandbox, space, checkArgv(check.command, this.rlimitsOf(kind, cgroup))),
+          cwd: workspace.checkout,
+          env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name, kind === 'off' ? workspace.scratch : '/tmp'),
           logFd: log.fd,
+          ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
         });
       } catch (err) {
         outcome = infrastructure('CI_CHECK_NOT_STARTED', `could not start: ${(err as Error).message}`);
         return;
       }
       run.running.add(proc);
+      const watch = watchLimits({
+        limits: this.limits,
+        log,
+        ...(cgroup ? { cgroup } : user ? { uid: user.uid } : {}),
+        ...(workspace.disk ? { disk: workspace.disk } : {}),
+        onHit: () => void proc.killTree(0),
+      });
       // A halt that came while the checkout was being made finds nothing to kill: kill it here.
       if (run.controller.signal.aborted) void proc.killTree(this.graceMs);
       const exit = await proc.exited;
       run.running.delete(proc);
-      outcome = await this.judge(run, exit, attempt.checkout, made, started);
+      // A file past RLIMIT_FSIZE (the disk limit) kills its writer with SIGXFSZ, which the sandbox hands on as 128 + 25.
+      const limit = (await watch.stop()) ?? (exit.signal === 'SIGXFSZ' || exit.code === 128 + 25 ? 'disk' : null);
+      await this.cutLog(log);
+      outcome = await this.judge(run, exit, workspace.checkout, made, started, limit);
       if ((outcome.kind === 'passed' || outcome.kind === 'failed') && run.reports.length > 0) {
         // Never throws for what the checkout holds: a report the PR made unreadable is a report it does not have.
-        const found = await collectReports(attempt.checkout, run.reports);
+        const found = await collectReports(workspace.checkout, run.reports);
         run.reportFiles.push(...found.files);
-        if (found.paths.length > 0) await log.write(`# reports: ${found.paths.join(', ')}\n`);
-        for (const s of found.skipped) await log.write(`# report skipped: ${s.path} (${s.reason})\n`);
+        if (found.paths.length > 0) await appendLog(log, `# reports: ${found.paths.join(', ')}\n`);
+        for (const s of found.skipped) await appendLog(log, `# report skipped: ${s.path} (${s.reason})\n`);
       }
     } catch (err) {
       this.logger?.error('ci: check failed to run', { testRunId, check: check.name, ...errorFields(err) });
       outcome = RUNNER_FAILED;
     } finally {
-      await log.write(`# ${statusOf(outcome).description}\n`).catch(() => undefined);
+      await appendLog(log, `# ${statusOf(outcome).description}\n`).catch(() => undefined);
       await log.close().catch(() => undefined);
       await this.archiveLog(testRunId, check.name);
+      await cgroup?.remove().catch((err: unknown) => this.logger?.error('ci: could not remove a check’s cgroup', errorFields(err)));
       if (attempt)
-        await removeAttempt(attempt.dir).catch((err: unknown) => this.logger?.error('ci: could not remove a checkout', errorFields(err)));
+        await removeAttempt(attempt.dir, attempt.disk !== undefined).catch((err: unknown) =>
+          this.logger?.error('ci: could not remove a checkout', errorFields(err)),
+        );
       await this.finish(run, check, outcome);
     }
+  }
+
+  /** A log past its limit is cut there once the check is gone (the check was stopped for it, or wrote it all at once). */
+  private async cutLog(log: FileHandle): Promise<void> {
+    const cap = this.limits.logMib * MIB;
+    if ((await log.stat()).size <= cap) return;
+    await log.truncate(cap);
+    await appendLog(log, `\n# log cut at ${this.limits.logMib} MiB (RAILYARD_CI_LOG_MIB)\n`);
   }
 
   /**
@@ -446,25 +540,25 @@ export class LocalCiRunner {
     }
   }
 
-  /** Before anything is made: a run stopped meanwhile, or a sandbox that cannot work. Undefined: go on. */
-  private async prepare(run: Run, check: Check, log: FileHandle): Promise<CheckOutcome | undefined> {
+  /** Before anything is made: a run stopped meanwhile, or a sandbox that cannot work; else the sandbox to run in. */
+  private async prepare(run: Run, check: Check, log: FileHandle): Promise<CheckOutcome | SandboxKind> {
     const stop = stopped(run, false);
     if (stop) return stop;
     await this.post(run, check, 'pending', 'running');
     const probe = await this.sandboxReady();
-    if (probe.ok) return undefined;
+    if (probe.ok) return probe.kind;
     await log.write(`# ${probe.reason}\n`);
     return infrastructure('CI_SANDBOX_UNAVAILABLE', `${probe.reason}; ${SANDBOX_FIX}`);
   }
 
   /** The checkout, owned by whoever the check runs as; answers its identity, to notice later that it was replaced. */
-  private async checkout(run: Run, attempt: Attempt, log: FileHandle): Promise<DirIdentity | CheckOutcome> {
+  private async checkout(run: Run, attempt: Attempt, log: FileHandle, owner: number | undefined): Promise<DirIdentity | CheckOutcome> {
     const { sha } = run.input;
     try {
       await makeCheckout(run.gitDir, attempt.checkout, sha);
-      const owner = sandboxOwner(this.sandbox);
       // -h and -P: a symbolic link in the tested code must not make root hand out the file it points to.
-      if (owner !== null) await execFileAsync('chown', ['-R', '-h', '-P', `${owner}:${owner}`, '--', attempt.checkout, attempt.scratch]);
+      if (owner !== undefined)
+        await execFileAsync('chown', ['-R', '-h', '-P', `${owner}:${owner}`, '--', attempt.checkout, attempt.scratch]);
       const { dev, ino } = await fs.stat(attempt.checkout);
       return { dev, ino };
     } catch (err) {
@@ -474,7 +568,14 @@ export class LocalCiRunner {
   }
 
   /** The verdict, once the process is gone; only a command that ran in the checkout it was given can fail. */
-  private async judge(run: Run, exit: CheckExit, checkout: string, made: DirIdentity, started: number): Promise<CheckOutcome> {
+  private async judge(
+    run: Run,
+    exit: CheckExit,
+    checkout: string,
+    made: DirIdentity,
+    started: number,
+    limit: LimitName | null,
+  ): Promise<CheckOutcome> {
     const stop = stopped(run, true);
     if (stop) return stop;
     if (!exit.started)
@@ -485,6 +586,9 @@ export class LocalCiRunner {
     const now = await fs.stat(checkout).catch(() => null);
     if (!now || now.dev !== made.dev || now.ino !== made.ino)
       return infrastructure('CI_CHECKOUT_LOST', 'the checkout disappeared while the check ran');
+    // Whatever its exit code: a check stopped at a limit failed for it, and says which.
+    if (limit)
+      return { kind: 'failed', exitCode: exit.code, signal: exit.signal, limit: { name: limit, reason: limitReason(limit, this.limits) } };
     if (exit.code === 0) return { kind: 'passed', seconds: Math.round((Date.now() - started) / 100) / 10 };
     return { kind: 'failed', exitCode: exit.code, signal: exit.signal };
   }

@@ -30,6 +30,16 @@ describe('statusOf', () => {
     [{ kind: 'passed', seconds: 3.2 }, 'success', 'passed in 3.2s'],
     [{ kind: 'failed', exitCode: 1, signal: null }, 'failure', 'exit code 1'],
     [{ kind: 'failed', exitCode: null, signal: 'SIGSEGV' }, 'failure', 'killed by SIGSEGV'],
+    [
+      {
+        kind: 'failed',
+        exitCode: null,
+        signal: 'SIGKILL',
+        limit: { name: 'processes', reason: 'reached its limit of 64 processes (RAILYARD_CI_MAX_PROCESSES)' },
+      },
+      'failure',
+      'stopped at a limit: reached its limit of 64 processes (RAILYARD_CI_MAX_PROCESSES)',
+    ],
     [{ kind: 'timed_out', minutes: 30, started: true }, 'error', 'timed out after 30 min; process tree killed'],
     [{ kind: 'cancelled', started: false }, 'error', 'cancelled before it started'],
     [{ kind: 'infrastructure', code: 'CI_CHECKOUT_LOST', message: 'gone' }, 'error', 'infrastructure error CI_CHECKOUT_LOST: gone'],

@@ -1,4 +1,5 @@
 import type { CommitStatusState, RepoRef } from '@railyard/domain';
+import type { LimitName } from './limits/limits';
 
 /**
  * Why the local CI could not give a check's verdict, through no fault of the code under test
@@ -29,7 +30,8 @@ export interface InfrastructureError {
  */
 export type CheckOutcome =
   | { kind: 'passed'; seconds: number }
-  | { kind: 'failed'; exitCode: number | null; signal: string | null }
+  /** `limit`: the check passed one of its limits and was stopped; the reason names it and its setting. */
+  | { kind: 'failed'; exitCode: number | null; signal: string | null; limit?: { name: LimitName; reason: string } }
   | { kind: 'timed_out'; minutes: number; started: boolean }
   | { kind: 'cancelled'; started: boolean }
   /** Railyard itself stopped (a deploy, SIGTERM): no outcome at all; the status stays pending for the next engine to run it again. */
@@ -69,6 +71,7 @@ export const statusOf = (outcome: CheckOutcome): { state: CommitStatusState; des
     case 'passed':
       return { state: 'success', description: `passed in ${outcome.seconds}s` };
     case 'failed':
+      if (outcome.limit) return { state: 'failure', description: `stopped at a limit: ${outcome.limit.reason}` };
       return {
         state: 'failure',
         description: outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`,

@@ -61,7 +61,10 @@ const runCheck = async (
   return { status, log: await bed.logOf(id, 'probe'), sha, finished };
 };
 
-describe('the sandbox of a local check', () => {
+/** The isolation every sandbox gives (bubblewrap, and the unshare sandbox used where bubblewrap is missing). */
+describe.each(['bwrap', 'unshare'] as const)('the %s sandbox of a local check', (mode) => {
+  const sandbox = { mode, network: 'none' } as const;
+
   it('when a check looks around, then it sees its own processes only, its checkout and /tmp writable, its repository’s objects read-only, and nothing else of the data dir', async () => {
     const { status, log, sha } = await runCheck(
       [
@@ -75,7 +78,9 @@ describe('the sandbox of a local check', () => {
         `ls ${bed.gitDir} 2>&1 | tr '\\n' ' '; echo`,
         `ls ${path.join(bed.root, 'ci-logs')} 2>&1 | head -1`,
         'exec 3<>/dev/tcp/1.1.1.1/53 2>/dev/null && echo "net: reached" || echo "net: none"',
+        'echo "user: $(id -un)"',
       ].join('; '),
+      { sandbox },
     );
     expect(status).toMatchObject({ state: 'success' });
     expect(log).toContain(`head: ${sha}`);
@@ -90,6 +95,8 @@ describe('the sandbox of a local check', () => {
     // Of the bare repository only its objects are mounted; the logs directory does not exist at all.
     expect(log).toContain('\nobjects \n');
     expect(log).toContain("ci-logs': No such file or directory");
+    // As root, each check has an account of its own (limits/check-user.ts): tools can look it up.
+    expect(log).toContain(AS_ROOT ? 'user: railyard-ci' : 'user: ');
   });
 
   itFromReachableCheckout(
@@ -122,6 +129,7 @@ describe('the sandbox of a local check', () => {
             dataDir: bed.root,
             once: true,
             trigger: { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 },
+            sandbox: mode,
           }),
         },
         ...(AS_ROOT ? { uid, gid: uid } : {}),
@@ -132,7 +140,9 @@ describe('the sandbox of a local check', () => {
       expect(log).toContain(`uid=${uid}\n`);
       expect(log).toMatch(/CapEff:\s+0000000000000000\n/);
       expect(Number(/procs=(\d+)/.exec(log)?.[1])).toBeLessThan(10);
-      expect(log).toContain('RAILYARD_CHECK=probe');
+      // The sandbox's first process holds the check's environment and nothing else; under unshare it is
+      // the namespaces' root, whose /proc entry the check (with no capabilities) may not even read.
+      expect(log).toMatch(mode === 'bwrap' ? /RAILYARD_CHECK=probe/ : /\/proc\/1\/environ: Permission denied/);
       expect(log).not.toContain('canary-of-the-runner');
       expect(log).toContain('net-none');
       expect(log).toMatch(/\nci-work\ngit\n/);
@@ -148,43 +158,14 @@ describe('the sandbox of a local check', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
-      const host = await runCheck(command, { sandbox: { mode: 'bwrap', network: 'host' } });
+      const host = await runCheck(command, { sandbox: { mode, network: 'host' } });
       expect(host.log).toContain('hello from the host');
-      const none = await runCheck(command);
+      const none = await runCheck(command, { sandbox });
       expect(none.log).not.toContain('hello from the host');
       expect(none.status?.state).toBe('failure');
     } finally {
       server.close();
     }
-  });
-
-  it('when bubblewrap is not on the PATH, then the check does not run and reports CI_SANDBOX_UNAVAILABLE naming the fix', async () => {
-    // A PATH with the shell the runner needs and nothing else: no bwrap.
-    const bin = path.join(bed.root, 'bin');
-    await fs.mkdir(bin);
-    for (const tool of ['bash', 'env']) await fs.symlink(path.join('/usr/bin', tool), path.join(bin, tool));
-    const { status, log, finished } = await runCheck('echo ran-$((40 + 2))', { baseEnv: { PATH: bin } });
-    expect(status).toMatchObject({
-      state: 'error',
-      description: expect.stringMatching(
-        /^infrastructure error CI_SANDBOX_UNAVAILABLE: bubblewrap \(bwrap\) is not installed; .*RAILYARD_CI_SANDBOX=off/,
-      ),
-    });
-    expect(finished[0]?.outcome).toMatchObject({ kind: 'infrastructure', code: 'CI_SANDBOX_UNAVAILABLE' });
-    expect(log).not.toContain('ran-42');
-    expect(await bed.runner({ baseEnv: { PATH: bin } }).checkSandbox()).toEqual({
-      ok: false,
-      reason: 'bubblewrap (bwrap) is not installed',
-    });
-  });
-
-  it('when the sandbox is off, then the check runs as a plain process and its log says it was unsandboxed', async () => {
-    const { status, log } = await runCheck(`test -d ${path.join(bed.root, 'ci-logs')} && echo sees-the-data-dir`, {
-      sandbox: { mode: 'off', network: 'host' },
-    });
-    expect(status?.state).toBe('success');
-    expect(log).toContain('# WARNING: no sandbox (RAILYARD_CI_SANDBOX=off)');
-    expect(log).toContain('sees-the-data-dir');
   });
 
   it('when the checkout is removed while the check runs, then it reports CI_CHECKOUT_LOST rather than a failure', async () => {
@@ -194,7 +175,7 @@ describe('the sandbox of a local check', () => {
     });
     const id = runId();
     const finished: CheckFinished[] = [];
-    const r = bed.runner({}, finished);
+    const r = bed.runner({ sandbox }, finished);
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     const runDir = path.join(bed.root, 'ci-work', id);
     const checkout = async (): Promise<string | undefined> => {
@@ -233,7 +214,7 @@ describe('the sandbox of a local check', () => {
     const who = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
     const sha = (await runGit(bed.gitDir, ['commit-tree', tree], { env: who, input: 'links' })).stdout.trim();
     const id = runId();
-    const r = bed.runner();
+    const r = bed.runner({ sandbox });
     await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
     await r.whenDone(id);
     const log = await bed.logOf(id, 'probe');
@@ -241,5 +222,59 @@ describe('the sandbox of a local check', () => {
     expect(log).not.toContain('private-bytes');
     const after = await fs.stat(secret);
     expect([after.uid, after.gid, after.mode]).toEqual([before.uid, before.gid, before.mode]);
+  });
+});
+
+describe('where checks run', () => {
+  /** A PATH with the shell the runner needs and nothing else: no bwrap, no unshare. */
+  const bareBin = async (): Promise<string> => {
+    const bin = path.join(bed.root, `bin-${++seq}`);
+    await fs.mkdir(bin);
+    for (const tool of ['bash', 'env']) await fs.symlink(path.join('/usr/bin', tool), path.join(bin, tool));
+    return bin;
+  };
+
+  it('when bubblewrap is not installed, then the check runs in the unshare sandbox, isolated as in bubblewrap, and the log at start says so', async () => {
+    const sandbox = { mode: 'auto', network: 'none', bwrap: path.join(bed.root, 'no-such-bwrap') } as const;
+    const { status, log } = await runCheck(
+      `echo ran-$((40 + 2)); echo "procs: $(ls -d /proc/[0-9]* | wc -l)"; test -e /proc/${process.pid}/environ && echo server-visible; ls ${bed.root}`,
+      { sandbox },
+    );
+    expect(status).toMatchObject({ state: 'success' });
+    expect(log).toContain('\nran-42\n');
+    expect(Number(/procs: (\d+)/.exec(log)?.[1])).toBeLessThan(10);
+    expect(log).not.toMatch(/^server-visible$/m);
+    // Of the data dir only the way to its checkout and objects: no event store, no logs.
+    expect(log).toMatch(/\nci-work\ngit\n/);
+    const warnings: string[] = [];
+    const logger = { warn: (m: string) => void warnings.push(m), info: () => undefined, error: () => undefined, debug: () => undefined };
+    expect(await bed.runner({ sandbox, logger: logger as never }).checkSandbox()).toEqual({ ok: true, kind: 'unshare' });
+    expect(warnings).toContainEqual(expect.stringContaining('checks run in the util-linux unshare sandbox'));
+  });
+
+  it('when neither bubblewrap nor the unshare sandbox can run, then the check does not run and reports CI_SANDBOX_UNAVAILABLE naming what to install', async () => {
+    const bin = await bareBin();
+    const { status, log, finished } = await runCheck('echo ran-$((40 + 2))', { baseEnv: { PATH: bin } });
+    expect(status).toMatchObject({
+      state: 'error',
+      description: expect.stringMatching(
+        /^infrastructure error CI_SANDBOX_UNAVAILABLE: bubblewrap \(bwrap\) is not installed; util-linux unshare is not installed; install bubblewrap .*RAILYARD_CI_SANDBOX=off/,
+      ),
+    });
+    expect(finished[0]?.outcome).toMatchObject({ kind: 'infrastructure', code: 'CI_SANDBOX_UNAVAILABLE' });
+    expect(log).not.toContain('ran-42');
+    expect(await bed.runner({ baseEnv: { PATH: bin } }).checkSandbox()).toEqual({
+      ok: false,
+      reason: 'bubblewrap (bwrap) is not installed; util-linux unshare is not installed',
+    });
+  });
+
+  it('when the sandbox is off, then the check runs as a plain process and its log says it was unsandboxed', async () => {
+    const { status, log } = await runCheck(`test -d ${path.join(bed.root, 'ci-logs')} && echo sees-the-data-dir`, {
+      sandbox: { mode: 'off', network: 'host' },
+    });
+    expect(status?.state).toBe('success');
+    expect(log).toContain('# WARNING: no sandbox (RAILYARD_CI_SANDBOX=off)');
+    expect(log).toContain('sees-the-data-dir');
   });
 });

@@ -1,9 +1,17 @@
 import { execFile } from 'node:child_process';
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, promises as fs, readlinkSync, realpathSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import type { CheckIdentity } from './limits/check-user';
+import { unprivilegedDrop, unshareArgv } from './unshare-sandbox';
 
-/** `bwrap`: every check in its own namespaces (docs/security.md); `off`: as a plain child process, for development only. */
-export type SandboxMode = 'bwrap' | 'off';
+/**
+ * `auto` (default): bubblewrap where it works, else the util-linux `unshare` sandbox (docs/decisions.md
+ * D190); `bwrap` or `unshare`: that one only; `off`: a plain child process, for development only.
+ */
+export type SandboxMode = 'auto' | 'bwrap' | 'unshare' | 'off';
+/** What a check actually runs in, once the probe has picked. */
+export type SandboxKind = 'bwrap' | 'unshare' | 'off';
 /** `none`: the check has a loopback of its own and nothing else; `host`: the server machine's network, localhost included. */
 export type CheckNetwork = 'none' | 'host';
 
@@ -15,6 +23,8 @@ export interface SandboxOptions {
    * (a data dir under /opt, a token file under /etc): each is covered by an empty mount.
    */
   hiddenPaths?: readonly string[];
+  /** The bubblewrap program: `bwrap` on the checks' PATH unless another is named (tests name a missing one). */
+  bwrap?: string;
 }
 
 /** The host paths one check may touch: its checkout and scratch directory (read-write) and its repository's objects (read-only). */
@@ -22,12 +32,16 @@ export interface CheckSpace {
   checkout: string;
   scratch: string;
   objects: string;
+  /** Server root: the check's own uid and account files (limits/check-user.ts); without it, uid 65534. */
+  user?: CheckIdentity;
+  /** The unshare sandbox: an empty directory of the attempt's, where the check's root file system is built. */
+  rootDir?: string;
 }
 
 /**
- * The unprivileged user a check runs as when the server runs as root. With bubblewrap started by root
- * the check would otherwise be root on the host's files it can see; as `nobody` it reads only what
- * any local user may read.
+ * The unprivileged user a check runs as when the server runs as root and no uid of its own was given
+ * (limits/check-user.ts gives each check one). Started by root, the check would otherwise be root on
+ * the host's files it can see; as an unprivileged user it reads only what any local user may read.
  */
 export const SANDBOX_UID = 65534;
 
@@ -81,7 +95,7 @@ const ancestors = (dir: string): string[] => {
 
 const namespaceArgs = (opts: SandboxOptions, asRoot: boolean): string[] => [
   '--die-with-parent',
-  // Root starts bwrap privileged (no user namespace) and drops to SANDBOX_UID inside; anyone else
+  // Root starts bwrap privileged (no user namespace) and drops to the check's uid inside; anyone else
   // needs a user namespace, in which the check keeps the server's uid but no capabilities.
   ...(asRoot ? [] : ['--unshare-user']),
   '--unshare-pid',
@@ -98,11 +112,11 @@ const systemArgs = (): string[] =>
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
-/** Drops from root to SANDBOX_UID with no capabilities left and none to gain (no setuid programs). */
-const DROP_ROOT = [
+/** Drops from root to the check's uid with no capabilities left and none to gain (no setuid programs). */
+const dropRoot = (uid: number): string[] => [
   'setpriv',
-  `--reuid=${SANDBOX_UID}`,
-  `--regid=${SANDBOX_UID}`,
+  `--reuid=${uid}`,
+  `--regid=${uid}`,
   '--clear-groups',
   '--bounding-set=-all',
   '--inh-caps=-all',
@@ -110,22 +124,23 @@ const DROP_ROOT = [
   '--',
 ];
 
+/** How the unshare sandbox's first process, root of its namespaces, hands over to the check. */
+const dropOf = (asRoot: boolean, uid: number | undefined): string[] =>
+  asRoot ? dropRoot(uid ?? SANDBOX_UID) : unprivilegedDrop(process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+
 /**
- * The argv that runs `inner` (an argv) for one check: in bubblewrap, seeing the system directories
- * read-only, a fresh /proc (its own processes only), /dev and /dev/shm of its own, its scratch
- * directory as /tmp, its repository's objects read-only and its checkout read-write, both at their
- * host paths (the checkout's alternates name the objects by that path). With the sandbox off, `inner`
- * itself. The environment is whatever the caller spawns this argv with: bwrap passes it on as it is.
+ * The file system of one check, in bubblewrap's option language: the system directories read-only,
+ * hidden paths covered, its own account files (server root), a fresh /proc (its own processes only),
+ * /dev and /dev/shm of its own, its scratch directory as /tmp, its repository's objects read-only and
+ * its checkout read-write, both at their host paths (the checkout's alternates name the objects by
+ * that path). bwrap takes it as it is; the unshare sandbox replays the same steps (unshare-sandbox.ts).
  */
-export const sandboxArgv = (opts: SandboxOptions, space: CheckSpace, inner: readonly string[]): string[] => {
-  if (opts.mode === 'off') return [...inner];
-  const asRoot = isRoot();
+export const mountPlan = (opts: SandboxOptions, space: CheckSpace): string[] => {
   const dirs = [...new Set([...ancestors(space.objects), ...ancestors(space.checkout)])].filter((d) => d !== '/tmp');
   return [
-    'bwrap',
-    ...namespaceArgs(opts, asRoot),
     ...systemArgs(),
     ...maskArgs(opts.hiddenPaths ?? []),
+    ...(space.user ? ['--ro-bind', space.user.passwd, '/etc/passwd', '--ro-bind', space.user.group, '/etc/group'] : []),
     '--proc',
     '/proc',
     '--dev',
@@ -149,38 +164,95 @@ export const sandboxArgv = (opts: SandboxOptions, space: CheckSpace, inner: read
     space.checkout,
     '--chdir',
     space.checkout,
+  ];
+};
+
+/**
+ * The argv that runs `inner` (an argv) for one check in the sandbox `kind`; with the sandbox off,
+ * `inner` itself. The environment is whatever the caller spawns this argv with: it is passed on as it is.
+ */
+export const sandboxArgv = (kind: SandboxKind, opts: SandboxOptions, space: CheckSpace, inner: readonly string[]): string[] => {
+  if (kind === 'off') return [...inner];
+  const asRoot = isRoot();
+  const plan = mountPlan(opts, space);
+  if (kind === 'unshare') {
+    if (space.rootDir === undefined) throw new Error('the unshare sandbox needs a root directory');
+    return unshareArgv(opts, space.rootDir, plan, asRoot, dropOf(asRoot, space.user?.uid), inner);
+  }
+  return [
+    opts.bwrap ?? 'bwrap',
+    ...namespaceArgs(opts, asRoot),
+    ...plan,
     '--',
-    ...(asRoot ? DROP_ROOT : []),
+    ...(asRoot ? dropRoot(space.user?.uid ?? SANDBOX_UID) : []),
     ...inner,
   ];
 };
 
-/** The uid that must own a check's checkout and scratch directory so the check can write them. */
-export const sandboxOwner = (opts: SandboxOptions): number | null => (opts.mode === 'bwrap' && isRoot() ? SANDBOX_UID : null);
+/** Whether checks run as a uid the runner chooses (the server is root and sandboxes them): then each gets its own. */
+export const checksGetOwnUid = (kind: SandboxKind): boolean => kind !== 'off' && isRoot();
 
-export type SandboxProbe = { ok: true } | { ok: false; reason: string };
+export type SandboxProbe = { ok: true; kind: SandboxKind } | { ok: false; reason: string };
 
 export const SANDBOX_FIX =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces, or set RAILYARD_CI_SANDBOX=off to run checks unsandboxed (development only: a check can then read every secret of this process)';
 
-/**
- * Whether bubblewrap can make the namespaces a check needs here: runs `true` the way a check would
- * run, finding bwrap on the checks' PATH.
- */
-export const probeSandbox = (opts: SandboxOptions, searchPath: string): Promise<SandboxProbe> => {
-  if (opts.mode === 'off') return Promise.resolve({ ok: true });
-  const argv = ['bwrap', ...namespaceArgs(opts, isRoot()), ...systemArgs(), '--proc', '/proc', '--dev', '/dev', '--', 'true'];
-  return new Promise((resolve) => {
+const tryRun = (
+  argv: string[],
+  searchPath: string,
+): Promise<{ ok: true } | { ok: false; code?: string; stderr: string; message: string }> =>
+  new Promise((resolve) => {
     execFile(argv[0] as string, argv.slice(1), { env: { PATH: searchPath }, timeout: 10_000 }, (error, _stdout, stderr) => {
       if (!error) return resolve({ ok: true });
-      const code = (error as NodeJS.ErrnoException).code;
       resolve({
         ok: false,
-        reason:
-          code === 'ENOENT'
-            ? 'bubblewrap (bwrap) is not installed'
-            : `bubblewrap cannot make the sandbox here: ${stderr.trim() || error.message}`,
+        code: (error as NodeJS.ErrnoException).code as string | undefined,
+        stderr: stderr.trim(),
+        message: error.message,
       });
     });
   });
+
+const probeBwrap = async (opts: SandboxOptions, searchPath: string): Promise<string | null> => {
+  const argv = [opts.bwrap ?? 'bwrap', ...namespaceArgs(opts, isRoot()), ...systemArgs(), '--proc', '/proc', '--dev', '/dev', '--', 'true'];
+  const got = await tryRun(argv, searchPath);
+  if (got.ok) return null;
+  return got.code === 'ENOENT'
+    ? 'bubblewrap (bwrap) is not installed'
+    : `bubblewrap cannot make the sandbox here: ${got.stderr || got.message}`;
+};
+
+const probeUnshare = async (opts: SandboxOptions, searchPath: string): Promise<string | null> => {
+  const rootDir = await fs.mkdtemp(path.join(os.tmpdir(), 'railyard-probe-'));
+  try {
+    const plan = [...systemArgs(), '--proc', '/proc', '--dev', '/dev'];
+    const got = await tryRun(unshareArgv(opts, rootDir, plan, isRoot(), dropOf(isRoot(), undefined), ['true']), searchPath);
+    if (got.ok) return null;
+    return got.code === 'ENOENT'
+      ? 'util-linux unshare is not installed'
+      : `the unshare sandbox cannot run here: ${(got.stderr || got.message).split('\n').slice(-1)[0]}`;
+  } finally {
+    await fs.rm(rootDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+};
+
+/**
+ * Which sandbox checks run in here: runs `true` the way a check would run, finding the tools on the
+ * checks' PATH. `auto` takes bubblewrap when it works, else the util-linux `unshare` sandbox; when
+ * neither works, the reason says why for each.
+ */
+export const probeSandbox = async (opts: SandboxOptions, searchPath: string): Promise<SandboxProbe> => {
+  if (opts.mode === 'off') return { ok: true, kind: 'off' };
+  const reasons: string[] = [];
+  if (opts.mode !== 'unshare') {
+    const bwrap = await probeBwrap(opts, searchPath);
+    if (bwrap === null) return { ok: true, kind: 'bwrap' };
+    reasons.push(bwrap);
+  }
+  if (opts.mode !== 'bwrap') {
+    const unshare = await probeUnshare(opts, searchPath);
+    if (unshare === null) return { ok: true, kind: 'unshare' };
+    reasons.push(unshare);
+  }
+  return { ok: false, reason: reasons.join('; ') };
 };

@@ -18,6 +18,8 @@ export interface Attempt {
   dir: string;
   checkout: string;
   scratch: string;
+  /** Set when `dir` is a tmpfs of the check's own, sized to its disk limit: the mount point. */
+  disk?: string;
 }
 
 interface Owner {
@@ -39,16 +41,37 @@ export const registerRunner = (): { id: string; release: () => void } => {
 // Only the server's user may enter; the sandbox mounts what a check needs by itself.
 const PRIVATE = 0o700;
 
-export const createAttempt = async (workDir: string, testRunId: string, runner: string, check: string): Promise<Attempt> => {
+/**
+ * Makes an attempt's directory. With `diskBytes` (the server runs as root) the directory is a tmpfs
+ * of that size, so the checkout and /tmp of the check together cannot grow past its disk limit nor
+ * fill the data dir's file system; a mount that fails leaves a plain directory, and `disk` unset.
+ */
+export const createAttempt = async (
+  workDir: string,
+  testRunId: string,
+  runner: string,
+  check: string,
+  diskBytes?: number,
+): Promise<Attempt & { diskError?: string }> => {
   const runDir = path.join(workDir, testRunId);
   await fs.mkdir(runDir, { recursive: true, mode: PRIVATE });
   const dir = path.join(runDir, randomBytes(6).toString('hex'));
   const owner: Owner = { pid: process.pid, runner, check };
   await fs.writeFile(`${dir}.owner.json`, JSON.stringify(owner), { mode: 0o600, flag: 'wx' });
   await fs.mkdir(dir, { mode: PRIVATE });
-  const attempt = { dir, checkout: path.join(dir, 'src'), scratch: path.join(dir, 'tmp') };
+  let disk: string | undefined;
+  let diskError: string | undefined;
+  if (diskBytes !== undefined) {
+    try {
+      await run('mount', ['-t', 'tmpfs', '-o', `size=${diskBytes},mode=0700,nosuid,nodev`, 'railyard-check', dir]);
+      disk = dir;
+    } catch (err) {
+      diskError = ((err as { stderr?: string }).stderr || (err as Error).message).trim();
+    }
+  }
+  const attempt = { dir, checkout: path.join(dir, 'src'), scratch: path.join(dir, 'tmp'), ...(disk ? { disk } : {}) };
   await fs.mkdir(attempt.scratch, { mode: PRIVATE });
-  return attempt;
+  return diskError ? { ...attempt, diskError } : attempt;
 };
 
 /**
@@ -56,7 +79,10 @@ export const createAttempt = async (workDir: string, testRunId: string, runner: 
  * A check may leave directories it made read-only (module caches do): their owner can delete them
  * only after giving itself write permission back.
  */
-export const removeAttempt = async (dir: string): Promise<void> => {
+export const removeAttempt = async (dir: string, mounted = true): Promise<void> => {
+  // A tmpfs of the check's own goes with its content at once. Leftovers of a dead runner may be one:
+  // recovery tries, and a plain directory fails to unmount, quietly.
+  if (mounted) await run('umount', ['--lazy', '--', dir]).catch(() => undefined);
   await fs.rm(dir, { recursive: true, force: true }).catch(async () => {
     await run('chmod', ['-R', 'u+rwX', '--', dir]).catch(() => undefined);
     await fs.rm(dir, { recursive: true, force: true });
