@@ -7,7 +7,7 @@ import { unprivilegedDrop, unshareArgv } from './unshare-sandbox';
 
 /**
  * `auto` (default): bubblewrap where it works, else the util-linux `unshare` sandbox (docs/decisions.md
- * D190); `bwrap` or `unshare`: that one only; `off`: a plain child process, for development only.
+ * D59); `bwrap` or `unshare`: that one only; `off`: a plain child process, for development only.
  */
 export type SandboxMode = 'auto' | 'bwrap' | 'unshare' | 'off';
 /** What a check actually runs in, once the probe has picked. */

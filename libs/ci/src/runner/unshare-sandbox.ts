@@ -1,7 +1,7 @@
 import type { CheckNetwork } from './sandbox';
 
 /**
- * The sandbox where bubblewrap is missing (docs/decisions.md D190), from what every Debian system has:
+ * The sandbox where bubblewrap is missing (docs/decisions.md D59), from what every Debian system has:
  * util-linux's `unshare` makes the namespaces (mount, PID, IPC, UTS, cgroup, network unless the
  * network is `host`; a user namespace too when the server is not root), and this script, run as the
  * namespaces' root, replays the same mount plan bubblewrap is given (sandbox.ts `mountPlan`) on an
