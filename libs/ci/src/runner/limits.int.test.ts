@@ -118,6 +118,13 @@ describe('the limits of a check', () => {
     expect(outcome).toMatchObject({ kind: 'failed', limit: { name: 'memory' } });
   });
 
+  it('when one process allocates past the memory limit, then it cannot have it and the check fails', async () => {
+    // Without a cgroup, RLIMIT_DATA refuses the allocation (Node aborts); with one, the kernel's OOM kill does.
+    const { status, log } = await runAlone(`node -e 'Buffer.alloc(512 << 20, 1); console.log("allocated")'`);
+    expect(status).toMatchObject({ state: 'failure' });
+    expect(log).not.toMatch(/^allocated$/m);
+  });
+
   itAsRoot(
     'when a check writes files without bound, then it fails naming the disk limit, and nothing of it lands on the data dir',
     async () => {
