@@ -212,6 +212,18 @@ export class LocalCiRunner {
     return this.cgroupProbe;
   }
 
+  /** A cgroup for one attempt, when checks get them; one that cannot be made leaves the check to the fallback, said in the log. */
+  private async cgroupFor(attemptId: string): Promise<CheckCgroup | undefined> {
+    const cg = await this.cgroupReady();
+    if (!cg.ok) return undefined;
+    try {
+      return await CheckCgroup.create(cg.root, attemptId, this.limits);
+    } catch (err) {
+      this.logger?.error('ci: could not make a check’s cgroup; its limits are the fallback’s', { cgroup: cg.root, ...errorFields(err) });
+      return undefined;
+    }
+  }
+
   /** The rlimits of a check's command: each only where it bounds this check alone (limits.ts, docs/security.md). */
   private rlimitsOf(kind: SandboxKind, cgroup: CheckCgroup | undefined): CheckRlimits {
     return {
@@ -456,8 +468,7 @@ export class LocalCiRunner {
         outcome = made;
         return;
       }
-      const cg = await this.cgroupReady();
-      cgroup = cg.ok ? await CheckCgroup.create(cg.root, attemptId, this.limits) : undefined;
+      cgroup = await this.cgroupFor(attemptId);
       const rootDir = kind === 'unshare' ? path.join(workspace.dir, 'root') : undefined;
       if (rootDir) await fs.mkdir(rootDir, { mode: 0o700 });
       let proc: CheckProcess;

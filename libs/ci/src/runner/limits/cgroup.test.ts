@@ -29,28 +29,42 @@ describe('probeCgroup', () => {
     expect(await fs.readFile(path.join(root, 'cgroup.subtree_control'), 'utf8')).toBe('+pids +memory +cpu');
     expect((await fs.readdir(root)).sort()).toEqual(['cgroup.controllers', 'cgroup.subtree_control']);
   });
+
+  it('when the groups are there, then the probe answers the root and removes the empty groups a dead runner left', async () => {
+    await fs.writeFile(path.join(root, 'cgroup.controllers'), 'cpu memory pids\n');
+    // The probe's own child, as the kernel would fill it in.
+    await fs.mkdir(path.join(root, `probe-${process.pid}`));
+    await fs.writeFile(path.join(root, `probe-${process.pid}`, 'cgroup.controllers'), 'cpu memory pids\n');
+    const dead = 2 ** 22 + 1; // above Linux's largest pid: no process has it
+    await fs.mkdir(path.join(root, `${dead}-attempt`));
+    await fs.mkdir(path.join(root, `${process.pid}-attempt`));
+    expect(await probeCgroup(root)).toEqual({ ok: true, root });
+    expect(await fs.readdir(root)).not.toContain(`${dead}-attempt`);
+    expect(await fs.readdir(root)).toContain(`${process.pid}-attempt`);
+  });
 });
 
 describe('CheckCgroup', () => {
   it('when a check’s cgroup is made, then its limits are written in the kernel’s units, and its counters say which limit was hit', async () => {
     const cg = await CheckCgroup.create(root, 'attempt-1', { ...DEFAULT_CHECK_LIMITS, processes: 64, memoryMib: 256, cpus: 1.5 });
-    const read = (f: string) => fs.readFile(path.join(root, 'attempt-1', f), 'utf8');
+    const dir = path.join(root, `${process.pid}-attempt-1`);
+    const read = (f: string) => fs.readFile(path.join(dir, f), 'utf8');
     expect(await read('pids.max')).toBe('64');
     expect(await read('memory.max')).toBe(String(256 * 1024 * 1024));
     expect(await read('memory.swap.max')).toBe('0');
     expect(await read('memory.oom.group')).toBe('1');
     expect(await read('cpu.max')).toBe('150000 100000');
-    expect(cg.procs).toBe(path.join(root, 'attempt-1', 'cgroup.procs'));
+    expect(cg.procs).toBe(path.join(dir, 'cgroup.procs'));
 
     expect(await cg.hit()).toBeNull();
-    await fs.writeFile(path.join(root, 'attempt-1', 'pids.events'), 'max 3\n');
+    await fs.writeFile(path.join(dir, 'pids.events'), 'max 3\n');
     expect(await cg.hit()).toBe('processes');
-    await fs.writeFile(path.join(root, 'attempt-1', 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 1\n');
+    await fs.writeFile(path.join(dir, 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 1\n');
     expect(await cg.hit()).toBe('memory');
   });
 
   it('when no CPU cap is set, then cpu.max says max', async () => {
     await CheckCgroup.create(root, 'a', { ...DEFAULT_CHECK_LIMITS, cpus: 0 });
-    expect(await fs.readFile(path.join(root, 'a', 'cpu.max'), 'utf8')).toBe('max 100000');
+    expect(await fs.readFile(path.join(root, `${process.pid}-a`, 'cpu.max'), 'utf8')).toBe('max 100000');
   });
 });

@@ -61,11 +61,33 @@ export const probeCgroup = async (setting: string): Promise<CgroupProbe> => {
     await fs.mkdir(probe, { recursive: true });
     const got = (await controllersOf(probe)) ?? [];
     if (missing(got).length > 0) return { ok: false, reason: `a group made in ${root} does not get ${missing(got).join(', ')}` };
+    await removeLeftovers(root);
     return { ok: true, root };
   } catch (err) {
     return { ok: false, reason: `cannot make groups in ${root}: ${(err as Error).message}` };
   } finally {
     await fs.rmdir(probe).catch(() => undefined);
+  }
+};
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Groups of checks whose runner process is gone (a crash): their names start with that pid. A group
+ * still holding processes cannot be removed (EBUSY) and stays; an empty one goes.
+ */
+const removeLeftovers = async (root: string): Promise<void> => {
+  for (const entry of await fs.readdir(root, { withFileTypes: true }).catch(() => [])) {
+    const pid = Number(/^(\d+)-/.exec(entry.name)?.[1]);
+    if (entry.isDirectory() && pid > 0 && pid !== process.pid && !isAlive(pid))
+      await fs.rmdir(path.join(root, entry.name)).catch(() => undefined);
   }
 };
 
@@ -89,8 +111,9 @@ export class CheckCgroup {
     return path.join(this.dir, 'cgroup.procs');
   }
 
+  /** Named after this process (`<pid>-<name>`), so that a runner starting after a crash can tell leftovers. */
   static async create(root: string, name: string, limits: CheckLimits): Promise<CheckCgroup> {
-    const dir = path.join(root, name);
+    const dir = path.join(root, `${process.pid}-${name}`);
     await fs.mkdir(dir);
     const write = (file: string, value: string) => fs.writeFile(path.join(dir, file), value);
     await write('pids.max', String(limits.processes));
