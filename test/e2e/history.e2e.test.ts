@@ -210,7 +210,9 @@ describe('railyard history', () => {
 describe('railyard replay', () => {
   it('when replayed at each recorded instant, then it prints exactly what getQueue answered then', async () => {
     for (const r of recorded) {
-      const out = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r.at], { RAILYARD_DATA_DIR: world.dataDir });
+      const out = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r.at, '--json'], {
+        RAILYARD_DATA_DIR: world.dataDir,
+      });
       if (r.status === 404) {
         expect({ step: r.step, code: out.code }).toEqual({ step: r.step, code: 1 });
         expect(out.stderr).toMatch(/did not exist/);
@@ -222,11 +224,18 @@ describe('railyard replay', () => {
 
   it('when replayed through the API, then the answer is the same as from the data dir', async () => {
     const r = recorded.find((x) => x.step === 'PR 2 back, PR 3 low');
-    const out = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r?.at ?? '', '--api', server.url], {
+    const out = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r?.at ?? '', '--api', server.url, '--json'], {
       RAILYARD_API_TOKEN: TOKENS.read,
     });
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual(r?.body);
+    // Without --json, the same queue as the table `queue show` prints, in the same order.
+    const table = await cli(['replay', '--repo', REPO_SPEC, '--branch', BRANCH, '--at', r?.at ?? '', '--url', server.url], {
+      RAILYARD_API_TOKEN: TOKENS.read,
+    });
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[1]).toMatch(/^POS +PR +STATE/);
+    expect([...table.stdout.matchAll(/^\d+ +#(\d+) /gm)].map((m) => Number(m[1]))).toEqual([1, 6, 2, 3]);
     expect((r?.body as { enqueuedPullRequests: { number: number }[] }).enqueuedPullRequests.map((p) => p.number)).toEqual([1, 6, 2, 3]);
   });
 });

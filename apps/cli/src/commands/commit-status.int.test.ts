@@ -52,7 +52,7 @@ describe('railyard status', () => {
         'jenkins/build',
         '--state',
         'FAILURE',
-        '--url',
+        '--target-url',
         'https://jenkins.test/9',
         '--description',
         'exit 2',
@@ -105,8 +105,8 @@ describe('railyard status', () => {
     ],
     [
       'an ftp url',
-      ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--url', 'ftp://x'],
-      /--url: must be an http\(s\) URL/,
+      ['status', 'set', '--repo', REPO, '--sha', 'a'.repeat(40), '--context', 'c', '--state', 'success', '--target-url', 'ftp://x'],
+      /--target-url: must be an http\(s\) URL/,
     ],
     [
       'an option of set given to list',

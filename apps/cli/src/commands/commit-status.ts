@@ -5,7 +5,7 @@ import { formatRepo, GitHostError, localHostStatuses, type CommitStatusStore } f
 import { loadConfig, openEventStore } from '@railyard/runtime';
 import type { z } from 'zod';
 import { CommandFailed, UsageError, type CliContext } from '../context';
-import { apiTargetOf, postJson, type ApiTarget } from '../http';
+import { apiTargetOf, postJson, wantsApi, type ApiTarget } from '../http';
 import { repoOption } from '../identifiers';
 
 interface StatusFlags {
@@ -13,7 +13,9 @@ interface StatusFlags {
   sha?: string;
   context?: string;
   state?: string;
+  /** The server (or its older spelling --api); the status's own link is --target-url. */
   url?: string;
+  targetUrl?: string;
   description?: string;
   api?: string;
   token?: string;
@@ -26,17 +28,17 @@ type ListBody = z.infer<typeof getCommitStatusesRequest>;
 const validated = <T extends z.ZodType>(schema: T, input: unknown): z.infer<T> => {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const option = (path: PropertyKey[]): string => (path[0] === 'targetUrl' ? 'url' : String(path[0] ?? 'input'));
+  const option = (path: PropertyKey[]): string => (path[0] === 'targetUrl' ? 'target-url' : String(path[0] ?? 'input'));
   throw new UsageError(result.error.issues.map((i) => `--${option(i.path)}: ${i.message}`).join('; '));
 };
 
-/** Without --api the data dir's event store (the server may be down); with it, the HTTP API. */
+/** Without --url the data dir's event store (the server may be down); with it, the HTTP API. */
 const remoteOf = (flags: StatusFlags, ctx: CliContext): ApiTarget | undefined => {
-  if (flags.api === undefined) {
-    if (flags.token !== undefined) throw new UsageError('--token is only for --api');
+  if (!wantsApi(flags)) {
+    if (flags.token !== undefined) throw new UsageError('--token is only for --url');
     return undefined;
   }
-  return apiTargetOf({ url: flags.api, ...(flags.token !== undefined ? { token: flags.token } : {}) }, ctx.settings);
+  return apiTargetOf(flags, ctx.settings);
 };
 
 const required = (flags: StatusFlags, names: readonly (keyof StatusFlags)[]): void => {
@@ -90,7 +92,7 @@ export const setCommand = async (flags: StatusFlags, ctx: CliContext): Promise<n
     sha: flags.sha,
     context: flags.context,
     state: flags.state,
-    ...(flags.url !== undefined ? { targetUrl: flags.url } : {}),
+    ...(flags.targetUrl !== undefined ? { targetUrl: flags.targetUrl } : {}),
     ...(flags.description !== undefined ? { description: flags.description } : {}),
   });
   if (remote) return print(ctx, await postJson(remote, '/setCommitStatus', body));

@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import { formatRepo, queueIdOf, queueStreamOf, type RepoRef } from '@railyard/domain';
 import { historyEntryOf, loadConfig, openEventStore, type HistoryEntry, type HistoryPage } from '../backends/event-store';
 import { CommandFailed, UsageError, type CliContext } from '../context';
-import { apiTargetOf, postJson, type ApiTarget } from '../http';
+import { apiTargetOf, postJson, wantsApi, type ApiTarget } from '../http';
 import { branchOption, repoOption } from '../identifiers';
 
 export interface SourceFlags {
   repo?: string;
   branch?: string;
+  /** The server; --api is its older spelling. Without either, the data dir's event store. */
+  url?: string;
   api?: string;
   token?: string;
 }
@@ -22,11 +24,11 @@ export interface HistorySource {
 export const sourceOf = (flags: SourceFlags, ctx: CliContext): HistorySource => {
   const repo = repoOption(flags.repo);
   const branch = branchOption(flags.branch);
-  if (flags.api === undefined) {
-    if (flags.token !== undefined) throw new UsageError('--token needs --api');
+  if (!wantsApi(flags)) {
+    if (flags.token !== undefined) throw new UsageError('--token needs --url');
     return { repo, branch };
   }
-  return { repo, branch, api: apiTargetOf({ url: flags.api, ...(flags.token !== undefined ? { token: flags.token } : {}) }, ctx.settings) };
+  return { repo, branch, api: apiTargetOf(flags, ctx.settings) };
 };
 
 export const isoTime = (name: string, value: string): string => {
