@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
 const { ROOT, STAMP, walk, workspaces } = require('./sources');
+const { buildCli } = require('./cli');
 
 /** Only the sources need these: they load TypeScript at run time, which the build output never does. */
 const SOURCE_ONLY_DEPENDENCIES = ['tsx'];
@@ -125,6 +126,8 @@ const build = ({ outDir = path.join(ROOT, 'dist'), links = true } = {}) => {
     if (fs.existsSync(path.join(ROOT, file))) fs.copyFileSync(path.join(ROOT, file), path.join(out, file));
   }
   if (links) linkWorkspaces(out, wss);
+  // The one-file CLI the server hands to CI jobs (GET /cli/railyard.cjs, docs/ci-integration.md).
+  buildCli(path.join(out, 'cli', 'railyard.cjs'));
   // Dated to the start: a source saved while the build ran is newer, so the next start rebuilds.
   fs.writeFileSync(path.join(out, STAMP), `${started.toISOString()}\n`);
   fs.utimesSync(path.join(out, STAMP), started, started);

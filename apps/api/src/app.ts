@@ -5,6 +5,7 @@ import type { ApiDeps } from './deps';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { operationsRouter } from './http/operations-router';
 import { apiDocument } from './openapi/document';
+import { cliDownloadRouter } from './cli-download';
 import { docsAssetsRouter } from './openapi/routes';
 import { APP_OPERATIONS } from './operations';
 
@@ -78,7 +79,7 @@ export const buildApp = (
   // Everything after /healthz is limited, unknown paths included: one place, so no route is left out.
   if (deps.limiter) app.use(deps.limiter);
   if (deps.bodyBudget) app.use(deps.bodyBudget);
-  app.use(operationsRouter(limited, own), docsAssetsRouter());
+  app.use(operationsRouter(limited, own), docsAssetsRouter(), cliDownloadRouter());
   if (routers.length) app.use(...routers);
   if (pageRouters.length) app.use(...pageRouters);
   app.use(notFoundHandler);

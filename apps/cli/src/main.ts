@@ -2,8 +2,12 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from './program';
 
+/** Set by the one-file bundle's build (scripts/build/cli.js), which has no package.json beside it. */
+declare const RAILYARD_CLI_VERSION: string | undefined;
+
 /** The repository's version: the root package.json, which is what a release tags. */
 const version = (): string => {
+  if (typeof RAILYARD_CLI_VERSION === 'string') return RAILYARD_CLI_VERSION;
   try {
     return (JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
   } catch {

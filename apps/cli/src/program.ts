@@ -8,10 +8,31 @@ export type Run = (opts: Record<string, unknown>, ctx: CliContext, args: string[
 /**
  * Command bodies are required on first use, not imported: `--help`, a typo or `submit` then load only
  * what they need, not the event store, git host and Redis clients of every other command
- * (docs/benchmarks.md, "CLI start-up").
+ * (docs/benchmarks.md, "CLI start-up"). Each `require` names its module literally so the bundler that
+ * makes the one-file CLI (`npm run build:cli`) can follow it and still defer it.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const lazy = (id: string, name: string): Run => (require(id) as Record<string, Run>)[name] as Run;
+/* eslint-disable @typescript-eslint/no-require-imports */
+const COMMANDS = {
+  commitStatus: () => require('./commands/commit-status') as Record<string, Run>,
+  history: () => require('./commands/history') as Record<string, Run>,
+  pr: () => require('./commands/pr') as Record<string, Run>,
+  prActions: () => require('./commands/pr-actions') as Record<string, Run>,
+  prStatus: () => require('./commands/pr-status') as Record<string, Run>,
+  projections: () => require('./commands/projections') as Record<string, Run>,
+  quarantine: () => require('./commands/quarantine') as Record<string, Run>,
+  queueShow: () => require('./commands/queue-show') as Record<string, Run>,
+  replay: () => require('./commands/replay') as Record<string, Run>,
+  submit: () => require('./commands/submit') as Record<string, Run>,
+  tests: () => require('./commands/tests') as Record<string, Run>,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+type CommandModule = keyof typeof COMMANDS;
+
+const lazy = (module: CommandModule, name: string): Run => {
+  const run = COMMANDS[module]()[name];
+  if (run === undefined) throw new Error(`the command body ${name} is missing from ${module}`);
+  return run;
+};
 
 const EXIT_CODES = `
 Exit codes: 0 done, 1 refused or failed (the message says why), 2 bad usage.
@@ -27,12 +48,12 @@ const errorName = (err: unknown): string => (err instanceof Error ? err.message 
 
 /** Loads the body, runs it, and turns what it throws into the documented exit codes (never a stack trace). */
 const actionOf =
-  (ctx: CliContext, done: (code: number) => void, id: string, name: string) =>
+  (ctx: CliContext, done: (code: number) => void, module: CommandModule, name: string) =>
   async (...params: unknown[]): Promise<void> => {
     const cmd = params[params.length - 1] as Command;
     const args = params.slice(0, -2).flatMap((p) => (Array.isArray(p) ? p.map(String) : p === undefined ? [] : [String(p)]));
     try {
-      done(await lazy(id, name)(cmd.opts(), ctx, args));
+      done(await lazy(module, name)(cmd.opts(), ctx, args));
     } catch (err) {
       if (err instanceof UsageError) cmd.error(`error: ${err.message}`, { exitCode: 2, code: 'railyard.usage' });
       const { ApiRefusal } = require('./http') as typeof import('./http'); // eslint-disable-line @typescript-eslint/no-require-imports
@@ -46,11 +67,17 @@ const actionOf =
     }
   };
 
-const remoteOptions = (cmd: Command, urlFlag: '--url' | '--api' = '--url'): Command => {
-  if (urlFlag === '--url') {
-    cmd.option('--url <url>', 'the Railyard server (default: RAILYARD_URL)');
-    cmd.addOption(new Option('--api <url>', 'older spelling of --url').hideHelp());
-  } else cmd.option('--api <url>', 'go through this Railyard server instead of the local store (default: local)');
+/**
+ * The server is `--url` on every command (`--api`, the first CLI's spelling, still works). Commands
+ * that can also read the data dir's stores (`history`, `replay`, `status set|list`) use them unless
+ * --url is given; the others default to RAILYARD_URL.
+ */
+const remoteOptions = (cmd: Command, where: 'server' | 'local-by-default' = 'server'): Command => {
+  cmd.option(
+    '--url <url>',
+    where === 'server' ? 'the Railyard server (default: RAILYARD_URL)' : 'go through this Railyard server instead of the local store',
+  );
+  cmd.addOption(new Option('--api <url>', 'older spelling of --url').hideHelp());
   return cmd.option('--token <token>', 'an API token (default: RAILYARD_TOKEN)');
 };
 
@@ -67,7 +94,7 @@ const waitOptions = (cmd: Command): Command =>
 
 /** The whole command line. `done` receives the exit code of the command that ran. */
 export const buildProgram = (ctx: CliContext, version: string, done: (code: number) => void): Command => {
-  const act = (id: string, name: string) => actionOf(ctx, done, id, name);
+  const act = (module: CommandModule, name: string) => actionOf(ctx, done, module, name);
   const program = new Command('railyard');
   program
     .description('Railyard, the self-hostable merge queue: submit and follow PRs, and administer the local parts.')
@@ -96,16 +123,14 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .option('--priority <priority>', 'urgent, high, medium, low or 0-255 (lower goes first; default medium)')
     .option('--no-batch', 'test this PR alone, never in a batch');
   waitOptions(submit).option('--json', 'machine output: the answer as JSON (with --wait, one JSON object per line)');
-  remoteOptions(submit).action(act('./commands/submit', 'submitCommand'));
+  remoteOptions(submit).action(act('submit', 'submitCommand'));
 
   for (const [name, description] of [
     ['cancel', 'take a PR out of its queue'],
     ['restart', 'restart the tests of a queued PR'],
   ] as const) {
     const cmd = program.command(name).description(description).option('--pr <number>', 'the PR number');
-    remoteOptions(queueOptions(cmd).option('--json', 'machine output: the answer as JSON')).action(
-      act('./commands/pr-actions', `${name}Command`),
-    );
+    remoteOptions(queueOptions(cmd).option('--json', 'machine output: the answer as JSON')).action(act('prActions', `${name}Command`));
   }
 
   const status = program
@@ -116,28 +141,28 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .argument('[command]', 'set or list: commit statuses (see status set --help)')
     .option('--pr <number>', 'the PR number');
   waitOptions(queueOptions(status)).option('--json', 'machine output: the answer as JSON');
-  remoteOptions(status).action(act('./commands/pr-status', 'statusCommand'));
+  remoteOptions(status).action(act('prStatus', 'statusCommand'));
   const statusSet = status
     .command('set')
-    .description('report a commit status, as an outside CI does (the configured event store, or --api)')
+    .description('report a commit status, as an outside CI does (the configured event store, or --url)')
     .option('--repo <host/owner/name>', 'the repository')
     .option('--sha <sha>', 'the full commit SHA')
     .option('--context <name>', 'the status name, e.g. jenkins/build')
     .option('--state <state>', 'pending, success, failure or error')
-    .option('--url <url>', 'the link the status points at (a build page)')
+    .option('--target-url <url>', 'the link the status points at (a build page)')
     .option('--description <text>', 'a short description');
-  remoteOptions(statusSet, '--api').action(act('./commands/commit-status', 'setCommand'));
+  remoteOptions(statusSet, 'local-by-default').action(act('commitStatus', 'setCommand'));
   const statusList = status
     .command('list')
-    .description("a commit's statuses (the configured event store, or --api)")
+    .description("a commit's statuses (the configured event store, or --url)")
     .option('--repo <host/owner/name>', 'the repository')
     .option('--sha <sha>', 'the full commit SHA');
-  remoteOptions(statusList, '--api').action(act('./commands/commit-status', 'listCommand'));
+  remoteOptions(statusList, 'local-by-default').action(act('commitStatus', 'listCommand'));
 
   const queue = program.command('queue').description('queues');
   remoteOptions(queueOptions(queue.command('show').description('the queue as a table: position, PR, state, what each PR waits for')))
     .option('--json', 'machine output: getQueue as JSON')
-    .action(act('./commands/queue-show', 'queueShowCommand'));
+    .action(act('queueShow', 'queueShowCommand'));
 
   // ---- Local parts: the git host, the stores, the read models ----
   const pr = program.command('pr').description('pull requests on the local git host (RAILYARD_GIT_ROOT), printed as JSON');
@@ -148,14 +173,14 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .option('--base <branch>', 'the branch to merge into')
     .option('--title <title>', 'the title (default: the head commit subject)')
     .option('--author <name>', 'the author (default: the head commit author)')
-    .action(act('./commands/pr', 'prOpen'));
+    .action(act('pr', 'prOpen'));
   prOptions(pr.command('update').description("change a PR's head, base or title"))
     .option('--head <branch|sha>', 'the new head')
     .option('--base <branch>', 'the new base')
     .option('--title <title>', 'the new title')
-    .action(act('./commands/pr', 'prUpdate'));
-  prOptions(pr.command('close').description('close a PR')).action(act('./commands/pr', 'prClose'));
-  prOptions(pr.command('show').description('print a PR')).action(act('./commands/pr', 'prShow'));
+    .action(act('pr', 'prUpdate'));
+  prOptions(pr.command('close').description('close a PR')).action(act('pr', 'prClose'));
+  prOptions(pr.command('show').description('print a PR')).action(act('pr', 'prShow'));
 
   program
     .command('projections')
@@ -164,17 +189,18 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .description(
       'rebuild every Redis read model from event position 0 (needs RAILYARD_REDIS_URL; refuses while a projector holds the lease)',
     )
-    .action(act('./commands/projections', 'rebuildCommand'));
+    .action(act('projections', 'rebuildCommand'));
 
-  const historySource = (cmd: Command): Command => remoteOptions(queueOptions(cmd), '--api');
+  const historySource = (cmd: Command): Command => remoteOptions(queueOptions(cmd), 'local-by-default');
   historySource(program.command('history').description("a queue's audit trail, oldest first (also after the queue was deleted)"))
     .option('--since <iso>', 'only events at or after this time')
     .option('--until <iso>', 'only events before this time')
     .option('--json', 'one JSON object per line, every field')
-    .action(act('./commands/history', 'historyCommand'));
+    .action(act('history', 'historyCommand'));
   historySource(program.command('replay').description('the queue as it was at an instant, rebuilt from its events'))
     .option('--at <iso>', 'the instant, e.g. 2026-03-01T09:30:00Z')
-    .action(act('./commands/replay', 'replayCommand'));
+    .option('--json', 'machine output: the getQueue answer as JSON')
+    .action(act('replay', 'replayCommand'));
 
   const tests = program.command('tests').description('test results in, test health out (through the API)');
   remoteOptions(tests.command('upload').description('record JUnit XML reports (plain or .gz) of one CI job'))
@@ -185,17 +211,17 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .option('--job <name>', 'the CI job')
     .option('--pr <number>', 'the PR the run was for')
     .option('--variant <name>', 'the variant (platform, shard…)')
-    .action(act('./commands/tests', 'uploadCommand'));
+    .action(act('tests', 'uploadCommand'));
   remoteOptions(tests.command('list').description('every flaky or broken test, all pages, as JSON'))
     .option('--repo <host/owner/name>', 'the repository')
     .option('--status <status>', 'flaky or broken')
     .option('--org <slug>', 'the organisation slug (default: RAILYARD_ORG_SLUG, else railyard)')
     .option('--page-size <n>', 'rows per request', '100')
-    .action(act('./commands/tests', 'listCommand'));
+    .action(act('tests', 'listCommand'));
   remoteOptions(tests.command('check').description('exit 0 only when every failed test in the reports is quarantined'))
     .argument('<files...>', 'the report files')
     .option('--repo <host/owner/name>', 'the repository')
-    .action(act('./commands/tests', 'checkCommand'));
+    .action(act('tests', 'checkCommand'));
 
   const quarantine = program.command('quarantine').description('per-test quarantine overrides (through the API)');
   remoteOptions(quarantine.command('set').description('always: quarantined whatever its status; never; auto: while flaky (admin)'))
@@ -203,12 +229,12 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .option('--test-id <uuid>', 'the test id')
     .option('--mode <mode>', 'always, never or auto')
     .option('--reason <text>', 'why, for the audit trail')
-    .action(act('./commands/quarantine', 'setCommand'));
+    .action(act('quarantine', 'setCommand'));
   remoteOptions(quarantine.command('list').description('every quarantined test, all pages, as JSON'))
     .option('--repo <host/owner/name>', 'the repository')
     .option('--org <slug>', 'the organisation slug (default: RAILYARD_ORG_SLUG, else railyard)')
     .option('--page-size <n>', 'rows per request', '100')
-    .action(act('./commands/quarantine', 'listCommand'));
+    .action(act('quarantine', 'listCommand'));
 
   return program;
 };
