@@ -26,5 +26,6 @@ describe('removeTempDir', () => {
     // The writer may have made a last directory after the removal: what matters is that it did not throw.
     await removeTempDir(dir);
     await expect(fs.stat(dir)).rejects.toThrow(/ENOENT/);
-  });
+    // 400 mkdir processes and a thousand files: seconds on a loaded machine, not jest's default 5 s.
+  }, 60_000);
 });
