@@ -79,6 +79,18 @@ describe('parseCodeowners', () => {
     expect(bad.ownersOf('src/x.c')).toEqual(['@all']);
   });
 
+  // The sizes are bounded (a report's file field is at most 1,000 characters), not timed: a matcher that
+  // walks the path once does about pattern × path steps here, while the backtracking regular expression
+  // this replaced tries every way of splitting 1,000 characters among 24 stars and never finishes.
+  it('when a pattern would make a backtracking matcher explode, then a path of the longest accepted size is still answered', () => {
+    const stars = parseCodeowners(`* @all\n${'*a'.repeat(24)}*b @stars\n`);
+    expect(stars.ownersOf('a'.repeat(1_000))).toEqual(['@all']);
+    expect(stars.ownersOf(`${'a'.repeat(999)}b`)).toEqual(['@stars']);
+    const globstars = parseCodeowners(`${'**/a/'.repeat(12)}**/c @deep\n`);
+    expect(globstars.ownersOf(Array.from({ length: 500 }, () => 'a').join('/'))).toEqual([]);
+    expect(globstars.ownersOf(`${'a/'.repeat(20)}c`)).toEqual(['@deep']);
+  });
+
   it('when the file has CRLF line endings and a byte order mark, then it parses the same', () => {
     expect(parseCodeowners('\uFEFF*.md @writers\r\n').ownersOf('a/b.md')).toEqual(['@writers']);
   });

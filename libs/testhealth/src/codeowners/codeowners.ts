@@ -1,4 +1,4 @@
-import { compilePattern } from './pattern';
+import { compilePattern, type PathMatcher } from './pattern';
 
 export interface CodeownersRule {
   pattern: string;
@@ -60,7 +60,7 @@ export function normalizeRepoPath(path: string): string {
 export function parseCodeowners(text: string): Codeowners {
   const rules: CodeownersRule[] = [];
   const problems: CodeownersProblem[] = [];
-  const compiled: RegExp[] = [];
+  const compiled: PathMatcher[] = [];
   text
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
@@ -82,7 +82,7 @@ export function parseCodeowners(text: string): Codeowners {
     const p = normalizeRepoPath(path);
     if (!p) return [];
     for (let i = rules.length - 1; i >= 0; i -= 1) {
-      if (compiled[i]?.test(p)) return [...(rules[i]?.owners ?? [])];
+      if (compiled[i]?.(p)) return [...(rules[i]?.owners ?? [])];
     }
     return [];
   };

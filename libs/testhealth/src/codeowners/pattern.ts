@@ -1,18 +1,24 @@
-const escapeRegex = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+import { Minimatch, type MinimatchOptions } from 'minimatch';
 
-function segmentRegex(segment: string): string {
-  let out = '';
-  for (let i = 0; i < segment.length; i += 1) {
-    const ch = segment.charAt(i);
-    if (ch === '\\' && i + 1 < segment.length) {
-      i += 1;
-      out += escapeRegex(segment.charAt(i));
-    } else if (ch === '*') out += '[^/]*';
-    else if (ch === '?') out += '[^/]';
-    else out += escapeRegex(ch);
-  }
-  return out;
-}
+/**
+ * minimatch set to gitignore's reading of a glob, which CODEOWNERS uses: `*` and `?` match dot files
+ * too, and braces, extglobs, `#` and `!` are plain characters (the parser has already refused `!` and
+ * `[ ]` lines). From version 11 minimatch matches each path segment with a state machine, never a
+ * backtracking regular expression, so a hostile pattern costs time proportional to the pattern times
+ * the path (docs/decisions.md D220).
+ */
+const OPTIONS: MinimatchOptions = {
+  dot: true,
+  nobrace: true,
+  noext: true,
+  nocomment: true,
+  nonegate: true,
+  optimizationLevel: 0,
+  platform: 'linux',
+};
+
+/** Whether a normalized repository path matches one CODEOWNERS pattern. */
+export type PathMatcher = (path: string) => boolean;
 
 /**
  * A CODEOWNERS pattern as GitHub reads it (gitignore rules minus `!`, `[ ]` and `\#`):
@@ -23,20 +29,13 @@ function segmentRegex(segment: string): string {
  * - a pattern naming a directory owns everything below it, except that a final `/*` owns only
  *   the directory's direct files (GitHub: `assets/*` does not own `assets/img/x.png`).
  */
-export function compilePattern(pattern: string): RegExp {
-  let p = pattern;
-  const dirOnly = p.endsWith('/');
-  p = p.replace(/\/+$/, '');
-  const anchored = p.includes('/');
-  p = p.replace(/^\/+/, '');
-  const segments = p.split('/');
-  const last = segments.length - 1;
-  let body = '';
-  segments.forEach((segment, i) => {
-    if (segment === '**') body += i === last ? '.*' : '(?:.*/)?';
-    else body += segmentRegex(segment) + (i === last ? '' : '/');
-  });
-  const lastSegment = segments[last];
-  const suffix = dirOnly ? '/.*' : lastSegment === '*' || lastSegment === '**' ? '' : '(?:/.*)?';
-  return new RegExp(`${anchored ? '^' : '^(?:.*/)?'}${body}${suffix}$`);
+export function compilePattern(pattern: string): PathMatcher {
+  const dirOnly = pattern.endsWith('/');
+  const trimmed = pattern.replace(/\/+$/, '');
+  const anchored = trimmed.includes('/');
+  const glob = (anchored ? '' : '**/') + trimmed.replace(/^\/+/, '');
+  const last = glob.slice(glob.lastIndexOf('/') + 1);
+  const globs = dirOnly ? [`${glob}/**`] : last === '*' || last === '**' ? [glob] : [glob, `${glob}/**`];
+  const matchers = globs.map((g) => new Minimatch(g, OPTIONS));
+  return (path) => matchers.some((m) => m.match(path));
 }
