@@ -19,6 +19,7 @@ import {
   openReadModels,
   type RailyardConfig,
 } from '@railyard/runtime';
+import { lockDataDir } from './data-dir-lock';
 import { embeddedLocalCi } from './embedded-ci';
 import { startEngineThread } from './engine-thread/start';
 
@@ -44,19 +45,33 @@ export const startServer = async (
 ): Promise<RunningServer> => {
   const config = { ...loadConfig(), ...overrides };
   const logger = options.logger ?? createLogger('railyard', config.logLevel);
-  // The port is bound before anything else starts: a second `npm start` on a used port stops here,
-  // with no engine or projector started on the same data dir. Until the models have caught up every
-  // request but /healthz is answered 503 STARTING.
+  // The data dir, then the port, before anything else starts: a second `npm start` on the same data
+  // dir (whatever its port) or on a used port stops here, with no engine or projector started. Until
+  // the models have caught up every request but /healthz is answered 503 STARTING.
+  const lock = lockDataDir(config.dataDir);
   let handler: RequestListener = starting;
   const server: Server = createServer((req, res) => handler(req, res));
-  await listenOrExplain(server, config.port, config.host, 'PORT');
+  try {
+    await listenOrExplain(server, config.port, config.host, 'PORT');
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  lock.announce((server.address() as AddressInfo).port);
   try {
     const running = await startOnBoundServer(server, config, logger, options, (app) => {
       handler = app;
     });
-    return running;
+    return {
+      ...running,
+      close: async () => {
+        await running.close();
+        lock.release();
+      },
+    };
   } catch (err) {
     server.close();
+    lock.release();
     throw err;
   }
 };
