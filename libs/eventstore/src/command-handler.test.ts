@@ -65,6 +65,22 @@ describe('CommandHandler', () => {
     await expect(mine.execute('s', { add: -10 }, { actor: 'a', correlationId: 'f' })).rejects.toThrow('would go below zero');
   });
 
+  it('when a command is a no-op on the cached state but another process moved the stream on, then the handler decides on the stream as it is', async () => {
+    const store = new MemoryEventStore();
+    // "Set to at least 1": nothing to do on a state of 1 or more.
+    const atLeastOne: Decider<number, Cmd, Ev, object> = {
+      ...counter,
+      decide: (s) => (s >= 1 ? [] : [{ type: 'Added', data: { by: 1 - s } }]),
+    };
+    const options = { context: () => ({}), newEventId: () => `e${++ids}`, schemaVersion: 1, now: () => '2026-01-01T00:00:00.000Z' };
+    const mine = new CommandHandler(store, atLeastOne, options);
+    await mine.execute('s', { add: 0 }, { actor: 'a', correlationId: 'c' });
+    await handlerOn(store).execute('s', { add: -1 }, { actor: 'b', correlationId: 'd' });
+    const result = await mine.execute('s', { add: 0 }, { actor: 'a', correlationId: 'e' });
+    expect(result.state).toBe(1);
+    expect((await store.readStream('s')).map((e) => e.data)).toEqual([{ by: 1 }, { by: -1 }, { by: 1 }]);
+  });
+
   it('when many commands hit one stream at once, then each is applied exactly once', async () => {
     const store = new MemoryEventStore();
     const handlers = [handlerOn(store), handlerOn(store), handlerOn(store)];

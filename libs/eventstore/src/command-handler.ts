@@ -75,7 +75,16 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
         caughtUp = true;
         continue;
       }
-      if (events.length === 0) return { events, position: null, state: current.state };
+      if (events.length === 0) {
+        // Nothing to do on a cached state may be something to do on the stream as it is (another
+        // writer cancelled the PR that this submission finds still queued): look once more first.
+        if (!caughtUp) {
+          current = await this.catchUp(streamId);
+          caughtUp = true;
+          continue;
+        }
+        return { events, position: null, state: current.state };
+      }
       const at = this.options.now();
       const batch: NewEvent[] = events.map((e) => ({
         eventId: this.options.newEventId(),
