@@ -164,6 +164,52 @@ describe('POST /github/webhooks', () => {
     expect(recorded.map((e) => e.type)).toEqual(['GithubWebhookReceived', 'GithubWebhookHandled']);
   });
 
+  /** The same body GitHub signed once, sent again under a fresh `x-github-delivery`: a replayed request. */
+  const replay = async (delivery: { event: string; payload: unknown }) => {
+    const body = JSON.stringify(delivery.payload);
+    const res = await post(body, {
+      'x-github-event': delivery.event,
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': sign(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const lastDelivery = (event: string, action: string) => {
+    const found = fake.webhooks.deliveries.filter((d) => d.event === event && d.action === action).at(-1);
+    if (!found) throw new Error(`no ${event}.${action} delivery`);
+    return found;
+  };
+
+  it('when a /railyard merge comes again under a fresh delivery id after an admin cancelled the PR, then the PR stays cancelled', async () => {
+    const pr = await openPr('feature');
+    fake.comment(REPO, pr.number, 'alice', '/railyard merge');
+    await settled();
+    expect((await api('/cancelPullRequest', { repo, targetBranch: 'main', pr: { number: pr.number } })).status).toBe(200);
+    const before = (await queueEvents()).length;
+    const again = await replay(lastDelivery('issue_comment', 'created'));
+    expect(again).toEqual({ status: 200, body: expect.objectContaining({ duplicate: true, state: 'handled' }) });
+    expect((await queueEvents()).length).toBe(before);
+    expect((await queueEvents()).at(-1)).toMatchObject({ type: 'PrCancelled', data: { prNumber: pr.number, reason: 'API_REQUESTED' } });
+  });
+
+  it('when a pull request event comes again under a fresh delivery id, then it does not cancel the PR queued again since', async () => {
+    const pr = await openPr('feature');
+    fake.comment(REPO, pr.number, 'alice', '/railyard merge');
+    await settled();
+    await fake.closePullRequest(REPO, pr.number, 'alice');
+    await settled();
+    const closed = lastDelivery('pull_request', 'closed');
+    await fake.reopenPullRequest(REPO, pr.number, 'alice');
+    fake.comment(REPO, pr.number, 'alice', '/railyard merge');
+    await settled();
+    expect((await queueEvents()).filter((e) => e.type === 'PrSubmitted')).toHaveLength(2);
+    const again = await replay(closed);
+    expect(again).toEqual({ status: 200, body: expect.objectContaining({ duplicate: true }) });
+    expect((await queueEvents()).filter((e) => e.type === 'PrCancelled')).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ prNumber: pr.number, reason: 'PR_CLOSED' }) }),
+    ]);
+  });
+
   it('when a user without write access comments a command, then nothing is queued and the comment gets confused', async () => {
     const pr = await openPr('feature');
     const comment = fake.comment(REPO, pr.number, 'bob', '/railyard merge');

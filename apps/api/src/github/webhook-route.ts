@@ -36,7 +36,8 @@ const pushIsQueued = async (o: GithubWebhookOptions, d: WebhookDigest): Promise<
 /**
  * `POST /github/webhooks` (docs/github.md): the body is read raw, since the signature covers the exact
  * bytes GitHub sent. A bad or missing signature is a 401 with nothing recorded; an event Railyard does
- * not consume is a 202 and ignored; a delivery id already handled is a 200 and done again by no one.
+ * not consume is a 202 and ignored; a delivery id, or the command it carries, already handled is a 200
+ * and done again by no one.
  */
 export const githubWebhookRouter = (o: GithubWebhookOptions): Router => {
   const router = Router();
@@ -62,15 +63,28 @@ export const githubWebhookRouter = (o: GithubWebhookOptions): Router => {
       res.status(200).json({ delivery: deliveryId, duplicate: true, state: claim.state });
       return;
     }
+    // The same command under a fresh delivery id (a replayed request) is a duplicate too (docs/github.md).
+    const { commandKey } = digest;
+    const command = commandKey ? await o.deliveries.claimCommand(commandKey, deliveryId) : ({ claimed: true } as const);
+    if (!command.claimed) {
+      await o.deliveries.finish(deliveryId, `duplicate command (${command.state})`, 'handled');
+      o.logger.info('github webhook repeats a command', { deliveryId, event: digest.event, action: digest.action, state: command.state });
+      res.status(200).json({ delivery: deliveryId, duplicate: true, state: command.state });
+      return;
+    }
+    const finish = async (outcome: string, how: 'handled' | 'failed') => {
+      if (commandKey) await o.deliveries.finishCommand(commandKey, deliveryId, outcome, how);
+      await o.deliveries.finish(deliveryId, outcome, how);
+    };
     let outcome: string;
     try {
       outcome = await o.handler.handle(deliveryId, digest);
     } catch (err) {
       o.logger.error('github webhook failed', { deliveryId, event: digest.event, action: digest.action, ...errorFields(err) });
-      await o.deliveries.finish(deliveryId, 'failed', 'failed');
+      await finish('failed', 'failed');
       throw new ApiError(502, 'GITHUB_UNAVAILABLE', 'the delivery could not be carried out; redeliver it');
     }
-    await o.deliveries.finish(deliveryId, outcome, 'handled');
+    await finish(outcome, 'handled');
     o.logger.info('github webhook', { deliveryId, event: digest.event, action: digest.action, outcome });
     res.status(200).json({ delivery: deliveryId, outcome });
   });

@@ -1,5 +1,5 @@
 import { MemoryEventStore } from '@railyard/eventstore';
-import { DELIVERY_STREAM_PREFIX, DeliveryLog } from './delivery-log';
+import { commandStreamOf, DELIVERY_STREAM_PREFIX, DeliveryLog } from './delivery-log';
 import type { WebhookDigest } from './webhook-digest';
 
 const digest: WebhookDigest = {
@@ -41,5 +41,22 @@ describe('DeliveryLog', () => {
     expect(await log().claim('d-3', digest)).toEqual({ claimed: false, state: 'in-progress' });
     now += 2_000;
     expect(await log().claim('d-3', digest)).toEqual({ claimed: true });
+  });
+
+  it('when a command comes again under another delivery id, then only the first claims it, until it is handled or failed', async () => {
+    const key = 'github.com:issue_comment:11:created';
+    expect(await log().claimCommand(key, 'd-4')).toEqual({ claimed: true });
+    expect(await log().claimCommand(key, 'd-5')).toEqual({ claimed: false, state: 'in-progress' });
+    await log().finishCommand(key, 'd-4', 'failed', 'failed');
+    expect(await log().claimCommand(key, 'd-5')).toEqual({ claimed: true });
+    await log().finishCommand(key, 'd-5', 'merge by alice', 'handled');
+    expect(await log().claimCommand(key, 'd-6')).toEqual({ claimed: false, state: 'handled' });
+    const recorded = await store.readStream(commandStreamOf(key));
+    expect(recorded.map((e) => e.type)).toEqual([
+      'GithubCommandReceived',
+      'GithubCommandFailed',
+      'GithubCommandReceived',
+      'GithubCommandHandled',
+    ]);
   });
 });

@@ -23,7 +23,30 @@ describe('digestWebhook', () => {
       repo,
       pull: { number: 4, headSha: A, baseBranch: 'main', state: 'open' },
       hints: [{ kind: 'pull', repo, number: 4 }],
+      commandKey: `github.com:pull_request:4:synchronize:${A}:main::`,
     });
+  });
+
+  it('when the same event comes again, then its command key is the same; another comment, action or change of the PR has another', () => {
+    const keyOf = (event: string, payload: Record<string, unknown>) =>
+      (digestWebhook(event, payload, opts) as { commandKey?: string }).commandKey;
+    const issue = { number: 4, pull_request: { url: 'x' } };
+    const comment = (id: number) => ({
+      action: 'created',
+      repository,
+      issue,
+      comment: { id, body: '/railyard merge', user: { login: 'alice' } },
+    });
+    expect(keyOf('issue_comment', comment(11))).toBe('github.com:issue_comment:11:created');
+    expect(keyOf('issue_comment', comment(11))).toBe(keyOf('issue_comment', comment(11)));
+    expect(keyOf('issue_comment', comment(12))).not.toBe(keyOf('issue_comment', comment(11)));
+    const closed = (at: string) => ({ action: 'closed', repository, pull_request: pull({ id: 99, state: 'closed', updated_at: at }) });
+    expect(keyOf('pull_request', closed('2026-12-01T10:00:00Z'))).toBe(keyOf('pull_request', closed('2026-12-01T10:00:00Z')));
+    expect(keyOf('pull_request', closed('2026-12-01T11:00:00Z'))).not.toBe(keyOf('pull_request', closed('2026-12-01T10:00:00Z')));
+    const reopened = { action: 'reopened', repository, pull_request: pull({ id: 99, updated_at: '2026-12-01T10:00:00Z' }) };
+    expect(keyOf('pull_request', reopened)).not.toBe(keyOf('pull_request', closed('2026-12-01T10:00:00Z')));
+    // Hints only ask the engine to re-read GitHub: they carry no command.
+    expect(keyOf('status', { repository, sha: A })).toBeUndefined();
   });
 
   it('when a PR is closed merged, closed, or retargeted, then the digest says so', () => {

@@ -38,6 +38,12 @@ export interface WebhookDigest {
   pull?: WebhookPull;
   /** A new comment on a pull request (`issue_comment.created`). */
   comment?: WebhookComment;
+  /**
+   * What the queue commands this delivery carries are, whatever its delivery id: the comment's id and
+   * action, or the pull request event's own identity. Absent for deliveries that only hint the engine,
+   * which re-reads GitHub's current state and so may hear the same hint any number of times.
+   */
+  commandKey?: string;
 }
 
 /** Why a delivery is acknowledged and otherwise ignored. */
@@ -107,11 +113,23 @@ const pullOf = (payload: Json): WebhookPull | undefined => {
   return { number, headSha, baseBranch, state, ...(previousBase && previousBase !== baseBranch ? { previousBase } : {}) };
 };
 
+/**
+ * A pull request event has no id of its own: it is the pull request (GitHub's id for it), the action,
+ * the head and base it names and the PR's `updated_at`, which every change of the PR moves. The same
+ * event replayed has the same key; a later push, close or retarget has another.
+ */
+const pullEventKey = (payload: Json, action: string, pull: WebhookPull): string => {
+  const pr = obj(payload.pull_request);
+  const id = int(pr?.id) ?? pull.number;
+  return ['pull_request', id, action, pull.headSha, pull.baseBranch, pull.previousBase ?? '', str(pr?.updated_at) ?? ''].join(':');
+};
+
 const digestPullRequest = (base: WebhookDigest, payload: Json, repo: RepoRef): WebhookDigest | IgnoredDelivery => {
   if (!(PULL_REQUEST_ACTIONS as readonly string[]).includes(base.action ?? '')) return { ignored: `pull_request.${base.action ?? ''}` };
   const pull = pullOf(payload);
   if (!pull) return { ignored: 'pull_request without a pull request' };
-  return { ...base, pull, hints: [{ kind: 'pull', repo, number: pull.number }] };
+  const commandKey = `${repo.host}:${pullEventKey(payload, base.action ?? '', pull)}`;
+  return { ...base, pull, hints: [{ kind: 'pull', repo, number: pull.number }], commandKey };
 };
 
 const digestComment = (base: WebhookDigest, payload: Json, opts: DigestOptions): WebhookDigest | IgnoredDelivery => {
@@ -127,7 +145,8 @@ const digestComment = (base: WebhookDigest, payload: Json, opts: DigestOptions):
   const body = typeof comment?.body === 'string' ? comment.body : undefined;
   if (!number || !commentId || !login || body === undefined) return { ignored: 'issue_comment without its comment' };
   if (obj(comment?.performed_via_github_app)?.id === opts.appId) return { ignored: "the App's own comment" };
-  return { ...base, comment: { number, commentId, login, body } };
+  // A comment's id is GitHub's, unique on its host; only `created` is consumed, but the action stays in the key.
+  return { ...base, comment: { number, commentId, login, body }, commandKey: `${opts.host}:issue_comment:${commentId}:${base.action}` };
 };
 
 /** Check runs and suites count on Railyard's test branches and on PR heads (direct merge reads those). */
