@@ -29,7 +29,6 @@ beforeAll(async () => {
   // The clock is this test's: the engine stays off, the periodic sweep too (reclassify runs the same pass on demand).
   process.env.RAILYARD_ENGINE = 'off';
   process.env.RAILYARD_TEST_HEALTH_SWEEP_MINUTES = '0';
-  process.env.RAILYARD_JUNIT_PARSE_WORKERS = '0';
   server = await startServer(
     {
       port: 0,

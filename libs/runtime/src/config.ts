@@ -68,7 +68,7 @@ export interface TestHealthSettings {
   pageTokenSecret?: string;
   /** Base of the html_url fields; when absent the server's own address is used. */
   publicUrl?: string;
-  /** Worker threads parsing JUnit; 0 parses on the main thread (tests, tiny installs). */
+  /** Worker threads parsing JUnit, at least one: the request thread never parses. */
   parseWorkers: number;
   /** Uploads waiting for a parser beyond this are refused with 503 and Retry-After. */
   maxQueuedParses: number;

@@ -106,7 +106,8 @@ export const railyardEnvSchema = z.object({
   RAILYARD_CI_CGROUP: textOr('auto'),
   RAILYARD_ORG_SLUG: textOr('railyard').refine((v) => SLUG.test(v), { message: "must be letters, digits, '.', '_' or '-'" }),
   RAILYARD_PAGE_TOKEN_SECRET: text.refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
-  RAILYARD_JUNIT_PARSE_WORKERS: int(1, 0, 16),
+  // At least one: parsing on the request thread stalled every other request for seconds (issue 25).
+  RAILYARD_JUNIT_PARSE_WORKERS: int(1, 1, 16),
   RAILYARD_JUNIT_MAX_QUEUED: int(8, 0, 1000),
   RAILYARD_TEST_HEALTH_SWEEP_MINUTES: int(60, 0, 7 * 24 * 60),
   RAILYARD_TEST_HISTORY_DAYS: int(60, 1, 3650),

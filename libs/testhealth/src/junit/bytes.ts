@@ -33,8 +33,8 @@ function decodeText(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
-/** Plain or gzip bytes to XML text, enforcing the size caps before anything is parsed. */
-export function xmlTextOf(bytes: Buffer, limits: JUnitLimits): string {
+/** Plain or gzip bytes to XML text and its size in bytes, enforcing the size caps before anything is parsed. */
+export function xmlTextOf(bytes: Buffer, limits: JUnitLimits): { text: string; bytes: number } {
   if (bytes.length > limits.maxInputBytes) {
     throw new JUnitParseError('TOO_LARGE', `report is ${bytes.length} bytes; the limit is ${limits.maxInputBytes}`);
   }
@@ -45,5 +45,5 @@ export function xmlTextOf(bytes: Buffer, limits: JUnitLimits): string {
   if (xml.length > limits.maxXmlBytes) {
     throw new JUnitParseError('TOO_LARGE', `report is ${xml.length} bytes; the limit is ${limits.maxXmlBytes}`);
   }
-  return decodeText(xml);
+  return { text: decodeText(xml), bytes: xml.length };
 }

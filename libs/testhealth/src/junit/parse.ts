@@ -35,7 +35,7 @@ function warningsOf(cases: readonly TestCaseResult[], suiteFailures: number, tru
  */
 export function parseJUnit(bytes: Buffer, opts: ParseJUnitOptions = {}): ParsedJUnit {
   const limits = limitsOf(opts);
-  const xml = xmlTextOf(bytes, limits);
+  const { text: xml, bytes: xmlBytes } = xmlTextOf(bytes, limits);
   if (!xml.trimStart().startsWith('<')) throw new JUnitParseError('NOT_JUNIT', 'the input is not XML');
   assertNoEntityDeclarations(xml);
   const document = parseXml(xml, limits);
@@ -53,6 +53,7 @@ export function parseJUnit(bytes: Buffer, opts: ParseJUnitOptions = {}): ParsedJ
     cases,
     suiteFailures: walked.suiteFailures,
     warnings: warningsOf(cases, walked.suiteFailures.length, walked.truncatedFields),
+    xmlBytes,
   };
 }
 
@@ -67,5 +68,6 @@ export function combineAttemptReports(reports: readonly ParsedJUnit[]): ParsedJU
     'input',
   );
   const suiteFailures = reports.flatMap((r) => r.suiteFailures);
-  return { cases, suiteFailures, warnings: warningsOf(cases, suiteFailures.length, 0) };
+  const xmlBytes = reports.reduce((sum, r) => sum + r.xmlBytes, 0);
+  return { cases, suiteFailures, warnings: warningsOf(cases, suiteFailures.length, 0), xmlBytes };
 }

@@ -55,6 +55,8 @@ export interface ParsedJUnit {
    */
   suiteFailures: SuiteFailure[];
   warnings: ParseWarning[];
+  /** The report's size as XML (after gunzip), so a caller can cap several reports together. */
+  xmlBytes: number;
 }
 
 export interface ParseJUnitOptions {

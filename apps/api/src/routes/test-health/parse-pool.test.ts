@@ -8,6 +8,8 @@ const task = (xml: string): ParseTask => ({
   orgSlug: 'o',
   repo: { host: 'git.test', owner: 'acme', name: 'w' },
   maxFileBytes: 1024 * 1024,
+  maxUploadCases: 100_000,
+  maxUploadXmlBytes: 2 * 1024 * 1024,
 });
 
 jest.setTimeout(30_000);

@@ -27,7 +27,8 @@ const WORKER_FILE = path.join(__dirname, 'parse-worker.js');
 /**
  * JUnit parsing off the request thread: a fixed set of worker threads, one upload each at a time,
  * and a bounded queue in front of them. A worker that dies (out of memory on a hostile file) fails
- * its upload and is replaced. With `workers: 0` tasks run on the calling thread.
+ * its upload and is replaced. With `workers: 0` tasks run on the calling thread: for unit tests and
+ * the benchmark only, since the configuration asks for one worker at least.
  */
 export class JUnitParsePool {
   private readonly slots: Slot[] = [];

@@ -10,6 +10,14 @@ const task = (files: ParseTask['files']): ParseTask => ({
   orgSlug: 'acme-org',
   repo: { host: 'git.test', owner: 'acme', name: 'widgets' },
   maxFileBytes: 1024 * 1024,
+  maxUploadCases: 100_000,
+  maxUploadXmlBytes: 2 * 1024 * 1024,
+});
+const cases = (count: number, from = 0) => ({
+  name: `r${from}.xml`,
+  bytes: Buffer.from(
+    `<testsuite name="s">${Array.from({ length: count }, (_, i) => `<testcase name="t${from + i}"/>`).join('')}</testsuite>`,
+  ),
 });
 
 describe('runParseTask', () => {
@@ -81,5 +89,29 @@ describe('runParseTask', () => {
     expect(outcome).toMatchObject({ ok: true, upload: { caseCount: 2000 } });
     expect(outcome.ok && outcome.upload.inline).toBeUndefined();
     expect(outcome.ok && outcome.upload.blob?.byteLength).toBeGreaterThan(0);
+  });
+
+  it('when the files together hold more cases than the upload may, then it is TOO_MANY_CASES for the upload, though each file is under it', () => {
+    const files = Array.from({ length: 4 }, (_, i) => cases(6, i * 6));
+
+    expect(runParseTask({ ...task(files.slice(0, 3)), maxUploadCases: 20 })).toMatchObject({ ok: true, upload: { caseCount: 18 } });
+    expect(runParseTask({ ...task(files), maxUploadCases: 20 })).toEqual({
+      ok: false,
+      code: 'TOO_MANY_CASES',
+      message: expect.stringMatching(/more than 20 test cases in all its files together \(passed at r18\.xml\)/),
+    });
+  });
+
+  it('when gzip files together inflate past the upload’s XML cap, then it is TOO_LARGE for the upload, though each file is under it', () => {
+    const padded = (name: string) => ({
+      name,
+      bytes: gzipSync(Buffer.concat([Buffer.from('<testsuite name="x">'), Buffer.alloc(600 * 1024, 0x20), Buffer.from('</testsuite>')])),
+    });
+
+    expect(runParseTask(task([padded('a.xml.gz'), padded('b.xml.gz'), padded('c.xml.gz'), padded('d.xml.gz')]))).toEqual({
+      ok: false,
+      code: 'TOO_LARGE',
+      message: expect.stringMatching(/more than 2097152 bytes of XML together \(passed at d\.xml\.gz\)/),
+    });
   });
 });

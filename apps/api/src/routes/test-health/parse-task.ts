@@ -23,6 +23,12 @@ export interface ParseTask {
   variant?: string;
   /** Cap per file on the bytes received and on the inflated XML. */
   maxFileBytes: number;
+  /**
+   * Caps over all the files of the upload together: test cases (a case retried within one report
+   * counts once) and inflated XML. Many small reports then cost no more than one large one.
+   */
+  maxUploadCases: number;
+  maxUploadXmlBytes: number;
 }
 
 export interface ParsedUpload {
@@ -40,6 +46,16 @@ export interface ParsedUpload {
 
 export type ParseOutcome = { ok: true; upload: ParsedUpload } | { ok: false; code: JUnitParseErrorCode; message: string };
 
+/** The upload as a whole is past a cap: said so, with the file where it went over. */
+const overBudget = (task: ParseTask, code: 'TOO_MANY_CASES' | 'TOO_LARGE', file: string): ParseOutcome => ({
+  ok: false,
+  code,
+  message:
+    code === 'TOO_MANY_CASES'
+      ? `the upload holds more than ${task.maxUploadCases} test cases in all its files together (passed at ${file}); upload the reports in several parts`
+      : `the upload's reports inflate to more than ${task.maxUploadXmlBytes} bytes of XML together (passed at ${file}); upload them in several parts`,
+});
+
 /**
  * Everything CPU-bound about an upload, run in a worker thread: parse each file, fold the files as
  * successive attempts (a test that failed in one and passed in a later one is flaky), compute ids
@@ -47,17 +63,28 @@ export type ParseOutcome = { ok: true; upload: ParsedUpload } | { ok: false; cod
  */
 export const runParseTask = (task: ParseTask): ParseOutcome => {
   const reports: ParsedJUnit[] = [];
+  let cases = 0;
+  let xmlBytes = 0;
   for (const file of task.files) {
+    // Each file gets what the files before it left of the upload's budget, so parsing stops at the first file past it.
+    const casesLeft = task.maxUploadCases - cases;
+    const xmlLeft = Math.min(task.maxFileBytes, task.maxUploadXmlBytes - xmlBytes);
+    if (casesLeft < 1) return overBudget(task, 'TOO_MANY_CASES', file.name);
+    if (xmlLeft < 1) return overBudget(task, 'TOO_LARGE', file.name);
     try {
-      reports.push(
-        parseJUnit(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), {
-          maxInputBytes: task.maxFileBytes,
-          maxXmlBytes: task.maxFileBytes,
-          ...(task.variant ? { variant: task.variant } : {}),
-        }),
-      );
+      const report = parseJUnit(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), {
+        maxInputBytes: task.maxFileBytes,
+        maxXmlBytes: xmlLeft,
+        maxCases: casesLeft,
+        ...(task.variant ? { variant: task.variant } : {}),
+      });
+      reports.push(report);
+      cases += report.cases.length;
+      xmlBytes += report.xmlBytes;
     } catch (err) {
       if (!(err instanceof JUnitParseError)) throw err;
+      if (err.code === 'TOO_MANY_CASES' || (err.code === 'TOO_LARGE' && xmlLeft < task.maxFileBytes))
+        return overBudget(task, err.code, file.name);
       const where = err.position ? ` (line ${err.position.line}, column ${err.position.column})` : '';
       return { ok: false, code: err.code, message: `${file.name}: ${err.message}${where}` };
     }

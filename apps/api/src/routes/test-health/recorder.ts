@@ -3,6 +3,7 @@ import type { BlobStore } from '@railyard/eventstore';
 import { isObjectId, isValidBranchName } from '@railyard/domain';
 import { errorFields, type Logger } from '@railyard/observability';
 import {
+  DEFAULT_JUNIT_LIMITS,
   repoIdOf,
   type ParseWarning,
   type RepoFacts,
@@ -18,6 +19,12 @@ import type { Clock, TestHealthWriter, WriteMeta } from './writer';
 /** The whole upload, every file together, as received (the spec's 20 MiB request limit). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export const MAX_UPLOAD_FILES = 100;
+/**
+ * Every file of an upload together, as parsed: the parser's own per-report defaults, which are now
+ * per upload (100 reports of 6,000 cases each stalled the server for seconds and took 2.1 GB).
+ */
+export const MAX_UPLOAD_CASES = DEFAULT_JUNIT_LIMITS.maxCases;
+export const MAX_UPLOAD_XML_BYTES = DEFAULT_JUNIT_LIMITS.maxXmlBytes;
 
 export interface UploadInput {
   repo: RepoRef;
@@ -107,6 +114,8 @@ export class UploadRecorder {
         orgSlug: deps.orgSlug,
         repo: input.repo,
         maxFileBytes: MAX_UPLOAD_BYTES,
+        maxUploadCases: MAX_UPLOAD_CASES,
+        maxUploadXmlBytes: MAX_UPLOAD_XML_BYTES,
         ...(input.variant ? { variant: input.variant } : {}),
       });
     } catch (err) {
