@@ -16,6 +16,7 @@ import { inProcessProjector, ProjectionHealth, type ProjectorPresence } from './
 import { createHmac } from 'node:crypto';
 import { dashboardRouter } from './dashboard/routes';
 import { Sessions } from './dashboard/session';
+import { blobRevocations } from './dashboard/session-revocations';
 import { operationsRouter } from './http/operations-router';
 import { historyOperations } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
@@ -45,6 +46,10 @@ export interface ApiParts {
   rateLimitUnauthenticatedPerSecond: number;
   /** Request-body bytes held at once; see http/body-budget.ts. */
   maxBodyBytesInFlight: number;
+  /** express's `trust proxy` (RAILYARD_TRUST_PROXY): whose X-Forwarded-Proto makes a request count as TLS. */
+  trustProxy?: number | string;
+  /** RAILYARD_SECURE_COOKIES: `always` sets Secure on every dashboard cookie; `auto` (the default) on TLS requests. */
+  secureCookies?: 'auto' | 'always';
   publicUrl?: string;
   clock?: { now: () => Date };
   /** GitHub App: webhooks at /github/webhooks (docs/github.md); absent when GitHub is not configured. */
@@ -108,10 +113,12 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     ...clock,
   });
   // Derived from the page-token secret, which every replica shares (RAILYARD_PAGE_TOKEN_SECRET or the data dir):
-  // a session signed by one replica is good on all of them and survives a restart.
+  // a session signed by one replica is good on all of them and survives a restart; so are sign-outs, kept
+  // in the blob store the replicas share.
   const sessions = new Sessions(
     p.tokens,
     createHmac('sha256', p.testHealthConfig.pageTokenSecret).update('dashboard-session').digest('base64url'),
+    { revocations: blobRevocations(p.blobs), secureCookies: p.secureCookies ?? 'auto' },
   );
   const ciHttp = {
     statuses: p.statuses,
@@ -133,32 +140,35 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     testHealth.router,
     ...ciRouters(deps, ciHttp),
   ];
+  const app = buildApp(
+    deps,
+    routers,
+    [
+      ...ciPageRouters(deps, ciHttp),
+      dashboardRouter(deps, {
+        eventStore: p.eventStore,
+        metrics: p.metrics,
+        testHealthStore: p.testHealthStore,
+        pageTokenSecret: p.testHealthConfig.pageTokenSecret,
+        sessions,
+        clock: p.clock ?? { now: () => new Date() },
+      }),
+    ],
+    p.github
+      ? [
+          githubRouter(p.github, {
+            eventStore: p.eventStore,
+            commands,
+            logger: p.logger,
+            now: () => (p.clock ?? { now: () => new Date() }).now(),
+          }),
+        ]
+      : [],
+  );
+  // Read per request by req.secure (the Secure flag of the dashboard's cookies) and req.ip.
+  if (p.trustProxy !== undefined) app.set('trust proxy', p.trustProxy);
   return {
-    app: buildApp(
-      deps,
-      routers,
-      [
-        ...ciPageRouters(deps, ciHttp),
-        dashboardRouter(deps, {
-          eventStore: p.eventStore,
-          metrics: p.metrics,
-          testHealthStore: p.testHealthStore,
-          pageTokenSecret: p.testHealthConfig.pageTokenSecret,
-          sessions,
-          clock: p.clock ?? { now: () => new Date() },
-        }),
-      ],
-      p.github
-        ? [
-            githubRouter(p.github, {
-              eventStore: p.eventStore,
-              commands,
-              logger: p.logger,
-              now: () => (p.clock ?? { now: () => new Date() }).now(),
-            }),
-          ]
-        : [],
-    ),
+    app,
     testHealth,
     setSelfUrl: (url) => {
       selfUrl = url;

@@ -61,6 +61,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RAILYARD_CI_MAX_PROCESSES: '3' })).toThrow(/RAILYARD_CI_MAX_PROCESSES must be an integer from 16/);
   });
 
+  it('when Railyard sits behind a TLS proxy, then the proxies it trusts and the cookie setting reach the API settings', () => {
+    expect(loadConfig({})).toMatchObject({ secureCookies: 'auto' });
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    expect(loadConfig({ RAILYARD_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback,10.0.0.0/8');
+    expect(loadConfig({ RAILYARD_TRUST_PROXY: '1', RAILYARD_SECURE_COOKIES: 'always' })).toMatchObject({
+      trustProxy: 1,
+      secureCookies: 'always',
+    });
+    expect(() => loadConfig({ RAILYARD_TRUST_PROXY: 'true' })).toThrow(/RAILYARD_TRUST_PROXY must be a number of hops/);
+    expect(() => loadConfig({ RAILYARD_SECURE_COOKIES: 'yes' })).toThrow(/RAILYARD_SECURE_COOKIES/);
+  });
+
   it('when the API tokens live in a file, then that file is hidden from checks', () => {
     expect(loadConfig({ RAILYARD_API_TOKENS_FILE: '/etc/railyard/tokens' }).ci.hiddenPaths).toEqual(['/etc/railyard/tokens']);
   });

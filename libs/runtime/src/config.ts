@@ -31,6 +31,10 @@ export interface RuntimeConfig {
   rateLimitUnauthenticatedPerSecond: number;
   /** Request-body bytes held at once across all requests; over it, 503 with Retry-After. */
   maxBodyBytesInFlight: number;
+  /** RAILYARD_TRUST_PROXY: the proxies whose X-Forwarded-Proto (and -For) count, as express's `trust proxy`; none when unset. */
+  trustProxy?: number | string;
+  /** RAILYARD_SECURE_COOKIES: `auto`, Secure on cookies of requests that came over TLS; `always`, on every cookie. */
+  secureCookies: 'auto' | 'always';
   logLevel: string;
   /** Over this projection lag (age of the oldest event the read models have not applied), /readyz fails and writes answer 503. */
   projectionMaxLagMs: number;
@@ -166,6 +170,8 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     rateLimitPerSecond: e.RAILYARD_RATE_LIMIT_PER_SECOND,
     rateLimitUnauthenticatedPerSecond: e.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
     maxBodyBytesInFlight: e.RAILYARD_BODY_MIB_IN_FLIGHT * 1024 * 1024,
+    ...(e.RAILYARD_TRUST_PROXY !== undefined ? { trustProxy: e.RAILYARD_TRUST_PROXY } : {}),
+    secureCookies: e.RAILYARD_SECURE_COOKIES,
     logLevel: e.RAILYARD_LOG_LEVEL,
     projectionMaxLagMs: e.RAILYARD_PROJECTION_MAX_LAG_MS,
     ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
@@ -226,6 +232,8 @@ export const apiSettingsOf = (config: RailyardConfig) => ({
   rateLimitUnauthenticatedPerSecond: config.rateLimitUnauthenticatedPerSecond,
   maxBodyBytesInFlight: config.maxBodyBytesInFlight,
   projectionMaxLagMs: config.projectionMaxLagMs,
+  ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
+  secureCookies: config.secureCookies,
   ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
 });
 

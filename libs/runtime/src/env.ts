@@ -60,6 +60,24 @@ const httpUrl = text.transform((v, ctx) => {
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
+/**
+ * Which proxies may say how a request reached them (express's `trust proxy`): a number of hops, or
+ * addresses, subnets and express's names (`loopback`, `linklocal`, `uniquelocal`), comma separated.
+ * Unset: none. Trusting every address is refused: a client that reaches Railyard directly could then
+ * claim any protocol and address.
+ */
+const trustProxy = text.transform((v, ctx): number | string | undefined => {
+  if (v === undefined) return undefined;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  const items = v.split(',').map((s) => s.trim());
+  if (items.every((s) => /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/.test(s))) return items.join(',');
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be a number of hops or addresses, subnets, loopback, linklocal or uniquelocal, not "${v}"`,
+  });
+  return z.NEVER;
+});
+
 export const railyardEnvSchema = z.object({
   PORT: int(8080, 0, 65535),
   RAILYARD_HOST: textOr('127.0.0.1'),
@@ -72,6 +90,8 @@ export const railyardEnvSchema = z.object({
   RAILYARD_RATE_LIMIT_PER_SECOND: int(0, 0, 1_000_000),
   RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: int(10, 0, 1_000_000),
   RAILYARD_BODY_MIB_IN_FLIGHT: int(64, 1, 1_000_000),
+  RAILYARD_TRUST_PROXY: trustProxy,
+  RAILYARD_SECURE_COOKIES: oneOf(['auto', 'always']),
   RAILYARD_EVENTSTORE: text.transform((v) => v?.toLowerCase()),
   RAILYARD_SQLITE_FILE: text,
   RAILYARD_SQLITE_SYNC: oneOf(['full', 'normal']),

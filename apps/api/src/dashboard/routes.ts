@@ -79,8 +79,8 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   const { sessions } = d;
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
 
-  const sessionOf = (req: Request, res: Response): Session | undefined => {
-    const session = sessions.of(req);
+  const sessionOf = async (req: Request, res: Response): Promise<Session | undefined> => {
+    const session = await sessions.of(req);
     if (!session) {
       res.redirect(303, `/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
       return undefined;
@@ -97,7 +97,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       res.locals.renderStarted = process.hrtime.bigint();
       // CPU time too: on a machine shared with other work, wall time also counts the waits for a core.
       res.locals.renderCpu = process.cpuUsage();
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       if (!session) return;
       try {
         await handler(req, res, session);
@@ -111,7 +111,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   /** A POST form: session, CSRF token, then scope; answers by going back to `back`. */
   const action = (path: string, scope: Scope, handler: (req: Request, session: Session) => Promise<string>) => {
     router.post(path, form, async (req, res) => {
-      const session = sessions.of(req);
+      const session = await sessions.of(req);
       if (!session)
         return send(res, 401, page({ title: 'Signed out' }, html`<p>Your session ended. <a href="/sign-in">Sign in</a> again.</p>`));
       if (!sessions.checkCsrf(session.id, (req.body as Record<string, unknown> | undefined)?._csrf))
@@ -191,11 +191,11 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     res.redirect(303, next);
   });
 
-  router.post('/sign-out', form, (req, res) => {
-    const session = sessions.of(req);
+  router.post('/sign-out', form, async (req, res) => {
+    const session = await sessions.of(req);
     if (session && !sessions.checkCsrf(session.id, (req.body as Record<string, unknown> | undefined)?._csrf))
       return send(res, 403, page({ title: 'Refused' }, html`<p class="error">CSRF token missing or wrong.</p>`));
-    sessions.end(res, req);
+    await sessions.end(res, req, session);
     res.redirect(303, '/sign-in');
   });
 
@@ -335,7 +335,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
 
   // Server-sent events: one `change` whenever the read models move, which the page's script turns into a refresh.
   router.get('/dashboard/events', async (req, res) => {
-    const session = sessions.of(req);
+    const session = await sessions.of(req);
     if (!session) return void res.status(401).end();
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.flushHeaders();
