@@ -77,7 +77,7 @@ export const buildApp = (
   app.use(operationsRouter(liveness, own));
   if (signedRouters.length) app.use(...signedRouters);
   // Everything after /healthz is limited, unknown paths included: one place, so no route is left out.
-  if (deps.limiter) app.use(deps.limiter);
+  if (deps.limiter) app.use(deps.limiter.middleware);
   if (deps.bodyBudget) app.use(deps.bodyBudget);
   app.use(operationsRouter(limited, own), docsAssetsRouter(), cliDownloadRouter());
   if (routers.length) app.use(...routers);

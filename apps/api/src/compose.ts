@@ -42,7 +42,7 @@ export interface ApiParts {
   readYourWritesTimeoutMs: number;
   /** Per API token (0: off); see auth/rate-limit.ts. */
   rateLimitPerSecond: number;
-  /** Per source address, for requests without a valid token (0: off). */
+  /** Failed authentications per second per source address (0: off); see auth/rate-limit.ts. */
   rateLimitUnauthenticatedPerSecond: number;
   /** Request-body bytes held at once; see http/body-budget.ts. */
   maxBodyBytesInFlight: number;

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { RateLimiter } from './auth/rate-limit';
 import type { BlobStore } from '@railyard/eventstore';
 import type { GitHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
@@ -18,7 +19,7 @@ export interface ApiDeps {
   tokens: TokenRegistry;
   logger: Logger;
   /** The rate limit (auth/rate-limit.ts), which buildApp puts in front of every route but /healthz; none when absent. */
-  limiter?: RequestHandler;
+  limiter?: RateLimiter;
   /** The cap on request-body bytes in flight (http/body-budget.ts), after the limiter; none when absent. */
   bodyBudget?: RequestHandler;
 }

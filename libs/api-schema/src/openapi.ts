@@ -99,7 +99,7 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
   429: {
     name: 'TooManyRequests',
     description:
-      "The token is over RAILYARD_RATE_LIMIT_PER_SECOND, or a client without a valid token over RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND for its address (RATE_LIMIT_EXCEEDED); wait the `Retry-After` header's seconds.",
+      "The token is over RAILYARD_RATE_LIMIT_PER_SECOND, or an address over RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND failed authentications (a well-formed token that is no known one) (RATE_LIMIT_EXCEEDED); wait the `Retry-After` header's seconds.",
     example: { code: 'RATE_LIMIT_EXCEEDED', message: 'token "ci" is over 5 requests per second' },
   },
   500: {

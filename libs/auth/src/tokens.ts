@@ -15,6 +15,18 @@ export interface ApiToken {
 
 const digestOf = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
 
+/** The shortest secret a token may have; a configured list with a shorter one does not start. */
+export const MIN_SECRET_LENGTH = 16;
+/** Longer than any secret anyone configures; a header past it is not worth a hash. */
+const MAX_SECRET_LENGTH = 1024;
+
+/**
+ * Whether `secret` could be one of the configured secrets at all: one shorter than the minimum, past
+ * the maximum, or holding the list's separators never is. Such a header is malformed, not a guess.
+ */
+export const couldBeSecret = (secret: string): boolean =>
+  secret.length >= MIN_SECRET_LENGTH && secret.length <= MAX_SECRET_LENGTH && !/[:,]/.test(secret);
+
 /** `name:secret:scope[,name:secret:scope…]`. A malformed list is a startup error, never a silent open door. */
 export const parseTokenList = (raw: string): ApiToken[] => {
   const tokens = raw
@@ -27,7 +39,10 @@ export const parseTokenList = (raw: string): ApiToken[] => {
       if (parts.length !== 3 || !name || !secret || !scope) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} is not name:secret:scope`);
       if (!(SCOPES as readonly string[]).includes(scope))
         throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has scope "${scope}"; use read, write or admin`);
-      if (secret.length < 16) throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has a secret shorter than 16 characters`);
+      if (secret.length < MIN_SECRET_LENGTH)
+        throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has a secret shorter than ${MIN_SECRET_LENGTH} characters`);
+      if (secret.length > MAX_SECRET_LENGTH)
+        throw new Error(`RAILYARD_API_TOKENS entry ${i + 1} (${name}) has a secret longer than ${MAX_SECRET_LENGTH} characters`);
       return { name, scope: scope as Scope, digest: digestOf(secret) };
     });
   const names = new Set(tokens.map((t) => t.name));

@@ -18,7 +18,7 @@ const appWith = (options: Omit<RateLimitOptions, 'tokens' | 'now'>, clock: { t: 
     if (from) Object.defineProperty(req.socket, 'remoteAddress', { value: from, configurable: true });
     next();
   });
-  app.use(rateLimit({ ...options, tokens, now: () => clock.t }));
+  app.use(rateLimit({ ...options, tokens, now: () => clock.t }).middleware);
   app.get('/', requireToken(tokens, 'read'), (_req, res) => {
     res.json({ ok: true });
   });
@@ -64,25 +64,55 @@ describe('rateLimit', () => {
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push((await get(app, `guess-${i}-0123456789abcdef`, '10.0.0.7')).status);
     expect(answers).toEqual([401, 401, 401, 429, 429, 429]);
-    const over = await get(app, undefined, '10.0.0.7');
-    expect(over.body.error.message).toBe('10.0.0.7 (without a valid token) is over 3 requests per second');
-    expect((await get(app, undefined, '10.0.0.8')).status).toBe(401);
+    const over = await get(app, 'guess-9-0123456789abcdef', '10.0.0.7');
+    expect(over.body.error.message).toBe('10.0.0.7 (failing authentication) is over 3 requests per second');
+    expect((await get(app, 'guess-9-0123456789abcdef', '10.0.0.8')).status).toBe(401);
+  });
+
+  it('when an address sends many requests without a token, then every one is a 401, never a 429, and they do not count', async () => {
+    const app = appWith({ perToken: 0, perAddress: 2 }, { t: 0 });
+    for (let i = 0; i < 30; i++) {
+      const res = await get(app, undefined, '10.0.0.5');
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('AUTHENTICATION_REQUIRED');
+    }
+    expect((await get(app, 'guess-0-0123456789abcdef', '10.0.0.5')).status).toBe(401);
+  });
+
+  it('when an address sends malformed tokens, then every one is a 401 naming it malformed, never a 429', async () => {
+    const app = appWith({ perToken: 0, perAddress: 2 }, { t: 0 });
+    for (const token of ['short', 'x'.repeat(2000), 'name:secret-0123456789abcdef:read', ...Array.from({ length: 10 }, () => 'tiny')]) {
+      const res = await get(app, token, '10.0.0.6');
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toContain('malformed');
+    }
   });
 
   it('when the same address then presents a valid token, then the token is counted, not the address', async () => {
     const app = appWith({ perToken: 0, perAddress: 1 }, { t: 0 });
-    expect((await get(app, undefined, '10.0.0.9')).status).toBe(401);
-    expect((await get(app, undefined, '10.0.0.9')).status).toBe(429);
+    expect((await get(app, 'guess-1-0123456789abcdef', '10.0.0.9')).status).toBe(401);
+    expect((await get(app, 'guess-2-0123456789abcdef', '10.0.0.9')).status).toBe(429);
     for (let i = 0; i < 5; i++) expect((await get(app, A, '10.0.0.9')).status).toBe(200);
   });
 
   it('when more addresses than it tracks are over their limit, then a new one is refused until the buckets refill', async () => {
     const clock = { t: 0 };
     const app = appWith({ perToken: 0, perAddress: 1, maxAddresses: 2 }, clock);
-    expect((await get(app, undefined, '10.1.0.1')).status).toBe(401);
-    expect((await get(app, undefined, '10.1.0.2')).status).toBe(401);
-    expect((await get(app, undefined, '10.1.0.3')).status).toBe(429);
+    const guess = 'guess-3-0123456789abcdef';
+    expect((await get(app, guess, '10.1.0.1')).status).toBe(401);
+    expect((await get(app, guess, '10.1.0.2')).status).toBe(401);
+    expect((await get(app, guess, '10.1.0.3')).status).toBe(429);
     clock.t = 2000;
-    expect((await get(app, undefined, '10.1.0.3')).status).toBe(401);
+    expect((await get(app, guess, '10.1.0.3')).status).toBe(401);
+  });
+
+  it('when a way in other than the header fails authentication, then it counts against the address like a wrong token', () => {
+    const limiter = rateLimit({ perToken: 0, perAddress: 2, tokens, now: () => 0 });
+    const req = { socket: { remoteAddress: '10.2.0.1' }, headers: {} } as unknown as Parameters<typeof limiter.authenticationWait>[0];
+    expect(limiter.authenticationWait(req)).toBe(0);
+    limiter.authenticationFailed(req);
+    expect(limiter.authenticationWait(req)).toBe(0);
+    limiter.authenticationFailed(req);
+    expect(limiter.authenticationWait(req)).toBe(1);
   });
 });

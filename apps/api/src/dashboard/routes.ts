@@ -183,9 +183,21 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       const fresh = sessions.preSession(req, res);
       return send(res, 403, page({ title: 'Sign in' }, signInBody(sessions.csrfFor(fresh), next, 'The sign-in form expired; try again.')));
     }
+    // A wrong token here is a failed authentication like a wrong x-api-token: it counts against the address.
+    const wait = deps.limiter?.authenticationWait(req) ?? 0;
+    if (wait > 0) {
+      res.set('Retry-After', String(wait));
+      return send(
+        res,
+        429,
+        page({ title: 'Sign in' }, signInBody(sessions.csrfFor(pre), next, 'Too many failed sign-ins; wait a moment.')),
+      );
+    }
     const token = typeof body.token === 'string' ? sessions.prove(body.token.trim()) : undefined;
-    if (!token)
+    if (!token) {
+      deps.limiter?.authenticationFailed(req);
       return send(res, 401, page({ title: 'Sign in' }, signInBody(sessions.csrfFor(pre), next, 'That is not a known API token.')));
+    }
     sessions.start(res, req, token);
     deps.logger.info('dashboard sign-in', { actor: token.name });
     res.redirect(303, next);
