@@ -105,15 +105,25 @@ describe('submitting and reading pull requests', () => {
     const res = await ci.getQueue();
     const numbers = (res.body.enqueuedPullRequests as { number: number }[]).map((p) => p.number);
     expect(numbers).toEqual([5, 1, 6, 2, 3, 4, 7]);
+    const sha = expect.stringMatching(/^[0-9a-f]{40}$/);
     expect(res.body.enqueuedPullRequests[0]).toEqual({
+      id: expect.any(String),
+      state: 'pending',
+      stateChangedAt: expect.any(String),
+      priorityValue: 0,
+      priorityName: 'urgent',
+      skipTheLine: true,
+      noBatch: false,
+      prNumber: 5,
+      prTitle: 'Feature 5',
+      prSha: sha,
+      prBaseBranch: 'main',
+      prAuthor: 'Test Author',
       number: 5,
       title: 'Feature 5',
-      sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      sha,
       author: 'Test Author',
-      state: 'pending',
       priority: 0,
-      priorityName: 'urgent',
-      stateChangedAt: expect.any(String),
       stateReason: { code: 'API_REQUESTED', message: 'queued: submitted through the API' },
       waitingOn: [{ kind: 'engine', message: 'the merge engine to start a test run' }],
     });

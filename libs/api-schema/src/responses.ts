@@ -70,15 +70,31 @@ export const queueEnvelopeSchema = queueResponseSchema.extend({
   queue: queueResponseSchema,
 });
 
-export const enqueuedPullRequestSchema = z.object({
-  number: z.number().int().min(1),
-  title: z.string(),
-  sha: z.string(),
-  author: z.string(),
+/** A PR as each of Trunk's PR answers shows it: getSubmittedPullRequest, getQueue's and listPullRequests' items. */
+export const pullRequestSummarySchema = z.object({
+  id: z.string(),
   state: z.enum(PR_STATES),
-  priority: z.number().int().min(0).max(255),
-  priorityName: z.enum(PRIORITY_NAMES),
   stateChangedAt: time,
+  priorityValue: z.number().int().min(0).max(255),
+  priorityName: z.enum(PRIORITY_NAMES),
+  usedDefaultPriorityName: z.enum(PRIORITY_NAMES).optional().describe('present only when the default priority was applied'),
+  skipTheLine: z.boolean(),
+  noBatch: z.boolean(),
+  prNumber: z.number().int().min(1),
+  prTitle: z.string(),
+  prSha: z.string(),
+  prBaseBranch: z.string(),
+  prAuthor: z.string(),
+});
+export type PullRequestSummary = z.infer<typeof pullRequestSummarySchema>;
+
+/** One of getQueue's PRs: Trunk's fields, then Railyard's earlier names (kept for its CLI and scripts) and the explanation. */
+export const enqueuedPullRequestSchema = pullRequestSummarySchema.extend({
+  number: z.number().int().min(1).describe('Railyard’s earlier name of prNumber'),
+  title: z.string().describe('Railyard’s earlier name of prTitle'),
+  sha: z.string().describe('Railyard’s earlier name of prSha'),
+  author: z.string().describe('Railyard’s earlier name of prAuthor'),
+  priority: z.number().int().min(0).max(255).describe('Railyard’s earlier name of priorityValue'),
   ...explanationFields,
 });
 export type EnqueuedPullRequest = z.infer<typeof enqueuedPullRequestSchema>;
@@ -88,28 +104,15 @@ export const getQueueResponseSchema = queueEnvelopeSchema.extend({
 });
 export type GetQueueResponse = QueueResponse & { enqueuedPullRequests: EnqueuedPullRequest[] };
 
-export const submittedPullRequestSchema = z.object({
-  id: z.string(),
-  state: z.enum(PR_STATES),
+export const submittedPullRequestSchema = pullRequestSummarySchema.extend({
   readiness: z.object({
     requiresImpactedTargets: z.boolean(),
     doesBaseBranchMatch: z.boolean(),
     hasImpactedTargets: z.boolean(),
     gitHubMergeability: z.enum(['unspecified', 'in_progress', 'mergeable', 'not_mergeable']),
   }),
-  stateChangedAt: time,
-  priorityValue: z.number().int().min(0).max(255),
-  priorityName: z.enum(PRIORITY_NAMES),
-  usedDefaultPriorityName: z.enum(PRIORITY_NAMES).optional().describe('present only when the default priority was applied'),
-  skipTheLine: z.boolean(),
   forceEnqueued: z.boolean(),
   isCurrentlySubmittedToQueue: z.boolean(),
-  noBatch: z.boolean(),
-  prNumber: z.number().int().min(1),
-  prTitle: z.string(),
-  prSha: z.string(),
-  prBaseBranch: z.string(),
-  prAuthor: z.string(),
   ...explanationFields,
 });
 export type SubmittedPullRequestResponse = z.infer<typeof submittedPullRequestSchema>;

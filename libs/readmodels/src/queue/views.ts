@@ -1,4 +1,10 @@
-import type { EnqueuedPullRequest, GetQueueResponse, QueueResponse, SubmittedPullRequestResponse } from '@railyard/api-schema';
+import type {
+  EnqueuedPullRequest,
+  GetQueueResponse,
+  PullRequestSummary,
+  QueueResponse,
+  SubmittedPullRequestResponse,
+} from '@railyard/api-schema';
 import type { PrView, QueueView } from './port';
 import { activeEntries, byQueueOrder, type Explanation, type QueueState } from '@railyard/domain';
 import { prViewOf } from './projection/pr-view';
@@ -24,15 +30,31 @@ export const queueEnvelope = (q: QueueResponse): Record<string, unknown> => ({
   queue: q,
 });
 
+/** The fields every one of Trunk's PR answers shows: getSubmittedPullRequest, getQueue's and listPullRequests' items. */
+export const prSummary = (p: PrView): PullRequestSummary => ({
+  id: p.id,
+  state: p.state,
+  stateChangedAt: p.stateChangedAt,
+  priorityValue: p.priorityValue,
+  priorityName: p.priorityName,
+  ...(p.usedDefaultPriorityName ? { usedDefaultPriorityName: p.usedDefaultPriorityName } : {}),
+  skipTheLine: p.skipTheLine,
+  noBatch: p.noBatch,
+  prNumber: p.prNumber,
+  prTitle: p.prTitle,
+  prSha: p.prSha,
+  prBaseBranch: p.prBaseBranch,
+  prAuthor: p.prAuthor,
+});
+
+/** An enqueued PR: Trunk's fields, then the names Railyard's own clients read. */
 const enqueued = (p: PrView, x: Explanation): EnqueuedPullRequest => ({
+  ...prSummary(p),
   number: p.prNumber,
   title: p.prTitle,
   sha: p.prSha,
   author: p.prAuthor,
-  state: p.state,
   priority: p.priorityValue,
-  priorityName: p.priorityName,
-  stateChangedAt: p.stateChangedAt,
   ...explanationFields(x),
 });
 
@@ -72,27 +94,15 @@ export const activePrViewsOfState = (s: QueueState): PrView[] =>
 
 /** getSubmittedPullRequest: the spec's fields, then the explanation (docs/api.md, "Explanations"). */
 export const prResponse = (p: PrView, x: Explanation): SubmittedPullRequestResponse => ({
-  id: p.id,
-  state: p.state,
+  ...prSummary(p),
   readiness: {
     requiresImpactedTargets: p.readiness.requiresImpactedTargets,
     doesBaseBranchMatch: p.readiness.doesBaseBranchMatch,
     hasImpactedTargets: p.readiness.hasImpactedTargets,
     gitHubMergeability: p.readiness.mergeability,
   },
-  stateChangedAt: p.stateChangedAt,
-  priorityValue: p.priorityValue,
-  priorityName: p.priorityName,
-  ...(p.usedDefaultPriorityName ? { usedDefaultPriorityName: p.usedDefaultPriorityName } : {}),
-  skipTheLine: p.skipTheLine,
   forceEnqueued: p.forceEnqueued,
   isCurrentlySubmittedToQueue: p.isCurrentlySubmittedToQueue,
-  noBatch: p.noBatch,
-  prNumber: p.prNumber,
-  prTitle: p.prTitle,
-  prSha: p.prSha,
-  prBaseBranch: p.prBaseBranch,
-  prAuthor: p.prAuthor,
   ...explanationFields(x),
 });
 

@@ -9,8 +9,13 @@ export interface RedisKeys {
   checkpoint: string;
   /** STRING: JSON QueueDoc. */
   queue(queueId: string): string;
-  /** STRING: the getQueue answer as the API sends it, written with every batch that touches the queue. */
+  /**
+   * STRING: the getQueue answer as the API sends it, written with every batch that touches the queue.
+   * The key names the answer's format, so an answer an older version wrote is never sent as this one.
+   */
   queueAnswer(queueId: string): string;
+  /** The keys older versions wrote the getQueue answer under, deleted when the current one is written. */
+  staleQueueAnswers(queueId: string): string[];
   /** HASH: field prNumber, value each active PR's getSubmittedPullRequest answer, written with the queue's. */
   prAnswers(queueId: string): string;
   /** ZSET: member prNumber, score queueOrderScore; the queue's non-terminal PRs of the current generation. */
@@ -29,6 +34,12 @@ export interface RedisKeys {
   modelPatterns: string[];
 }
 
+/**
+ * The getQueue answer's format: raised whenever the answer's fields change (2: Trunk's fields on each
+ * enqueued PR), so a projection of the previous version is rebuilt per request, not sent.
+ */
+export const QUEUE_ANSWER_FORMAT = 2;
+
 const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const redisKeys = (namespace: string): RedisKeys => {
@@ -39,7 +50,8 @@ export const redisKeys = (namespace: string): RedisKeys => {
     checkpoint: `${base}checkpoint`,
     queue: (queueId) => `${base}q:${queueId}`,
     active: (queueId) => `${base}q:${queueId}:active`,
-    queueAnswer: (queueId) => `${base}q:${queueId}:answer`,
+    queueAnswer: (queueId) => `${base}q:${queueId}:answer:${QUEUE_ANSWER_FORMAT}`,
+    staleQueueAnswers: (queueId) => [`${base}q:${queueId}:answer`],
     prAnswers: (queueId) => `${base}q:${queueId}:pranswers`,
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
     testRun: (queueId, testRunId) => `${base}tr:${queueId}:${testRunId}`,

@@ -356,10 +356,20 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
           }
           const answer = JSON.parse((await store.getQueueAnswer(Q)) ?? 'null') as {
             state: string;
-            enqueuedPullRequests: { number: number }[];
+            enqueuedPullRequests: Record<string, unknown>[];
           };
           expect(answer.state).toBe('paused');
-          expect(answer.enqueuedPullRequests.map((p) => p.number)).toEqual([1, 4]);
+          expect(answer.enqueuedPullRequests.map((p) => p.prNumber)).toEqual([1, 4]);
+          // Trunk's names of an enqueued PR, and the earlier names Railyard's own clients read.
+          const first = answer.enqueuedPullRequests[0] as Record<string, unknown>;
+          for (const field of ['id', 'prNumber', 'prTitle', 'prSha', 'prBaseBranch', 'prAuthor', 'priorityValue', 'skipTheLine', 'noBatch'])
+            expect(first).toHaveProperty(field);
+          expect([first.number, first.title, first.sha, first.priority]).toEqual([
+            first.prNumber,
+            first.prTitle,
+            first.prSha,
+            first.priorityValue,
+          ]);
           const pr1 = JSON.parse((await store.getPrAnswer(Q, 1)) ?? 'null') as { lastTestRun?: { failedChecks: { name: string }[] } };
           expect(pr1.lastTestRun?.failedChecks.map((c) => c.name)).toEqual(['build']);
         },

@@ -52,4 +52,16 @@ describe('RedisReadModelStore specifics', () => {
     expect(await bed.redis.zrange(keys.active(Q), 0, '-1')).toEqual(['1']);
     expect(await bed.redis.get(keys.checkpoint)).toBe('00000000000000000004');
   });
+
+  it('when a getQueue answer of an earlier format is stored, then it is never read and the next batch deletes it', async () => {
+    const factory = new RecordedEventFactory();
+    await store.apply(factory.record(Q, queueCreated(Q, AT)));
+    const [legacy] = keys.staleQueueAnswers(Q) as [string];
+    await bed.redis.del(keys.queueAnswer(Q));
+    await bed.redis.set(legacy, JSON.stringify({ enqueuedPullRequests: [{ number: 1 }] }));
+    expect(await store.getQueueAnswer(Q)).toBeNull();
+    await store.apply(factory.record(Q, prSubmitted(1, AT)));
+    expect(await bed.redis.exists(legacy)).toBe(0);
+    expect(JSON.parse((await store.getQueueAnswer(Q)) ?? 'null').enqueuedPullRequests[0]).toMatchObject({ prNumber: 1, number: 1 });
+  });
 });

@@ -109,6 +109,8 @@ export const appendQueueAnswers = async (
     const view = queues.get(id)?.view;
     const prAnswersKey = ref(k.prAnswers(id));
     op('D', prAnswersKey);
+    // An API of the previous version reading its own key then finds nothing and builds the answer itself.
+    for (const stale of k.staleQueueAnswers(id)) op('D', ref(stale));
     if (!view) {
       op('D', ref(k.queueAnswer(id)));
       continue;
