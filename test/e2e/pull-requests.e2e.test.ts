@@ -84,11 +84,16 @@ describe('submitting and reading pull requests', () => {
     expect(low.body.usedDefaultPriorityName).toBeUndefined();
   });
 
-  it('when the priority is out of range or unknown, then 400 and no entry is made', async () => {
+  it('when the priority is out of range or unknown, then 400 (or 422 where the schema of Trunk takes it) and no entry is made', async () => {
     await world.openFeaturePr(8);
-    for (const priority of [256, -1, 1.5, 'asap']) {
+    for (const [priority, status] of [
+      [256, 422],
+      [-1, 400],
+      [1.5, 400],
+      ['asap', 422],
+    ] as const) {
       const res = await ci.submit(8, { priority });
-      expect(res.status).toBe(400);
+      expect([priority, res.status]).toEqual([priority, status]);
       expect(res.body.error.fields[0].field).toBe('priority');
     }
     expect((await ci.getPr(8)).status).toBe(404);

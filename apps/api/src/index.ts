@@ -1,5 +1,6 @@
 export * from './app';
 export { OPERATIONS } from './operations';
+export { TRUNK_CONTRACT_COMMIT, TRUNK_OPERATIONS, trunkOperationAt, type TrunkOperation } from './trunk/contract';
 export type { AnyOperation, Operation } from './http/operation';
 export * from './deps';
 export * from './queue-commands';

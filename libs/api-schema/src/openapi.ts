@@ -44,7 +44,7 @@ export interface OperationDoc {
   errors?: ErrorStatus[];
 }
 
-export type ErrorStatus = 400 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface TagDoc {
   name: string;
@@ -95,6 +95,15 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
     name: 'UnsupportedMediaType',
     description: 'The body is not in a media type the operation reads (UNSUPPORTED_MEDIA_TYPE, UNSUPPORTED_ENCODING, UNSUPPORTED_CHARSET).',
     example: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' },
+  },
+  422: {
+    name: 'UnprocessableContent',
+    description:
+      "The request fits Trunk's published schema of the operation, but a value is one Railyard cannot act on (a repository name the git host cannot serve, an unknown priority name, a page token this server did not issue): the code and `fields` a 400 would carry. Nothing was changed.",
+    example: {
+      code: 'VALIDATION_FAILED',
+      message: 'invalid request: priority: priority must be an integer 0-255 or one of urgent, high, medium, low',
+    },
   },
   429: {
     name: 'TooManyRequests',

@@ -39,7 +39,7 @@ const BODY_ERRORS: Record<string, [number, string, string]> = {
   'request.size.invalid': [400, 'REQUEST_SIZE_INVALID', 'the request body did not match its Content-Length'],
 };
 
-const toApiError = (err: unknown): ApiError | undefined => {
+export const toApiError = (err: unknown): ApiError | undefined => {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError) return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message);
   // The repository's code host did not answer test health (docs/test-health.md): the client may try again.

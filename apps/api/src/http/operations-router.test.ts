@@ -103,4 +103,32 @@ describe('operationsRouter', () => {
     const withNotFound = express().use(operationsRouter([echo], deps), notFoundHandler, errorHandler(createLogger('test')));
     expect((await request(withNotFound).get('/logs/7')).body.error.code).toBe('ROUTE_NOT_FOUND');
   });
+
+  it("when a request to one of Trunk's paths fits Trunk's schema but Railyard refuses a value, then 422 with the fields; otherwise 400", async () => {
+    // Trunk's getQueue takes any string as targetBranch; this one takes only names without a dot.
+    const strict = operation({
+      ...doc,
+      method: 'post',
+      path: '/v1/getQueue',
+      scope: 'write',
+      request: {
+        name: 'Q',
+        schema: z.object({
+          repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }),
+          targetBranch: z.string().regex(/^\w+$/),
+        }),
+      },
+      handle: () => ({}),
+    });
+    const trunkApp = express().use(operationsRouter([strict], deps), errorHandler(createLogger('test', 'silent')));
+    const repo = { host: 'h', owner: 'o', name: 'n' };
+    const valueRefused = await request(trunkApp).post('/v1/getQueue').set('x-api-token', TOKEN).send({ repo, targetBranch: 'a.b' });
+    expect([valueRefused.status, valueRefused.body.error.code, valueRefused.body.error.fields[0].field]).toEqual([
+      422,
+      'VALIDATION_FAILED',
+      'targetBranch',
+    ]);
+    const shapeRefused = await request(trunkApp).post('/v1/getQueue').set('x-api-token', TOKEN).send({ repo });
+    expect([shapeRefused.status, shapeRefused.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+  });
 });

@@ -1,7 +1,8 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { TokenRegistry } from '@railyard/auth';
 import { requireToken } from '../auth/middleware';
-import { ApiError } from './errors';
+import { trunkOperationAt, type TrunkOperation } from '../trunk/contract';
+import { ApiError, toApiError } from './errors';
 import { jsonBody } from './json-body';
 import { JsonText } from './json-text';
 import type { Operation } from './operation';
@@ -22,6 +23,17 @@ const methodNotAllowed =
   (req, _res, next) =>
     next(new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allow}`, undefined, { Allow: allow }));
 
+/**
+ * A request Trunk's published schema accepts is never answered 400 (docs/api.md, "Errors"): when
+ * Railyard refuses a value of such a request (a repository name the git host cannot serve, a
+ * priority name it does not know), the refusal is a 422 with the same code and fields.
+ */
+const asTrunkRefusal = (err: unknown, trunk: TrunkOperation, body: unknown): unknown => {
+  const known = toApiError(err);
+  if (known?.status !== 400 || !trunk.takesBody || !trunk.acceptsRequest(body)) return err;
+  return new ApiError(422, known.code, known.message, known.fields, known.headers);
+};
+
 /** Token (or the operation's own check), body, input, handler, answer: one operation's chain. */
 const chainOf = <D extends { tokens: TokenRegistry }>(op: Operation<D>, deps: D): RequestHandler[] => {
   const chain: RequestHandler[] = [];
@@ -29,10 +41,19 @@ const chainOf = <D extends { tokens: TokenRegistry }>(op: Operation<D>, deps: D)
   if (op.body) chain.push(op.body);
   else if (op.request) chain.push(jsonBody);
   const request = op.request;
-  chain.push(async (req, res) => {
+  const trunk = trunkOperationAt(op.method, op.path);
+  const run = async (req: Request, res: Response): Promise<unknown> => {
     const input = op.input ? op.input(req) : request ? parseBody(request.schema, req.body) : undefined;
     const ctx = { deps, actor: String(res.locals.actor), correlationId: String(res.locals.requestId), req, res };
-    const answer = await op.handle(input, ctx);
+    return op.handle(input, ctx);
+  };
+  chain.push(async (req, res) => {
+    let answer: unknown;
+    try {
+      answer = await run(req, res);
+    } catch (err) {
+      throw trunk ? asTrunkRefusal(err, trunk, req.body) : err;
+    }
     if (res.headersSent) return;
     // The same headers res.json sets; the text is already the JSON it would write.
     if (answer instanceof JsonText) res.status(200).type('application/json').send(answer.text);

@@ -1,5 +1,7 @@
 import { openApiDocument, type TagDoc } from '@railyard/api-schema';
+import type { AnyOperation } from '../http/operation';
 import { OPERATIONS } from '../operations';
+import { trunkOperationAt } from '../trunk/contract';
 
 export const TAGS: TagDoc[] = [
   { name: 'Queues', description: 'Create, configure, read and delete the queue of a target branch (admin to change, read to look).' },
@@ -20,8 +22,14 @@ is JSON: {"error":{"code","message"}}, with \`fields\` naming each invalid field
 
 let cached: Record<string, unknown> | undefined;
 
+/** Trunk's operations also answer 422: a request Trunk's schema accepts is never a 400 (http/operations-router.ts). */
+const withTrunkRefusals = (operations: readonly AnyOperation[]): AnyOperation[] =>
+  operations.map((op) =>
+    op.request && trunkOperationAt(op.method, op.path)?.takesBody ? { ...op, errors: [...(op.errors ?? []), 422 as const] } : op,
+  );
+
 /** The document the server serves at /openapi.json, made from the operation table (built once: it never changes while the server runs). */
 export const apiDocument = (version = '0.1.0'): Record<string, unknown> => {
-  cached ??= openApiDocument(OPERATIONS, { version, tags: TAGS, description: DESCRIPTION });
+  cached ??= openApiDocument(withTrunkRefusals(OPERATIONS), { version, tags: TAGS, description: DESCRIPTION });
   return cached;
 };

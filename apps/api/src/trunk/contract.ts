@@ -1,0 +1,81 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import contract from './contract.json';
+
+/**
+ * Trunk's published v1 contract (contract.json, copied from its OpenAPI document by
+ * scripts/extract-trunk-contract.ts): what Trunk's schema accepts as a request and documents as an
+ * answer, for every merge-queue and flaky-tests operation Railyard serves under the same path.
+ */
+
+type Schema = Record<string, unknown>;
+
+interface Documented {
+  mediaType: string | null;
+  schema?: Schema;
+}
+
+interface Described {
+  method: string;
+  path: string;
+  request?: Schema;
+  responses: Record<string, Documented>;
+}
+
+export interface TrunkOperation {
+  /** Trunk's path without `/v1/`: `getQueue`, `flaky-tests/list-unhealthy-tests`. */
+  name: string;
+  method: string;
+  /** Railyard's path of it: `/v1/getQueue`. */
+  path: string;
+  /** Whether Trunk documents a JSON request body (getMergeQueueMetrics, a GET, has none). */
+  takesBody: boolean;
+  /** Whether Trunk's request schema accepts `body` (always true for an operation without one). */
+  acceptsRequest(body: unknown): boolean;
+  /** What in `body` Trunk's schema of a JSON answer with this status refuses; undefined when it fits or no schema is given. */
+  answerProblem(status: number, body: unknown): string | undefined;
+  /** Whether Trunk documents a JSON schema for a 200 of this operation. */
+  documentsAnswer: boolean;
+}
+
+/** The commit of trunk-io/docs2 the contract was copied from. */
+export const TRUNK_CONTRACT_COMMIT: string = contract.source.commit;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+const compiled = new Map<Schema, ValidateFunction>();
+const validatorOf = (schema: Schema): ValidateFunction => {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+};
+
+const operationOf = (name: string, d: Described): TrunkOperation => ({
+  name,
+  method: d.method,
+  path: d.path,
+  takesBody: d.request !== undefined,
+  acceptsRequest: (body) => (d.request ? validatorOf(d.request)(body) : true),
+  answerProblem: (status, body) => {
+    const schema = d.responses[String(status)]?.schema;
+    if (!schema || d.responses[String(status)]?.mediaType !== 'application/json') return undefined;
+    const validate = validatorOf(schema);
+    return validate(body) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'answer' });
+  },
+  documentsAnswer: d.responses['200']?.mediaType === 'application/json' && d.responses['200'].schema !== undefined,
+});
+
+export const TRUNK_OPERATIONS: readonly TrunkOperation[] = Object.entries(contract.operations as Record<string, Described>).map(
+  ([name, d]) => operationOf(name, d),
+);
+
+// Paths as express matches them (case-insensitive, docs/api.md "Paths").
+const byRoute = new Map(TRUNK_OPERATIONS.map((op) => [`${op.method} ${op.path.toLowerCase()}`, op]));
+
+/** Trunk's operation served at `method` and `path` (one of Railyard's operation paths), if Trunk has one there. */
+export const trunkOperationAt = (method: string, path: string): TrunkOperation | undefined =>
+  byRoute.get(`${method.toLowerCase()} ${path.toLowerCase()}`);

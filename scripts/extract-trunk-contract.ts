@@ -1,0 +1,112 @@
+/**
+ * Copies the structure of Trunk's published v1 contract, the request and response schemas of its
+ * merge-queue and flaky-tests operations, out of `openapi.json` of github.com/trunk-io/docs2 into
+ * apps/api/src/trunk/contract.json, which the API (400 or 422, docs/api.md "Errors") and the
+ * contract tests (docs/api.md "Trunk's contract") read. Prose and examples are left out; the commit
+ * the copy came from is recorded in the output. Check out trunk-io/docs2 (or save its openapi.json)
+ * somewhere and run:
+ *
+ *   node --import tsx scripts/extract-trunk-contract.ts /path/to/openapi.json --commit <40-hex commit>
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { format, resolveConfig } from 'prettier';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const OUT = path.join(__dirname, '..', 'apps', 'api', 'src', 'trunk', 'contract.json');
+
+/** The paths Railyard serves under /v1: every merge-queue and flaky-tests operation of the document. */
+const SERVED = [
+  '/submitPullRequest',
+  '/cancelPullRequest',
+  '/restartTestsOnPullRequest',
+  '/getSubmittedPullRequest',
+  '/listPullRequests',
+  '/setImpactedTargets',
+  '/getMergeQueueTestingDetails',
+  '/createQueue',
+  '/deleteQueue',
+  '/getQueue',
+  '/updateQueue',
+  '/getMergeQueueMetrics',
+  '/flaky-tests/list-unhealthy-tests',
+  '/flaky-tests/list-quarantined-tests',
+  '/flaky-tests/list-failing-tests',
+  '/flaky-tests/get-test-details',
+  '/flaky-tests/link-ticket-to-test-case',
+  '/flaky-ci/create-ci-run',
+];
+/** Paths of the document that are not part of the merge queue or flaky tests: Trunk's own status page and its CLI's sign-in. */
+const NOT_SERVED = ['/status', '/device-auth/initiate', '/device-auth/tokens'];
+
+// Prose and sample values validate nothing.
+const DROPPED_KEYS = new Set(['description', 'example', 'examples', 'externalDocs', 'summary']);
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `node` without prose. Inside a `properties` map every key is a property name (one may be called "description"). */
+const strip = (node: Json, keysAreNames = false): Json => {
+  if (Array.isArray(node)) return node.map((item) => strip(item));
+  if (!isObject(node)) return node;
+  if (typeof node.$ref === 'string') throw new Error(`a reference (${node.$ref}): this script copies inline schemas only`);
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!keysAreNames && (DROPPED_KEYS.has(key) || key.startsWith('x-'))) continue;
+    out[key] = strip(value, !keysAreNames && (key === 'properties' || key === 'patternProperties'));
+  }
+  return out;
+};
+
+/** Each documented answer: its media type and, when the document gives one, its schema. */
+const responsesOf = (responses: JsonObject): JsonObject =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const content = isObject(response) && isObject(response.content) ? response.content : {};
+      const [mediaType, media] = Object.entries(content)[0] ?? [];
+      const documented: JsonObject = { mediaType: mediaType ?? null };
+      if (isObject(media) && media.schema !== undefined) documented.schema = strip(media.schema);
+      return [status, documented];
+    }),
+  );
+
+const main = async (): Promise<void> => {
+  const [file, flag, commit] = process.argv.slice(2);
+  if (!file || flag !== '--commit' || !commit || !/^[0-9a-f]{40}$/.test(commit))
+    throw new Error('usage: extract-trunk-contract.ts <openapi.json> --commit <the 40-hex commit of trunk-io/docs2 it comes from>');
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
+  const info = doc.info as JsonObject | undefined;
+  if (!String(doc.openapi).startsWith('3.1') || info?.title !== 'Trunk APIs')
+    throw new Error(`${file} is not Trunk's OpenAPI 3.1 document (title "Trunk APIs")`);
+  const paths = doc.paths as JsonObject;
+  const unknown = Object.keys(paths).filter((p) => !SERVED.includes(p) && !NOT_SERVED.includes(p));
+  if (unknown.length > 0) throw new Error(`paths new to this script: ${unknown.join(', ')}; add each to SERVED or NOT_SERVED`);
+  const operations: JsonObject = {};
+  for (const p of SERVED) {
+    const item = paths[p];
+    if (!isObject(item)) throw new Error(`${p} is not in ${file}`);
+    const [method, op] = Object.entries(item)[0] as [string, JsonObject];
+    const body = ((op.requestBody as JsonObject | undefined)?.content as JsonObject | undefined)?.['application/json'] as
+      JsonObject | undefined;
+    operations[p.slice(1)] = {
+      method,
+      path: `/v1${p}`,
+      ...(body?.schema !== undefined ? { request: strip(body.schema) } : {}),
+      responses: responsesOf(op.responses as JsonObject),
+    };
+  }
+  const out = {
+    $comment: `Generated by scripts/extract-trunk-contract.ts from openapi.json ("${String(info.title)} ${String(info.version)}") of github.com/trunk-io/docs2 at commit ${commit}: the schemas of its merge-queue and flaky-tests operations, structure only. Do not edit; run the script again.`,
+    source: { repository: 'trunk-io/docs2', path: 'openapi.json', commit, title: info.title, version: info.version },
+    operations,
+  };
+  const options = (await resolveConfig(OUT)) ?? {};
+  writeFileSync(OUT, await format(JSON.stringify(out), { ...options, filepath: OUT }));
+  process.stdout.write(`wrote ${Object.keys(operations).length} operations to ${path.relative(process.cwd(), OUT)}\n`);
+};
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
