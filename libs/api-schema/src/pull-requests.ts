@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_PRIORITY_VALUE, PRIORITY_NAMES } from '@railyard/domain';
-import { anyCaseEnum, commitShaSchema, prNumberSchema, queueKeySchema } from './common';
+import { anyCaseEnum, branchNameSchema, commitShaSchema, prNumberSchema, queueKeySchema } from './common';
 
 const prRef = (min = 0) => z.object({ number: prNumberSchema(min) });
 
@@ -15,7 +15,16 @@ export const submitPullRequestRequest = queueKeySchema.extend({
   noBatch: z.boolean().optional(),
 });
 export const prActionRequest = queueKeySchema.extend({ pr: prRef() });
-export const getSubmittedPullRequestRequest = prActionRequest;
+/** A PR by its number or by the branch it comes from (Trunk's newer document): one of the two, not both. */
+export const getSubmittedPullRequestRequest = queueKeySchema.extend({
+  pr: z
+    .object({
+      number: prNumberSchema().optional(),
+      branch: branchNameSchema('pr.branch').optional().describe('the head branch: the open PR submitted from it, else the last one'),
+    })
+    .refine((pr) => (pr.number === undefined) !== (pr.branch === undefined), 'pr must hold either number or branch, not both'),
+});
+export type GetSubmittedPullRequestRequest = z.infer<typeof getSubmittedPullRequestRequest>;
 
 /** `ALL` is a bare string, not inside an array; `[]` is a valid upload meaning "depends on nothing". */
 export const impactedTargetsSchema = z.union([

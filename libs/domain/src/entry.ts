@@ -25,6 +25,8 @@ export interface EntryFacts {
   headSha: string;
   author: string;
   baseBranch: string;
+  /** The branch the PR came from at its last submission, when the host named it. */
+  headBranch?: string;
   priorityValue: number;
   priorityName: PriorityName;
   usedDefaultPriorityName?: PriorityName;
@@ -78,6 +80,7 @@ export const submittedEntry = (event: PrSubmitted, seq: number): EntryFacts => {
     headSha: d.headSha,
     author: d.author,
     baseBranch: d.baseBranch,
+    ...(d.headBranch ? { headBranch: d.headBranch } : {}),
     priorityValue: d.priorityValue,
     priorityName: d.priorityName,
     ...(d.usedDefaultPriorityName ? { usedDefaultPriorityName: d.usedDefaultPriorityName } : {}),

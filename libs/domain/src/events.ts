@@ -92,6 +92,8 @@ export interface PullRequestFacts {
 export type PrSubmitted = Ev<
   'PrSubmitted',
   PullRequestFacts & {
+    /** The branch the PR came from, when the host named it; absent in events recorded before it was kept. */
+    headBranch?: string;
     entryId: string;
     priorityValue: number;
     priorityName: PriorityName;

@@ -16,3 +16,4 @@ export * from './engine';
 export * from './identifiers';
 export * from './gating';
 export * from './status-reporters';
+export * from './pr-by-branch';

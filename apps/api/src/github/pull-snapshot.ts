@@ -9,7 +9,7 @@ interface PullJson {
   draft?: boolean;
   mergeable?: boolean | null;
   user: { login: string } | null;
-  head: { sha: string };
+  head: { sha: string; ref: string };
   base: { ref: string };
 }
 
@@ -27,6 +27,7 @@ export const readPullSnapshot = async (octokit: GithubOctokit, repo: RepoRef, nu
       title: pr.title,
       author: pr.user?.login ?? 'ghost',
       headSha: pr.head.sha,
+      headBranch: pr.head.ref,
       baseBranch: pr.base.ref,
       state: pr.merged === true ? 'merged' : pr.state === 'closed' ? 'closed' : 'open',
       // The adapter's rule too (D147): a draft waits unspecified, it is no conflict.

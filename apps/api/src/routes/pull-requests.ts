@@ -4,7 +4,7 @@ import {
   submitPullRequestRequest,
   submittedPullRequestSchema,
 } from '@railyard/api-schema';
-import { explainFromState, formatRepo, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { entryFromBranch, explainFromState, formatRepo, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
 import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
@@ -25,6 +25,18 @@ const runAndShow = async (deps: ApiDeps, repo: RepoRef, branch: string, prNumber
   const entry = state.entries.get(prNumber);
   const explained = explainFromState(state, prNumber);
   return entry && explained ? prResponse(prViewOf(queueId, entry), explained) : {};
+};
+
+/**
+ * The number of the PR a head branch names in the queue (entryFromBranch), read from the queue's
+ * stream: the write side's state keeps every entry with its branch, active or not.
+ */
+const numberFromBranch = async (deps: ApiDeps, repo: RepoRef, targetBranch: string, branch: string): Promise<number> => {
+  const state = await deps.commands.state(repo, targetBranch);
+  if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
+  const entry = entryFromBranch(state, branch);
+  if (!entry) throw new ApiError(404, 'PR_NOT_IN_QUEUE', `no PR from branch ${branch} was submitted to this queue`);
+  return entry.prNumber;
 };
 
 const submitted = (description: string, example: unknown = PR) => ({
@@ -92,13 +104,15 @@ export const pullRequestOperations = [
     operationId: 'getSubmittedPullRequest',
     tag: 'Pull requests',
     summary: 'A submitted PR: its state, readiness and priority',
+    description: '`pr` holds the number, or the head branch (the PR from it in the queue now, else the one that left it last).',
     scope: 'read',
-    request: { name: 'PullRequestKey', schema: getSubmittedPullRequestRequest, example: PR_KEY },
+    request: { name: 'SubmittedPullRequestKey', schema: getSubmittedPullRequestRequest, example: PR_KEY },
     response: submitted('The PR'),
     errors: [404],
-    handle: async ({ repo, targetBranch, pr }, { deps, res }) => {
+    handle: async ({ repo, targetBranch, pr: ref }, { deps, res }) => {
       const { commands, readModels } = deps;
       const queueId = queueIdOf(repo, targetBranch);
+      const pr = { number: ref.number ?? (await numberFromBranch(deps, repo, targetBranch, ref.branch as string)) };
       // The PR's queue stream answers while the read models lag or nobody projects (docs/api.md, "Reads
       // while the read models lag"), through the same view the writes answer with.
       const fromStore = async () => {

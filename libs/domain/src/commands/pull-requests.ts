@@ -38,6 +38,7 @@ export const decideSubmitPullRequest = (s: QueueState, c: SubmitPullRequest, ctx
         headSha: c.pr.headSha,
         author: c.pr.author,
         baseBranch: c.pr.baseBranch,
+        ...(c.pr.headBranch ? { headBranch: c.pr.headBranch } : {}),
         priorityValue: priority.value,
         priorityName: priority.name,
         ...(c.priority === undefined ? { usedDefaultPriorityName: DEFAULT_PRIORITY } : {}),

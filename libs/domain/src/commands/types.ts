@@ -16,6 +16,8 @@ export interface PullRequestSnapshot {
   author: string;
   headSha: string;
   baseBranch: string;
+  /** The branch the PR comes from, when the host names one (a PR can be read by it: getSubmittedPullRequest). */
+  headBranch?: string;
   state: 'open' | 'closed' | 'merged';
   mergeability: Mergeability;
 }

@@ -39,6 +39,7 @@ describe('LocalGitAdmin', () => {
       title: 'Add f',
       author: 'Test Author',
       baseBranch: 'main',
+      headBranch: 'feature',
       state: 'open',
       createdAt: '2025-03-01T10:00:00.000Z',
       updatedAt: '2025-03-01T10:00:00.000Z',
@@ -58,6 +59,8 @@ describe('LocalGitAdmin', () => {
     const record = await admin.openPullRequest({ repo, number: 1, head: sha.slice(0, 10), base: 'main' });
 
     expect(record.headSha).toBe(sha);
+    // A commit id names no branch: the PR cannot be found by one.
+    expect(record.headBranch).toBeUndefined();
   });
 
   it('when the number is already open, then opening it again is refused', async () => {

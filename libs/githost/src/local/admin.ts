@@ -64,6 +64,7 @@ export class LocalGitAdmin {
     const gitDir = await existingRepoDir(this.root, input.repo);
     checkNumber(input.number);
     const headSha = await resolveCommit(gitDir, this.refs, input.head);
+    const headBranch = await this.branchNamed(gitDir, input.head, headSha);
     await this.checkBase(gitDir, input.base);
     const defaults = input.title === undefined || input.author === undefined ? await commitSummary(gitDir, headSha) : undefined;
     return this.withLock(gitDir, input.number, async (current) => {
@@ -81,6 +82,7 @@ export class LocalGitAdmin {
         title: input.title ?? defaults?.subject ?? '',
         author: input.author ?? defaults?.authorName ?? '',
         baseBranch: input.base,
+        ...(headBranch ? { headBranch } : {}),
         state: 'open',
         createdAt: current?.createdAt ?? now,
         updatedAt: now,
@@ -95,13 +97,17 @@ export class LocalGitAdmin {
     const gitDir = await existingRepoDir(this.root, input.repo);
     checkNumber(input.number);
     const newHead = input.head === undefined ? undefined : await resolveCommit(gitDir, this.refs, input.head);
+    const headBranch = input.head === undefined || newHead === undefined ? undefined : await this.branchNamed(gitDir, input.head, newHead);
     if (input.base !== undefined) await this.checkBase(gitDir, input.base);
     return this.withLock(gitDir, input.number, async (current) => {
-      const pull = requireState(current, input, 'open');
+      const { headBranch: previousBranch, ...pull } = requireState(current, input, 'open');
       if (newHead !== undefined) await setRef(gitDir, pullHeadRefOf(input.number), newHead);
       const headSha = newHead ?? (await this.headOf(gitDir, input.number));
+      // A head moved to a commit id comes from no branch any more; one not moved keeps its branch.
+      const branch = newHead === undefined ? previousBranch : headBranch;
       const updated: PullFile = {
         ...pull,
+        ...(branch ? { headBranch: branch } : {}),
         ...(input.title !== undefined && { title: input.title }),
         ...(input.base !== undefined && { baseBranch: input.base }),
         updatedAt: this.now().toISOString(),
@@ -109,6 +115,11 @@ export class LocalGitAdmin {
       };
       return { pull: updated, headSha };
     });
+  }
+
+  /** `rev` when it names a branch whose head is `sha` (the PR comes from that branch), else undefined. */
+  private async branchNamed(gitDir: string, rev: string, sha: string): Promise<string | undefined> {
+    return isValidBranchName(rev) && (await this.refs.read(gitDir, `refs/heads/${rev}`)) === sha ? rev : undefined;
   }
 
   async closePullRequest(target: PullRequestTarget): Promise<PullRequestRecord> {

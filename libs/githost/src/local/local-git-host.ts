@@ -86,7 +86,17 @@ export class LocalGitHost implements GitHost {
     if (gitDir === null || !isValidPrNumber(number)) return null;
     const [pull, headSha] = await Promise.all([readPullFile(gitDir, number), this.refs.read(gitDir, pullHeadRefOf(number))]);
     if (pull === null || headSha === null) return null;
-    return { gitDir, file: pull, number, title: pull.title, author: pull.author, headSha, baseBranch: pull.baseBranch, state: pull.state };
+    return {
+      gitDir,
+      file: pull,
+      number,
+      title: pull.title,
+      author: pull.author,
+      headSha,
+      baseBranch: pull.baseBranch,
+      ...(pull.headBranch ? { headBranch: pull.headBranch } : {}),
+      state: pull.state,
+    };
   }
 
   /** The mergeability of `headSha` into the base branch's head now; runs git only for a pair it has not seen. */

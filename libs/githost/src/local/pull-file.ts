@@ -19,6 +19,8 @@ export interface PullFile {
   title: string;
   author: string;
   baseBranch: string;
+  /** The branch the head was last set from, when it was given as a branch (not as a commit id). */
+  headBranch?: string;
   state: PullState;
   createdAt: string;
   updatedAt: string;
@@ -67,6 +69,7 @@ export const parsePullFile = (text: string, number: number, where: string): Pull
     if (typeof o[field] !== 'string') throw corrupt(where, `${field} must be a string`);
   }
   if (!isValidBranchName(o.baseBranch)) throw corrupt(where, 'baseBranch must be a valid branch name');
+  if (o.headBranch !== undefined && !isValidBranchName(o.headBranch)) throw corrupt(where, 'headBranch must be a valid branch name');
   if (!PULL_STATES.includes(o.state as PullState)) throw corrupt(where, `state must be one of ${PULL_STATES.join(', ')}`);
   return o as PullFile;
 };

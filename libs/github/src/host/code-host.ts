@@ -101,6 +101,7 @@ export class GithubCodeHost {
       title: pr.title,
       author: pr.author,
       headSha: pr.headSha,
+      headBranch: pr.headBranch,
       baseBranch: pr.baseBranch,
       state: pr.state,
       mergeability,

@@ -10,6 +10,7 @@ const view = (number: number): PullView => ({
   author: 'alice',
   authorId: 7,
   headSha: SHA,
+  headBranch: `feature-${number}`,
   baseBranch: 'main',
   state: 'open',
   draft: false,

@@ -27,6 +27,8 @@ export interface PullView {
   author: string;
   authorId: number;
   headSha: string;
+  /** The head's branch (of the fork, for a PR from one). */
+  headBranch: string;
   /** The base repository's page (`https://github.com/acme/widgets`), for links. */
   repoUrl: string;
   baseBranch: string;
@@ -281,6 +283,7 @@ export class RepoApi {
       authorId: Number(p.user.id),
       repoUrl: p.base.repo.html_url,
       headSha: p.head.sha,
+      headBranch: p.head.ref,
       baseBranch: p.base.ref,
       state: p.merged ? 'merged' : p.state === 'open' ? 'open' : 'closed',
       draft: p.draft === true,
