@@ -8,6 +8,7 @@ import { historyOperations } from './routes/history';
 import { impactedTargetOperations } from './routes/impacted-targets';
 import { metricsOperations } from './routes/metrics';
 import { pullRequestOperations } from './routes/pull-requests';
+import { pullRequestListOperations } from './routes/pull-request-list';
 import { queueOperations } from './routes/queues';
 import { testHealthOperations } from './routes/test-health';
 
@@ -20,6 +21,7 @@ export const APP_OPERATIONS: readonly Operation<ApiDeps & DocsDeps>[] = [
   ...docsOperations,
   ...queueOperations,
   ...pullRequestOperations,
+  ...pullRequestListOperations,
   ...impactedTargetOperations,
 ];
 
@@ -31,6 +33,7 @@ export const APP_OPERATIONS: readonly Operation<ApiDeps & DocsDeps>[] = [
 export const OPERATIONS: readonly AnyOperation[] = [
   ...queueOperations,
   ...pullRequestOperations,
+  ...pullRequestListOperations,
   ...impactedTargetOperations,
   ...ciOperations,
   ...historyOperations,

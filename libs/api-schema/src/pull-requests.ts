@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_PRIORITY_VALUE, PRIORITY_NAMES } from '@railyard/domain';
+import { MAX_PRIORITY_VALUE, PR_STATES, PRIORITY_NAMES } from '@railyard/domain';
 import { anyCaseEnum, branchNameSchema, commitShaSchema, prNumberSchema, queueKeySchema } from './common';
 
 const prRef = (min = 0) => z.object({ number: prNumberSchema(min) });
@@ -39,6 +39,15 @@ export const setImpactedTargetsRequest = queueKeySchema.extend({
   }),
   impactedTargets: impactedTargetsSchema,
 });
+
+/** listPullRequests (Trunk v1): a page of the queue's PRs, by state or by when they concluded. */
+export const listPullRequestsRequest = queueKeySchema.extend({
+  state: anyCaseEnum(PR_STATES).optional().describe('only PRs in this state (any case)'),
+  since: z.iso.datetime({ offset: true }).optional().describe('only PRs that concluded (merged, failed, cancelled) at or after this time'),
+  cursor: z.uuid().optional().describe('nextCursor of the previous page'),
+  take: z.number().int().min(1).max(100).optional().describe('PRs per page, 1-100 (default 50)'),
+});
+export type ListPullRequestsRequest = z.infer<typeof listPullRequestsRequest>;
 
 export type SubmitPullRequestRequest = z.infer<typeof submitPullRequestRequest>;
 export type SetImpactedTargetsRequest = z.infer<typeof setImpactedTargetsRequest>;

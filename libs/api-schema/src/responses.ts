@@ -117,6 +117,11 @@ export const submittedPullRequestSchema = pullRequestSummarySchema.extend({
 });
 export type SubmittedPullRequestResponse = z.infer<typeof submittedPullRequestSchema>;
 
+export const listPullRequestsResponseSchema = z.object({
+  pullRequests: z.array(pullRequestSummarySchema).describe('in PR number order'),
+  nextCursor: z.uuid().optional().describe('for the next page; absent on the last one'),
+});
+
 export const setImpactedTargetsResponseSchema = z.object({
   prNumber: z.number().int().min(1),
   headSha: z.string(),

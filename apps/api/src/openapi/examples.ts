@@ -41,3 +41,20 @@ export const PR = {
     failedChecks: [],
   },
 };
+
+/** The fields every one of Trunk's PR answers shows (a listPullRequests item), of the PR above. */
+export const PR_SUMMARY = {
+  id: PR.id,
+  state: PR.state,
+  stateChangedAt: PR.stateChangedAt,
+  priorityValue: PR.priorityValue,
+  priorityName: PR.priorityName,
+  usedDefaultPriorityName: PR.usedDefaultPriorityName,
+  skipTheLine: PR.skipTheLine,
+  noBatch: PR.noBatch,
+  prNumber: PR.prNumber,
+  prTitle: PR.prTitle,
+  prSha: PR.prSha,
+  prBaseBranch: PR.prBaseBranch,
+  prAuthor: PR.prAuthor,
+};

@@ -14,7 +14,7 @@ import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { JsonText } from '../http/json-text';
 import { operationOf } from '../http/operation';
-import { ENVELOPE, KEY, PR } from '../openapi/examples';
+import { ENVELOPE, KEY, PR, PR_SUMMARY } from '../openapi/examples';
 import { STORE_READ_HEADER } from '../readiness/store-reads';
 
 const operation = operationOf<ApiDeps>();
@@ -131,19 +131,7 @@ export const queueOperations = [
           ...ENVELOPE,
           enqueuedPullRequests: [
             {
-              id: PR.id,
-              state: 'testing',
-              stateChangedAt: PR.stateChangedAt,
-              priorityValue: 100,
-              priorityName: 'medium',
-              usedDefaultPriorityName: 'medium',
-              skipTheLine: false,
-              noBatch: false,
-              prNumber: 12,
-              prTitle: PR.prTitle,
-              prSha: PR.prSha,
-              prBaseBranch: 'main',
-              prAuthor: 'ada',
+              ...PR_SUMMARY,
               number: 12,
               title: PR.prTitle,
               sha: PR.prSha,

@@ -36,6 +36,7 @@ describe('railyard pr', () => {
       author: 'Ada',
       headSha: head,
       baseBranch: 'main',
+      headBranch: 'feature',
       state: 'open',
       mergeability: 'mergeable',
     });

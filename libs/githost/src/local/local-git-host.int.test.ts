@@ -37,6 +37,7 @@ describe('LocalGitHost.getPullRequest', () => {
       author: 'Ada Lovelace',
       headSha: head,
       baseBranch: 'main',
+      headBranch: 'feature',
       state: 'open',
       mergeability: 'mergeable',
     });

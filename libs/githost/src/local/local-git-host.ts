@@ -27,6 +27,7 @@ const snapshotOf = (p: Omit<PullRequestSnapshot, 'mergeability'>): Omit<PullRequ
   author: p.author,
   headSha: p.headSha,
   baseBranch: p.baseBranch,
+  ...(p.headBranch ? { headBranch: p.headBranch } : {}),
   state: p.state,
 });
 

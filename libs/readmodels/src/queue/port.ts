@@ -12,6 +12,7 @@ import type {
 } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { TestRunReadModel } from '../testruns/port';
+import type { PrListPage, PrListQuery } from './projection/listing';
 
 /** The queue as getQueue shows it, without its PR list. */
 export interface QueueView {
@@ -79,6 +80,8 @@ export interface ReadModelStore extends TestRunReadModel {
   /** Non-terminal PRs of the queue, in queue order (priority, then submission). */
   listActivePrs(queueId: string): Promise<PrView[]>;
   getPr(queueId: string, prNumber: number): Promise<PrView | null>;
+  /** One page of every PR of the queue (active or not), in PR number order (listPullRequests; projection/listing.ts). */
+  listPrs(queueId: string, query: PrListQuery): Promise<PrListPage>;
   /**
    * The getQueue answer as JSON text, byte for byte what the API sends (docs/api.md), or null when
    * the queue does not exist. The Redis store writes it with each batch, so a read is one GET.

@@ -20,6 +20,8 @@ export interface RedisKeys {
   prAnswers(queueId: string): string;
   /** ZSET: member prNumber, score queueOrderScore; the queue's non-terminal PRs of the current generation. */
   active(queueId: string): string;
+  /** ZSET: member and score prNumber; every PR with a document in the queue's current generation, for listPrs. */
+  prNumbers(queueId: string): string;
   /** STRING: JSON PrDoc. */
   pr(queueId: string, prNumber: number): string;
   /** STRING: JSON TestRunDoc. */
@@ -50,6 +52,7 @@ export const redisKeys = (namespace: string): RedisKeys => {
     checkpoint: `${base}checkpoint`,
     queue: (queueId) => `${base}q:${queueId}`,
     active: (queueId) => `${base}q:${queueId}:active`,
+    prNumbers: (queueId) => `${base}q:${queueId}:prs`,
     queueAnswer: (queueId) => `${base}q:${queueId}:answer:${QUEUE_ANSWER_FORMAT}`,
     staleQueueAnswers: (queueId) => [`${base}q:${queueId}:answer`],
     prAnswers: (queueId) => `${base}q:${queueId}:pranswers`,

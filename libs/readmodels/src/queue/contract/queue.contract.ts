@@ -340,6 +340,68 @@ export const readModelContract = (name: string, make: () => Promise<ReadModelSto
       });
     });
 
+    describe('every PR, paged (listPullRequests)', () => {
+      /** Walks the pages of `take` from the start, as a client following nextCursor does. */
+      const walk = async (
+        take: number,
+        filter: { state?: PrView['state']; concludedSince?: string } = {},
+        between?: () => Promise<void>,
+      ) => {
+        const seen: number[] = [];
+        let after: number | undefined;
+        for (let pages = 0; pages < 50; pages++) {
+          const page = await store.listPrs(Q, { take, ...filter, ...(after !== undefined ? { afterPrNumber: after } : {}) });
+          seen.push(...page.prs.map((p) => p.prNumber));
+          if (!page.more) return seen;
+          after = page.prs[page.prs.length - 1]?.prNumber;
+          await between?.();
+        }
+        throw new Error('the pages never ended');
+      };
+
+      it('when the history is listed a page at a time, then every PR of the queue comes once, in number order, active or not', async () => {
+        await store.apply(history().events);
+        expect(await walk(1)).toEqual([1, 2, 3]);
+        expect(await walk(2)).toEqual([1, 2, 3]);
+        expect(await store.listPrs(Q, { take: 3 })).toMatchObject({ more: false });
+        expect(await store.listPrs(OTHER, { take: 10 })).toMatchObject({ prs: [{ prNumber: 1, prSha: 'other-sha' }], more: false });
+      });
+
+      it('when PRs change state and new ones come between pages, then the walk neither repeats nor skips one', async () => {
+        const { factory, events } = history();
+        await store.apply(events);
+        let next = 10;
+        const seen = await walk(1, {}, async () => {
+          // Three pages in, the last PRs are added: they come at the end, once each.
+          if (next > 12) return;
+          await store.apply([...factory.record(Q, prCancelled(1, T(20))), ...factory.record(Q, prSubmitted(next++, T(21)))]);
+        });
+        expect(seen).toEqual([1, 2, 3, 10, 11, 12]);
+      });
+
+      it('when a state or a conclusion time is asked, then only those PRs are listed', async () => {
+        const { factory, events } = history();
+        await store.apply([...events, ...factory.record(Q, prCancelled(3, T(30)))]);
+        expect(await walk(1, { state: 'cancelled' })).toEqual([2, 3]);
+        expect(await walk(5, { state: 'pending' })).toEqual([1]);
+        expect(await walk(5, { concludedSince: T(8) })).toEqual([3]);
+        expect(await walk(5, { concludedSince: T(7) })).toEqual([2, 3]);
+      });
+
+      it('when the queue is deleted and created again, then the PRs of its earlier life are not listed', async () => {
+        const { factory, events } = history();
+        await store.apply([
+          ...events,
+          ...factory.record(Q, prCancelled(1, T(20))),
+          ...factory.record(Q, prCancelled(3, T(20))),
+          ...factory.record(Q, queueDeleted(T(21))),
+        ]);
+        expect((await store.listPrs(Q, { take: 10 })).prs).toEqual([]);
+        await store.apply([...factory.record(Q, queueCreated(Q, T(22))), ...factory.record(Q, prSubmitted(5, T(23)))]);
+        expect((await store.listPrs(Q, { take: 10 })).prs.map((p) => p.prNumber)).toEqual([5]);
+      });
+    });
+
     describe('answers ready to send', () => {
       it.each([1, 3, 100])(
         'when the history with runs is applied in batches of %i, then the getQueue answer and every PR explanation equal the ones built from the views',

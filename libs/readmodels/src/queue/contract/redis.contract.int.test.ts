@@ -47,7 +47,16 @@ describe('RedisReadModelStore specifics', () => {
     const factory = new RecordedEventFactory();
     await store.apply(factory.record(Q, queueCreated(Q, AT), prSubmitted(1, AT), prSubmitted(2, AT), prCancelled(2, AT)));
     expect(await bed.keys()).toEqual(
-      [keys.checkpoint, keys.pr(Q, 1), keys.pr(Q, 2), keys.queue(Q), keys.active(Q), keys.queueAnswer(Q), keys.prAnswers(Q)].sort(),
+      [
+        keys.checkpoint,
+        keys.pr(Q, 1),
+        keys.pr(Q, 2),
+        keys.queue(Q),
+        keys.active(Q),
+        keys.prNumbers(Q),
+        keys.queueAnswer(Q),
+        keys.prAnswers(Q),
+      ].sort(),
     );
     expect(await bed.redis.zrange(keys.active(Q), 0, '-1')).toEqual(['1']);
     expect(await bed.redis.get(keys.checkpoint)).toBe('00000000000000000004');

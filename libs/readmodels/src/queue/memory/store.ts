@@ -5,6 +5,7 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { isActive } from '../projection/order';
+import { pageOf, type PrListPage, type PrListQuery } from '../projection/listing';
 import { ActiveOrder } from './active-order';
 import { MemoryTestRuns } from '../../testruns/memory/store';
 import type { TestRunView } from '../../testruns/projection/docs';
@@ -23,12 +24,27 @@ const frozen = <T>(value: T): T => {
   return value;
 };
 
+/** `sorted` with `n` in its place (the same array when it holds it already). */
+const withNumber = (sorted: number[], n: number): number[] => {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < n) lo = mid + 1;
+    else hi = mid;
+  }
+  if (sorted[lo] !== n) sorted.splice(lo, 0, n);
+  return sorted;
+};
+
 /** Read models in process memory: the embedded mode (rebuilt from the event store at start) and unit tests. */
 export class MemoryReadModelStore implements ReadModelStore {
   private queues = new Map<string, QueueDoc>();
   private prs = new Map<string, PrDoc>();
   /** Active PR keys per queue in queue order, so listing a queue neither walks every PR ever submitted nor sorts. */
   private active = new Map<string, ActiveOrder>();
+  /** Every PR number with a document, per queue, ascending (listPrs); emptied when the queue is created again. */
+  private numbers = new Map<string, number[]>();
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
   private readonly testRuns = new MemoryTestRuns();
@@ -50,7 +66,10 @@ export class MemoryReadModelStore implements ReadModelStore {
       const doc = docs.queues.get(id);
       if (doc) this.queues.set(id, frozen(doc));
     }
-    for (const id of changes.regenerated) this.active.delete(id);
+    for (const id of changes.regenerated) {
+      this.active.delete(id);
+      this.numbers.delete(id);
+    }
     for (const key of changes.prKeys) {
       const doc = docs.prs.get(key);
       if (!doc) continue;
@@ -60,6 +79,7 @@ export class MemoryReadModelStore implements ReadModelStore {
       if (isActive(this.queues.get(queueId) ?? null, doc)) order.set(key, doc.view);
       else order.delete(key);
       this.active.set(queueId, order);
+      this.numbers.set(queueId, withNumber(this.numbers.get(queueId) ?? [], doc.view.prNumber));
     }
     this.position = fresh[fresh.length - 1]?.position ?? this.position;
     if (this.position !== null) this.waiters.reached(this.position);
@@ -91,6 +111,18 @@ export class MemoryReadModelStore implements ReadModelStore {
 
   async getPr(queueId: string, prNumber: number): Promise<PrView | null> {
     return this.currentPr(queueId, prNumber)?.view ?? null;
+  }
+
+  async listPrs(queueId: string, query: PrListQuery): Promise<PrListPage> {
+    return pageOf(this.currentViews(queueId), query);
+  }
+
+  /** The queue's PRs of its current generation, in number order, read as the page needs them. */
+  private *currentViews(queueId: string): Generator<PrView> {
+    for (const n of this.numbers.get(queueId) ?? []) {
+      const doc = this.currentPr(queueId, n);
+      if (doc) yield doc.view;
+    }
   }
 
   /** The PR's document when it belongs to the queue as it is now. */
@@ -130,6 +162,7 @@ export class MemoryReadModelStore implements ReadModelStore {
     this.queues = new Map();
     this.prs = new Map();
     this.active = new Map();
+    this.numbers = new Map();
     this.position = null;
   }
 

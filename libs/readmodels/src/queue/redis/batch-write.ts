@@ -26,12 +26,13 @@ export const batchWrite = (k: RedisKeys, docs: DocSet, changes: BatchChanges, ex
     else args.push('R', ref(k.hostProblems), queueId);
   }
   // Before the PR writes below, so PRs of the new generation are added back after the wipe.
-  for (const queueId of changes.regenerated) args.push('D', ref(k.active(queueId)));
+  for (const queueId of changes.regenerated) args.push('D', ref(k.active(queueId)), 'D', ref(k.prNumbers(queueId)));
   for (const prKey of changes.prKeys) {
     const doc = docs.prs.get(prKey);
     if (!doc) continue;
     const { queueId, prNumber } = doc.view;
     args.push('S', ref(k.pr(queueId, prNumber)), JSON.stringify(doc));
+    args.push('Z', ref(k.prNumbers(queueId)), String(prNumber), String(prNumber));
     const active = ref(k.active(queueId));
     if (isActive(docs.queues.get(queueId) ?? null, doc)) args.push('Z', active, String(queueOrderScore(doc.view)), String(prNumber));
     else args.push('R', active, String(prNumber));

@@ -6,6 +6,7 @@ import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { byQueueOrder, isActive } from '../projection/order';
+import { matchesListing, type PrListPage, type PrListQuery } from '../projection/listing';
 import type { TestRunView } from '../../testruns/projection/docs';
 import { foldTestRuns, testRunRefsOf } from '../../testruns/projection/project';
 import { appendTestRunWrites, testRunReads } from '../../testruns/redis/batch';
@@ -110,6 +111,30 @@ export class RedisReadModelStore implements ReadModelStore {
     const [queueJson, prJson] = await this.base.redis.mget(this.keys.queue(queueId), this.keys.pr(queueId, prNumber));
     const pr = parse<PrDoc>(prJson);
     return isCurrent(parse<QueueDoc>(queueJson), pr) ? pr.view : null;
+  }
+
+  async listPrs(queueId: string, query: PrListQuery): Promise<PrListPage> {
+    const prs: PrView[] = [];
+    // Chunks of numbers and their documents until the page and one more match are found, or none are left.
+    const chunk = Math.max(query.take + 1, 100);
+    let after = query.afterPrNumber ?? -1;
+    for (;;) {
+      const numbers = await this.base.redis.zrangebyscore(this.keys.prNumbers(queueId), `(${after}`, '+inf', 'LIMIT', 0, chunk);
+      if (numbers.length === 0) return { prs, more: false };
+      const [queueJson, ...prJson] = await this.base.redis.mget(
+        this.keys.queue(queueId),
+        ...numbers.map((n) => this.keys.pr(queueId, Number(n))),
+      );
+      const queue = parse<QueueDoc>(queueJson);
+      for (const json of prJson) {
+        const doc = parse<PrDoc>(json);
+        if (!isCurrent(queue, doc) || !matchesListing(doc.view, query)) continue;
+        if (prs.length === query.take) return { prs, more: true };
+        prs.push(doc.view);
+      }
+      if (numbers.length < chunk) return { prs, more: false };
+      after = Number(numbers[numbers.length - 1]);
+    }
   }
 
   getQueueAnswer(queueId: string): Promise<string | null> {
