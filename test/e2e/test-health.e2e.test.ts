@@ -258,7 +258,6 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
       file_path: 'src/cart/totals.test.ts',
       parent: 'cart',
       classname: 'cart',
-      ticket: { html_url: '' },
     });
     const quarantined = await api().quarantined({ page_size: 10 });
     expect(quarantined.body.quarantined_tests).toContainEqual({

@@ -50,8 +50,21 @@ export const unhealthyTestSchema = z.object({
   file_path: z.string(),
   parent: z.string(),
   classname: z.string(),
-  ticket: z.object({ html_url: z.string().describe('empty when no ticket is linked') }),
+  ticket: z.object({ html_url: z.url() }).optional().describe('absent when no ticket is linked'),
 });
+
+/** A test as list-failing-tests and get-test-details show it: the unhealthy test's fields and its failures. */
+export const failingTestSchema = unhealthyTestSchema.extend({
+  most_common_failures: z
+    .array(z.object({ summary: z.string(), occurrence_count: z.number().int().min(0), last_occurrence: time.optional() }))
+    .describe('empty: Railyard does not group failure messages yet'),
+  failure_rate_last_7d: z.number().min(0).max(1).describe('share of the runs of the last 7 days that ended failed'),
+  failure_rate_last_24h: z.number().min(0).max(1).describe('the same over the last 24 hours'),
+});
+
+export const listFailingResponseSchema = z.object({ tests: z.array(failingTestSchema), page: pageInfoSchema });
+
+export const createCiRunResponseSchema = z.object({ run_id: z.string().describe('the same for the same run reported again') });
 
 export const listUnhealthyResponseSchema = z.object({ tests: z.array(unhealthyTestSchema), page: pageInfoSchema });
 
@@ -97,7 +110,7 @@ export const checkFailuresResponseSchema = z.object({
 });
 
 export const testDetailsResponseSchema = z.object({
-  test: unhealthyTestSchema.extend({
+  test: failingTestSchema.extend({
     status: statusValue.extend({
       monitors: z.array(
         z.object({
@@ -117,6 +130,9 @@ export const testDetailsResponseSchema = z.object({
   }),
 });
 
-export const linkTicketResponseSchema = z.object({ test_case_id: z.string(), ticket: z.object({ html_url: z.string() }) });
+export const linkTicketResponseSchema = z.object({
+  test_case_id: z.string(),
+  ticket: z.object({ html_url: z.url() }).optional().describe('absent once the ticket is unlinked'),
+});
 
 export const reclassifyResponseSchema = z.object({ evaluated: z.number().int().min(0), changed: z.number().int().min(0) });

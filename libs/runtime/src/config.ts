@@ -72,6 +72,8 @@ export interface TestHealthSettings {
   pageTokenSecret?: string;
   /** Base of the html_url fields; when absent the server's own address is used. */
   publicUrl?: string;
+  /** A ticket's page with `{id}` where its id goes (link-ticket-to-test-case's external_ticket_id), e.g. a Jira browse URL. */
+  ticketUrl?: string;
   /** Worker threads parsing JUnit, at least one: the request thread never parses. */
   parseWorkers: number;
   /** Uploads waiting for a parser beyond this are refused with 503 and Retry-After. */
@@ -197,6 +199,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       orgSlug: e.RAILYARD_ORG_SLUG,
       ...(e.RAILYARD_PAGE_TOKEN_SECRET ? { pageTokenSecret: e.RAILYARD_PAGE_TOKEN_SECRET } : {}),
       ...(publicUrl ? { publicUrl } : {}),
+      ...(e.RAILYARD_TICKET_URL ? { ticketUrl: e.RAILYARD_TICKET_URL } : {}),
       parseWorkers: e.RAILYARD_JUNIT_PARSE_WORKERS,
       maxQueuedParses: e.RAILYARD_JUNIT_MAX_QUEUED,
       sweepMinutes: e.RAILYARD_TEST_HEALTH_SWEEP_MINUTES,

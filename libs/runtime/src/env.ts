@@ -125,6 +125,9 @@ export const railyardEnvSchema = z.object({
   RAILYARD_CI_LOG_MIB: int(64, 1, 1_048_576),
   RAILYARD_CI_CGROUP: textOr('auto'),
   RAILYARD_ORG_SLUG: textOr('railyard').refine((v) => SLUG.test(v), { message: "must be letters, digits, '.', '_' or '-'" }),
+  RAILYARD_TICKET_URL: text.refine((v) => v === undefined || /^https?:\/\/\S*\{id\}\S*$/i.test(v), {
+    message: 'must be an http(s) URL holding {id}, e.g. https://acme.atlassian.net/browse/{id}',
+  }),
   RAILYARD_PAGE_TOKEN_SECRET: text.refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
   // At least one: parsing on the request thread stalled every other request for seconds (issue 25).
   RAILYARD_JUNIT_PARSE_WORKERS: int(1, 1, 16),

@@ -31,9 +31,10 @@ export const apiBed = async (opts: { prs?: number; replicas?: number } = {}) => 
   const eventStore = new MemoryEventStore();
   const readModels = new MemoryReadModelStore();
   const statuses: CommitStatusStore[] = [];
+  const blobs = new MemoryBlobStore();
+  const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
+  const testHealthStore = openTestHealthStore('memory', { blobs, config: testHealthConfig });
   const compose = (): ComposedApi => {
-    const blobs = new MemoryBlobStore();
-    const testHealthConfig = testHealthConfigOf(loadConfig({}).testHealth, dir);
     const status = localHostStatuses({ eventStore, gitRoot });
     statuses.push(status);
     return composeApi({
@@ -41,7 +42,7 @@ export const apiBed = async (opts: { prs?: number; replicas?: number } = {}) => 
       blobs,
       readModels,
       metrics: new MemoryMetricsStore(),
-      testHealthStore: openTestHealthStore('memory', { blobs, config: testHealthConfig }),
+      testHealthStore,
       testHealthConfig,
       gitHost: new LocalGitHost({ root: gitRoot }),
       statuses: status,
@@ -56,9 +57,10 @@ export const apiBed = async (opts: { prs?: number; replicas?: number } = {}) => 
     });
   };
   const replicas = Array.from({ length: opts.replicas ?? 1 }, compose);
-  // The projector: whatever the store holds beyond the checkpoint, applied as soon as it is appended.
+  // The projector: whatever the store holds beyond each model's checkpoint, applied as soon as it is appended.
   const projecting = setInterval(() => {
-    void readModels.checkpoint().then(async (at) => readModels.apply(await eventStore.readAll(at, 100_000)));
+    for (const models of [readModels, testHealthStore])
+      void models.checkpoint().then(async (at) => models.apply(await eventStore.readAll(at, 100_000)));
   }, 5);
   return {
     eventStore,
@@ -70,6 +72,7 @@ export const apiBed = async (opts: { prs?: number; replicas?: number } = {}) => 
     close: async () => {
       clearInterval(projecting);
       await readModels.close();
+      await testHealthStore.close();
       for (const api of replicas) await api.testHealth.close();
       for (const s of statuses) await s.close();
       await removeTempDir(dir);

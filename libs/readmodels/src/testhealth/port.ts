@@ -1,7 +1,10 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import type { PageCursor, TestRun } from '@railyard/testhealth';
+import type { CiRunRecorded, PageCursor, TestRun } from '@railyard/testhealth';
 import type { TestDoc } from './projection/docs';
 import type { IndexName } from './projection/indexes';
+
+/** A CI run as its CI reported it. */
+export type CiRun = Omit<CiRunRecorded['data'], 'repo'>;
 
 export interface TestHistory {
   runs: TestRun[];
@@ -38,6 +41,8 @@ export interface TestHealthReadModels {
   listPage(repoId: string, index: IndexName, size: number, cursor?: PageCursor): Promise<ListedPage>;
   /** Tests the periodic re-evaluation must look at: unhealthy ones, and those that failed at or after `failedSince`. */
   watchList(repoId: string, failedSince: string): Promise<string[]>;
+  /** A CI run as recorded (flaky-ci/create-ci-run), by its run id; null when none was. */
+  getCiRun(repoId: string, runId: string): Promise<CiRun | null>;
   /** Repositories with at least one upload. */
   repoIds(): Promise<string[]>;
   reset(): Promise<void>;

@@ -1,4 +1,4 @@
-import { failureRateLast7d, pullRequestsImpactedLast7d } from './impact';
+import { failureRateLast24h, failureRateLast7d, failuresBetween, pullRequestsImpactedLast7d } from './impact';
 import type { TestRun } from './types';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
@@ -59,5 +59,23 @@ describe('failureRateLast7d', () => {
 
   it('when there are no runs, then the rate is 0', () => {
     expect(failureRateLast7d([], NOW)).toBe(0);
+  });
+});
+
+describe('failureRateLast24h', () => {
+  it('when runs of the last day and of the days before failed, then only the last day counts', () => {
+    const history = [prRun(0.5, 1, 'failed'), prRun(0.25, 2, 'passed'), prRun(0.1, 3, 'passed'), prRun(2, 4, 'failed')];
+    expect(failureRateLast24h(history, NOW)).toBeCloseTo(1 / 3);
+    expect(failureRateLast7d(history, NOW)).toBeCloseTo(2 / 4);
+  });
+});
+
+describe('failuresBetween', () => {
+  it('when runs failed or flaked inside and outside a range, then those from its start up to (not including) its end count', () => {
+    const from = new Date(daysAgo(3));
+    const to = new Date(daysAgo(1));
+    const history = [prRun(3, 1, 'failed'), prRun(2, 2, 'flaky'), prRun(2, 3, 'passed'), prRun(1, 4, 'failed'), prRun(4, 5, 'failed')];
+    expect(failuresBetween(history, from, to)).toBe(2);
+    expect(failuresBetween(history, to, NOW)).toBe(1);
   });
 });

@@ -104,9 +104,35 @@ export type QuarantineOverrideSet = Ev<
   { repo: RepoRef; testId: string; override: 'always' | 'never' | null; previous: 'always' | 'never' | null; reason?: string }
 >;
 
-export type TestTicketLinked = Ev<'TestTicketLinked', { repo: RepoRef; testId: string; htmlUrl: string | null }>;
+/** `externalId`: the tracker's id the ticket was linked by (Trunk's external_ticket_id), when it was. */
+export type TestTicketLinked = Ev<'TestTicketLinked', { repo: RepoRef; testId: string; htmlUrl: string | null; externalId?: string }>;
 
-export type TestHealthEvent = TestResultsUploaded | TestStatusChanged | TestImpactChanged | QuarantineOverrideSet | TestTicketLinked;
+/**
+ * A CI run as its CI reported it (Trunk's flaky-ci/create-ci-run): the job, its commit, attempt and
+ * outcome. `runId` is derived from what identifies the run, so a CI reporting one run twice gets one id.
+ */
+export type CiRunRecorded = Ev<
+  'CiRunRecorded',
+  {
+    repo: RepoRef;
+    runId: string;
+    ciJobName: string;
+    provider?: string;
+    runStart: string;
+    runEnd: string;
+    branch: string;
+    commitSha: string;
+    attempt: number;
+    conclusion?: 'success' | 'failure' | 'skipped' | 'cancelled';
+    /** Whether a failure came from the tests or from the CI itself (infrastructure). */
+    conclusionCause?: 'test' | 'ci';
+    providersJobId?: string;
+    providersRunId?: string;
+  }
+>;
+
+export type TestHealthEvent =
+  TestResultsUploaded | TestStatusChanged | TestImpactChanged | QuarantineOverrideSet | TestTicketLinked | CiRunRecorded;
 export type TestHealthEventType = TestHealthEvent['type'];
 
 export const TEST_HEALTH_EVENT_TYPES: readonly TestHealthEventType[] = [
@@ -115,6 +141,7 @@ export const TEST_HEALTH_EVENT_TYPES: readonly TestHealthEventType[] = [
   'TestImpactChanged',
   'QuarantineOverrideSet',
   'TestTicketLinked',
+  'CiRunRecorded',
 ];
 
 export const MAX_RECORDED_SUITE_FAILURES = 20;

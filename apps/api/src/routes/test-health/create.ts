@@ -8,6 +8,7 @@ import type { TokenRegistry } from '@railyard/auth';
 import type { TestHealthConfig } from './config';
 import type { TestHealthContext } from './context';
 import { TestEvaluator } from './evaluator';
+import { failingOperations } from './failing-routes';
 import { listOperations } from './list-routes';
 import { JUnitParsePool } from './parse-pool';
 import { quarantineOperations } from './quarantine-routes';
@@ -45,7 +46,7 @@ export interface TestHealth {
 }
 
 /** JUnit uploads, flaky and broken tests, quarantine: the feature's endpoints. */
-export const testHealthOperations = [...uploadOperations, ...listOperations, ...quarantineOperations];
+export const testHealthOperations = [...uploadOperations, ...listOperations, ...failingOperations, ...quarantineOperations];
 
 /** The test-health read models of a deployment shape: in memory (embedded) or in Redis beside the queue models. */
 export const openTestHealthStore = (

@@ -10,9 +10,23 @@ import { ApiError } from '../../http/errors';
 import { operationOf } from '../../http/operation';
 import { REPO, TEST_ID } from '../../openapi/examples';
 import type { TestHealthContext } from './context';
-import { requireRepo } from './repo-guard';
+import { failureRatesOf } from './failure-rates';
+import { requireOrg, requireRepo } from './repo-guard';
 import { checkFailuresRequest, linkTicketRequest, reclassifyRequest, setQuarantineRequest, testDetailsRequest } from './schemas';
-import { testDetailsView } from './views';
+import { testDetailsView, type FailureRates } from './views';
+
+/**
+ * A tracker's id as a link: itself when it is already a URL, else RAILYARD_TICKET_URL with `{id}` in
+ * place of the id. Without that setting the server cannot know where the ticket lives.
+ */
+const ticketUrlOf = (th: TestHealthContext, id: string): string => {
+  if (/^https?:\/\/\S+$/i.test(id)) return id;
+  if (!th.config.ticketUrl)
+    throw new ApiError(400, 'TICKET_URL_UNKNOWN', `no RAILYARD_TICKET_URL is set to make a link of ticket ${id}; send html_url instead`, [
+      { field: 'external_ticket_id', message: 'needs RAILYARD_TICKET_URL on the server' },
+    ]);
+  return th.config.ticketUrl.replace('{id}', encodeURIComponent(id));
+};
 
 const unknownTest = () => new ApiError(404, 'TEST_NOT_FOUND', 'no test with this id has been uploaded for the repository');
 
@@ -131,14 +145,21 @@ export const quarantineOperations = [
     tag: 'Test health',
     summary: 'Everything known about one test',
     scope: 'read',
-    request: { name: 'GetTestDetailsRequest', schema: testDetailsRequest, example: { repo: REPO, test_id: TEST_ID } },
+    request: {
+      name: 'GetTestDetailsRequest',
+      schema: testDetailsRequest,
+      example: { repo: REPO, org_url_slug: 'railyard', test_id: TEST_ID },
+    },
     response: { description: 'The test', body: { name: 'TestDetails', schema: testDetailsResponseSchema } },
     errors: [404],
     handle: async (body, { deps: th }) => {
+      if (body.org_url_slug !== undefined) requireOrg(th, body.org_url_slug);
       await requireRepo(th, body.repo);
-      const doc = await th.store.getTest(repoIdOf(body.repo), body.test_id);
+      const repoId = repoIdOf(body.repo);
+      const doc = await th.store.getTest(repoId, body.test_id);
       if (!doc) throw unknownTest();
-      return { test: testDetailsView(doc, await th.facts.codeowners(body.repo), th.baseUrl()) };
+      const [rates] = await failureRatesOf(th, repoId, [doc.id]);
+      return { test: testDetailsView(doc, await th.facts.codeowners(body.repo), th.baseUrl(), rates as FailureRates) };
     },
   }),
   operation({
@@ -146,12 +167,14 @@ export const quarantineOperations = [
     path: '/v1/flaky-tests/link-ticket-to-test-case',
     operationId: 'linkTicketToTestCase',
     tag: 'Test health',
-    summary: 'Link a ticket to a test (an empty html_url removes it)',
+    summary: 'Link a ticket to a test, by its id in the tracker or by its URL (an empty html_url removes it)',
+    description:
+      '`external_ticket_id` (as Trunk takes it, e.g. `KAN-123`) becomes a URL through RAILYARD_TICKET_URL; without that setting, give `html_url`.',
     scope: 'write',
     request: {
       name: 'LinkTicketRequest',
       schema: linkTicketRequest,
-      example: { repo: REPO, test_case_id: TEST_ID, html_url: 'https://tracker.example.org/OPS-12' },
+      example: { repo: REPO, test_case_id: TEST_ID, external_ticket_id: 'OPS-12' },
     },
     response: {
       description: "The test's ticket now",
@@ -163,15 +186,14 @@ export const quarantineOperations = [
       await requireRepo(th, body.repo);
       const doc = await th.store.getTest(repoIdOf(body.repo), body.test_case_id);
       if (!doc) throw unknownTest();
-      const htmlUrl = body.html_url === '' ? null : body.html_url;
+      const externalId = body.external_ticket_id;
+      const htmlUrl = externalId !== undefined ? ticketUrlOf(th, externalId) : body.html_url || null;
       if (htmlUrl !== doc.ticketUrl) {
-        await th.writer.append(
-          body.repo,
-          [{ type: 'TestTicketLinked', data: { repo: body.repo, testId: doc.id, htmlUrl, at: th.clock.now().toISOString() } }],
-          ctx,
-        );
+        const at = th.clock.now().toISOString();
+        const data = { repo: body.repo, testId: doc.id, htmlUrl, ...(externalId !== undefined ? { externalId } : {}), at };
+        await th.writer.append(body.repo, [{ type: 'TestTicketLinked', data }], ctx);
       }
-      return { test_case_id: doc.id, ticket: { html_url: htmlUrl ?? '' } };
+      return { test_case_id: doc.id, ...(htmlUrl ? { ticket: { html_url: htmlUrl } } : {}) };
     },
   }),
   operation({

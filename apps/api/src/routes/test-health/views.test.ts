@@ -1,6 +1,6 @@
 import { newTestDoc } from '@railyard/readmodels';
 import { parseCodeowners } from '@railyard/testhealth';
-import { quarantinedTestView, repositoryHtmlUrl, testHtmlUrl, unhealthyTestView } from './views';
+import { failingTestView, quarantinedTestView, repositoryHtmlUrl, testHtmlUrl, unhealthyTestView } from './views';
 
 const LOCAL = { host: 'git.local', owner: 'acme', name: 'widgets' };
 const BASE = 'http://railyard.test:8080';
@@ -35,7 +35,7 @@ describe('test-health views', () => {
     expect(testHtmlUrl(LOCAL, doc.id, BASE)).toBe(`${BASE}/repos/git.local/acme/widgets/tests/${doc.id}`);
   });
 
-  it('when an unhealthy test is shown, then every spec field is there with the status lowercase', () => {
+  it('when an unhealthy test without a ticket is shown, then every spec field is there with the status lowercase and no ticket', () => {
     expect(unhealthyTestView(doc, owners, BASE)).toEqual({
       id: doc.id,
       repository: { html_url: `${BASE}/repos/git.local/acme/widgets` },
@@ -49,7 +49,9 @@ describe('test-health views', () => {
       file_path: 'src/cart/a.test.ts',
       parent: 'cart',
       classname: 'Cart',
-      ticket: { html_url: '' },
+    });
+    expect(unhealthyTestView({ ...doc, ticketUrl: 'https://tracker.test/T-1' }, owners, BASE).ticket).toEqual({
+      html_url: 'https://tracker.test/T-1',
     });
   });
 
@@ -66,6 +68,15 @@ describe('test-health views', () => {
       status_last_updated_at: doc.statusUpdatedAt,
       test_case_id: doc.id,
       variant: 'linux',
+    });
+  });
+
+  it('when a failing test is shown, then it has the unhealthy fields, its failure rates and no grouped failures', () => {
+    expect(failingTestView(doc, owners, BASE, { last7d: 0.25, last24h: 0.5 })).toEqual({
+      ...unhealthyTestView(doc, owners, BASE),
+      most_common_failures: [],
+      failure_rate_last_7d: 0.25,
+      failure_rate_last_24h: 0.5,
     });
   });
 });

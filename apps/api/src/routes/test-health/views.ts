@@ -33,7 +33,21 @@ export const unhealthyTestView = (doc: TestDoc, owners: Codeowners, base: string
   file_path: doc.file,
   parent: doc.parent,
   classname: doc.classname,
-  ticket: { html_url: doc.ticketUrl ?? '' },
+  ...(doc.ticketUrl ? { ticket: { html_url: doc.ticketUrl } } : {}),
+});
+
+/** How often a test failed lately, from its run history (libs/testhealth's rates). */
+export interface FailureRates {
+  last7d: number;
+  last24h: number;
+}
+
+/** A test as list-failing-tests shows it. Failure messages are not grouped yet, so most_common_failures is empty. */
+export const failingTestView = (doc: TestDoc, owners: Codeowners, base: string, rates: FailureRates) => ({
+  ...unhealthyTestView(doc, owners, base),
+  most_common_failures: [],
+  failure_rate_last_7d: rates.last7d,
+  failure_rate_last_24h: rates.last24h,
 });
 
 export const quarantinedTestView = (doc: TestDoc, owners: Codeowners) => ({
@@ -51,8 +65,8 @@ export const quarantinedTestView = (doc: TestDoc, owners: Codeowners) => ({
 });
 
 /** Everything known about one test, for get-test-details and the CLI. */
-export const testDetailsView = (doc: TestDoc, owners: Codeowners, base: string) => ({
-  ...unhealthyTestView(doc, owners, base),
+export const testDetailsView = (doc: TestDoc, owners: Codeowners, base: string, rates: FailureRates) => ({
+  ...failingTestView(doc, owners, base, rates),
   status: { value: doc.status.toLowerCase(), reason: doc.reason, timestamp: doc.since, monitors: doc.monitors },
   quarantine_setting: doc.override === 'always' ? 'ALWAYS_QUARANTINE' : doc.override === 'never' ? 'NEVER_QUARANTINE' : 'AUTO_QUARANTINE',
   quarantined_at: doc.quarantinedAt,

@@ -354,6 +354,29 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       expect(await store.getTest(TH_REPO_ID, c.id)).toMatchObject({ ticketUrl: 'https://tracker.test/T-1' });
     });
 
+    it('when a CI run is recorded, then it can be read by its run id, and recording it again changes nothing', async () => {
+      const run = {
+        runId: 'b6f2a1c4-5d3e-5f7a-8b9c-0d1e2f3a4b5c',
+        ciJobName: 'unit',
+        provider: 'github',
+        runStart: T(1, 9),
+        runEnd: T(1, 10),
+        branch: 'main',
+        commitSha: 'a'.repeat(40),
+        attempt: 1,
+        conclusion: 'failure' as const,
+        conclusionCause: 'ci' as const,
+      };
+      const recorded: TestHealthEvent = { type: 'CiRunRecorded', data: { repo: TH_REPO, ...run, at: T(1, 11) } };
+      await store.apply(factory.record(TH_REPO, recorded));
+      await store.apply(factory.record(TH_REPO, recorded));
+
+      expect(await store.getCiRun(TH_REPO_ID, run.runId)).toEqual({ ...run, at: T(1, 11) });
+      expect(await store.getCiRun(TH_REPO_ID, 'c6f2a1c4-5d3e-5f7a-8b9c-0d1e2f3a4b5c')).toBeNull();
+      // A repository with CI runs and no upload has no tests to re-evaluate.
+      expect(await store.repoIds()).toEqual([]);
+    });
+
     it('when a listing is walked page by page, then every row comes once in (impact desc, id) order, and before and last cursors agree', async () => {
       // given 23 flaky tests with impacts 0..3
       const cases = Array.from({ length: 23 }, (_, i) => caseOf(`t${i}`, 'flaky'));

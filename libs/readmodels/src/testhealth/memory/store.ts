@@ -1,8 +1,15 @@
 import type { BlobStore, RecordedEvent } from '@railyard/eventstore';
-import { casesOf, isTestHealthEvent, type CaseRecord, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
+import {
+  casesOf,
+  isTestHealthEvent,
+  type CaseRecord,
+  type CiRunRecorded,
+  type PageCursor,
+  type TestResultsUploaded,
+} from '@railyard/testhealth';
 import { CheckpointWaiters } from '../../memory/waiters';
 import type { RunEntry, StoredTest, TestDoc, UploadMeta } from '../projection/docs';
-import type { ListedPage, TestHealthReadModels, TestHistory } from '../port';
+import type { CiRun, ListedPage, TestHealthReadModels, TestHistory } from '../port';
 import { foldTestEvent, foldUpload, testIdOfEvent, uploadMetaOf } from '../projection/fold';
 import { historyOf, DEFAULT_MAX_RUNS_PER_TEST, DEFAULT_RETENTION_DAYS } from '../projection/history';
 import { idOfMember, indexOpsOf, type IndexName } from '../projection/indexes';
@@ -38,6 +45,8 @@ const newRepo = (): RepoModels => ({
 /** Test-health read models in process memory: the embedded mode (rebuilt from the events at start) and tests. */
 export class MemoryTestHealthStore implements TestHealthReadModels {
   private repos = new Map<string, RepoModels>();
+  /** CI runs as recorded, by repo id and run id; apart from `repos`, which holds the repositories with uploads. */
+  private ciRuns = new Map<string, Map<string, CiRun>>();
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
   private readonly maxRuns: number;
@@ -74,6 +83,11 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
 
   private applyOne(event: RecordedEvent, cases: CaseRecord[]): void {
     const repoId = event.streamId.slice('tests-'.length);
+    if (event.type === 'CiRunRecorded') {
+      const { repo: _repo, ...run } = event.data as CiRunRecorded['data'];
+      this.ciRuns.set(repoId, (this.ciRuns.get(repoId) ?? new Map<string, CiRun>()).set(run.runId, run));
+      return;
+    }
     let repo = this.repos.get(repoId);
     if (!repo) {
       repo = newRepo();
@@ -124,6 +138,10 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
   async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     if (this.position !== null && this.position >= position) return true;
     return this.waiters.wait(position, timeoutMs);
+  }
+
+  async getCiRun(repoId: string, runId: string): Promise<CiRun | null> {
+    return this.ciRuns.get(repoId)?.get(runId) ?? null;
   }
 
   async getTest(repoId: string, testId: string): Promise<TestDoc | null> {
@@ -179,6 +197,7 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
   async reset(): Promise<void> {
     await this.tail;
     this.repos = new Map();
+    this.ciRuns = new Map();
     this.position = null;
   }
 

@@ -23,6 +23,8 @@ export interface TestHealthKeys {
   index(repoId: string, index: IndexName): string;
   /** ZSET: test id scored by its last failure (ms), for the periodic re-evaluation. */
   failures(repoId: string): string;
+  /** HASH: run id → JSON CiRun, the CI runs recorded (flaky-ci/create-ci-run). */
+  ciRuns(repoId: string): string;
   /** SCAN patterns covering every model key (not the checkpoint). */
   modelPatterns: string[];
 }
@@ -41,7 +43,8 @@ export const testHealthKeys = (namespace: string): TestHealthKeys => {
     uploadTimes: (repoId) => `${base}ut:${repoId}`,
     index: (repoId, index) => `${base}i:${repoId}:${index}`,
     failures: (repoId) => `${base}f:${repoId}`,
-    modelPatterns: [`${base}t:*`, `${base}r:*`, `${base}u:*`, `${base}ut:*`, `${base}i:*`, `${base}f:*`, `${base}repos`],
+    ciRuns: (repoId) => `${base}ci:${repoId}`,
+    modelPatterns: [`${base}t:*`, `${base}r:*`, `${base}u:*`, `${base}ut:*`, `${base}i:*`, `${base}f:*`, `${base}ci:*`, `${base}repos`],
   };
 };
 

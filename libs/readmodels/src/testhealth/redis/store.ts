@@ -1,10 +1,10 @@
 import type { RecordedEvent } from '@railyard/eventstore';
-import { casesOf, isTestHealthEvent, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
+import { casesOf, isTestHealthEvent, type CiRunRecorded, type PageCursor, type TestResultsUploaded } from '@railyard/testhealth';
 import type Redis from 'ioredis';
 import { RedisCheckpoint } from '../../redis/checkpointed';
 import { decodeRun, encodeRun, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from '../projection/docs';
 import type { TestHealthStoreOptions } from '../memory/store';
-import type { ListedPage, TestHealthReadModels, TestHistory } from '../port';
+import type { CiRun, ListedPage, TestHealthReadModels, TestHistory } from '../port';
 import { foldTestEvent, foldUpload, testIdOfEvent, uploadMetaOf, type TestWrite } from '../projection/fold';
 import { DEFAULT_MAX_RUNS_PER_TEST, DEFAULT_RETENTION_DAYS, historyOf } from '../projection/history';
 import { idOfMember, indexOpsOf, memberOfKey, type IndexName } from '../projection/indexes';
@@ -152,6 +152,11 @@ export class RedisTestHealthStore implements TestHealthReadModels {
         }
         continue;
       }
+      if (event.type === 'CiRunRecorded') {
+        const { repo: _repo, ...run } = event.data as CiRunRecorded['data'];
+        batch.push('E', 'H', batch.ref(this.keys.ciRuns(repoId)), run.runId, JSON.stringify(run));
+        continue;
+      }
       const testId = testIdOfEvent(event);
       if (testId === undefined) continue;
       if (!working.has(wkey(testId))) await this.load(repoId, [testId], working);
@@ -194,6 +199,11 @@ export class RedisTestHealthStore implements TestHealthReadModels {
 
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     return this.base.waitFor(position, timeoutMs);
+  }
+
+  async getCiRun(repoId: string, runId: string): Promise<CiRun | null> {
+    const json = await this.base.redis.hget(this.keys.ciRuns(repoId), runId);
+    return json ? (JSON.parse(json) as CiRun) : null;
   }
 
   async getTest(repoId: string, testId: string): Promise<TestDoc | null> {
