@@ -62,6 +62,7 @@ export const pullRequestPageSchema = z.object({
   author: z.string(),
   headSha: z.string(),
   baseBranch: z.string(),
+  headBranch: z.string().optional().describe('the branch the PR comes from, when it was opened from one'),
   state: z.enum(['open', 'closed', 'merged']),
   mergeability: z.enum(['unspecified', 'in_progress', 'mergeable', 'not_mergeable']),
 });
