@@ -113,6 +113,9 @@ describe('the served OpenAPI document against the real server', () => {
     expect((await post('/restartTestsOnPullRequest', { ...KEY, pr: { number: 2 } }, TOKENS.write)).status).toBe(200);
     expect((await post('/getQueue', KEY, TOKENS.read)).body.enqueuedPullRequests).toHaveLength(1);
     expect((await post('/cancelPullRequest', { ...KEY, pr: { number: 2 } }, TOKENS.write)).status).toBe(200);
+    const prPage = await post('/listPullRequests', { ...KEY, take: 1 }, TOKENS.read);
+    expect([prPage.status, prPage.body.pullRequests.length]).toEqual([200, 1]);
+    expect((await post('/listPullRequests', { ...KEY, cursor: prPage.body.nextCursor }, TOKENS.read)).status).toBe(200);
 
     // Statuses from an outside CI.
     const sha = (await branchSha(world.gitRoot, REPO, 'main')) as string;
@@ -150,6 +153,24 @@ describe('the served OpenAPI document against the real server', () => {
     const ticket = { repo: REPO, test_case_id: testId, html_url: 'https://tracker.example.org/OPS-1' };
     expect((await post('/flaky-tests/link-ticket-to-test-case', ticket, TOKENS.write)).status).toBe(200);
     expect((await post('/flaky-tests/reclassify', { repo: REPO })).status).toBe(200);
+    const day = { start_time: new Date(Date.now() - 86_400_000).toISOString(), end_time: new Date(Date.now() + 60_000).toISOString() };
+    const failing = await post(
+      '/flaky-tests/list-failing-tests',
+      { repo: REPO, org_url_slug: 'railyard', ...day, page_query: {} },
+      TOKENS.read,
+    );
+    expect(failing.status).toBe(200);
+    const run = {
+      repo: REPO,
+      org_url_slug: 'railyard',
+      ci_job_name: 'unit',
+      run_start: day.start_time,
+      run_end: day.end_time,
+      branch: 'main',
+      sha: shaOf('main-1'),
+      attempt: 1,
+    };
+    expect((await post('/flaky-ci/create-ci-run', run, TOKENS.write)).status).toBe(200);
     expect((await post('/flaky-tests/get-test-details', { repo: REPO, test_id: '6ba7b811-9dad-51d1-80b4-00c04fd430c8' })).status).toBe(404);
 
     // Metrics, as Prometheus scrapes them.
