@@ -11,6 +11,7 @@ import { BODY_LIMIT } from './http/json-body';
 import type { TokenRegistry } from '@railyard/auth';
 import { ciPageRouters, ciRouters } from './ci/routes';
 import { githubRouter, type GithubApiParts } from './github';
+import { forkedRunsOf } from './github/forked-runs';
 import { QueueCommands } from './queue-commands';
 import { inProcessProjector, ProjectionHealth, type ProjectorPresence } from './readiness/projection-health';
 import { createHmac } from 'node:crypto';
@@ -96,6 +97,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
     blobs: p.blobs,
     tokens: p.tokens,
     logger: p.logger,
+    ...(p.github ? { forkedRuns: forkedRunsOf(p.github) } : {}),
     limiter: rateLimit({ perToken: p.rateLimitPerSecond, perAddress: p.rateLimitUnauthenticatedPerSecond, tokens: p.tokens }),
     bodyBudget: bodyBudget({ maxBytesInFlight: p.maxBodyBytesInFlight, maxBodyBytes: BODY_LIMIT }),
   };

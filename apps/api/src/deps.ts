@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { RateLimiter } from './auth/rate-limit';
+import type { ForkedRuns } from './github/forked-runs';
 import type { BlobStore } from '@railyard/eventstore';
 import type { GitHost } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
@@ -20,6 +21,8 @@ export interface ApiDeps {
   logger: Logger;
   /** The rate limit (auth/rate-limit.ts), which buildApp puts in front of every route but /healthz; none when absent. */
   limiter?: RateLimiter;
+  /** Confirms the workflow run a PR from a fork uploads its impacted targets with (GitHub App); none without GitHub. */
+  forkedRuns?: ForkedRuns;
   /** The cap on request-body bytes in flight (http/body-budget.ts), after the limiter; none when absent. */
   bodyBudget?: RequestHandler;
 }

@@ -9,6 +9,7 @@ import request from 'supertest';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { loadConfig } from '@railyard/runtime';
 import { composeApi, type ComposedApi } from '../compose';
+import type { GithubApiParts } from '../github';
 import { openTestHealthStore, testHealthConfigOf } from '../routes/test-health';
 
 export const ADMIN_TOKEN = 'admin-secret-0123456789abcdef';
@@ -20,7 +21,7 @@ export const BED_REPO: RepoRef = { host: 'git.test', owner: 'acme', name: 'widge
  * `replicas` APIs share the stores, each with its own command handler, as replicas behind a load
  * balancer do.
  */
-export const apiBed = async (opts: { prs?: number; replicas?: number } = {}) => {
+export const apiBed = async (opts: { prs?: number; replicas?: number; github?: GithubApiParts } = {}) => {
   const dir = await makeTempDir();
   const gitRoot = path.join(dir, 'git');
   await createRepoWithCommits(gitRoot, BED_REPO, { files: { 'README.md': '# widgets\n' } });
@@ -54,6 +55,7 @@ export const apiBed = async (opts: { prs?: number; replicas?: number } = {}) => 
       rateLimitPerSecond: 0,
       rateLimitUnauthenticatedPerSecond: 0,
       maxBodyBytesInFlight: 64 * 1024 * 1024,
+      ...(opts.github ? { github: opts.github } : {}),
     });
   };
   const replicas = Array.from({ length: opts.replicas ?? 1 }, compose);

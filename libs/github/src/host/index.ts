@@ -5,3 +5,4 @@ export { mergeReports, checkRunState } from './statuses';
 export { testBranchName, TEST_BRANCH_PREFIX, CARRY_BRANCH_PREFIX } from './test-branch';
 export { checkRunPublisherOf, openGithub, type GithubParts } from './open';
 export { forgetGitObjects } from './repo-api';
+export { forkedRunVerifier, type ForkedRunVerdict, type ForkedRunVerify } from './forked-runs';

@@ -14,6 +14,7 @@ import type { CheckRun, CheckSuite, CollaboratorRole, ClassicProtection, FakeApp
 import type { RepoScope } from './operations';
 import { RequestLog } from './requests';
 import { appHandlers } from './routes/app';
+import { actionHandlers } from './routes/actions';
 import { checkHandlers } from './routes/checks';
 import { commentHandlers } from './routes/comments';
 import { gitDataHandlers } from './routes/git-data';
@@ -129,6 +130,7 @@ export class FakeGithub {
         ...gitDataHandlers,
         ...mergeHandlers,
         ...checkHandlers,
+        ...actionHandlers,
         ...commentHandlers,
       },
       baseUrl: () => this.baseUrl,

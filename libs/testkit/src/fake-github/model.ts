@@ -117,6 +117,26 @@ export interface FakePull {
   countedFrom: string | null;
 }
 
+/** A GitHub Actions workflow run of a repository (a CI job the test started for a PR's head). */
+export interface WorkflowRun {
+  id: number;
+  repoId: number;
+  workflowId: number;
+  name: string;
+  path: string;
+  event: 'pull_request' | 'pull_request_target' | 'push';
+  headRepoId: number;
+  headBranch: string;
+  headSha: string;
+  runNumber: number;
+  runAttempt: number;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: 'success' | 'failure' | 'cancelled' | null;
+  actor: FakeUser;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export type StatusState = 'error' | 'failure' | 'pending' | 'success';
 
 export interface CommitStatus {

@@ -9,7 +9,7 @@
 export type Permission =
   { kind: 'jwt' } | { kind: 'installation' } | { kind: 'repo'; scopes: readonly RepoScope[]; level: 'read' | 'write' };
 
-export type RepoScope = 'metadata' | 'contents' | 'pull_requests' | 'checks' | 'statuses' | 'issues' | 'administration';
+export type RepoScope = 'metadata' | 'contents' | 'pull_requests' | 'checks' | 'statuses' | 'issues' | 'administration' | 'actions';
 
 export interface RestOperation {
   id: string;
@@ -85,6 +85,7 @@ export const REST_OPERATIONS = [
     path: '/repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest',
     permission: write('checks'),
   },
+  { id: 'actions/get-workflow-run', method: 'GET', path: '/repos/{owner}/{repo}/actions/runs/{run_id}', permission: read('actions') },
   { id: 'repos/get-branch-rules', method: 'GET', path: '/repos/{owner}/{repo}/rules/branches/{branch}', permission: read('metadata') },
   {
     id: 'repos/get-branch-protection',

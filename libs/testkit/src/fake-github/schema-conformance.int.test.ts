@@ -67,6 +67,9 @@ describe('fake GitHub conformance to the published schemas', () => {
     // A CI's check run: its suite is what Railyard re-requests for a flake re-run.
     await fake.ci.reportCheckRun({ repo: REPO, sha: head, name: 'test', conclusion: 'failure' });
     const ciSuite = fake.checkSuites(REPO, head).find((s) => s.appId !== fake.appId) as { id: number };
+    // Workflow runs of a PR of the repository and of the PR from the fork.
+    const ownRun = fake.ci.startWorkflowRun({ repo: REPO, pr: n });
+    const forkRun = fake.ci.startWorkflowRun({ repo: REPO, pr: 1 });
     const jwt = `bearer ${client.appJwt()}`;
     const id = inst.id;
     const r = `/repos/${REPO}`;
@@ -105,6 +108,8 @@ describe('fake GitHub conformance to the published schemas', () => {
       ['GET', `${r}/commits/${head}/check-runs`, { auth: id }],
       ['GET', `${r}/commits/${head}/check-suites`, { auth: id }],
       ['POST', `${r}/check-suites/${ciSuite.id}/rerequest`, { auth: id }],
+      ['GET', `${r}/actions/runs/${ownRun.id}`, { auth: id }],
+      ['GET', `${r}/actions/runs/${forkRun.id}`, { auth: id }],
       ['GET', `${r}/rules/branches/main`, { auth: id }],
       ['GET', `${r}/branches/main/protection`, { auth: id }],
       ['GET', `${r}/branches/main/protection/required_status_checks`, { auth: id }],

@@ -9,6 +9,7 @@ import type {
   FakeUser,
   InstallationToken,
   IssueComment,
+  WorkflowRun,
 } from './model';
 
 /** The fake's records, with lookups and id counters; rules about them live in the route and control modules. */
@@ -21,6 +22,7 @@ export class FakeState {
   readonly statuses: CommitStatus[] = [];
   readonly checkSuites = new Map<number, CheckSuite>();
   readonly checkRuns = new Map<number, CheckRun>();
+  readonly workflowRuns = new Map<number, WorkflowRun>();
   readonly comments = new Map<number, IssueComment>();
   readonly tokens = new Map<string, InstallationToken>();
   private lastId = 1000;

@@ -17,6 +17,7 @@ export const FULL_PERMISSIONS = {
   issues: 'write',
   metadata: 'read',
   administration: 'read',
+  actions: 'read',
 } as const;
 
 export interface FakeContext {

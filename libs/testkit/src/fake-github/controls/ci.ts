@@ -1,6 +1,6 @@
 import { createCheckRun, createStatus, updateCheckRun } from '../check-actions';
 import type { FakeCore } from '../core';
-import type { CheckConclusion, CheckRun, CheckSuite, CommitStatus, FakeRepo, StatusState } from '../model';
+import type { CheckConclusion, CheckRun, CheckSuite, CommitStatus, FakeRepo, StatusState, WorkflowRun } from '../model';
 import { repoNamed } from './repos';
 
 /**
@@ -43,6 +43,38 @@ export class FakeCi {
     const found = repoNamed(this.core, repo);
     if (config === null) this.configs.delete(found.id);
     else this.configs.set(found.id, config);
+  }
+
+  /**
+   * A GitHub Actions run of `repo`'s workflow for PR `pr`'s head, as a `pull_request` event starts one
+   * (for a PR from a fork too: the run is the base repository's, its head the fork's).
+   */
+  startWorkflowRun(input: { repo: string; pr: number; event?: WorkflowRun['event']; name?: string }): WorkflowRun {
+    const repo = repoNamed(this.core, input.repo);
+    const pull = this.core.state.pull(repo.id, input.pr);
+    if (!pull) throw new Error(`no PR #${input.pr} in ${input.repo}`);
+    const state = this.core.state;
+    const now = state.iso();
+    const run: WorkflowRun = {
+      id: state.nextId(),
+      repoId: repo.id,
+      workflowId: 7,
+      name: input.name ?? 'CI',
+      path: '.github/workflows/ci.yml',
+      event: input.event ?? 'pull_request',
+      headRepoId: pull.headRepoId,
+      headBranch: pull.headRef,
+      headSha: pull.headSha,
+      runNumber: state.workflowRuns.size + 1,
+      runAttempt: 1,
+      status: 'in_progress',
+      conclusion: null,
+      actor: pull.user,
+      createdAt: now,
+      updatedAt: now,
+    };
+    state.workflowRuns.set(run.id, run);
+    return run;
   }
 
   reportStatus(input: {

@@ -14,6 +14,7 @@ export const DEFAULT_PERMISSIONS: Partial<Record<RepoScope, PermissionLevel>> = 
   statuses: 'read',
   issues: 'write',
   metadata: 'read',
+  actions: 'read',
 };
 
 const HOURLY_BUDGET = 5000;
