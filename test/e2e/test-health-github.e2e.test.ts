@@ -1,6 +1,6 @@
 import { FakeGithub, makeTempDir } from '@railyard/testkit';
 import { githubAppEnv, stopServerAndFake } from './support/github-app';
-import { testHealthClient, type CaseSpec } from './support/junit';
+import { cartCase, testHealthClient } from './support/junit';
 import { startProcess, type RunningProcess } from './support/processes';
 
 /**
@@ -21,12 +21,7 @@ let dir: string;
 let fake: FakeGithub;
 let server: RunningProcess;
 
-const cart = (name: string, outcome: CaseSpec['outcome']): CaseSpec => ({
-  name,
-  outcome,
-  file: 'src/cart/totals.test.ts',
-  classname: 'cart',
-});
+const cart = cartCase;
 
 beforeAll(async () => {
   dir = await makeTempDir('railyard-test-health-github-');

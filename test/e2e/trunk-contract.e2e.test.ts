@@ -2,7 +2,7 @@ import request from 'supertest';
 import { branchSha } from '@railyard/testkit';
 import { client, REPO } from './support/client';
 import { configureCi, prReaches, startEmbedded } from './support/engine-world';
-import { junitXml, shaOf, testHealthClient, type CaseSpec } from './support/junit';
+import { cartCase, junitXml, shaOf, testHealthClient, type CaseSpec } from './support/junit';
 import type { RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { checkAgainstTrunk, TRUNK_OPERATION_NAMES, trunkChecks } from './support/trunk-contract';
@@ -34,12 +34,7 @@ const ok = async (who: ReturnType<typeof client>, path: string, body: object) =>
   return res.body;
 };
 
-const cart = (name: string, outcome: CaseSpec['outcome']): CaseSpec => ({
-  name,
-  outcome,
-  file: 'src/cart/totals.test.ts',
-  classname: 'cart',
-});
+const cart = cartCase;
 
 beforeAll(async () => {
   world = await makeWorld();

@@ -75,3 +75,11 @@ export const testHealthClient = (url: string, token: string, org: string, repo: 
 
 /** A fake but well-formed commit id, distinct per label. */
 export const shaOf = (label: string): string => Buffer.from(label).toString('hex').padEnd(40, '0').slice(0, 40);
+
+/** A case of the cart suite (src/cart/totals.test.ts), the test-health suites' usual flaky test. */
+export const cartCase = (name: string, outcome: CaseSpec['outcome']): CaseSpec => ({
+  name,
+  outcome,
+  file: 'src/cart/totals.test.ts',
+  classname: 'cart',
+});
