@@ -43,7 +43,9 @@ export type RestartReason =
   | 'BISECTION_REQUIRED'
   | 'BISECTION_TEST_RUN_PASSED'
   /** Its failed run is re-run on the same commit because the failure may be a flake (TestRunStarted.retry says why). */
-  | 'FLAKE_RETRY';
+  | 'FLAKE_RETRY'
+  /** Its re-run beside the queue passed after PRs behind it went on without it: it is tested again behind them. */
+  | 'FLAKE_RETRY_PASSED';
 
 interface Ev<T extends string, D> {
   type: T;

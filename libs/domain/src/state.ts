@@ -313,8 +313,8 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
     case 'TestsRestarted': {
       const e = s.entries.get(event.data.prNumber);
       if (!e) return s;
-      // Pre-empted by an urgent PR: it gives up its place and queues again behind it (reference trunk §3).
-      if (event.data.reason === 'SKIP_THE_LINE_INTERRUPTED') {
+      // Pre-empted by an urgent PR, or back from a re-run the PRs behind did not wait for: it queues again behind them.
+      if (event.data.reason === 'SKIP_THE_LINE_INTERRUPTED' || event.data.reason === 'FLAKE_RETRY_PASSED') {
         const { flightSeq: _gone, ...rest } = e;
         s.entries.set(e.prNumber, rest);
       }

@@ -64,7 +64,26 @@ export const testingRuns = (s: QueueState): TestRun[] => [...s.runs.values()].fi
 export const isSuspect = (s: QueueState, e: Entry): boolean => {
   if (e.state === 'pending_failure') return true;
   if (e.state !== 'testing') return false;
-  return currentRun(s, e)?.bisection === true;
+  return currentRun(s, e)?.bisection === true || steppedAside(s, e);
+};
+
+/**
+ * Whether a failed PR's re-run goes on beside the queue (docs/engine.md, Flakes): re-runs are on and
+ * no anti-flake witnesses are asked for, so nothing behind a failure waits for its re-run.
+ */
+export const retriesBeside = (s: QueueState): boolean =>
+  s.settings.flakeRetries > 0 && !(s.settings.canOptimisticallyMerge && s.settings.pendingFailureDepth > 0);
+
+/**
+ * A PR that failed alone and stands beside the queue until its failure is settled: pending failure
+ * on a run of its own, or testing in that run's re-run. The PRs behind take the failure as real: their
+ * runs leave it out, and they may merge past it; its re-run is judged on the commit that failed.
+ */
+export const steppedAside = (s: QueueState, e: Entry): boolean => {
+  if (!retriesBeside(s) || (e.state !== 'pending_failure' && e.state !== 'testing')) return false;
+  const run = currentRun(s, e);
+  if (!run || run.bisection || run.prNumbers.length !== 1) return false;
+  return e.state === 'pending_failure' || run.retry !== undefined;
 };
 
 /** An entry a new run may stack under the PR it tests: in flight, expected to merge, not a suspect. */

@@ -195,7 +195,8 @@ describe('plan: parallel mode failures and merges', () => {
   it('when a PR in another lane is pending failure, then PRs of this lane are not held behind it', () => {
     const history = [
       ...lanes(),
-      { type: 'QueueConfigUpdated', data: { changes: { pendingFailureDepth: 1 }, at: at(46) } } as QueueEvent,
+      // One failure read as final: re-runs beside the queue would restart PR 4 first (plan-retries-beside.test.ts).
+      { type: 'QueueConfigUpdated', data: { changes: { pendingFailureDepth: 1, flakeRetries: 0 }, at: at(46) } } as QueueEvent,
       ...runFailed('r2', 2),
       ...runPassed('r1', 1),
     ];

@@ -54,7 +54,8 @@ describe('plan: starting runs', () => {
       queueConfigUpdated({ pendingFailureDepth: 0 }),
     ];
     const withAhead = [
-      queueCreated({ settings: { concurrency: 2 } }),
+      // One failure read as final: a re-run beside the queue would be asked first (plan-retries-beside.test.ts).
+      queueCreated({ settings: { concurrency: 2, flakeRetries: 0 } }),
       prSubmitted(9),
       prSubmitted(1),
       prSubmitted(2),

@@ -2,6 +2,7 @@ import type { QueueState } from '../state';
 import type { Action } from './actions';
 import { contextOf, type Phase } from './context';
 import type { HostFacts } from './facts';
+import { reentries } from './phases/beside';
 import { bisections, skipRedundant } from './phases/bisection';
 import { optimisticPasses, restartsAndBlame, unwitnessedBlame } from './phases/failures';
 import { infrastructureRetries } from './phases/infrastructure';
@@ -22,6 +23,7 @@ const PHASES: Phase[] = [
   infrastructureRetries,
   skipRedundant,
   optimisticPasses,
+  reentries,
   restartsAndBlame,
   merges,
   directMerge,

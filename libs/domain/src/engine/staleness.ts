@@ -1,6 +1,6 @@
 import type { RestartReason } from '../events';
 import type { Entry, TestRun } from '../state';
-import { isSuspect, mergedPrefix, positionIn, type Ctx } from './context';
+import { isSuspect, mergedPrefix, positionIn, steppedAside, type Ctx } from './context';
 import { beforeStep } from './runs';
 
 const ON_A_RUN = new Set(['testing', 'tests_passed', 'pending_failure']);
@@ -11,7 +11,8 @@ const brokenDependency = (c: Ctx, e: Entry, unmerged: number[]): RestartReason |
   for (const d of unmerged) {
     const de = c.s.entries.get(d);
     if (!de || de.state === 'cancelled' || de.state === 'not_ready') return 'PREREQUISITE_MERGE_ITEM_CANCELLED';
-    if (de.state === 'failed') return 'PREREQUISITE_MERGE_ITEM_FAILED';
+    // A failure beside the queue is taken as real by the runs that stacked it: they go on without it.
+    if (de.state === 'failed' || steppedAside(c.s, de)) return 'PREREQUISITE_MERGE_ITEM_FAILED';
     // In parallel mode PRs of other lanes under it merge in their own order; the merge replays onto them.
     if (de.state === 'merged') {
       if (c.graph.parallel) continue;
@@ -74,5 +75,6 @@ export const staleness = (c: Ctx, e: Entry, run: TestRun): RestartReason | undef
   const reason =
     brokenDependency(c, e, unmerged) ?? brokenBatch(c, e, run) ?? (lenient ? undefined : missingAhead(c, e, new Set(unmerged)));
   if (reason) return reason;
-  return targetMoved(c, run, m, lenient) ? 'MANUAL_PUSH_TO_TARGET_BRANCH' : undefined;
+  // PRs behind a PR beside the queue may merge past it: its failed run and re-run keep asking about that commit.
+  return targetMoved(c, run, m, lenient || steppedAside(c.s, e)) ? 'MANUAL_PUSH_TO_TARGET_BRANCH' : undefined;
 };

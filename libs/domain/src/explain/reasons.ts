@@ -55,6 +55,7 @@ const MOVED_BACK: Record<string, string> = {
   BISECTION_REQUIRED: 'back in the queue to be retested in a bisection of a failed batch',
   BISECTION_TEST_RUN_PASSED: 'back in the queue to be tested alone after its bisection half passed',
   FLAKE_RETRY: 're-run on the same commit because its failure may be a flake',
+  FLAKE_RETRY_PASSED: 'back in the queue behind the PRs in flight: its re-run passed after they went on without it',
 };
 
 const readable = (code: string): string => code.toLowerCase().replace(/_/g, ' ');

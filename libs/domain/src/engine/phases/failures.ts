@@ -1,6 +1,6 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { isSuspect, mergedPrefix, record, type Ctx, type Phase } from '../context';
+import { isSuspect, mergedPrefix, record, steppedAside, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { staleness } from '../staleness';
 import { redundancy, verifiesInference } from './bisection';
@@ -93,12 +93,15 @@ const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
     if (provenAlone && verifiesInference(c, run)) continue;
     // What the run stacked under its tested PRs must have merged; batch-mates cleared by bisection need not.
     const deps = run.dependentPrs;
+    const depsMerged = mergedPrefix(c.s, deps) === deps.length;
     // A genuine failure (a healthy test failed) stands at once: no successor can prove it a flake.
     const genuine = failedGenuinely(c, run);
-    if (mergedPrefix(c.s, deps) < deps.length || (!genuine && successorsStillTesting(c, [e]))) continue;
+    // Beside the queue the re-run starts at once: nobody waits for it, and it tests the same commit.
+    const beside = steppedAside(c.s, e);
+    if (!beside && (!depsMerged || (!genuine && successorsStillTesting(c, [e])))) continue;
     // Before anyone is blamed, a failure that may be a flake is re-run on the same commit (flakeRetries).
     const retry = provenAlone ? { kind: 'none' as const } : retryDecision(c, run);
-    if (retry.kind === 'wait') continue;
+    if (retry.kind === 'wait' || (retry.kind === 'none' && !depsMerged)) continue;
     blamed.push(retry.kind === 'retry' ? retry.action : blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;

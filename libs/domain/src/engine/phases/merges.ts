@@ -1,5 +1,5 @@
 import type { Entry, QueueState, TestRun } from '../../state';
-import { mayMerge, mergedPrefix, positionIn, type Ctx, type Phase } from '../context';
+import { mayMerge, mergedPrefix, positionIn, retriesBeside, steppedAside, type Ctx, type Phase } from '../context';
 import type { StatusReporters } from '../../events';
 import { gatingReports, reporterPolicy } from '../../status-reporters';
 import type { DirectMergeFacts } from '../facts';
@@ -14,6 +14,10 @@ export interface Mergeable {
   after: { sha: string; tree: string };
 }
 
+/** Something ahead that `e` depends on must merge or be settled first; a PR beside the queue need not (docs/engine.md, Flakes). */
+const blockedAhead = (c: Ctx, e: Entry): boolean =>
+  c.graph.hasAhead(e) && (!retriesBeside(c.s) || c.graph.closureAhead(e, (x) => !steppedAside(c.s, x)).length > 0);
+
 /**
  * Passed entries whose turn has come, in plan order: nothing they depend on is left ahead of them
  * and everything stacked under them in their run has merged. In single mode that is the head of the
@@ -22,7 +26,7 @@ export interface Mergeable {
 export const mergeable = (c: Ctx): Mergeable[] => {
   const out: Mergeable[] = [];
   for (const e of c.chain) {
-    if (e.state !== 'tests_passed' || c.graph.hasAhead(e)) continue;
+    if (e.state !== 'tests_passed' || blockedAhead(c, e)) continue;
     const run = currentRun(c.s, e);
     if (!run) continue;
     const { index, deps } = positionIn(run, e.prNumber);
