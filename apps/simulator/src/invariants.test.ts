@@ -34,6 +34,12 @@ describe('invariants, planted through a broken planner', () => {
     await expect(simulate(smallWorkload({ failureRate: 0.2, flakeRate: 0.1, queue: { concurrency: 4 } }))).resolves.toBeDefined();
   });
 
+  it('when PRs go on past a failed PR whose re-run then passes behind them (queue defaults, flaky CI), then no invariant breaks', async () => {
+    const flaky = smallWorkload({ prs: 120, failureRate: 0.1, flakeRate: 0.2, queue: { concurrency: 4 } });
+    const result = await simulate(flaky);
+    expect(result.restarts['FLAKE_RETRY_PASSED']).toBeGreaterThan(0);
+  });
+
   it('when a planner merges a PR that never had a test run, then MERGED_UNTESTED', async () => {
     const planner = tampered((s, _a, facts) => {
       const first = entriesIn(s, 'pending')[0];

@@ -1,4 +1,4 @@
-import { entryStateAfter, isTerminal, type QueueEvent, type QueueMode, type QueueState } from '@railyard/domain';
+import { entryStateAfter, isTerminal, type Entry, type QueueEvent, type QueueMode, type QueueState } from '@railyard/domain';
 import type { CiRun } from './ci-model';
 import { overlaps, type SimPr } from './pr-model';
 
@@ -57,6 +57,9 @@ const TEST_BLAME = new Set(['TEST_RUN_REQUIRED_STATUS_FAILED', 'TEST_RUN_FAILED_
  * broken rule. Called before each event is folded in, so `s` is the state the event was decided on.
  */
 export class InvariantChecker {
+  /** PRs whose re-run passed after the PRs behind went on without them: they queue again behind those. */
+  private readonly reentered = new Set<number>();
+
   constructor(private readonly o: CheckerOptions) {}
 
   onEvent(s: QueueState, event: QueueEvent, w: WorldView): void {
@@ -70,11 +73,23 @@ export class InvariantChecker {
       if (before && isTerminal(before.state) && before.state !== moved.state)
         fail('TERMINAL_STATE_CHANGED', `PR #${moved.prNumber} was ${before.state} and ${event.type} moves it to ${moved.state}`);
     }
+    if (event.type === 'TestsRestarted' && event.data.reason === 'FLAKE_RETRY_PASSED') this.reentered.add(event.data.prNumber);
     if (event.type === 'PrMerged') this.onMerge(s, event.data, w, fail);
     // A missed breakage fails the runs stacked on it later, which may then blame a good PR: only exact verdicts make blame checkable.
     const verdictsExact = !this.o.flakesPossible && !this.o.missesPossible;
     if (event.type === 'PrFailed' && TEST_BLAME.has(event.data.reason) && verdictsExact && w.pr(event.data.prNumber)?.bad === false)
       fail('INNOCENT_BLAMED', `PR #${event.data.prNumber} is good and every verdict is exact, yet it failed with ${event.data.reason}`);
+  }
+
+  /**
+   * A PR ahead that the PRs behind may pass (docs/engine.md, Flakes): one whose failure is being
+   * settled (pending failure, or testing in a re-run on the same commit), or one that came back
+   * from such a re-run behind them. Planners that hold the queue behind a failure never merge past
+   * these, so the exemption only widens what a re-run beside the queue may do.
+   */
+  private besideTheQueue(s: QueueState, e: Entry): boolean {
+    if (this.reentered.has(e.prNumber) || e.state === 'pending_failure') return true;
+    return e.state === 'testing' && e.testRunId !== undefined && s.runs.get(e.testRunId)?.retry !== undefined;
   }
 
   private onMerge(
@@ -97,7 +112,7 @@ export class InvariantChecker {
     if (!me || !pr) return;
     for (const e of s.entries.values()) {
       if (e.prNumber === n || isTerminal(e.state) || e.state === 'not_ready') continue;
-      if (e.priorityValue !== me.priorityValue || e.seq > me.seq) continue;
+      if (e.priorityValue !== me.priorityValue || e.seq > me.seq || this.besideTheQueue(s, e)) continue;
       const other = w.pr(e.prNumber);
       if (w.mode === 'single' || (other && overlaps(pr, other)))
         fail(
