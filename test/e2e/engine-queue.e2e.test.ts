@@ -67,7 +67,7 @@ describe('the merge engine over a real repository and processes', () => {
     expect(started.slice(0, 3)).toEqual([[], [1], [1, 2]]);
   });
 
-  it('when the PR in the middle fails, then only it is ejected and the PRs behind restart without it and merge', async () => {
+  it('when the PR in the middle fails, then only it is ejected and the PRs behind go on without it and merge', async () => {
     const s = await setup({ concurrency: 3, state: 'paused' }, { tests: `sleep 0.3; ${NO_FAIL_CHECK}` });
     for (let n = 1; n <= 5; n++) await openPrWithFile(s.world, n, n === 3 ? 'FAIL\n' : `${n}\n`);
     await submitAllThenResume(s, [1, 2, 3, 4, 5]);
@@ -78,9 +78,10 @@ describe('the merge engine over a real repository and processes', () => {
     const events = await queueEvents(s.world);
     checkMergeInvariants(events, s.world);
     expect(reasonsOf(events, 'PrFailed', 3)).toEqual(['TEST_RUN_REQUIRED_STATUS_FAILED']);
+    // Its re-run goes on beside the queue (docs/engine.md, Flakes): the PRs behind restart without it if
+    // they had stacked it, or start without it if they had not started yet; that depends on timing.
     const restartedBehind = [4, 5].flatMap((n) => reasonsOf(events, 'TestsRestarted', n));
-    expect(restartedBehind.length).toBeGreaterThan(0);
-    expect(new Set(restartedBehind)).toEqual(new Set(['PREREQUISITE_MERGE_ITEM_FAILED']));
+    expect(restartedBehind.every((r) => r === 'PREREQUISITE_MERGE_ITEM_FAILED')).toBe(true);
   });
 
   // The check fails on PR 1 alone and passes once PR 2 is stacked on it: a failure the successor disproves.
