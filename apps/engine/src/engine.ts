@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode, type PrSubmitted } from '@railyard/domain';
 import type { BlobStore, EventStore, Subscription } from '@railyard/eventstore';
-import { errorFields, timeEngineAction, type Logger } from '@railyard/observability';
+import { errorFields, railyardMetrics, timeEngineAction, type Logger } from '@railyard/observability';
 import { EngineCommands } from './engine-commands';
 import { FactsReader } from './facts';
 import {
@@ -126,6 +126,7 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
       now,
       newRunId: randomUUID,
       observe: timeEngineAction,
+      observeHop: (hop, seconds) => railyardMetrics.engineHopSeconds.observe({ hop }, seconds),
       onRecorded: (s, events) => {
         for (const e of events) {
           if (e.type === 'TestRunStatusReported' && e.data.infrastructureError) {

@@ -23,6 +23,17 @@ export const railyardMetrics = {
     buckets: ENGINE_ACTION_BUCKETS,
     registers: [railyardRegistry],
   }),
+  /**
+   * Observed by the merge engine for each hop from a pass's wake-up (a CI status, an API event, a
+   * tick) to the next check: `decided` (the planner acted), `branch_built`, `check_started`.
+   */
+  engineHopSeconds: new Histogram<'hop'>({
+    name: 'railyard_engine_hop_seconds',
+    help: 'Seconds from the merge engine waking up for a queue to each hop towards the next check: decided, branch_built, check_started.',
+    labelNames: ['hop'],
+    buckets: ENGINE_ACTION_BUCKETS,
+    registers: [railyardRegistry],
+  }),
   /** Observed by the API's request middleware; `route` is the route template, never the raw URL. */
   httpRequestSeconds: new Histogram<'method' | 'route' | 'status'>({
     name: 'railyard_http_request_duration_seconds',

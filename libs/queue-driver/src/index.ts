@@ -8,6 +8,7 @@ export {
   QueueDriver,
   type DriverDeps,
   type DriverLogger,
+  type DriverHop,
   type DriverStats,
   type FactsSource,
   type PassEnd,

@@ -9,8 +9,9 @@ import {
   type QueueEvent,
   type QueueState,
 } from '@railyard/domain';
-import type { CiPort } from './ci/port';
-import type { BranchHead, CodeHost } from './host/port';
+import pLimit from 'p-limit';
+import type { CiPort, RequiredStatusesAnswer } from './ci/port';
+import type { BranchHead, CodeHost, TestBranchBuilt } from './host/port';
 
 /** One queue's stream as the engine writes it: the state folded so far, and its commands through decideEngine. */
 export interface QueueLog {
@@ -54,9 +55,32 @@ export interface DriverDeps {
   onRecorded?: (s: QueueState, events: readonly QueueEvent[]) => void;
   /** The planner; the domain's `plan` unless a test plants a broken one (the simulator's invariant tests). */
   plan?: (s: QueueState, now: string, facts: HostFacts) => Action[];
+  /** Test branches of one round built at once (default 4); each run is still recorded in plan order. */
+  startConcurrency?: number;
+  /** Told how long after the pass woke up each hop happened (the engine's railyard_engine_hop_seconds). */
+  observeHop?: (hop: DriverHop, seconds: number) => void;
 }
 
+/**
+ * The hops from a wake-up (a CI status, an API event, a tick) to the next check: the planner decided
+ * something, a test branch was built, a check was started.
+ */
+export type DriverHop = 'decided' | 'branch_built' | 'check_started';
+
 type Outcome = 'done' | 'replan' | 'nothing';
+type StartRun = Extract<Action, { kind: 'startRun' }>;
+
+/** A run prepared on the host before it is recorded: its branch built, its required statuses resolved. */
+type Prepared =
+  | { ok: false; testRunId: string; built: Extract<TestBranchBuilt, { ok: false }> }
+  | {
+      ok: true;
+      testRunId: string;
+      built: Extract<TestBranchBuilt, { ok: true }>;
+      configSha: string;
+      required: RequiredStatusesAnswer;
+      configNotUsed: ConfigNotUsed[];
+    };
 
 /** What the driver measured about itself; read by benchmarks, logs and the simulator. */
 export interface DriverStats {
@@ -79,7 +103,14 @@ export class QueueDriver {
   private stopped = false;
   private entries = 0;
 
+  private wokeAt = 0;
+  private decided = false;
+
   constructor(private readonly deps: DriverDeps) {}
+
+  private hop(hop: DriverHop): void {
+    this.deps.observeHop?.(hop, (this.deps.now().getTime() - this.wokeAt) / 1000);
+  }
 
   stop(): void {
     this.stopped = true;
@@ -94,6 +125,8 @@ export class QueueDriver {
     this.stats.passes++;
     const maxRounds = this.deps.maxRounds ?? 200;
     let verify = opts.verify ?? false;
+    this.wokeAt = this.deps.now().getTime();
+    this.decided = false;
     for (let round = 0; round < maxRounds; round++) {
       if (this.stopped) return 'settled';
       const state = await this.deps.log.read();
@@ -105,6 +138,14 @@ export class QueueDriver {
       const actions = (this.deps.plan ?? realPlan)(state, this.deps.now().toISOString(), facts);
       if (actions.length === 0) return 'settled';
       this.stats.rounds++;
+      if (!this.decided) this.hop('decided');
+      this.decided = true;
+      const starts = actions.filter((a): a is StartRun => a.kind === 'startRun');
+      if (starts.length > 1 && starts.length === actions.length) {
+        this.stats.actions += starts.length;
+        if ((await this.startRuns(state, starts)) === 'nothing') return 'settled';
+        continue;
+      }
       let progressed = false;
       for (const action of actions) {
         if (this.stopped) return 'settled';
@@ -197,7 +238,50 @@ export class QueueDriver {
     this.deps.facts.forgetStatuses?.(s, run.testBranchSha);
   }
 
-  private async startRun(s: QueueState, a: Extract<Action, { kind: 'startRun' }>): Promise<Outcome> {
+  private async startRun(s: QueueState, a: StartRun): Promise<Outcome> {
+    return this.commitRun(s, a, await this.prepareRun(s, a));
+  }
+
+  /**
+   * The independent runs of one round (the planner's starts or bisection halves): their branches are
+   * built at once, up to `startConcurrency`, and each is recorded and its check started in plan order
+   * as soon as it and the ones before it are ready. When one no longer applies (a conflict, a command
+   * refused) the rest are dropped, their branches deleted, and the planner decides again.
+   */
+  private async startRuns(s: QueueState, actions: readonly StartRun[]): Promise<Outcome> {
+    const limit = pLimit(this.deps.startConcurrency ?? 4);
+    const observe = this.deps.observe ?? (<T>(_kind: Action['kind'], run: () => Promise<T>) => run());
+    const prepared = actions.map((a) => limit(() => observe('startRun', () => this.prepareRun(s, a))));
+    // Each is awaited in order below; until then a failure must not count as unhandled.
+    for (const p of prepared) p.catch(() => undefined);
+    let committed = 0;
+    let progressed = false;
+    try {
+      for (const a of actions) {
+        if (this.stopped) return 'done';
+        const p = prepared[committed] as Promise<Prepared>;
+        committed++;
+        const outcome = await this.commitRun(s, a, await p);
+        if (outcome !== 'nothing') progressed = true;
+        if (outcome === 'replan') return 'replan';
+      }
+    } finally {
+      limit.clearQueue();
+      await this.dropBranches(s, prepared.slice(committed));
+    }
+    return progressed ? 'done' : 'nothing';
+  }
+
+  /** Deletes the branches built for runs that will not be recorded (a run before them no longer applied). */
+  private async dropBranches(s: QueueState, prepared: readonly Promise<Prepared>[]): Promise<void> {
+    for (const result of await Promise.allSettled(prepared)) {
+      if (result.status === 'fulfilled' && result.value.ok)
+        await this.deps.host.deleteBranch(s.repo, result.value.built.branch, result.value.built.sha);
+    }
+  }
+
+  /** Builds the run's test branch and resolves what gates it: the host's part, before anything is recorded. */
+  private async prepareRun(s: QueueState, a: StartRun): Promise<Prepared> {
     const testRunId = this.deps.newRunId();
     const built = await this.deps.host.buildTestBranch(s.repo, {
       baseSha: a.baseSha,
@@ -206,8 +290,25 @@ export class QueueDriver {
       testRunId,
       prNumber: a.prNumber,
     });
-    if (!built.ok) {
-      const { number, with: culprit, paths } = built.conflict;
+    if (!built.ok) return { ok: false, testRunId, built };
+    this.hop('branch_built');
+    // The run is gated by its base's files, never by the tested tree's (the PR may change them).
+    const configSha = gatingConfigCommit(a);
+    const required = await this.deps.ci.resolveRequiredStatuses({
+      queueList: s.requiredStatuses,
+      repo: s.repo,
+      configSha,
+      branch: s.branch,
+    });
+    const configNotUsed = 'error' in required ? [] : await this.configNotUsed(s, a, built.steps);
+    return { ok: true, testRunId, built, configSha, required, configNotUsed };
+  }
+
+  /** Records a prepared run (or why it cannot start) and starts its check. */
+  private async commitRun(s: QueueState, a: StartRun, p: Prepared): Promise<Outcome> {
+    const { testRunId } = p;
+    if (!p.ok) {
+      const { number, with: culprit, paths } = p.built.conflict;
       const files = paths.length > 0 ? `: ${paths.join(', ')}` : '';
       const what =
         culprit === 'base' ? `the target branch ${s.branch} (at ${a.baseSha.slice(0, 12)})` : `PR #${culprit} ahead of it in the queue`;
@@ -219,20 +320,12 @@ export class QueueDriver {
       await this.record(s, { type: 'FailPr', prNumber: tested ? number : a.prNumber, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail });
       return 'replan';
     }
-    // The run is gated by its base's files, never by the tested tree's (the PR may change them).
-    const configSha = gatingConfigCommit(a);
-    const required = await this.deps.ci.resolveRequiredStatuses({
-      queueList: s.requiredStatuses,
-      repo: s.repo,
-      configSha,
-      branch: s.branch,
-    });
+    const { built, configSha, required, configNotUsed } = p;
     if ('error' in required) {
       await this.deps.host.deleteBranch(s.repo, built.branch, built.sha);
       await this.record(s, { type: 'FailPr', prNumber: a.prNumber, reason: required.error, detail: required.message });
       return 'replan';
     }
-    const configNotUsed = await this.configNotUsed(s, a, built.steps);
     const events = await this.record(s, {
       type: 'StartTestRun',
       testRunId,
@@ -260,6 +353,7 @@ export class QueueDriver {
       testRunId,
       timeoutMinutes: s.settings.testingTimeoutMinutes,
     });
+    this.hop('check_started');
     return 'done';
   }
 
@@ -267,11 +361,7 @@ export class QueueDriver {
    * Tested PRs of a new run that change the gating configuration files: the run uses its base's
    * files, and their explanations say so. A lookup that fails only leaves the sentence out.
    */
-  private async configNotUsed(
-    s: QueueState,
-    a: Extract<Action, { kind: 'startRun' }>,
-    steps: readonly { number: number; sha: string }[],
-  ): Promise<ConfigNotUsed[]> {
+  private async configNotUsed(s: QueueState, a: StartRun, steps: readonly { number: number; sha: string }[]): Promise<ConfigNotUsed[]> {
     const out: ConfigNotUsed[] = [];
     if (!this.deps.ci.configChanges) return out;
     for (const [i, step] of steps.entries()) {
