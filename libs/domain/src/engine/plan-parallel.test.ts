@@ -145,6 +145,13 @@ describe('plan: parallel mode failures and merges', () => {
     ...runStarted('r4', 4, [2]),
   ];
 
+  it('when a PR fails with a re-run left, then only the run of its lane that stacked it restarts at once, before the re-run', () => {
+    const history = [...lanes(), ...runFailed('r1', 1)];
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
+  });
+
   it('when a PR fails and is blamed, then only the runs depending on it restart', () => {
     const history = [...lanes(), ...runFailed('r1', 1), failed(1, 'r1')];
     expect(givenQueue(history).planned(withOverlaps())).toEqual([
