@@ -56,7 +56,7 @@ const testBranches = (): string[] =>
 describe('QueueDriver starting the runs of one round', () => {
   beforeEach(async () => {
     bed = await localBed();
-    await bed.command({ type: 'CreateQueue', queueId: bed.queueId, repo: BED_REPO, branch: 'main', settings: { concurrency: 3 } });
+    await bed.command({ type: 'CreateQueue', queueId: bed.queueId, repo: BED_REPO, branch: 'main', settings: { concurrency: 6 } });
   });
 
   it('when a round starts three runs, then their test branches are built at once and they are recorded and triggered in plan order', async () => {
@@ -75,15 +75,22 @@ describe('QueueDriver starting the runs of one round', () => {
 
   it('when the first run of a round conflicts with the target, then it fails and the rest start after a new plan, leaving no stray test branch', async () => {
     await bed.openAndSubmit(1, 'mine\n');
-    await bed.openAndSubmit(2);
-    await bed.openAndSubmit(3);
+    // More runs than are built at once (startConcurrency 4).
+    for (const n of [2, 3, 4, 5, 6]) await bed.openAndSubmit(n);
     // PR 1 no longer applies: main now holds another f1.txt.
     await commitOnBranch(bed.gitRoot, BED_REPO, { branch: 'main', files: { 'f1.txt': 'theirs\n' } });
     const { counted, seen } = countingBuilds(bed.host);
     await driverWith(counted).pass({ verify: true });
     const s = await bed.read();
-    expect([1, 2, 3].map((n) => s.entries.get(n)?.state)).toEqual(['failed', 'testing', 'testing']);
-    expect(bed.ci.triggered.map((t) => t.branch.split('/')[1])).toEqual(['pr-2', 'pr-3']);
+    expect([1, 2, 3, 4, 5, 6].map((n) => s.entries.get(n)?.state)).toEqual([
+      'failed',
+      'testing',
+      'testing',
+      'testing',
+      'testing',
+      'testing',
+    ]);
+    expect(bed.ci.triggered.map((t) => t.branch.split('/')[1])).toEqual(['pr-2', 'pr-3', 'pr-4', 'pr-5', 'pr-6']);
     // Only the branches of the recorded runs are left.
     const live = new Set(bed.ci.triggered.map((t) => t.branch));
     expect(seen.built.filter((b) => !live.has(b))).toEqual([]);

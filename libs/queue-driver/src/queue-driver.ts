@@ -251,7 +251,11 @@ export class QueueDriver {
   private async startRuns(s: QueueState, actions: readonly StartRun[]): Promise<Outcome> {
     const limit = pLimit(this.deps.startConcurrency ?? 4);
     const observe = this.deps.observe ?? (<T>(_kind: Action['kind'], run: () => Promise<T>) => run());
-    const prepared = actions.map((a) => limit(() => observe('startRun', () => this.prepareRun(s, a))));
+    let abandoned = false;
+    // Builds not begun when the round is abandoned are skipped (undefined), so every promise settles.
+    const prepared = actions.map((a) =>
+      limit(() => (abandoned ? Promise.resolve(undefined) : observe('startRun', () => this.prepareRun(s, a)))),
+    );
     // Each is awaited in order below; until then a failure must not count as unhandled.
     for (const p of prepared) p.catch(() => undefined);
     let committed = 0;
@@ -259,23 +263,23 @@ export class QueueDriver {
     try {
       for (const a of actions) {
         if (this.stopped) return 'done';
-        const p = prepared[committed] as Promise<Prepared>;
+        const p = (await prepared[committed]) as Prepared;
         committed++;
-        const outcome = await this.commitRun(s, a, await p);
+        const outcome = await this.commitRun(s, a, p);
         if (outcome !== 'nothing') progressed = true;
         if (outcome === 'replan') return 'replan';
       }
     } finally {
-      limit.clearQueue();
+      abandoned = true;
       await this.dropBranches(s, prepared.slice(committed));
     }
     return progressed ? 'done' : 'nothing';
   }
 
   /** Deletes the branches built for runs that will not be recorded (a run before them no longer applied). */
-  private async dropBranches(s: QueueState, prepared: readonly Promise<Prepared>[]): Promise<void> {
+  private async dropBranches(s: QueueState, prepared: readonly Promise<Prepared | undefined>[]): Promise<void> {
     for (const result of await Promise.allSettled(prepared)) {
-      if (result.status === 'fulfilled' && result.value.ok)
+      if (result.status === 'fulfilled' && result.value?.ok)
         await this.deps.host.deleteBranch(s.repo, result.value.built.branch, result.value.built.sha);
     }
   }
