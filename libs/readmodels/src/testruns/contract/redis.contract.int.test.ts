@@ -27,6 +27,7 @@ describe('test runs in Redis', () => {
           keys.active(Q),
           keys.queueAnswer(Q),
           keys.prAnswers(Q),
+          keys.prNumbers(Q),
           keys.pr(Q, 1),
           keys.testRun(Q, 'run-1'),
           keys.testRunTargets(Q, 1),
