@@ -127,7 +127,7 @@ describe('statuses from an outside CI gating the queue', () => {
       'external/ci',
       '--state',
       'success',
-      '--url',
+      '--target-url',
       'https://jenkins.test/2',
     ]);
     expect(set.code).toBe(0);

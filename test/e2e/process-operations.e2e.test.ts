@@ -104,6 +104,8 @@ describe('the embedded server as a process', () => {
       RAILYARD_API_TOKENS: '',
       RAILYARD_API_TOKENS_FILE: tokensFile(),
       RAILYARD_ENGINE: 'on',
+      // Its own data dir: the shared one is locked by the first server (D221), and the port is what is tried here.
+      RAILYARD_DATA_DIR: path.join(world.dataDir, 'second-server'),
       PORT: String(first.port),
     });
     expect(second.code).toBe(1);
