@@ -152,6 +152,23 @@ describe('queue administration over HTTP', () => {
     expect((await admin.getQueue('invalid')).body).toEqual(before);
   });
 
+  it('when batchingMaxSize is set, then the queue shows it with the batch size in use; out of 1–256 it is refused and nothing changes', async () => {
+    await admin.createQueue({ batch: true }, 'adaptive');
+    const res = await admin.updateQueue({ batchingMaxSize: 12 }, 'adaptive');
+    expect(res.status).toBe(200);
+    // No outcome yet: the 10% prior, where the size is Trunk's suggested 4.
+    expect(res.body).toMatchObject({ batchingMinSize: 4, batchingMaxSize: 12, batchSize: 4 });
+    expect(res.body).not.toHaveProperty('failureRate');
+    const before = (await admin.getQueue('adaptive')).body;
+    for (const bad of [0, 257, 2.5, '8']) {
+      const refused = await admin.updateQueue({ batchingMaxSize: bad }, 'adaptive');
+      // Trunk's schema lets fields of ours through, so its clients get 422, not 400 (D231).
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.fields).toEqual([expect.objectContaining({ field: 'batchingMaxSize' })]);
+    }
+    expect((await admin.getQueue('adaptive')).body).toEqual(before);
+  });
+
   it('when requiredStatuses is set, an empty list sent, then deleteRequiredStatuses, then the manual list follows the spec', async () => {
     await admin.createQueue({}, 'statuses');
     expect((await admin.updateQueue({ requiredStatuses: ['ci/build', 'lint'] }, 'statuses')).body.requiredStatuses).toEqual([

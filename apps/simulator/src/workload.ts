@@ -15,6 +15,7 @@ const queueSettings = z
     canOptimisticallyMerge: z.boolean(),
     batch: z.boolean(),
     batchingMinSize: positiveInt,
+    batchingMaxSize: positiveInt,
     batchingMaxWaitTimeMinutes: positiveInt,
     optimizationMode: z.enum(OPTIMIZATION_MODES),
     directMergeMode: z.enum(DIRECT_MERGE_MODES),

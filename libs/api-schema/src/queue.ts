@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   DIRECT_MERGE_MODES,
+  MAX_BATCH_SIZE,
   MAX_FLAKE_RETRIES,
   MAX_UINT32,
   MERGE_METHODS,
@@ -25,6 +26,8 @@ export const queueSettingsShape = {
   batch: z.boolean().optional(),
   batchingMaxWaitTimeMinutes: uint(1).optional(),
   batchingMinSize: uint(1).optional(),
+  // Railyard's addition (docs/api.md, "Batch size"): above batchingMinSize, the size follows the failure rate.
+  batchingMaxSize: z.number().int().min(1).max(MAX_BATCH_SIZE).optional(),
   commentsEnabled: z.boolean().optional(),
   commandsEnabled: z.boolean().optional(),
   createPrsForTestingBranches: z.boolean().optional(),

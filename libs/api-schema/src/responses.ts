@@ -32,6 +32,15 @@ export const queueResponseSchema = z.object({
   batch: z.boolean(),
   batchingMaxWaitTimeMinutes: count,
   batchingMinSize: count,
+  // Railyard's additions (docs/api.md, "Batch size"): absent where not set or not batching.
+  batchingMaxSize: count.optional().describe('the largest batch; above batchingMinSize the size follows the failure rate'),
+  batchSize: count.optional().describe('while batching: the batch size the queue uses now'),
+  failureRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("moving estimate of the share of the queue's PRs that fail (about the last 50 outcomes); absent before the first"),
   commentsEnabled: z.boolean(),
   commandsEnabled: z.boolean(),
   createPrsForTestingBranches: z.boolean(),

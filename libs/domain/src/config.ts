@@ -23,6 +23,11 @@ export interface QueueSettings {
   batch: boolean;
   batchingMaxWaitTimeMinutes: number;
   batchingMinSize: number;
+  /**
+   * Railyard's own: when above `batchingMinSize`, the batch size follows the queue's observed failure
+   * rate between the two (engine/batch-size.ts). Absent: batches of `batchingMinSize`, as in Trunk.
+   */
+  batchingMaxSize?: number;
   commentsEnabled: boolean;
   commandsEnabled: boolean;
   createPrsForTestingBranches: boolean;
@@ -67,3 +72,6 @@ export const DEFAULT_SETTINGS: QueueSettings = {
 };
 
 export const MAX_UINT32 = 4294967295;
+
+/** Past this, one failure sends a whole day's PRs to bisection: no failure rate makes it cheaper. */
+export const MAX_BATCH_SIZE = 256;

@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS, type QueueMode, type QueueRunState, type QueueSettings, type RequestableQueueState } from './config';
-import { entryStateAfter, isTerminal, type QueueEvent, type StatusReporters, type TargetsRef } from './events';
+import { entryStateAfter, isTerminal, type PrState, type QueueEvent, type StatusReporters, type TargetsRef } from './events';
 import type {
   CommitStatusState,
   ConfigNotUsed,
@@ -11,6 +11,7 @@ import type {
 } from './events-engine';
 import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
+import { foldFailureRate } from './engine/batch-size';
 import type { NotCountedWhy } from './status-reporters';
 
 /** An entry of the queue: the facts every side folds alike (entry.ts), and the write side's scheduling fields. */
@@ -125,6 +126,8 @@ export interface QueueState {
   mergedOnto: Map<string, string>;
   /** Set while the engine reports that it cannot drive the queue (QueueHostProblemReported), with when that began. */
   hostProblem?: { code: HostProblemCode; detail: string; since: string };
+  /** Moving estimate of how often a PR fails in this queue (engine/batch-size.ts); absent before any outcome. */
+  failureRate?: number;
 }
 
 export const initialQueueState = (): QueueState => ({
@@ -169,9 +172,15 @@ export const evolve = (state: QueueState, event: QueueEvent): QueueState => {
     const next = evolveEntry(e, event);
     if (next !== e) s.entries.set(e.prNumber, next);
     if (entryStateAfter(event) && isTerminal(next.state)) dropUnusedRuns(s);
+    const outcome = outcomeOf(e.state, next.state);
+    if (outcome !== undefined) return { ...s, failureRate: foldFailureRate(s.failureRate, outcome === 'failed') };
   }
   return s;
 };
+
+/** A merge or a failure counts towards the queue's failure rate; a cancellation says nothing of the PR. */
+export const outcomeOf = (before: PrState, after: PrState): 'merged' | 'failed' | undefined =>
+  before === after || isTerminal(before) ? undefined : after === 'merged' || after === 'failed' ? after : undefined;
 
 const updateRun = (s: QueueState, testRunId: string, change: (r: TestRun) => TestRun): QueueState => {
   const run = s.runs.get(testRunId);

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, MAX_FLAKE_RETRIES, MAX_UINT32, type QueueSettings, type RequestableQueueState } from '../config';
+import { DEFAULT_SETTINGS, MAX_BATCH_SIZE, MAX_FLAKE_RETRIES, MAX_UINT32, type QueueSettings, type RequestableQueueState } from '../config';
 import { DomainError } from '../errors';
 import type { PrReadinessChanged, QueueEvent, StatusReporters } from '../events';
 import { readinessChange, readinessOf } from '../readiness';
@@ -20,6 +20,7 @@ const validateSettings = (s: QueueSettingsInput): void => {
   // 0 is accepted: it is the documented default ("do not wait for PRs behind"), see docs/decisions.md.
   if (s.pendingFailureDepth !== undefined) requireInteger('pendingFailureDepth', s.pendingFailureDepth, 0, MAX_UINT32);
   if (s.flakeRetries !== undefined) requireInteger('flakeRetries', s.flakeRetries, 0, MAX_FLAKE_RETRIES);
+  if (s.batchingMaxSize !== undefined) requireInteger('batchingMaxSize', s.batchingMaxSize, 1, MAX_BATCH_SIZE);
 };
 
 /** `{ concurrency: undefined }` means "not given", as it does for validation: drop such keys before merging or diffing. */

@@ -1,4 +1,5 @@
 export * from './actions';
+export * from './batch-size';
 export * from './commands';
 export * from './decide-engine';
 export * from './facts';

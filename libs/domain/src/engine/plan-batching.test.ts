@@ -1,7 +1,18 @@
 import type { QueueSettings } from '../config';
 import type { QueueEvent } from '../events';
 import { at, prSubmitted, queueCreated } from '../testing/fixtures';
-import { BASE_SHA, BASE_TREE, batchPassed, batchStarted, facts, merged, restarted, runStarted, treeWith } from './testing/engine-fixtures';
+import {
+  BASE_SHA,
+  BASE_TREE,
+  batchPassed,
+  batchStarted,
+  facts,
+  failed,
+  merged,
+  restarted,
+  runStarted,
+  treeWith,
+} from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 import { mergeStep, queueWith, startOf } from './testing/plan-helpers';
 
@@ -120,5 +131,30 @@ describe('plan: merging a passed batch', () => {
       { type: 'QueueConfigUpdated', data: { changes: { batch: true, concurrency: 2 }, at: at(46) } } as QueueEvent,
     ];
     expect(givenQueue(history).planned(facts(), soon)).toEqual([startOf([2, 3], [1])]);
+  });
+});
+
+describe('plan: batch size that follows the failure rate', () => {
+  /** `n` PRs merged (numbers from 1000 up), each an outcome the queue's failure rate counts. */
+  const mergedHistory = (n: number): QueueEvent[] =>
+    Array.from({ length: n }, (_, i) => [prSubmitted(1000 + i), merged(1000 + i, `r${i}`)]).flat();
+  const adaptive = batching({ batchingMinSize: 2, batchingMaxSize: 12, concurrency: 1 });
+
+  it('when a queue with batchingMaxSize has merged many PRs without a failure, then its batches grow past batchingMinSize', () => {
+    // After 120 merges the estimate is under 1%: Dorfman's optimum there is 11 PRs a run.
+    const pending = Array.from({ length: 14 }, (_, i) => i + 1);
+    const history = [queueCreated({ settings: adaptive }), ...mergedHistory(120), ...pending.map((n) => prSubmitted(n))];
+    expect(givenQueue(history).planned(facts(), soon)).toEqual([startOf(pending.slice(0, 11))]);
+  });
+
+  it('when the same queue has just seen PRs fail, then its batches shrink back towards batchingMinSize', () => {
+    const failures = Array.from({ length: 30 }, (_, i) => [prSubmitted(2000 + i), failed(2000 + i)]).flat();
+    const history = [
+      queueCreated({ settings: adaptive }),
+      ...mergedHistory(120),
+      ...failures,
+      ...[1, 2, 3, 4, 5, 6].map((n) => prSubmitted(n)),
+    ];
+    expect(givenQueue(history).planned(facts(), soon)).toEqual([startOf([1, 2])]);
   });
 });

@@ -25,7 +25,7 @@ export type ExplainedPr = Pick<EntryFacts, 'prNumber' | 'state' | 'headSha' | 'r
 export interface ExplainQueue {
   state: QueueRunState;
   /** What sizes the queue's mergeability window (`mergeabilityWindowSize`). */
-  settings: Pick<QueueSettings, 'concurrency' | 'batch' | 'batchingMinSize'>;
+  settings: Pick<QueueSettings, 'concurrency' | 'batch' | 'batchingMinSize' | 'batchingMaxSize'>;
 }
 
 /** The active PRs ahead of this one in queue order: how many, and the first few by number. */

@@ -29,6 +29,8 @@ export interface QueueView {
   updatedAt: string;
   /** While the engine reports it cannot drive the queue (QueueHostProblemReported until QueueHostProblemCleared). */
   hostProblem?: QueueHostProblem;
+  /** The queue's moving failure-rate estimate (domain engine/batch-size.ts); absent before its first merge or failure. */
+  failureRate?: number;
 }
 
 export interface QueueHostProblem {

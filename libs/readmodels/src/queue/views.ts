@@ -6,7 +6,7 @@ import type {
   SubmittedPullRequestResponse,
 } from '@railyard/api-schema';
 import type { PrView, QueueView } from './port';
-import { activeEntries, byQueueOrder, type Explanation, type QueueState } from '@railyard/domain';
+import { activeEntries, batchSizeFor, byQueueOrder, type Explanation, type QueueState } from '@railyard/domain';
 import { prViewOf } from './projection/pr-view';
 
 export const queueResponse = (q: QueueView): QueueResponse => ({
@@ -16,6 +16,8 @@ export const queueResponse = (q: QueueView): QueueResponse => ({
   requiredStatuses: q.requiredStatuses,
   ...(q.statusReporters ? { statusReporters: q.statusReporters } : {}),
   ...(q.hostProblem ? { hostProblem: q.hostProblem } : {}),
+  ...(q.settings.batch ? { batchSize: batchSizeFor(q.settings, q.failureRate) } : {}),
+  ...(q.failureRate !== undefined ? { failureRate: Math.round(q.failureRate * 10_000) / 10_000 } : {}),
 });
 
 /**
@@ -84,6 +86,7 @@ export const queueViewOfState = (s: QueueState): QueueView => ({
   createdAt: '',
   updatedAt: '',
   ...(s.hostProblem ? { hostProblem: s.hostProblem } : {}),
+  ...(s.failureRate !== undefined ? { failureRate: s.failureRate } : {}),
 });
 
 /** The queue's PRs not yet merged, failed or cancelled, in queue order, from the write side's state. */

@@ -38,9 +38,9 @@ export interface RedisKeys {
 
 /**
  * The getQueue answer's format: raised whenever the answer's fields change (2: Trunk's fields on each
- * enqueued PR), so a projection of the previous version is rebuilt per request, not sent.
+ * enqueued PR; 3: the queue's batchSize and failureRate), so a projection of the previous version is rebuilt per request, not sent.
  */
-export const QUEUE_ANSWER_FORMAT = 2;
+export const QUEUE_ANSWER_FORMAT = 3;
 
 const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -54,7 +54,7 @@ export const redisKeys = (namespace: string): RedisKeys => {
     active: (queueId) => `${base}q:${queueId}:active`,
     prNumbers: (queueId) => `${base}q:${queueId}:prs`,
     queueAnswer: (queueId) => `${base}q:${queueId}:answer:${QUEUE_ANSWER_FORMAT}`,
-    staleQueueAnswers: (queueId) => [`${base}q:${queueId}:answer`],
+    staleQueueAnswers: (queueId) => [`${base}q:${queueId}:answer`, `${base}q:${queueId}:answer:2`],
     prAnswers: (queueId) => `${base}q:${queueId}:pranswers`,
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,
     testRun: (queueId, testRunId) => `${base}tr:${queueId}:${testRunId}`,

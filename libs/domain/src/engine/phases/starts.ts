@@ -2,6 +2,7 @@ import { isUrgent } from '../../priority';
 import type { Entry } from '../../state';
 import type { Action } from '../actions';
 import { mayStart, type Ctx, type Phase } from '../context';
+import { batchSizeFor } from '../batch-size';
 import { currentRun } from '../runs';
 import { busyRuns, stackFor, startRunAction } from './stacks';
 
@@ -34,7 +35,8 @@ const batchMayStart = (c: Ctx, batch: readonly Entry[]): boolean => {
 /**
  * Starts runs in plan order while slots (`concurrency` minus the normal runs in flight) are free.
  * Each run stacks what its PRs depend on (`stackFor`). With batching, consecutive PRs that may share
- * a run form batches of up to `batchingMinSize`; a PR that tests alone keeps its place, so in single
+ * a run form batches of up to the queue's current size (`batchSizeFor`: `batchingMinSize`, or more
+ * when `batchingMaxSize` allows and the failure rate is low); a PR that tests alone keeps its place, so in single
  * mode it closes the batch ahead of it. Single mode stops at the first PR that cannot start, so no PR
  * overtakes one ahead of it; parallel mode skips such a PR and everything depending on it, so other
  * lanes go on.
@@ -51,6 +53,7 @@ export const starts: Phase = (c) => {
   const inBatch = new Set<number>();
   const witnessing = new Set<number>();
   let stopped = false;
+  const size = batchSizeFor(c.s.settings, c.s.failureRate);
 
   const start = (members: readonly Entry[]): void => {
     out.push(startRunAction(c, members, stackFor(c, members, starting, witnessing)));
@@ -95,7 +98,7 @@ export const starts: Phase = (c) => {
     }
     batch.push(e);
     inBatch.add(e.prNumber);
-    if (batch.length >= c.s.settings.batchingMinSize) closeBatch(true);
+    if (batch.length >= size) closeBatch(true);
   }
   if (!stopped) closeBatch(batch.length > 0 && batchMayStart(c, batch));
   return out;

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type QueueEvent } from '@railyard/domain';
+import { DEFAULT_SETTINGS, evolve, FAILURE_RATE_PRIOR, initialQueueState, type QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import {
   futureEngineEvent,
@@ -16,6 +16,7 @@ import {
 import { RecordedEventFactory } from '../../testing/recorded';
 import type { PrDoc, ProjectionDocs, QueueDoc } from './docs';
 import { projectEvent } from './project';
+import { queueResponse } from '../views';
 
 const Q = testQueueId();
 const T = (minute: number): string => `2026-01-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -279,6 +280,33 @@ describe('projectEvent', () => {
       const after = g.apply(futureEngineEvent('TestRunStarted', { prNumber: 1, testRunId: 'r1', at: T(2) }));
       expect(after.pr).toBe(before.pr);
       expect(queueOf(after)).toEqual({ ...queueOf(before), position: '30' });
+    });
+  });
+
+  describe("the queue's failure rate", () => {
+    const failedPr = (n: number, at: string): QueueEvent => ({
+      type: 'PrFailed',
+      data: { prNumber: n, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: 'tests failed', at },
+    });
+
+    it('when PRs fail or are cancelled, then a failure moves the estimate as the write side does and a cancellation does not', () => {
+      const events = [queueCreated(Q, T(0)), prSubmitted(1, T(1)), failedPr(1, T(2)), prSubmitted(2, T(3)), prCancelled(2, T(4))];
+      const read = given(...events).docs();
+      const write = events.reduce(evolve, initialQueueState());
+      expect(queueOf(read).view?.failureRate).toBeGreaterThan(FAILURE_RATE_PRIOR);
+      expect(queueOf(read).view?.failureRate).toBe(write.failureRate);
+    });
+
+    it('when the queue batches, then its answer shows the batch size in use and the estimate', () => {
+      const h = given(queueCreated(Q, T(0)), prSubmitted(1, T(1)), failedPr(1, T(2)));
+      const view = queueOf(h.docs()).view;
+      if (!view) throw new Error('no view');
+      expect(queueResponse({ ...view, settings: { ...view.settings, batch: true, batchingMaxSize: 12 } })).toMatchObject({
+        batchSize: 4,
+        batchingMaxSize: 12,
+        failureRate: 0.118,
+      });
+      expect(queueResponse(view)).not.toHaveProperty('batchSize');
     });
   });
 });

@@ -1,4 +1,4 @@
-import { evolveEntry, submittedEntry, type QueueCreated } from '@railyard/domain';
+import { evolveEntry, foldFailureRate, outcomeOf, submittedEntry, type QueueCreated } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import type { QueueView } from '../port';
 import { entryFactsOf, prViewOf } from './pr-view';
@@ -68,6 +68,8 @@ export const projectEvent = (docs: ProjectionDocs, event: RecordedEvent): Projec
     const before = entryFactsOf(pr);
     const after = evolveEntry(before, e);
     if (after !== before) pr = prViewOf(pr.queueId, after);
+    const outcome = outcomeOf(before.state, after.state);
+    if (outcome !== undefined && view) view = { ...view, failureRate: foldFailureRate(view.failureRate, outcome === 'failed') };
   }
 
   const nextQueue: QueueDoc = { ...queue, view, nextSeq, position };
