@@ -9,6 +9,7 @@ import { LocalGitHost, LocalGitWriter, localHostStatuses, RefReader, repoDirOf, 
 import { createLogger } from '@railyard/observability';
 import { queueCommandHandler } from '@railyard/runtime';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
+import { engineLatency, type TimedEvent } from './support/engine-latency';
 
 /**
  * `npm run bench -- engine`: the merge engine in process on a real SQLite log and real bare repository.
@@ -252,7 +253,15 @@ export const breakingPrs = (count: number, fraction: number): Set<number> => {
   return out;
 };
 
-const overhead = async (o: { count: number; concurrency: number; checkSeconds: number; breakingFraction: number }): Promise<object> => {
+export interface OverheadShape {
+  count: number;
+  concurrency: number;
+  checkSeconds: number;
+  breakingFraction: number;
+}
+
+/** The real engine on real git with the local CI, timed against the zero-overhead ideal (also bench calibrate's real side). */
+export const engineOverhead = async (o: OverheadShape) => {
   const breaking = breakingPrs(o.count, o.breakingFraction);
   const config = `ci:\n  tests: "sleep ${o.checkSeconds}; ! grep -rqs --exclude=.railyard.yml FAIL ."\nmerge:\n  required_statuses:\n    - tests\n`;
   const b = await bed({ '.railyard.yml': config });
@@ -308,7 +317,8 @@ const overhead = async (o: { count: number; concurrency: number; checkSeconds: n
     await ci.close();
   }
   const seconds = (performance.now() - t0) / 1000;
-  runs = (await b.store.readStream(b.stream)).filter((e) => e.type === 'TestRunStarted').length;
+  const events = await b.store.readStream(b.stream);
+  runs = events.filter((e) => e.type === 'TestRunStarted').length;
   await b.close();
   const rounds = idealRounds(o.count, o.concurrency, breaking);
   const idealSeconds = rounds * o.checkSeconds;
@@ -326,6 +336,8 @@ const overhead = async (o: { count: number; concurrency: number; checkSeconds: n
     idealSeconds,
     seconds: round(seconds, 1),
     ratio: round(idealSeconds / seconds, 3),
+    latency: engineLatency(events as unknown as TimedEvent[], o.checkSeconds),
+    breakingPrs: [...breaking],
   };
 };
 
@@ -345,7 +357,7 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const checkSeconds = Number(process.env.BENCH_ENGINE_OVERHEAD_CHECK_SECONDS ?? 3);
     const breakingFraction = Number(process.env.BENCH_ENGINE_OVERHEAD_BREAKING ?? 0.1);
     progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${breakingFraction * 100}% breaking`);
-    yield await overhead({ count, concurrency, checkSeconds, breakingFraction });
+    yield await engineOverhead({ count, concurrency, checkSeconds, breakingFraction });
   }
   if (!only || only === 'queue') {
     progress('200 PRs at concurrency 8');

@@ -23,6 +23,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   repofacts: () => import('./repo-facts'),
   dashboard: () => import('./dashboard'),
   start: () => import('./start'),
+  calibrate: () => import('./calibrate'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

@@ -108,7 +108,8 @@ export class Metrics {
     let ciMinutes = 0;
     for (const run of ci.all()) {
       if (!inWindow(run.startedAt)) continue;
-      ciMinutes += ((run.stoppedAt ?? Math.min(to, run.endsAt)) - run.startedAt) / 60_000;
+      // A run cancelled during the engine's overhead never reached CI: it cost nothing.
+      ciMinutes += Math.max(0, (run.stoppedAt ?? Math.min(to, run.endsAt)) - run.startedAt) / 60_000;
     }
     const minutes = this.queueMinutes
       .filter((q) => inWindow(q.at))

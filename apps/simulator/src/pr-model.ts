@@ -49,7 +49,8 @@ const pickPriority = (w: Workload, rng: Prng): SimPr['priority'] => {
  * the same PRs in workloads that differ only in queue settings.
  */
 export const generatePr = (w: Workload, number: number, rng: Prng, arrivedAt: number): SimPr => {
-  const bad = rng.chance(w.failureRate);
+  const drawn = rng.chance(w.failureRate);
+  const bad = w.badPrs ? w.badPrs.includes(number) : drawn;
   const conflictDraw = rng.next();
   const partnerDraw = rng.int(Math.max(1, Math.min(w.conflicts.window, number - 1)));
   let conflictsWith: SimPr['conflictsWith'];

@@ -52,6 +52,8 @@ export interface SimResult {
   saturation: number;
   meanWaiting: number;
   simulatedHours: number;
+  /** Simulated time from the start to the last PR's end, for short workloads (bench calibrate). */
+  simulatedSeconds: number;
   plannerRounds: number;
   restarts: Record<string, number>;
   failures: Record<string, number>;
@@ -132,6 +134,7 @@ export const buildResult = (
     saturation: round(measured.saturation, 3),
     meanWaiting: round(measured.meanWaiting, 1),
     simulatedHours: round(w.now / 3_600_000, 1),
+    simulatedSeconds: round(w.now / 1000, 1),
     plannerRounds: run.plannerRounds,
     restarts: { ...m.restarts },
     failures: { ...m.failures },

@@ -28,9 +28,9 @@ export class SimCi implements CiPort {
       tested: [...run.prNumbers],
       bisection: run.bisection,
       baseVersion: built.baseVersion,
-      startedAt: this.w.now,
+      startedAt: this.w.now + this.w.workload.engine.runOverheadSeconds * 1000,
     });
-    this.answersAt(ran.testRunId, ran.endsAt);
+    this.answersAt(ran.testRunId, ran.endsAt + this.w.workload.engine.reactSeconds * 1000);
   }
 
   /** The queue's record of the run's end stops the model's clock (World.apply); nothing to kill. */

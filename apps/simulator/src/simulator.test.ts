@@ -191,6 +191,35 @@ describe('parseWorkload', () => {
   });
 });
 
+describe('simulate: the engine latency bench calibrate measures', () => {
+  // Eight good PRs at once, one run at a time of one minute: eight rounds.
+  const burst = (engine?: { runOverheadSeconds?: number; reactSeconds?: number }) =>
+    smallWorkload({
+      prs: 8,
+      arrivalsPerHour: 3.6e9,
+      maxWaiting: 8,
+      ci: { durationMinutes: 1 },
+      tickMinutes: 1 / 60,
+      ...(engine ? { engine } : {}),
+    });
+
+  it('when the engine costs nothing, then the PRs take their rounds of CI and no more', async () => {
+    expect((await simulate(burst())).simulatedSeconds).toBeCloseTo(8 * 60, 0);
+  });
+
+  it('when each run costs overhead and each verdict a reaction, then every round is longer by both', async () => {
+    const r = await simulate(burst({ runOverheadSeconds: 6, reactSeconds: 3 }));
+    expect(r.merged).toBe(8);
+    expect(r.simulatedSeconds).toBeCloseTo(8 * (60 + 6 + 3), 0);
+  });
+
+  it('when the bad PRs are named, then exactly those fail whatever the failure rate draws', async () => {
+    const r = await simulate(smallWorkload({ prs: 12, failureRate: 0.5, badPrs: [3, 7] }));
+    expect(r.failed).toBe(2);
+    expect(r.merged).toBe(10);
+  });
+});
+
 describe('targetsRefOf', () => {
   it('when targets repeat, then they are stored sorted and unique, addressed as the API addresses them', async () => {
     const ref = targetsRefOf(['b', 'a', 'a']);

@@ -47,6 +47,18 @@ export const workloadSchema = z
       .strict(),
     /** p: the chance a PR is bad, so that every run containing it fails. */
     failureRate: probability,
+    /** The bad PRs by number, instead of drawing them with `failureRate` (bench calibrate replays a real run's). */
+    badPrs: z.array(positiveInt).optional(),
+    /**
+     * The engine's own latency around each run, as measured on the real engine (bench calibrate):
+     * `runOverheadSeconds` is added to every run between its start and its verdict (check-out,
+     * sandbox, status), `reactSeconds` between a verdict and the engine acting on it (merge, next
+     * test branch). Zero: an engine that costs nothing, the bound's assumption.
+     */
+    engine: z
+      .object({ runOverheadSeconds: z.number().min(0).default(0), reactSeconds: z.number().min(0).default(0) })
+      .strict()
+      .default({ runOverheadSeconds: 0, reactSeconds: 0 }),
     /** The chance a run fails although every PR in it is good. */
     flakeRate: probability.default(0),
     /** The chance a run containing a bad PR passes anyway (a test that misses the breakage). */
