@@ -520,12 +520,14 @@ export class LocalCiRunner {
       await appendLog(log, `# ${statusOf(outcome).description}\n`).catch(() => undefined);
       await log.close().catch(() => undefined);
       await this.archiveLog(testRunId, check.name);
+      // The verdict is known and its log archived: the queue hears it before the clean-up (a checkout's
+      // removal and a tmpfs unmount are a few hundred ms under load), which the slot still waits for.
+      await this.finish(run, check, outcome);
       await cgroup?.remove().catch((err: unknown) => this.logger?.error('ci: could not remove a check’s cgroup', errorFields(err)));
       if (attempt)
         await removeAttempt(attempt.dir, attempt.disk !== undefined).catch((err: unknown) =>
           this.logger?.error('ci: could not remove a checkout', errorFields(err)),
         );
-      await this.finish(run, check, outcome);
     }
   }
 
