@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Registry } from 'prom-client';
-import { LocalRepoFacts } from '@railyard/api';
+import { LocalRepoFacts } from '@railyard/githost';
 import { createGithubApp, GITHUB_REQUESTS_METRIC, GithubRepoFacts } from '@railyard/github';
 import type { RepoFacts, RepoRef } from '@railyard/testhealth';
 import { createRepoWithCommits, FakeGithub, makeTempDir, removeTempDir } from '@railyard/testkit';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { LocalRepoFacts } from '@railyard/api';
+import { LocalRepoFacts } from '@railyard/githost';
 import { runGit } from '@railyard/githost';
 import type { RepoRef } from '@railyard/testhealth';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';

@@ -21,8 +21,8 @@ import { blobRevocations } from './dashboard/session-revocations';
 import { operationsRouter } from './http/operations-router';
 import { historyOperations } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
-import { createTestHealth, type TestHealth } from './routes/test-health';
-import type { TestHealthConfig } from './routes/test-health/config';
+import { createTestHealth, type TestHealth } from './test-health';
+import type { TestHealthConfig } from './test-health/config';
 
 export const DEFAULT_PROJECTION_MAX_LAG_MS = 10_000;
 

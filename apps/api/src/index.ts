@@ -9,7 +9,7 @@ export * from './http/errors';
 export * from './routes/impacted-targets';
 export * from './routes/history';
 export * from './routes/metrics';
-export * from './routes/test-health';
+export * from './test-health';
 export * from './auth/rate-limit';
 export { ciPageRouters, ciRouters } from './ci/routes';
 export type { CiHttpDeps } from './ci/deps';

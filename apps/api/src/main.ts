@@ -17,7 +17,7 @@ import { localHostStatuses } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
 import { githubApiOf } from './github';
-import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from './test-health';
 
 /**
  * `npm run start:api`: the distributed shape's stateless API. Reads come from the Redis read models a

@@ -10,7 +10,7 @@ import { composeApi, type ComposedApi } from './compose';
 import { loadConfig } from '@railyard/runtime';
 import type { AnyOperation } from './http/operation';
 import { OPERATIONS } from './operations';
-import { openTestHealthStore, testHealthConfigOf } from './routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from './test-health';
 
 jest.setTimeout(30_000);
 

@@ -10,7 +10,7 @@ import { metricsOperations } from './routes/metrics';
 import { pullRequestOperations } from './routes/pull-requests';
 import { pullRequestListOperations } from './routes/pull-request-list';
 import { queueOperations } from './routes/queues';
-import { testHealthOperations } from './routes/test-health';
+import { testHealthOperations } from './test-health';
 
 /**
  * What buildApp serves itself, over ApiDeps and the document: the probes, the document and its page,

@@ -31,6 +31,7 @@ export {
   type PullState,
 } from './local/pull-file';
 export { RefReader, isValidRefName, parsePackedRefs } from './local/refs';
+export { LocalRepoFacts } from './local/test-health-facts';
 export { existingRepoDir, repoDirOrThrow } from './local/repos';
 export {
   COMMIT_STATUS_STATES,

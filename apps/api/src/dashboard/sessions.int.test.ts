@@ -8,7 +8,7 @@ import { loadConfig } from '@railyard/runtime';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import request from 'supertest';
 import { composeApi, type ApiParts, type ComposedApi } from '../compose';
-import { openTestHealthStore, testHealthConfigOf } from '../routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from '../test-health';
 
 // Dashboard sessions over HTTP, on the composition both server shapes use (docs/dashboard.md).
 

@@ -9,7 +9,7 @@ import request from 'supertest';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { loadConfig } from '@railyard/runtime';
 import { composeApi, type ComposedApi } from '../compose';
-import { openTestHealthStore, testHealthConfigOf } from '../routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from '../test-health';
 import { STORE_READ_HEADER } from './store-reads';
 
 jest.setTimeout(30_000);

@@ -10,7 +10,7 @@ import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import { loadConfig } from '@railyard/runtime';
 import { composeApi, type ComposedApi } from '../compose';
 import type { GithubApiParts } from '../github';
-import { openTestHealthStore, testHealthConfigOf } from '../routes/test-health';
+import { openTestHealthStore, testHealthConfigOf } from '../test-health';
 
 export const ADMIN_TOKEN = 'admin-secret-0123456789abcdef';
 export const BED_REPO: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };

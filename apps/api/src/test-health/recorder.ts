@@ -11,7 +11,7 @@ import {
   type SuiteFailure,
   type TestResultsUploaded,
 } from '@railyard/testhealth';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../http/errors';
 import type { TestEvaluator } from './evaluator';
 import { ParserBusyError, type JUnitParsePool } from './parse-pool';
 import type { Clock, TestHealthWriter, WriteMeta } from './writer';

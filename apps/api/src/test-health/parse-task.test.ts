@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { runParseTask, type ParseTask } from './parse-task';
 
-const FIXTURES = path.resolve(__dirname, '../../../../../libs/testhealth/fixtures');
+const FIXTURES = path.resolve(__dirname, '../../../../libs/testhealth/fixtures');
 const fixture = (name: string) => ({ name, bytes: readFileSync(path.join(FIXTURES, name)) });
 const task = (files: ParseTask['files']): ParseTask => ({
   files,

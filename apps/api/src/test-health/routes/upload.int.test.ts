@@ -2,13 +2,13 @@ import express from 'express';
 import request from 'supertest';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
 import type { RepoRef } from '@railyard/domain';
-import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
+import type { MemoryEventStore } from '@railyard/eventstore';
 import { createLogger } from '@railyard/observability';
-import { MemoryTestHealthStore } from '@railyard/readmodels';
 import { repoIdOf } from '@railyard/testhealth';
 import { repoBed } from '@railyard/testkit';
 import { errorHandler } from '../../http/errors';
-import { createTestHealth, type TestHealth } from './create';
+import type { TestHealth } from '../create';
+import { inMemoryTestHealth } from '../testing/in-memory';
 
 // uploadTestResults over HTTP, parsed by the real worker pool: the caps hold for an upload as a whole.
 
@@ -39,27 +39,12 @@ const upload = (files: ReturnType<typeof report>[]) =>
 
 describe('POST /v1/uploadTestResults', () => {
   beforeAll(() => {
-    events = new MemoryEventStore();
-    const blobs = new MemoryBlobStore();
-    testHealth = createTestHealth({
-      eventStore: events,
-      blobs,
-      store: new MemoryTestHealthStore({ blobs }),
+    ({ events, testHealth } = inMemoryTestHealth({
       tokens: new TokenRegistry(parseTokenList(`ci:${WRITE}:write`)),
       logger,
       gitRoot: bed.root,
-      config: {
-        orgSlug: 'acme-org',
-        pageTokenSecret: 'a-secret-for-the-test',
-        parseWorkers: 1,
-        maxQueuedParses: 4,
-        sweepMinutes: 0,
-        maxRunsPerTest: 100,
-        retentionDays: 60,
-      },
       readYourWritesTimeoutMs: 0,
-      serverUrl: () => 'http://railyard.test',
-    });
+    }));
     app = express();
     app.use(testHealth.router, errorHandler(logger));
   });

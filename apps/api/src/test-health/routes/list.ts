@@ -13,10 +13,10 @@ import {
 import { listQuarantinedResponseSchema, listUnhealthyResponseSchema } from '@railyard/api-schema';
 import { operationOf } from '../../http/operation';
 import { REPO } from '../../openapi/examples';
-import type { TestHealthContext } from './context';
-import { asPageError, requireOrg, requireRepo } from './repo-guard';
-import { listQuarantinedRequest, listUnhealthyRequest } from './schemas';
-import { quarantinedTestView, unhealthyTestView } from './views';
+import type { TestHealthContext } from '../context';
+import { asPageError, requireOrg, requireRepo } from '../repo-guard';
+import { listQuarantinedRequest, listUnhealthyRequest } from '../schemas';
+import { quarantinedTestView, unhealthyTestView } from '../views';
 
 interface PageQueryInput {
   page_size?: unknown;

@@ -1,14 +1,15 @@
 import { LocalCiRunner } from '@railyard/ci';
 import type { RepoRef } from '@railyard/domain';
-import { MemoryBlobStore, MemoryEventStore } from '@railyard/eventstore';
+import type { MemoryEventStore } from '@railyard/eventstore';
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { runProjector, type ProjectorHandle } from '@railyard/projector';
-import { MemoryTestHealthStore } from '@railyard/readmodels';
+import type { MemoryTestHealthStore } from '@railyard/readmodels';
 import { repoIdOf, testIdOfReported } from '@railyard/testhealth';
 import { commitOnBranch, createRepoWithCommits, repoBed } from '@railyard/testkit';
 import { TokenRegistry } from '@railyard/auth';
-import { createTestHealth, type TestHealth } from './create';
+import type { TestHealth } from './create';
+import { inMemoryTestHealth } from './testing/in-memory';
 
 jest.setTimeout(60_000);
 
@@ -27,28 +28,8 @@ let runner: LocalCiRunner;
 // Inside the describe, so these hooks end before the bed (a top-level hook) removes the repository.
 describe('uploadReports wired into the local CI runner', () => {
   beforeEach(async () => {
-    events = new MemoryEventStore();
-    const blobs = new MemoryBlobStore();
-    store = new MemoryTestHealthStore({ blobs });
+    ({ events, store, testHealth } = inMemoryTestHealth({ tokens: new TokenRegistry([]), logger, gitRoot: bed.root }));
     projector = runProjector({ eventStore: events, readModels: store, logger });
-    testHealth = createTestHealth({
-      eventStore: events,
-      blobs,
-      store,
-      tokens: new TokenRegistry([]),
-      logger,
-      gitRoot: bed.root,
-      config: {
-        orgSlug: 'acme-org',
-        pageTokenSecret: 'a-secret-for-the-test',
-        parseWorkers: 1,
-        maxQueuedParses: 4,
-        sweepMinutes: 0,
-        maxRunsPerTest: 100,
-        retentionDays: 60,
-      },
-      serverUrl: () => 'http://railyard.test',
-    });
     statuses = localHostStatuses({ eventStore: events, gitRoot: bed.root });
     runner = new LocalCiRunner({
       gitRoot: bed.root,

@@ -3,20 +3,20 @@ import type { BlobStore, EventStore } from '@railyard/eventstore';
 import type { GithubApp } from '@railyard/github';
 import type { Logger } from '@railyard/observability';
 import { MemoryTestHealthStore, RedisTestHealthStore, type TestHealthReadModels } from '@railyard/readmodels';
-import { operationsRouter } from '../../http/operations-router';
+import { operationsRouter } from '../http/operations-router';
 import type { TokenRegistry } from '@railyard/auth';
 import type { TestHealthConfig } from './config';
 import type { TestHealthContext } from './context';
 import { TestEvaluator } from './evaluator';
-import { failingOperations } from './failing-routes';
-import { listOperations } from './list-routes';
+import { failingOperations } from './routes/failing';
+import { listOperations } from './routes/list';
 import { JUnitParsePool } from './parse-pool';
-import { quarantineOperations } from './quarantine-routes';
+import { quarantineOperations } from './routes/quarantine';
 import { UploadRecorder } from './recorder';
 import { reportUploader, type UploadReports } from './report-uploader';
 import { repoFactsOf } from './repo-facts';
 import { startSweeper, type SweeperHandle } from './sweeper';
-import { uploadOperations } from './upload-route';
+import { uploadOperations } from './routes/upload';
 import { TestHealthWriter, type Clock } from './writer';
 
 export interface TestHealthOptions {

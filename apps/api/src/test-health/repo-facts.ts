@@ -1,6 +1,6 @@
 import { GithubRepoFacts, type GithubApp } from '@railyard/github';
 import { repoFactsByHost, type RepoFacts } from '@railyard/testhealth';
-import { LocalRepoFacts } from './local-repo-facts';
+import { LocalRepoFacts } from '@railyard/githost';
 
 /**
  * Test health's RepoFacts for a process: repositories of the configured GitHub (its host name,

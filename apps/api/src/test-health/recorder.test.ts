@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../http/errors';
 import { checkUploadInput, MAX_UPLOAD_BYTES, type UploadInput } from './recorder';
 
 const valid: UploadInput = {

@@ -8,9 +8,9 @@ import { operationOf } from '../../http/operation';
 import { parseBody } from '../../http/validate';
 import { SHA } from '../../openapi/examples';
 import { queryParam } from '../../openapi/parameters';
-import type { TestHealthContext } from './context';
-import type { UploadInput } from './recorder';
-import { uploadJsonRequest } from './schemas';
+import type { TestHealthContext } from '../context';
+import type { UploadInput } from '../recorder';
+import { uploadJsonRequest } from '../schemas';
 
 const operation = operationOf<TestHealthContext>();
 

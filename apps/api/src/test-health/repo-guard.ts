@@ -1,5 +1,5 @@
 import { PageQueryError, type RepoRef } from '@railyard/testhealth';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../http/errors';
 import type { TestHealthContext } from './context';
 
 export const requireRepo = async (th: TestHealthContext, repo: RepoRef): Promise<void> => {

@@ -9,11 +9,11 @@ import { allFailuresQuarantined, quarantineSettingOf, repoIdOf, testIdOfReported
 import { ApiError } from '../../http/errors';
 import { operationOf } from '../../http/operation';
 import { REPO, TEST_ID } from '../../openapi/examples';
-import type { TestHealthContext } from './context';
-import { failureRatesOf } from './failure-rates';
-import { requireOrg, requireRepo } from './repo-guard';
-import { checkFailuresRequest, linkTicketRequest, reclassifyRequest, setQuarantineRequest, testDetailsRequest } from './schemas';
-import { testDetailsView, type FailureRates } from './views';
+import type { TestHealthContext } from '../context';
+import { failureRatesOf } from '../failure-rates';
+import { requireOrg, requireRepo } from '../repo-guard';
+import { checkFailuresRequest, linkTicketRequest, reclassifyRequest, setQuarantineRequest, testDetailsRequest } from '../schemas';
+import { testDetailsView, type FailureRates } from '../views';
 
 /**
  * A tracker's id as a link: itself when it is already a URL, else RAILYARD_TICKET_URL with `{id}` in

@@ -1,8 +1,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isObjectId, RefReader, repoDirOf, runGit } from '@railyard/githost';
 import { CODEOWNERS_PATHS, isTestRunId, parseCodeowners, type Codeowners, type RepoFacts, type RepoRef } from '@railyard/testhealth';
 import { LRUCache } from 'lru-cache';
+import { runGit } from './git';
+import { isObjectId, repoDirOf } from './names';
+import { RefReader } from './refs';
 
 const EMPTY_CODEOWNERS = parseCodeowners('');
 

@@ -3,5 +3,4 @@ export { testHealthConfigOf, pageTokenSecretOf, type TestHealthConfig } from './
 export { reportUploader, type RunnerReports, type UploadReports } from './report-uploader';
 export { MAX_UPLOAD_BYTES, type UploadInput, type UploadSummary } from './recorder';
 export { repositoryHtmlUrl, testHtmlUrl } from './views';
-export { LocalRepoFacts } from './local-repo-facts';
 export { repoFactsOf } from './repo-facts';

@@ -3,11 +3,11 @@ import { failuresBetween, paginate, repoIdOf, uuidV5 } from '@railyard/testhealt
 import { ApiError } from '../../http/errors';
 import { operationOf } from '../../http/operation';
 import { REPO, SHA } from '../../openapi/examples';
-import type { TestHealthContext } from './context';
-import { failureRatesOf } from './failure-rates';
-import { asPageError, requireOrg, requireRepo } from './repo-guard';
-import { createCiRunRequest, listFailingRequest } from './schemas';
-import { failingTestView } from './views';
+import type { TestHealthContext } from '../context';
+import { failureRatesOf } from '../failure-rates';
+import { asPageError, requireOrg, requireRepo } from '../repo-guard';
+import { createCiRunRequest, listFailingRequest } from '../schemas';
+import { failingTestView } from '../views';
 
 const WEEK_MS = 7 * 86_400_000;
 
