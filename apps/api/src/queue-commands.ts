@@ -1,19 +1,19 @@
-import { decide, queueIdOf, queueStreamOf, type QueueCommand, type QueueEvent, type QueueState, type RepoRef } from '@railyard/domain';
+import { decide, type QueueCommand, type QueueEvent, type QueueState } from '@railyard/domain';
 import type { CommandMeta, EventStore, HandlerResult } from '@railyard/eventstore';
 import type { ReadModelStore } from '@railyard/readmodels';
 import type { Logger } from '@railyard/observability';
-import { queueCommandHandler } from '@railyard/runtime';
+import { queueCommandHandler, type QueueAddress, type QueueWriter } from '@railyard/runtime';
 
 export interface Clock {
   now: () => Date;
 }
 
 /**
- * The write side of the queue API: commands on a queue's stream, answered only once the read models
- * caught up with them (bounded), so a client that writes and then reads sees its write.
+ * The write side of the queue API: the one queue writer (libs/runtime), answered only once the read
+ * models caught up with each write (bounded), so a client that writes and then reads sees its write.
  */
-export class QueueCommands {
-  private readonly handler: ReturnType<typeof queueCommandHandler<QueueCommand>>;
+export class QueueCommands implements QueueWriter<QueueCommand> {
+  private readonly handler: QueueWriter<QueueCommand>;
 
   constructor(
     store: EventStore,
@@ -30,9 +30,9 @@ export class QueueCommands {
     this.handler = queueCommandHandler(store, decide, () => options.clock.now());
   }
 
-  async execute(repo: RepoRef, branch: string, command: QueueCommand, meta: CommandMeta): Promise<HandlerResult<QueueState, QueueEvent>> {
+  async execute(queue: QueueAddress, command: QueueCommand, meta: CommandMeta): Promise<HandlerResult<QueueState, QueueEvent>> {
     await this.ensureWritable();
-    const result = await this.handler.execute(queueStreamOf(queueIdOf(repo, branch)), command, meta);
+    const result = await this.handler.execute(queue, command, meta);
     if (result.position !== null) {
       const timeoutMs = this.options.readYourWritesTimeoutMs ?? 5000;
       const reached = await this.readModels.waitFor(result.position, timeoutMs);
@@ -46,7 +46,7 @@ export class QueueCommands {
     await this.options.gate?.();
   }
 
-  state(repo: RepoRef, branch: string): Promise<QueueState> {
-    return this.handler.read(queueStreamOf(queueIdOf(repo, branch)));
+  read(queue: QueueAddress): Promise<QueueState> {
+    return this.handler.read(queue);
   }
 }

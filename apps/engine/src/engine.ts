@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode, type PrSubmitted } from '@railyard/domain';
 import type { BlobStore, EventStore, Subscription } from '@railyard/eventstore';
 import { errorFields, railyardMetrics, timeEngineAction, type Logger } from '@railyard/observability';
-import { EngineCommands } from './engine-commands';
+import { ENGINE_ACTOR, engineLog, engineWriter } from './engine-commands';
 import { FactsReader } from './facts';
 import {
   hostErrorCode,
@@ -84,7 +84,7 @@ const problemOf = (err: unknown): { code: HostProblemCode; detail: string } | nu
  */
 export const startEngine = (options: EngineOptions): EngineHandle => {
   const now = options.now ?? (() => new Date());
-  const commands = new EngineCommands(options.eventStore, now);
+  const commands = engineWriter(options.eventStore, now);
   const facts = new FactsReader(options.host, options.ci, new TargetOverlapsCache(options.blobs), {
     ...(options.mergeabilityPerSecond !== undefined ? { mergeabilityPerSecond: options.mergeabilityPerSecond } : {}),
   });
@@ -110,7 +110,7 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     else missing.delete(queueId);
     engineMetrics.queuesRepositoryMissing.set(missing.size);
     await commands
-      .execute(queueStreamOf(queueId), { type: 'ReportHostProblem', problem }, randomUUID())
+      .execute(queueStreamOf(queueId), { type: 'ReportHostProblem', problem }, { actor: ENGINE_ACTOR, correlationId: randomUUID() })
       .catch((err: unknown) => options.logger.warn('engine could not record a host problem', { queueId, ...errorFields(err) }));
   };
 
@@ -118,7 +118,7 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     let loop = loops.get(queueId);
     if (loop) return loop;
     const driver = new QueueDriver({
-      log: commands.logOf(queueStreamOf(queueId)),
+      log: engineLog(commands, queueStreamOf(queueId)),
       facts: judgedFacts,
       host: options.host,
       ci: options.ci,

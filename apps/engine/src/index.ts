@@ -1,5 +1,5 @@
 export { startEngine, type EngineHandle, type EngineOptions } from './engine';
-export { EngineCommands, ENGINE_ACTOR } from './engine-commands';
+export { ENGINE_ACTOR, engineLog, engineWriter } from './engine-commands';
 export { FactsReader } from './facts';
 export { QueueLoop, DEFAULT_BACKOFF, type BackoffSettings, type LoopObserver } from './queue-loop';
 export { localCodeHost, startEmbeddedEngine, type EmbeddedEngineInput } from './embedded';

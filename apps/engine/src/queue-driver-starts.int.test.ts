@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { commitOnBranch, gitDirOf } from '@railyard/testkit';
 import { QueueDriver, type CodeHost, type DriverHop } from '@railyard/queue-driver';
-import { EngineCommands } from './engine-commands';
+import { engineLog, engineWriter } from './engine-commands';
 import { FactsReader } from './facts';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
 
@@ -31,7 +31,10 @@ const countingBuilds = (host: CodeHost) => {
 const driverWith = (host: CodeHost, hops: DriverHop[] = []) => {
   const facts = new FactsReader(bed.host, bed.ci);
   return new QueueDriver({
-    log: new EngineCommands(bed.store, () => new Date()).logOf(bed.stream),
+    log: engineLog(
+      engineWriter(bed.store, () => new Date()),
+      bed.stream,
+    ),
     facts,
     host,
     ci: bed.ci,

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { openGithubApi, type GithubApiParts } from '@railyard/api';
 import { queueIdOf, queueStreamOf, type QueueEvent } from '@railyard/domain';
-import { EngineCommands } from '@railyard/engine';
+import { ENGINE_ACTOR, engineWriter } from '@railyard/engine';
 import type { EventStore, RecordedEvent } from '@railyard/eventstore';
 import { DELIVERY_STREAM_PREFIX } from '@railyard/github';
 import { createLogger } from '@railyard/observability';
@@ -239,8 +239,8 @@ describe('POST /github/webhooks', () => {
     const pr = await openPr('feature');
     fake.comment(REPO, pr.number, 'alice', '/railyard merge');
     await settled();
-    const engine = new EngineCommands(store, () => new Date());
-    await engine.execute(STREAM, await startTestRunOf(fake, REPO, pr, ['ci']), 'test');
+    const engine = engineWriter(store, () => new Date());
+    await engine.execute(STREAM, await startTestRunOf(fake, REPO, pr, ['ci']), { actor: ENGINE_ACTOR, correlationId: 'test' });
     const restart = fake.comment(REPO, pr.number, 'alice', '/railyard restart');
     await settled();
     expect((await queueEvents()).filter((e) => e.type === 'TestsRestarted')).toEqual([
@@ -269,12 +269,16 @@ describe('POST /github/webhooks', () => {
     const pr = await openPr('feature');
     fake.comment(REPO, pr.number, 'alice', '/railyard merge');
     await settled();
-    const engine = new EngineCommands(store, () => new Date());
+    const engine = engineWriter(store, () => new Date());
     const start = await startTestRunOf(fake, REPO, pr, ['ci']);
     const testRunId = start.testRunId;
-    await engine.execute(STREAM, start, 'test');
-    await engine.execute(STREAM, { type: 'ReportTestStatus', testRunId, context: 'ci', state: 'success' }, 'test');
-    await engine.execute(STREAM, { type: 'CompleteTestRun', testRunId, outcome: 'passed' }, 'test');
+    await engine.execute(STREAM, start, { actor: ENGINE_ACTOR, correlationId: 'test' });
+    await engine.execute(
+      STREAM,
+      { type: 'ReportTestStatus', testRunId, context: 'ci', state: 'success' },
+      { actor: ENGINE_ACTOR, correlationId: 'test' },
+    );
+    await engine.execute(STREAM, { type: 'CompleteTestRun', testRunId, outcome: 'passed' }, { actor: ENGINE_ACTOR, correlationId: 'test' });
     await fake.closePullRequest(REPO, pr.number);
     await settled();
     expect(lastAttempt()).toBe(200);

@@ -3,11 +3,25 @@ import {
   QUEUE_EVENT_SCHEMA_VERSION,
   evolve,
   initialQueueState,
+  queueIdOf,
+  queueStreamOf,
   type DecideContext,
   type QueueEvent,
   type QueueState,
+  type RepoRef,
 } from '@railyard/domain';
-import { CommandHandler, type EventStore } from '@railyard/eventstore';
+import { CommandHandler, type CommandMeta, type EventStore, type HandlerResult } from '@railyard/eventstore';
+
+/** A queue by its repository and branch, or by its stream's id (the engine knows its queues by stream). */
+export type QueueAddress = string | { repo: RepoRef; branch: string };
+
+const streamOf = (q: QueueAddress): string => (typeof q === 'string' ? q : queueStreamOf(queueIdOf(q.repo, q.branch)));
+
+/** The one way anything writes a queue's stream: the API, the engine and GitHub's webhooks alike. */
+export interface QueueWriter<C> {
+  execute(queue: QueueAddress, command: C, meta: CommandMeta): Promise<HandlerResult<QueueState, QueueEvent>>;
+  read(queue: QueueAddress): Promise<QueueState>;
+}
 
 /**
  * The load → decide → append of a queue's stream with the domain's fold, for every process that
@@ -18,9 +32,9 @@ export const queueCommandHandler = <C>(
   store: EventStore,
   decide: (state: QueueState, command: C, ctx: DecideContext) => QueueEvent[],
   now: () => Date = () => new Date(),
-): CommandHandler<QueueState, C, QueueEvent, DecideContext> => {
+): QueueWriter<C> => {
   const iso = () => now().toISOString();
-  return new CommandHandler(
+  const handler = new CommandHandler<QueueState, C, QueueEvent, DecideContext>(
     store,
     { initialState: initialQueueState, evolve, decide },
     {
@@ -30,4 +44,8 @@ export const queueCommandHandler = <C>(
       now: iso,
     },
   );
+  return {
+    execute: (queue, command, meta) => handler.execute(streamOf(queue), command, meta),
+    read: (queue) => handler.read(streamOf(queue)),
+  };
 };

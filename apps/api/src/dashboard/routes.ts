@@ -325,7 +325,10 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       const prNumber = prNumberOf(String(req.params.prNumber));
       const command: QueueCommand =
         verb === 'cancel' ? { type: 'CancelPullRequest', prNumber } : { type: 'RestartTestsOnPullRequest', prNumber };
-      await deps.commands.execute(repo, branch, command, { actor: session.name, correlationId: String(req.res?.locals.requestId ?? '') });
+      await deps.commands.execute({ repo, branch }, command, {
+        actor: session.name,
+        correlationId: String(req.res?.locals.requestId ?? ''),
+      });
       return prPath(view.queueId, prNumber);
     });
   prAction('cancel');
@@ -337,8 +340,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     if (state !== 'running' && state !== 'paused' && state !== 'draining')
       throw new PageError(400, 'The state must be running, paused or draining.');
     await deps.commands.execute(
-      repo,
-      branch,
+      { repo, branch },
       { type: 'UpdateQueue', settings: {}, state },
       { actor: session.name, correlationId: String(req.res?.locals.requestId ?? '') },
     );

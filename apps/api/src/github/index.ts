@@ -3,7 +3,7 @@ import type { EventStore } from '@railyard/eventstore';
 import { DeliveryLog, type GithubApp, type WebhookVerifier } from '@railyard/github';
 import type { Logger } from '@railyard/observability';
 import type { QueueCommands } from '../queue-commands';
-import { HostChangeCommands } from './host-commands';
+import { hostChangeWriter } from './host-commands';
 import { WebhookHandler } from './webhook-handler';
 import { githubWebhookRouter } from './webhook-route';
 
@@ -22,7 +22,7 @@ export const githubRouter = (
   parts: GithubApiParts,
   deps: { eventStore: EventStore; commands: QueueCommands; logger: Logger; now: () => Date },
 ): Router => {
-  const hostChanges = new HostChangeCommands(deps.eventStore, deps.now);
+  const hostChanges = hostChangeWriter(deps.eventStore, deps.now);
   return githubWebhookRouter({
     verifier: parts.verifier,
     deliveries: new DeliveryLog(deps.eventStore, { now: deps.now }),

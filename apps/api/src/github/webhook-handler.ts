@@ -9,13 +9,15 @@ import {
 } from '@railyard/github';
 import { errorFields, type Logger } from '@railyard/observability';
 import type { QueueCommands } from '../queue-commands';
-import type { HostChangeCommands } from './host-commands';
+import type { EngineCommand } from '@railyard/domain';
+import type { QueueWriter } from '@railyard/runtime';
+import { GITHUB_ACTOR } from './host-commands';
 import { hasWriteAccess, readPullSnapshot } from './pull-snapshot';
 
 export interface WebhookHandlerDeps {
   github: Pick<GithubApp, 'installation'>;
   commands: QueueCommands;
-  hostChanges: HostChangeCommands;
+  hostChanges: QueueWriter<EngineCommand>;
   logger: Logger;
 }
 
@@ -42,7 +44,7 @@ export class WebhookHandler {
   private async onPull(deliveryId: string, repo: RepoRef, pull: WebhookPull): Promise<string> {
     const outcomes: string[] = [];
     for (const branch of new Set([pull.baseBranch, ...(pull.previousBase ? [pull.previousBase] : [])])) {
-      const state = await this.deps.hostChanges.state(repo, branch);
+      const state = await this.deps.hostChanges.read({ repo, branch });
       const entry = state.exists ? state.entries.get(pull.number) : undefined;
       if (!entry || isTerminal(entry.state)) continue;
       const reason = hostCancelReason(branch, entry, pull);
@@ -54,7 +56,11 @@ export class WebhookHandler {
         outcomes.push(`left to the engine on ${branch}: ${reason} while landing`);
         continue;
       }
-      await this.deps.hostChanges.execute(repo, branch, { type: 'CancelForHostChange', prNumber: pull.number, reason }, deliveryId);
+      await this.deps.hostChanges.execute(
+        { repo, branch },
+        { type: 'CancelForHostChange', prNumber: pull.number, reason },
+        { actor: GITHUB_ACTOR, correlationId: deliveryId },
+      );
       outcomes.push(`cancelled on ${branch}: ${reason}`);
     }
     return outcomes.length > 0 ? outcomes.join('; ') : 'no queued entry changed';
@@ -83,7 +89,10 @@ export class WebhookHandler {
     else if (command.kind === 'cancel') queueCommand = { type: 'CancelPullRequest', prNumber: pr.number };
     else queueCommand = { type: 'RestartTestsOnPullRequest', prNumber: pr.number };
     try {
-      await this.deps.commands.execute(repo, pr.baseBranch, queueCommand, { actor: `github:${comment.login}`, correlationId: deliveryId });
+      await this.deps.commands.execute({ repo, branch: pr.baseBranch }, queueCommand, {
+        actor: `github:${comment.login}`,
+        correlationId: deliveryId,
+      });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // The queue's refusal (no queue for the base, PR not open, nothing to restart) is the comment's answer.

@@ -10,7 +10,8 @@ import {
 } from '@railyard/github';
 import { errorFields, type Logger } from '@railyard/observability';
 import { ApiError } from '../http/errors';
-import type { HostChangeCommands } from './host-commands';
+import type { EngineCommand } from '@railyard/domain';
+import type { QueueWriter } from '@railyard/runtime';
 import type { WebhookHandler } from './webhook-handler';
 
 export const WEBHOOK_PATH = '/github/webhooks';
@@ -21,7 +22,7 @@ export interface GithubWebhookOptions {
   verifier: WebhookVerifier;
   deliveries: DeliveryLog;
   handler: WebhookHandler;
-  hostChanges: HostChangeCommands;
+  hostChanges: QueueWriter<EngineCommand>;
   digest: DigestOptions;
   logger: Logger;
 }
@@ -30,7 +31,7 @@ export interface GithubWebhookOptions {
 const pushIsQueued = async (o: GithubWebhookOptions, d: WebhookDigest): Promise<boolean> => {
   const hint = d.hints[0];
   if (d.event !== 'push' || hint?.kind !== 'branch') return true;
-  return (await o.hostChanges.state(hint.repo, hint.branch)).exists;
+  return (await o.hostChanges.read({ repo: hint.repo, branch: hint.branch })).exists;
 };
 
 /**

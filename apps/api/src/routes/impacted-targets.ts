@@ -189,7 +189,11 @@ export const impactedTargetOperations = [
       }
       const list = typeof body.impactedTargets === 'string' ? 'ALL' : body.impactedTargets;
       const targets = await storeTargets(deps.blobs, list);
-      await deps.commands.execute(repo, targetBranch, { type: 'SetImpactedTargets', prNumber: pr.number, headSha, targets }, ctx);
+      await deps.commands.execute(
+        { repo, branch: targetBranch },
+        { type: 'SetImpactedTargets', prNumber: pr.number, headSha, targets },
+        ctx,
+      );
       return { prNumber: pr.number, headSha, impactsAll: targets.all, count: targets.count, digest: targets.digest };
     },
   }),

@@ -23,7 +23,7 @@ const afterCursor = (cursor: string): number => {
 
 /** Every PR of the queue in number order, from the queue's own stream (while the read models lag). */
 const pageFromStore = async (deps: ApiDeps, repo: RepoRef, branch: string, query: PrListQuery): Promise<PrListPage> => {
-  const state = await deps.commands.state(repo, branch);
+  const state = await deps.commands.read({ repo, branch });
   if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
   const queueId = queueIdOf(repo, branch);
   const entries = [...state.entries.values()].sort((a, b) => a.prNumber - b.prNumber);

@@ -18,7 +18,7 @@ const operation = operationOf<ApiDeps>();
 
 /** Runs a PR command and answers with the entry as getSubmittedPullRequest would show it. */
 const runAndShow = async (deps: ApiDeps, repo: RepoRef, branch: string, prNumber: number, command: QueueCommand, meta: CommandMeta) => {
-  const { state } = await deps.commands.execute(repo, branch, command, meta);
+  const { state } = await deps.commands.execute({ repo, branch }, command, meta);
   const queueId = queueIdOf(repo, branch);
   const shown = await deps.readModels.getPrAnswer(queueId, prNumber);
   if (shown !== null) return new JsonText(shown);
@@ -32,7 +32,7 @@ const runAndShow = async (deps: ApiDeps, repo: RepoRef, branch: string, prNumber
  * stream: the write side's state keeps every entry with its branch, active or not.
  */
 const numberFromBranch = async (deps: ApiDeps, repo: RepoRef, targetBranch: string, branch: string): Promise<number> => {
-  const state = await deps.commands.state(repo, targetBranch);
+  const state = await deps.commands.read({ repo, branch: targetBranch });
   if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
   const entry = entryFromBranch(state, branch);
   if (!entry) throw new ApiError(404, 'PR_NOT_IN_QUEUE', `no PR from branch ${branch} was submitted to this queue`);
@@ -116,7 +116,7 @@ export const pullRequestOperations = [
       // The PR's queue stream answers while the read models lag or nobody projects (docs/api.md, "Reads
       // while the read models lag"), through the same view the writes answer with.
       const fromStore = async () => {
-        const state = await commands.state(repo, targetBranch);
+        const state = await commands.read({ repo, branch: targetBranch });
         if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
         const entry = state.entries.get(pr.number);
         const explained = explainFromState(state, pr.number);

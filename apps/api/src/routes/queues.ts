@@ -26,7 +26,7 @@ const settingsOf = (body: Omit<CreateQueueRequest, 'repo' | 'targetBranch'> & { 
 };
 
 const answerWithQueue = async ({ commands, readModels }: ApiDeps, repo: RepoRef, branch: string) => {
-  const view = (await readModels.getQueue(queueIdOf(repo, branch))) ?? queueViewOfState(await commands.state(repo, branch));
+  const view = (await readModels.getQueue(queueIdOf(repo, branch))) ?? queueViewOfState(await commands.read({ repo, branch }));
   return queueEnvelope(queueResponse(view));
 };
 
@@ -50,8 +50,7 @@ export const queueOperations = [
     handle: async (body, ctx) => {
       const { repo, targetBranch } = body;
       await ctx.deps.commands.execute(
-        repo,
-        targetBranch,
+        { repo, branch: targetBranch },
         {
           type: 'CreateQueue',
           queueId: queueIdOf(repo, targetBranch),
@@ -84,8 +83,7 @@ export const queueOperations = [
     handle: async (body, ctx) => {
       const { repo, targetBranch } = body;
       await ctx.deps.commands.execute(
-        repo,
-        targetBranch,
+        { repo, branch: targetBranch },
         {
           type: 'UpdateQueue',
           settings: settingsOf(body),
@@ -110,7 +108,7 @@ export const queueOperations = [
     response: { description: 'Deleted', body: { name: 'Empty', schema: emptyResponseSchema, example: {} } },
     errors: [404, 409],
     handle: async ({ repo, targetBranch }, ctx) => {
-      await ctx.deps.commands.execute(repo, targetBranch, { type: 'DeleteQueue' }, ctx);
+      await ctx.deps.commands.execute({ repo, branch: targetBranch }, { type: 'DeleteQueue' }, ctx);
       return {};
     },
   }),
@@ -152,7 +150,7 @@ export const queueOperations = [
       // While the read models lag or nobody projects, the queue's own stream answers (docs/api.md,
       // "Reads while the read models lag"): never "no such queue" or an empty list the store contradicts.
       const fromStore = async () => {
-        const state = await commands.state(repo, targetBranch);
+        const state = await commands.read({ repo, branch: targetBranch });
         if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
         res.setHeader(STORE_READ_HEADER, 'event-store');
         const prs = activePrViewsOfState(state);
