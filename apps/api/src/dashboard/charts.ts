@@ -103,7 +103,7 @@ export const runGraph = (
     </g>`;
   });
   const label = runs
-    .map((r) => `run ${r.testRunId} tests ${r.prNumbers.join(', ')} on ${r.dependentPrs.join(', ') || 'the target'}`)
+    .map((r) => `run ${r.testRunId.slice(0, 8)} tests ${r.prNumbers.join(', ')} on ${r.dependentPrs.join(', ') || 'the target'}`)
     .join('; ');
   return html`<figure>
     <svg class="graph" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-label="${label}">

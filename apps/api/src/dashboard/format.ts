@@ -38,7 +38,11 @@ const inline = (text: string): SafeHtml[] => {
   for (const m of text.matchAll(pattern)) {
     const at = m.index ?? 0;
     out.push(html`${text.slice(last, at)}`);
-    out.push(m[0].startsWith('http') ? html`<a href="${m[0]}">${m[0]}</a>` : shortId(m[0]));
+    out.push(
+      m[0].startsWith('http')
+        ? html`<a href="${m[0]}" title="${m[0]}">${m[0].replace(UUID, (id) => `${id.slice(0, 8)}…`)}</a>`
+        : shortId(m[0]),
+    );
     last = at + m[0].length;
   }
   out.push(html`${text.slice(last)}`);

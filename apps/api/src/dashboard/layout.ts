@@ -72,6 +72,14 @@ export const page = (frame: PageFrame, body: Renderable): SafeHtml =>
       </body>
     </html>`;
 
+/** A table's header row of column names. */
+export const tableHead = (...columns: string[]): SafeHtml =>
+  html`<thead>
+    <tr>
+      ${columns.map((c) => html`<th scope="col">${c}</th>`)}
+    </tr>
+  </thead>`;
+
 /** A hidden CSRF field for a form of this session. */
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}" />`;
 

@@ -119,3 +119,12 @@ export const REASON_WORDS: Record<string, string> = {
   START_TEST_RUN_CONFIG_PARSING_FAILURE: "the repository's CI configuration could not be read",
   ...HOST_PROBLEM_WORDS,
 };
+
+/** An event's name in words: PrFailed → "PR failed", TestRunStarted → "Test run started". */
+export const eventWords = (type: string): string => {
+  const words = type
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\bpr\b/g, 'PR');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};

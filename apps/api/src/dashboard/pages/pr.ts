@@ -1,9 +1,9 @@
-import { CHECK_STATE_WORDS, isTerminal, REASON_WORDS, waitingWords, type Explanation } from '@railyard/domain';
+import { CHECK_STATE_WORDS, eventWords, isTerminal, REASON_WORDS, waitingWords, type Explanation } from '@railyard/domain';
 import { clock, plain, prose, shortId, span } from '../format';
 import type { PrView, TestRunView } from '@railyard/readmodels';
 import type { HistoryEntry } from '@railyard/readmodels';
 import { html, type SafeHtml } from '../html';
-import { csrfField, stateBadge } from '../layout';
+import { csrfField, stateBadge, tableHead } from '../layout';
 import { prPath, queuePath, runPath } from '../links';
 import type { Session } from '../session';
 
@@ -36,15 +36,7 @@ export const checksTable = (run: TestRunView, now: number): SafeHtml => {
   const ended = run.status !== 'in_progress';
   return html`<div class="scroll">
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Check</th>
-          <th scope="col">State</th>
-          <th scope="col">Took</th>
-          <th scope="col">Finished</th>
-          <th scope="col">Log</th>
-        </tr>
-      </thead>
+      ${tableHead('Check', 'State', 'Took', 'Finished', 'Log')}
       <tbody>
         ${names.map((name) => {
           const s = reported.get(name);
@@ -91,7 +83,7 @@ const eventLine = (e: HistoryEntry, now: number): SafeHtml => {
   ].filter((x) => x.value !== '');
   return html`<tr>
     <td>${clock(e.time, now)}</td>
-    <td>${plain({}, e.type.replace(/([a-z])([A-Z])/g, '$1 $2'), 'words')}</td>
+    <td><span title="${e.type}" data-code="${e.type}">${eventWords(e.type)}</span></td>
     <td>${e.actor}</td>
     <td>${e.reason ? plain(REASON_WORDS, e.reason) : ''}</td>
     <td>${extra.map((x, i) => html`${i > 0 ? ' · ' : ''}${x}`)}</td>
@@ -135,15 +127,7 @@ export const prBody = (d: PrPageData, session: Session, csrf: string, now: numbe
     <h2>Timeline</h2>
     <div class="scroll">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">By</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
+        ${tableHead('Time', 'Event', 'By', 'Reason', 'Details')}
         <tbody>
           ${d.timeline.map((e) => eventLine(e, now))}
         </tbody>

@@ -4,7 +4,7 @@ import { estimateSecondsToMerge, runTimeBasis } from '@railyard/readmodels';
 import { durationChart, runGraph } from '../charts';
 import { clock, plain, prose, shortId, span } from '../format';
 import { html, type SafeHtml } from '../html';
-import { csrfField, stateBadge } from '../layout';
+import { csrfField, stateBadge, tableHead } from '../layout';
 import { duration, historyPath, prPath, queuePath, runPath } from '../links';
 import type { Session } from '../session';
 import { checksTable } from './pr';
@@ -68,16 +68,7 @@ const waitingTable = (d: QueuePageData): SafeHtml => {
   );
   return html`<div class="scroll">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">PR</th>
-            <th scope="col">State</th>
-            <th scope="col">In queue</th>
-            <th scope="col">Waiting on</th>
-            <th scope="col">Merge in (estimate)</th>
-          </tr>
-        </thead>
+        ${tableHead('#', 'PR', 'State', 'In queue', 'Waiting on', 'Merge in (estimate)')}
         <tbody>
           ${d.prs.map((p, i) => {
             const x = d.explanations[i];
@@ -117,16 +108,7 @@ const outcomesTable = (d: QueuePageData): SafeHtml => {
     return html`<p class="muted">No PR merged, failed or was cancelled in the last ${d.outcomesWindowHours} h.</p>`;
   return html`<div class="scroll">
     <table>
-      <thead>
-        <tr>
-          <th scope="col">PR</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">Why</th>
-          <th scope="col">Ended</th>
-          <th scope="col">In queue</th>
-          <th scope="col">Last run</th>
-        </tr>
-      </thead>
+      ${tableHead('PR', 'Outcome', 'Why', 'Ended', 'In queue', 'Last run')}
       <tbody>
         ${d.outcomes.map(({ pr, explanation }) => {
           const run = pr.lastTestRunId ? runs.get(pr.lastTestRunId) : undefined;
