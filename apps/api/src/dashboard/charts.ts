@@ -65,13 +65,19 @@ export const barChart = (
 /** Escapes text written into the SVG by our own code (labels may carry user text such as a queue branch). */
 const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Run lengths as a bar chart in minutes, each bar named by its run's short id. */
-export const durationChart = (label: string, runs: readonly { label: string; seconds: number }[]): SafeHtml =>
-  barChart(
+/** Run lengths as a bar chart, in seconds or (when a run took two minutes or more) minutes, each bar named by its run's short id. */
+export const durationChart = (
+  label: string,
+  runs: readonly { label: string; seconds: number }[],
+  x = 'runs, oldest first (first characters of the run id)',
+): SafeHtml => {
+  const minutes = runs.some((r) => r.seconds >= 120);
+  return barChart(
     label,
-    runs.map((r) => ({ label: r.label.slice(0, 4), value: r.seconds / 60 })),
-    { x: 'runs, oldest first (first characters of the run id)', unit: 'minutes' },
+    runs.map((r) => ({ label: r.label.slice(0, 4), value: minutes ? r.seconds / 60 : r.seconds })),
+    { x, unit: minutes ? 'minutes' : 'seconds' },
   );
+};
 
 /** Which PRs each test run stacks, one row per run: dependents (ahead) then the tested PRs, as inline SVG. */
 export const runGraph = (

@@ -6,7 +6,7 @@ import type { Session } from './session';
 
 const STYLE = `
 *{box-sizing:border-box}
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fff;overflow-wrap:anywhere}
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fff;overflow-wrap:break-word}
 header{display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center;padding:.6em 1.2em;background:#1b1f24;color:#fff;width:100%}
 header a{color:#fff}header .who{margin-left:auto}
 main{padding:1em 1.2em;max-width:1200px}
@@ -27,6 +27,7 @@ dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dt{
 .run{border-left:3px solid #0550ae;padding-left:.8em;margin:.8em 0}.checks{margin:.3em 0;padding-left:1.2em}
 fieldset{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;min-width:0}
 .fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14em,1fr));gap:.5em 1em}
+@media (max-width:640px){main{padding:.8em}table.stack thead{display:none}table.stack tr{display:block;border-bottom:1px solid #d0d7de;padding:.3em 0}table.stack td{display:block;border:0;padding:.1em .2em}table.stack td[data-label]::before{content:attr(data-label) ': ';color:#57606a}}
 .fields label{display:flex;flex-direction:column;gap:.15em}input,select{font:inherit;max-width:100%}
 `;
 

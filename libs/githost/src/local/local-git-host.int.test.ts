@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { branchSha, commitOnBranch, createRepoWithCommits, openPr, repoBed } from '@railyard/testkit';
+import { commitOnBranch, createRepoWithCommits, openPr, repoBed } from '@railyard/testkit';
 import { isGitHostError } from '../errors';
 import { LocalGitAdmin } from './admin';
 import { runGit } from './git';

@@ -1,6 +1,6 @@
 import { formatRepo, HOST_PROBLEM_WORDS, QUEUE_STATE_WORDS, wordsFor } from '@railyard/domain';
 import { CI_RUN_BUCKETS, type QueueMetricsDoc, type QueueView } from '@railyard/readmodels';
-import { barChart } from '../charts';
+import { barChart, durationChart } from '../charts';
 import { html, type SafeHtml } from '../html';
 import { stateBadge } from '../layout';
 import { duration, percentile, queuePath } from '../links';
@@ -68,10 +68,10 @@ export const overviewBody = (queues: readonly QueueSummary[], now: number, admin
             <dt>CI runs per merge</dt>
             <dd>${f.ciPerMerge === undefined ? '—' : (Math.round(f.ciPerMerge * 100) / 100).toString()}</dd>
           </dl>
-          ${barChart(
+          ${durationChart(
             'Time in queue of the last hour’s merges',
-            f.inQueue.map((v, i) => ({ label: String(i + 1), value: v / 60 })),
-            { x: 'merged PRs, oldest first', unit: 'minutes' },
+            f.inQueue.map((v, i) => ({ label: String(i + 1), seconds: v })),
+            'merged PRs, oldest first',
           )}
           ${barChart(
             'Merges per 10 minutes over the last hour',

@@ -35,15 +35,17 @@ export const checksTable = (run: TestRunView, now: number): SafeHtml => {
   if (names.length === 0) return html`<p class="muted">No check named or reported yet.</p>`;
   const ended = run.status !== 'in_progress';
   return html`<div class="scroll">
-    <table>
+    <table class="stack">
       ${tableHead('Check', 'State', 'Took', 'Finished', 'Log')}
       <tbody>
         ${names.map((name) => {
           const s = reported.get(name);
           const done = s !== undefined && s.state !== 'pending';
           return html`<tr data-check="${name}">
-            <td>${name}${run.requiredStatuses.includes(name) ? '' : html` <span class="muted">(not required)</span>`}</td>
-            <td>
+            <td data-label="Check">
+              ${name}${run.requiredStatuses.includes(name) ? '' : html` <span class="muted">(not required)</span>`}
+            </td>
+            <td data-label="State">
               ${
                 done
                   ? plain(CHECK_STATE_WORDS, s.state, `state state-${s.state}`)
@@ -54,9 +56,9 @@ export const checksTable = (run: TestRunView, now: number): SafeHtml => {
                       : html`<span class="muted">not started</span>`
               }
             </td>
-            <td>${done ? span(run.createdAt, s.at) : ended ? '—' : html`${span(run.createdAt, now)} so far`}</td>
-            <td>${done ? clock(s.at, now) : '—'}</td>
-            <td>${s?.url ? html`<a href="${s.url}">log of ${name}</a>` : '—'}</td>
+            <td data-label="Took">${done ? span(run.createdAt, s.at) : ended ? '—' : html`${span(run.createdAt, now)} so far`}</td>
+            <td data-label="Finished">${done ? clock(s.at, now) : '—'}</td>
+            <td data-label="Log">${s?.url ? html`<a href="${s.url}">log of ${name}</a>` : '—'}</td>
           </tr>`;
         })}
       </tbody>
@@ -82,11 +84,11 @@ const eventLine = (e: HistoryEntry, now: number): SafeHtml => {
     typeof data.testRunId === 'string' ? html`run ${shortId(data.testRunId)}` : html``,
   ].filter((x) => x.value !== '');
   return html`<tr>
-    <td>${clock(e.time, now)}</td>
-    <td><span title="${e.type}" data-code="${e.type}">${eventWords(e.type)}</span></td>
-    <td>${e.actor}</td>
-    <td>${e.reason ? plain(REASON_WORDS, e.reason) : ''}</td>
-    <td>${extra.map((x, i) => html`${i > 0 ? ' · ' : ''}${x}`)}</td>
+    <td data-label="Time">${clock(e.time, now)}</td>
+    <td data-label="Event"><span title="${e.type}" data-code="${e.type}">${eventWords(e.type)}</span></td>
+    <td data-label="By">${e.actor}</td>
+    <td data-label="Reason">${e.reason ? plain(REASON_WORDS, e.reason) : ''}</td>
+    <td data-label="Details">${extra.map((x, i) => html`${i > 0 ? ' · ' : ''}${x}`)}</td>
   </tr>`;
 };
 
@@ -126,7 +128,7 @@ export const prBody = (d: PrPageData, session: Session, csrf: string, now: numbe
     }
     <h2>Timeline</h2>
     <div class="scroll">
-      <table>
+      <table class="stack">
         ${tableHead('Time', 'Event', 'By', 'Reason', 'Details')}
         <tbody>
           ${d.timeline.map((e) => eventLine(e, now))}

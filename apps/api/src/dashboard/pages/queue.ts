@@ -67,26 +67,28 @@ const waitingTable = (d: QueuePageData): SafeHtml => {
     d.now,
   );
   return html`<div class="scroll">
-      <table>
+      <table class="stack">
         ${tableHead('#', 'PR', 'State', 'In queue', 'Waiting on', 'Merge in (estimate)')}
         <tbody>
           ${d.prs.map((p, i) => {
             const x = d.explanations[i];
             const eta = estimates[i];
             return html`<tr data-pr="${p.prNumber}" data-state="${p.state}">
-              <td>${i + 1}</td>
-              <td>
+              <td data-label="#">${i + 1}</td>
+              <td data-label="PR">
                 <a href="${prPath(q.queueId, p.prNumber)}">#${p.prNumber}</a> ${p.prTitle} <span class="muted">by ${p.prAuthor}</span>
               </td>
-              <td>
+              <td data-label="State">
                 ${stateBadge(p.state)}${p.state === 'testing' ? html` for ${span(p.stateChangedAt, d.now)}` : ''}
                 ${p.priorityName !== 'medium' ? html`<span class="muted">(${p.priorityName} priority)</span>` : ''}
               </td>
-              <td>${span(p.submittedAt, d.now)}</td>
-              <td>
+              <td data-label="In queue">${span(p.submittedAt, d.now)}</td>
+              <td data-label="Waiting on">
                 ${(x?.waitingOn ?? []).map((w, j) => html`${j > 0 ? '; ' : ''}<span data-kind="${w.kind}">${prose(waitingWords(w))}</span>`)}
               </td>
-              <td class="eta">${eta === undefined ? html`<span class="muted">no estimate yet</span>` : html`~${duration(eta)}`}</td>
+              <td data-label="Merge in (estimate)" class="eta">
+                ${eta === undefined ? html`<span class="muted">no estimate yet</span>` : eta < 1 ? 'any moment (its run is past the usual length)' : html`~${duration(eta)}`}
+              </td>
             </tr>`;
           })}
         </tbody>
@@ -107,18 +109,18 @@ const outcomesTable = (d: QueuePageData): SafeHtml => {
   if (d.outcomes.length === 0)
     return html`<p class="muted">No PR merged, failed or was cancelled in the last ${d.outcomesWindowHours} h.</p>`;
   return html`<div class="scroll">
-    <table>
+    <table class="stack">
       ${tableHead('PR', 'Outcome', 'Why', 'Ended', 'In queue', 'Last run')}
       <tbody>
         ${d.outcomes.map(({ pr, explanation }) => {
           const run = pr.lastTestRunId ? runs.get(pr.lastTestRunId) : undefined;
           return html`<tr data-pr="${pr.prNumber}" data-state="${pr.state}">
-            <td><a href="${prPath(q.queueId, pr.prNumber)}">#${pr.prNumber}</a> ${pr.prTitle}</td>
-            <td>${stateBadge(pr.state)}</td>
-            <td class="reason" data-code="${explanation.stateReason.code}">${prose(explanation.stateReason.message)}</td>
-            <td>${clock(pr.stateChangedAt, d.now)}</td>
-            <td>${span(pr.submittedAt, pr.stateChangedAt)}</td>
-            <td>
+            <td data-label="PR"><a href="${prPath(q.queueId, pr.prNumber)}">#${pr.prNumber}</a> ${pr.prTitle}</td>
+            <td data-label="Outcome">${stateBadge(pr.state)}</td>
+            <td data-label="Why" class="reason" data-code="${explanation.stateReason.code}">${prose(explanation.stateReason.message)}</td>
+            <td data-label="Ended">${clock(pr.stateChangedAt, d.now)}</td>
+            <td data-label="In queue">${span(pr.submittedAt, pr.stateChangedAt)}</td>
+            <td data-label="Last run">
               ${
                 run
                   ? html`<a href="${runPath(q.queueId, run.testRunId)}">${shortId(run.testRunId)}</a>
