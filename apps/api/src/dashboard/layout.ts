@@ -16,7 +16,7 @@ table{border-collapse:collapse;width:100%;margin:.5em 0 1.2em}
 th,td{text-align:left;padding:.3em .6em;border-bottom:1px solid #d0d7de;vertical-align:top}
 a{color:#0550ae}.muted{color:#57606a}code{font-size:.92em}
 .state{font-weight:600}.state-failed,.state-failure,.state-error{color:#a40e26}.state-merged,.state-success,.state-succeeded{color:#116329}.state-testing{color:#7a4d00}
-svg{max-width:100%;height:auto}
+svg{max-width:100%;height:auto}figure{display:inline-block;margin:.4em 1.2em .4em 0;max-width:100%}
 .chart rect{fill:#0550ae}.chart .axis{stroke:#57606a;stroke-width:1}.chart text{font-size:11px;fill:#1b1f24}
 .graph rect.tested{fill:#ddf4ff;stroke:#0550ae}.graph rect.stacked{fill:#f6f8fa;stroke:#57606a}.graph text{font-size:12px}
 form.inline{display:inline}button{font:inherit;padding:.2em .7em;cursor:pointer}
