@@ -3,7 +3,7 @@ import request from 'supertest';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { queueIdOf } from '@railyard/domain';
-import { client, configureCi, openPrWithFile, prReaches, REPO, startEmbedded } from './support/engine-world';
+import { client, configureCi, eventually, openPrWithFile, prReaches, REPO, startEmbedded } from './support/engine-world';
 import type { RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { makeWorld, TOKENS, type World } from './support/world';
@@ -306,6 +306,38 @@ describe('the dashboard in a real browser', () => {
     const byPeople = (history.body as { events: { type: string; actor: string }[] }).events.filter((e) => e.actor !== 'engine');
     expect(byPeople.map((e) => e.type)).toEqual(['QueueCreated', 'QueueConfigUpdated', 'QueueStateChanged']);
     expect(new Set(byPeople.map((e) => e.actor))).toEqual(new Set(['ops']));
+    await context.close();
+  });
+
+  it("when a queue's repository does not exist on the host, then its page and the overview show the problem in words, not an empty queue", async () => {
+    const missing = { ...REPO, name: 'missing' };
+    const created = await request(server.url)
+      .post('/v1/createQueue')
+      .set('x-api-token', TOKENS.admin)
+      .send({ repo: missing, targetBranch: 'main' });
+    expect(created.status).toBe(200);
+    await eventually(
+      'the engine to report the missing repository',
+      async () => {
+        const q = await request(server.url)
+          .post('/v1/getQueue')
+          .set('x-api-token', TOKENS.read)
+          .send({ repo: missing, targetBranch: 'main' });
+        return (q.body as { hostProblem?: { code: string } }).hostProblem?.code === 'REPOSITORY_NOT_FOUND' ? true : undefined;
+      },
+      120_000,
+    );
+
+    const { context, page } = await signedIn(TOKENS.read);
+    await page.goto(`${server.url}/queues/${encodeURIComponent(queueIdOf(missing, 'main'))}`);
+    const problem = page.locator('.problem[data-code="REPOSITORY_NOT_FOUND"]');
+    await expect(problem.textContent()).resolves.toContain('the code host has no such repository');
+    expect(await page.getByRole('alert').count()).toBe(1);
+    await expect(page.locator('main').textContent()).resolves.not.toContain('No PR is waiting or testing');
+    await page.goto(`${server.url}/`);
+    await expect(page.locator('section.card', { hasText: 'missing' }).textContent()).resolves.toContain(
+      'problem: the code host has no such repository',
+    );
     await context.close();
   });
 });
