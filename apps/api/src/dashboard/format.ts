@@ -19,6 +19,8 @@ const URL_RE = /https?:\/\/[^\s<>"'`)]+/g;
  * is shown once, as a link.
  */
 export const prose = (text: string): SafeHtml => {
+  // Most sentences (what a waiting PR waits on, once per row of a long queue) have nothing to rewrite.
+  if (!/[`/]|[0-9a-f]{8}-/i.test(text)) return html`${text}`;
   const seen = new Set<string>();
   // Drop the second and later copies of a URL, and the separator that came with them.
   const once = text.replace(/(\s*[(:,;-]?\s*)(https?:\/\/[^\s<>"'`)]+)\)?/g, (all, lead: string, url: string) => {
