@@ -106,7 +106,7 @@ const TESTS = ['**/*.test.ts', '**/*.contract.ts'];
 const TEST_SUPPORT = [...TESTS, '**/testing/**', '**/fixtures.ts', '**/fixtures/**', 'libs/testkit/**'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'dist/**', '**/dist/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'dist/**', '**/dist/**', 'dist-cli/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

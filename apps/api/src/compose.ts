@@ -51,6 +51,8 @@ export interface ApiParts {
   trustProxy?: number | string;
   /** RAILYARD_SECURE_COOKIES: `always` sets Secure on every dashboard cookie; `auto` (the default) on TLS requests. */
   secureCookies?: 'auto' | 'always';
+  /** RAILYARD_DASHBOARD_OUTCOMES_HOURS: how far back the queue page lists outcomes (default 24). */
+  dashboardOutcomesHours?: number;
   publicUrl?: string;
   clock?: { now: () => Date };
   /** GitHub App: webhooks at /github/webhooks (docs/github.md); absent when GitHub is not configured. */
@@ -153,6 +155,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
         testHealthStore: p.testHealthStore,
         pageTokenSecret: p.testHealthConfig.pageTokenSecret,
         sessions,
+        outcomesWindowHours: p.dashboardOutcomesHours ?? 24,
         clock: p.clock ?? { now: () => new Date() },
       }),
     ],

@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   trustProxy?: number | string;
   /** RAILYARD_SECURE_COOKIES: `auto`, Secure on cookies of requests that came over TLS; `always`, on every cookie. */
   secureCookies: 'auto' | 'always';
+  /** RAILYARD_DASHBOARD_OUTCOMES_HOURS: how far back the queue page lists merged, failed and cancelled PRs. */
+  dashboardOutcomesHours: number;
   logLevel: string;
   /** Over this projection lag (age of the oldest event the read models have not applied), /readyz fails and writes answer 503. */
   projectionMaxLagMs: number;
@@ -174,6 +176,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     maxBodyBytesInFlight: e.RAILYARD_BODY_MIB_IN_FLIGHT * 1024 * 1024,
     ...(e.RAILYARD_TRUST_PROXY !== undefined ? { trustProxy: e.RAILYARD_TRUST_PROXY } : {}),
     secureCookies: e.RAILYARD_SECURE_COOKIES,
+    dashboardOutcomesHours: e.RAILYARD_DASHBOARD_OUTCOMES_HOURS,
     logLevel: e.RAILYARD_LOG_LEVEL,
     projectionMaxLagMs: e.RAILYARD_PROJECTION_MAX_LAG_MS,
     ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
@@ -237,6 +240,7 @@ export const apiSettingsOf = (config: RailyardConfig) => ({
   projectionMaxLagMs: config.projectionMaxLagMs,
   ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
   secureCookies: config.secureCookies,
+  dashboardOutcomesHours: config.dashboardOutcomesHours,
   ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
 });
 

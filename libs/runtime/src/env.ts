@@ -92,6 +92,7 @@ export const railyardEnvSchema = z.object({
   RAILYARD_BODY_MIB_IN_FLIGHT: int(64, 1, 1_000_000),
   RAILYARD_TRUST_PROXY: trustProxy,
   RAILYARD_SECURE_COOKIES: oneOf(['auto', 'always']),
+  RAILYARD_DASHBOARD_OUTCOMES_HOURS: int(24, 1, 24 * 90),
   RAILYARD_EVENTSTORE: text.transform((v) => v?.toLowerCase()),
   RAILYARD_SQLITE_FILE: text,
   RAILYARD_SQLITE_SYNC: oneOf(['full', 'normal']),

@@ -1,40 +1,82 @@
+import { RUN_STATUS_WORDS, wordsFor } from '@railyard/domain';
 import { html, raw, type SafeHtml } from './html';
-
-const W = 160;
-const H = 36;
 
 const fmt = (n: number): string => (Math.round(n * 10) / 10).toString();
 
-/** A small bar chart as inline SVG: readable without JavaScript, labelled for screen readers. */
-export const barChart = (label: string, values: readonly number[], unit = ''): SafeHtml => {
-  const max = Math.max(1, ...values);
-  const step = values.length > 0 ? W / values.length : W;
-  const bars = values
-    .map((v, i) => {
-      const h = (v / max) * (H - 2);
-      return `<rect x="${fmt(i * step + 1)}" y="${fmt(H - h)}" width="${fmt(Math.max(1, step - 2))}" height="${fmt(h)}"></rect>`;
+export interface Bar {
+  /** The bar's name under the x axis (kept short). */
+  label: string;
+  value: number;
+}
+
+const W = 320;
+const H = 150;
+const LEFT = 44;
+const BOTTOM = 30;
+const TOP = 16;
+
+/**
+ * A bar chart as inline SVG, readable without JavaScript: a y axis with its unit and top value, an x
+ * axis naming each bar and what the bars are, and each bar's value written above it. The title and
+ * aria-label say every value, for screen readers and hover.
+ */
+export const barChart = (
+  label: string,
+  bars: readonly Bar[],
+  axes: { x: string; unit: string },
+  show = (v: number) => fmt(v),
+): SafeHtml => {
+  if (bars.length === 0) return html`<p class="muted">${label}: no data yet.</p>`;
+  const max = Math.max(...bars.map((b) => b.value), 0) || 1;
+  const plotW = W - LEFT - 4;
+  const plotH = H - TOP - BOTTOM;
+  const step = plotW / bars.length;
+  const shown = bars.length <= 12;
+  const marks = bars
+    .map((b, i) => {
+      const h = (b.value / max) * plotH;
+      const x = LEFT + i * step;
+      return [
+        `<rect x="${fmt(x + 1)}" y="${fmt(TOP + plotH - h)}" width="${fmt(Math.max(1, step - 2))}" height="${fmt(h)}"></rect>`,
+        shown
+          ? `<text x="${fmt(x + step / 2)}" y="${fmt(TOP + plotH - h - 2)}" text-anchor="middle">${escapeText(show(b.value))}</text>`
+          : '',
+        shown ? `<text x="${fmt(x + step / 2)}" y="${TOP + plotH + 12}" text-anchor="middle">${escapeText(b.label)}</text>` : '',
+      ].join('');
     })
     .join('');
-  const summary = values.length === 0 ? 'no data' : `${values.map((v) => fmt(v)).join(', ')}${unit}`;
-  return html`<svg class="chart" role="img" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" aria-label="${label}: ${summary}">
-    <title>${label}: ${summary}</title>
-    ${raw(bars)}
-  </svg>`;
+  const axesMarks =
+    `<line class="axis" x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${TOP + plotH}"></line>` +
+    `<line class="axis" x1="${LEFT}" y1="${TOP + plotH}" x2="${W - 4}" y2="${TOP + plotH}"></line>` +
+    `<text x="${LEFT - 3}" y="${TOP + 4}" text-anchor="end">${escapeText(show(max))}</text>` +
+    `<text x="${LEFT - 3}" y="${TOP + plotH}" text-anchor="end">0</text>` +
+    `<text x="2" y="${TOP - 5}">${escapeText(axes.unit)}</text>` +
+    `<text x="${LEFT + plotW / 2}" y="${H - 3}" text-anchor="middle">${escapeText(axes.x)}</text>`;
+  const summary = bars.map((b) => `${b.label}: ${show(b.value)}`).join(', ');
+  return html`<figure>
+    <svg class="chart" role="img" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" aria-label="${label} (${axes.unit}): ${summary}">
+      <title>${label} (${axes.unit}): ${summary}</title>
+      ${raw(axesMarks + marks)}
+    </svg>
+    <figcaption>${label}</figcaption>
+  </figure>`;
 };
 
-/** A sparkline of values in time order, as inline SVG. */
-export const sparkline = (label: string, given: readonly number[], unit = ''): SafeHtml => {
-  if (given.length === 0) return html`<span class="muted">no data</span>`;
-  // One value still draws a line, level across the chart.
-  const values = given.length === 1 ? [given[0] as number, given[0] as number] : given;
-  const max = Math.max(1, ...values);
-  const step = values.length > 1 ? W / (values.length - 1) : W;
-  const points = values.map((v, i) => `${fmt(i * step)},${fmt(H - 1 - (v / max) * (H - 2))}`).join(' ');
-  const summary = `${values.length} values, max ${fmt(max)}${unit}`;
-  return html`<svg class="chart" role="img" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" aria-label="${label}: ${summary}">
-    <title>${label}: ${summary}</title>
-    <polyline fill="none" points="${points}"></polyline>
-  </svg>`;
+/** Escapes text written into the SVG by our own code (labels may carry user text such as a queue branch). */
+const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Run lengths as a bar chart, in seconds or (when a run took two minutes or more) minutes, each bar named by its run's short id. */
+export const durationChart = (
+  label: string,
+  runs: readonly { label: string; seconds: number }[],
+  x = 'runs, oldest first (first characters of the run id)',
+): SafeHtml => {
+  const minutes = runs.some((r) => r.seconds >= 120);
+  return barChart(
+    label,
+    runs.map((r) => ({ label: r.label.slice(0, 4), value: minutes ? r.seconds / 60 : r.seconds })),
+    { x, unit: minutes ? 'minutes' : 'seconds' },
+  );
 };
 
 /** Which PRs each test run stacks, one row per run: dependents (ahead) then the tested PRs, as inline SVG. */
@@ -50,7 +92,9 @@ export const runGraph = (
     const y = i * row + 2;
     const stack = [...r.dependentPrs.map((n) => ({ n, tested: false })), ...r.prNumbers.map((n) => ({ n, tested: true }))];
     return html`<g>
-      <text x="0" y="${y + 17}">${r.testRunId.slice(0, 8)}${r.bisection ? ' (bisect)' : ''} ${r.status}</text>
+      <text x="0" y="${y + 17}"
+        >run ${r.testRunId.slice(0, 8)}${r.bisection ? ' (bisect)' : ''} ${wordsFor(RUN_STATUS_WORDS, r.status)}</text
+      >
       ${stack.map(
         (s, j) =>
           html`<rect
@@ -65,10 +109,13 @@ export const runGraph = (
     </g>`;
   });
   const label = runs
-    .map((r) => `run ${r.testRunId} tests ${r.prNumbers.join(', ')} on ${r.dependentPrs.join(', ') || 'the target'}`)
+    .map((r) => `run ${r.testRunId.slice(0, 8)} tests ${r.prNumbers.join(', ')} on ${r.dependentPrs.join(', ') || 'the target'}`)
     .join('; ');
-  return html`<svg class="graph" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-label="${label}">
-    <title>Test runs: ${label}</title>
-    ${rows}
-  </svg>`;
+  return html`<figure>
+    <svg class="graph" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-label="${label}">
+      <title>Test runs: ${label}</title>
+      ${rows}
+    </svg>
+    <figcaption class="muted">One row per run: blue boxes are the PRs it tests, grey ones the PRs ahead it is stacked on.</figcaption>
+  </figure>`;
 };

@@ -1,11 +1,13 @@
 import express, { Router, type Request, type Response } from 'express';
-import { parseQueueId, queueStreamOf, type QueueCommand } from '@railyard/domain';
+import { parseQueueId, queueIdOf, queueStreamOf, type QueueCommand } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import type { MetricsStore, TestHealthReadModels, TestRunView } from '@railyard/readmodels';
 import { decodePageToken, pageInfoFor, PageQueryError, scopeOf } from '@railyard/testhealth';
-import { historyEntryOf, replayQueue, sortKeyOf } from '@railyard/readmodels';
+import { historyEntryOf, replayQueue, runTimesOf, sortKeyOf } from '@railyard/readmodels';
 import { DomainError } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
+import { createQueueCommandOf, updateQueueCommandOf } from '../routes/queues';
+import { createRequestOfForm, FormError, updateRequestOfForm } from './queue-forms';
 import { explainView, explainViews } from '@railyard/readmodels';
 import { scopeAllows, type Scope } from '@railyard/auth';
 import { html, type SafeHtml } from './html';
@@ -26,6 +28,8 @@ export interface DashboardDeps {
   testHealthStore: TestHealthReadModels;
   pageTokenSecret: string;
   sessions: Sessions;
+  /** How far back the queue page lists merged, failed and cancelled PRs. */
+  outcomesWindowHours: number;
   clock: { now: () => Date };
 }
 
@@ -67,6 +71,9 @@ const send = (res: Response, status: number, body: SafeHtml): void => {
 const safeNext = (raw: unknown): string => (typeof raw === 'string' && /^\/(?![/\\])[\w\-./~%?=&:+]*$/.test(raw) ? raw : '/');
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
+/** The most recent outcomes a queue page lists; the window (RAILYARD_DASHBOARD_OUTCOMES_HOURS) bounds them too. */
+const OUTCOMES_SHOWN = 100;
 
 /**
  * The dashboard (docs/dashboard.md): server-rendered pages over the read models, served by the API's
@@ -77,7 +84,8 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   const router = Router();
   const { readModels } = deps;
   const { sessions } = d;
-  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+  // Enough fields for the queue forms (queue-admin.ts), few enough that a request cannot make many.
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
 
   const sessionOf = async (req: Request, res: Response): Promise<Session | undefined> => {
     const session = await sessions.of(req);
@@ -223,7 +231,13 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       const mergesLastDay = stream.filter((e) => e.type === 'PrMerged' && Date.parse(historyEntryOf(e).time) > now - DAY).length;
       summaries.push({ view, depth: prs.length, testing: prs.filter((p) => p.state === 'testing').length, metrics: m, mergesLastDay });
     }
-    render(res, session, 'Queues', overviewBody(summaries, now), 'overview');
+    render(
+      res,
+      session,
+      'Queues',
+      overviewBody(summaries, now, session.scope === 'admin' ? sessions.csrfFor(session.id) : undefined),
+      'overview',
+    );
   });
 
   pageRoute('/queues/:queueId', async (req, res, session) => {
@@ -235,11 +249,22 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   const queuePageBody = async (queueId: string, session: Session): Promise<SafeHtml> => {
     const view = await readModels.getQueue(queueId);
     if (!view) throw new PageError(404, 'No such queue.');
+    const now = d.clock.now().getTime();
     const prs = await readModels.listActivePrs(queueId);
     const explanations = await explainViews(readModels, view, prs);
+    const since = new Date(now - d.outcomesWindowHours * HOUR).toISOString();
+    const concluded = (await readModels.listPrs(queueId, { take: OUTCOMES_SHOWN, concludedSince: since })).prs.sort((a, b) =>
+      b.stateChangedAt.localeCompare(a.stateChangedAt),
+    );
+    const outcomes = await Promise.all(concluded.map(async (pr) => ({ pr, explanation: await explainView(readModels, pr) })));
     const runIds = [...new Set(prs.filter((p) => p.state === 'testing' && p.lastTestRunId).map((p) => p.lastTestRunId as string))];
     const runs = (await Promise.all(runIds.map((id) => readModels.getTestRun(queueId, id)))).filter((r): r is TestRunView => r !== null);
-    return queueBody({ view, prs, explanations, runs }, session, sessions.csrfFor(session.id));
+    const runTimes = runTimesOf((await d.eventStore.readStream(queueStreamOf(queueId))).map(historyEntryOf));
+    return queueBody(
+      { view, prs, explanations, runs, outcomes, runTimes, outcomesWindowHours: d.outcomesWindowHours, now },
+      session,
+      sessions.csrfFor(session.id),
+    );
   };
 
   pageRoute('/queues/:queueId/prs/:prNumber', async (req, res, session) => {
@@ -260,7 +285,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       res,
       session,
       `PR #${prNumber}`,
-      prBody({ view, explanation, timeline, runs }, session, sessions.csrfFor(session.id)),
+      prBody({ view, explanation, timeline, runs }, session, sessions.csrfFor(session.id), d.clock.now().getTime()),
       `pr:${queue.queueId}:${prNumber}`,
     );
   });
@@ -269,7 +294,13 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     const { view: queue } = await queueOf(String(req.params.queueId));
     const run = await readModels.getTestRun(queue.queueId, String(req.params.testRunId));
     if (!run) throw new PageError(404, 'No such test run in this queue.');
-    render(res, session, `Test run ${run.testRunId}`, runBody(run), `run:${queue.queueId}:${run.testRunId}`);
+    render(
+      res,
+      session,
+      `Test run ${run.testRunId.slice(0, 8)}`,
+      runBody(run, d.clock.now().getTime()),
+      `run:${queue.queueId}:${run.testRunId}`,
+    );
   });
 
   pageRoute('/queues/:queueId/history', async (req, res, session) => {
@@ -347,6 +378,25 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     return queuePath(view.queueId);
   });
 
+  action('/queues', 'admin', async (req, session) => {
+    const request = formRequest(() => createRequestOfForm(req.body as Record<string, unknown>));
+    await deps.commands.execute({ repo: request.repo, branch: request.targetBranch }, createQueueCommandOf(request), {
+      actor: session.name,
+      correlationId: String(req.res?.locals.requestId ?? ''),
+    });
+    return queuePath(queueIdOf(request.repo, request.targetBranch));
+  });
+
+  action('/queues/:queueId/settings', 'admin', async (req, session) => {
+    const { repo, branch, view } = await queueOf(String(req.params.queueId));
+    const request = formRequest(() => updateRequestOfForm(view, req.body as Record<string, unknown>));
+    await deps.commands.execute({ repo, branch }, updateQueueCommandOf(request), {
+      actor: session.name,
+      correlationId: String(req.res?.locals.requestId ?? ''),
+    });
+    return queuePath(view.queueId);
+  });
+
   // Server-sent events: one `change` whenever the read models move, which the page's script turns into a refresh.
   router.get('/dashboard/events', async (req, res) => {
     const session = await sessions.of(req);
@@ -371,6 +421,16 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   });
 
   return router;
+};
+
+/** A form read as an API request; what the API's schema refuses is a 400 that names the field. */
+const formRequest = <T>(read: () => T): T => {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof FormError) throw new PageError(400, `Not saved: ${err.message}`);
+    throw err;
+  }
 };
 
 const isRunOf = (data: Record<string, unknown>, prNumber: number): boolean =>

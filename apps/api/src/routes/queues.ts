@@ -7,8 +7,9 @@ import {
   queueEnvelopeSchema,
   updateQueueRequest,
   type CreateQueueRequest,
+  type UpdateQueueRequest,
 } from '@railyard/api-schema';
-import { explainFromState, queueIdOf, type Explanation, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
+import { explainFromState, queueIdOf, type Explanation, type QueueCommand, type QueueSettingsInput, type RepoRef } from '@railyard/domain';
 import { activePrViewsOfState, explainViews, getQueueResponse, queueEnvelope, queueResponse, queueViewOfState } from '@railyard/readmodels';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
@@ -24,6 +25,28 @@ const settingsOf = (body: Omit<CreateQueueRequest, 'repo' | 'targetBranch'> & { 
   const { state: _s, requiredStatuses: _r, deleteRequiredStatuses: _d, statusReporters: _w, ...settings } = body;
   return settings;
 };
+
+/** The createQueue request as the domain's command; the dashboard's form sends the same (dashboard/queue-forms.ts). */
+export const createQueueCommandOf = (body: CreateQueueRequest): QueueCommand => ({
+  type: 'CreateQueue',
+  queueId: queueIdOf(body.repo, body.targetBranch),
+  repo: body.repo,
+  branch: body.targetBranch,
+  settings: settingsOf(body),
+  state: body.state,
+  requiredStatuses: body.requiredStatuses,
+  statusReporters: body.statusReporters,
+});
+
+/** The updateQueue request as the domain's command: only the fields given change. */
+export const updateQueueCommandOf = (body: UpdateQueueRequest): QueueCommand => ({
+  type: 'UpdateQueue',
+  settings: settingsOf(body),
+  state: body.state,
+  requiredStatuses: body.requiredStatuses,
+  deleteRequiredStatuses: body.deleteRequiredStatuses,
+  statusReporters: body.statusReporters,
+});
 
 const answerWithQueue = async ({ commands, readModels }: ApiDeps, repo: RepoRef, branch: string) => {
   const view = (await readModels.getQueue(queueIdOf(repo, branch))) ?? queueViewOfState(await commands.read({ repo, branch }));
@@ -49,20 +72,7 @@ export const queueOperations = [
     errors: [409],
     handle: async (body, ctx) => {
       const { repo, targetBranch } = body;
-      await ctx.deps.commands.execute(
-        { repo, branch: targetBranch },
-        {
-          type: 'CreateQueue',
-          queueId: queueIdOf(repo, targetBranch),
-          repo,
-          branch: targetBranch,
-          settings: settingsOf(body),
-          state: body.state,
-          requiredStatuses: body.requiredStatuses,
-          statusReporters: body.statusReporters,
-        },
-        ctx,
-      );
+      await ctx.deps.commands.execute({ repo, branch: targetBranch }, createQueueCommandOf(body), ctx);
       return answerWithQueue(ctx.deps, repo, targetBranch);
     },
   }),
@@ -82,18 +92,7 @@ export const queueOperations = [
     errors: [404, 409],
     handle: async (body, ctx) => {
       const { repo, targetBranch } = body;
-      await ctx.deps.commands.execute(
-        { repo, branch: targetBranch },
-        {
-          type: 'UpdateQueue',
-          settings: settingsOf(body),
-          state: body.state,
-          requiredStatuses: body.requiredStatuses,
-          deleteRequiredStatuses: body.deleteRequiredStatuses,
-          statusReporters: body.statusReporters,
-        },
-        ctx,
-      );
+      await ctx.deps.commands.execute({ repo, branch: targetBranch }, updateQueueCommandOf(body), ctx);
       return answerWithQueue(ctx.deps, repo, targetBranch);
     },
   }),

@@ -4,7 +4,15 @@ import type { RepoRef } from '@railyard/domain';
 import { GitHostError } from '../errors';
 import { runGit } from './git';
 import { formatRepo, isValidBranchName, isValidPrNumber } from './names';
-import { PULL_FILE_VERSION, PullFileLock, pullHeadRefOf, readPullFile, type PullFile, type StoredMergeability } from './pull-file';
+import {
+  PULL_FILE_VERSION,
+  PullFileLock,
+  pullHeadOf,
+  pullHeadRefOf,
+  readPullFile,
+  type PullFile,
+  type StoredMergeability,
+} from './pull-file';
 import { RefReader } from './refs';
 import { existingRepoDir, repoDirOrThrow } from './repos';
 import { mergeTree } from './merge-tree';
@@ -102,7 +110,7 @@ export class LocalGitAdmin {
     return this.withLock(gitDir, input.number, async (current) => {
       const { headBranch: previousBranch, ...pull } = requireState(current, input, 'open');
       if (newHead !== undefined) await setRef(gitDir, pullHeadRefOf(input.number), newHead);
-      const headSha = newHead ?? (await this.headOf(gitDir, input.number));
+      const headSha = newHead ?? (await this.headOf(gitDir, input.number, current));
       // A head moved to a commit id comes from no branch any more; one not moved keeps its branch.
       const branch = newHead === undefined ? previousBranch : headBranch;
       const updated: PullFile = {
@@ -136,7 +144,10 @@ export class LocalGitAdmin {
     checkNumber(target.number);
     return this.withLock(gitDir, target.number, async (current) => {
       const pull = requireState(current, target, 'open');
-      return { pull: { ...pull, state, updatedAt: this.now().toISOString() }, headSha: await this.headOf(gitDir, target.number) };
+      // Closed or merged, the PR stops following its branch: its head ref keeps the head it had.
+      const headSha = await this.headOf(gitDir, target.number, pull);
+      await setRef(gitDir, pullHeadRefOf(target.number), headSha);
+      return { pull: { ...pull, state, updatedAt: this.now().toISOString() }, headSha };
     });
   }
 
@@ -167,8 +178,9 @@ export class LocalGitAdmin {
     return { mergeability: { baseSha, headSha, value: merged.clean ? 'mergeable' : 'not_mergeable' } };
   }
 
-  private async headOf(gitDir: string, number: number): Promise<string> {
-    const sha = await this.refs.read(gitDir, pullHeadRefOf(number));
+  /** The PR's head now: its branch's head while it is open and came from a branch (pull-file.ts, pullHeadOf). */
+  private async headOf(gitDir: string, number: number, pull: Pick<PullFile, 'state' | 'headBranch'> | null): Promise<string> {
+    const sha = await pullHeadOf(this.refs, gitDir, number, pull);
     if (sha === null) throw new GitHostError('PR_NOT_FOUND', `PR #${number} has no head ref ${pullHeadRefOf(number)}`);
     return sha;
   }

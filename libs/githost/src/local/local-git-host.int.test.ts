@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
-import { branchSha, commitOnBranch, createRepoWithCommits, openPr, repoBed } from '@railyard/testkit';
+import { commitOnBranch, createRepoWithCommits, openPr, repoBed } from '@railyard/testkit';
 import { isGitHostError } from '../errors';
 import { LocalGitAdmin } from './admin';
 import { runGit } from './git';
@@ -80,6 +80,27 @@ describe('LocalGitHost.getPullRequest', () => {
     expect(await host.getPullRequest({ ...repo, name: 'nope' }, 1)).toBeNull();
     expect(await host.getPullRequest({ ...repo, host: 'other.test' }, 1)).toBeNull();
     expect(await host.getPullRequest(repo, 99)).toBeNull();
+  });
+
+  it('when someone pushes to the branch a PR was opened from, then the PR head follows it; once closed, it stays', async () => {
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 6, head: 'feature' });
+    // A plain push to the branch, as `git push origin feature` does: no `railyard pr update`.
+    const pushed = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c, pushed later\n' } });
+
+    expect(await host.getPullRequest(repo, 6)).toMatchObject({ headSha: pushed, headBranch: 'feature', mergeability: 'mergeable' });
+
+    await admin.closePullRequest({ repo, number: 6 });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'after the close\n' } });
+    expect(await host.getPullRequest(repo, 6)).toMatchObject({ headSha: pushed, state: 'closed' });
+  });
+
+  it('when the PR head was set to a commit id, then a push to the branch does not move it', async () => {
+    const first = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
+    await openPr(bed.root, { repo, number: 9, head: first });
+    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'moved\n' } });
+
+    expect((await host.getPullRequest(repo, 9))?.headSha).toBe(first);
   });
 
   it('when the PR file exists but its head ref does not, then the answer is null', async () => {
@@ -295,14 +316,5 @@ describe('LocalGitHost.getPullRequest', () => {
       const err: unknown = await host.getPullRequest(repo, 9).catch((e: unknown) => e);
       expect(isGitHostError(err, 'CORRUPT_PR_FILE')).toBe(true);
     }
-  });
-
-  it('when the branch the PR was opened from moves on, then the PR head stays where it was', async () => {
-    const head = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c\n' } });
-    await openPr(bed.root, { repo, number: 1, head: 'feature' });
-    await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'c.txt': 'c2\n' } });
-
-    expect((await host.getPullRequest(repo, 1))?.headSha).toBe(head);
-    expect(await branchSha(bed.root, repo, 'feature')).not.toBe(head);
   });
 });

@@ -5,7 +5,7 @@ import pLimit from 'p-limit';
 import type { GitRunner } from './git';
 import { mergeTree } from './merge-tree';
 import { isValidPrNumber, repoDirOf } from './names';
-import { pullHeadRefOf, readPullFile, storedMergeabilityFor, type PullFile } from './pull-file';
+import { pullHeadOf, readPullFile, storedMergeabilityFor, type PullFile } from './pull-file';
 import { RefReader } from './refs';
 
 export interface LocalGitHostOptions {
@@ -85,8 +85,10 @@ export class LocalGitHost implements GitHost {
   ): Promise<(Omit<PullRequestSnapshot, 'mergeability'> & { gitDir: string; file: PullFile }) | null> {
     const gitDir = repoDirOf(this.root, repo);
     if (gitDir === null || !isValidPrNumber(number)) return null;
-    const [pull, headSha] = await Promise.all([readPullFile(gitDir, number), this.refs.read(gitDir, pullHeadRefOf(number))]);
-    if (pull === null || headSha === null) return null;
+    const pull = await readPullFile(gitDir, number);
+    if (pull === null) return null;
+    const headSha = await pullHeadOf(this.refs, gitDir, number, pull);
+    if (headSha === null) return null;
     return {
       gitDir,
       file: pull,

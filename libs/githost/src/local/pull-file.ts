@@ -46,6 +46,23 @@ export const pullsDirOf = (gitDir: string): string => path.join(gitDir, 'railyar
 export const pullFileOf = (gitDir: string, number: number): string => path.join(pullsDirOf(gitDir), `${number}.json`);
 export const pullHeadRefOf = (number: number): string => `refs/pull/${number}/head`;
 
+/**
+ * Where a PR's head is now. The head ref `refs/pull/<N>/head` must exist (without it there is no PR,
+ * docs/githost.md); an open PR opened (or last updated) from a branch then follows that branch, as a
+ * forge's PR follows pushes to its branch, so a plain `git push` to the branch updates the PR. With
+ * the branch deleted, or once closed or merged, the head ref says (a merged PR keeps the head it had).
+ */
+export const pullHeadOf = async (
+  refs: { read(gitDir: string, refname: string): Promise<string | null> },
+  gitDir: string,
+  number: number,
+  pull: Pick<PullFile, 'state' | 'headBranch'> | null,
+): Promise<string | null> => {
+  const recorded = await refs.read(gitDir, pullHeadRefOf(number));
+  if (recorded === null || pull?.state !== 'open' || pull.headBranch === undefined) return recorded;
+  return (await refs.read(gitDir, `refs/heads/${pull.headBranch}`)) ?? recorded;
+};
+
 /** The PR's file, or null when the repository or the file does not exist. A malformed file throws. */
 export const readPullFile = async (gitDir: string, number: number): Promise<PullFile | null> => {
   const file = pullFileOf(gitDir, number);

@@ -1,9 +1,10 @@
-import { formatRepo } from '@railyard/domain';
-import type { QueueMetricsDoc, QueueView } from '@railyard/readmodels';
-import { barChart, sparkline } from '../charts';
+import { formatRepo, HOST_PROBLEM_WORDS, QUEUE_STATE_WORDS, wordsFor } from '@railyard/domain';
+import { CI_RUN_BUCKETS, type QueueMetricsDoc, type QueueView } from '@railyard/readmodels';
+import { barChart, durationChart } from '../charts';
 import { html, type SafeHtml } from '../html';
 import { stateBadge } from '../layout';
 import { duration, percentile, queuePath } from '../links';
+import { createQueueForm } from './queue-admin';
 
 export interface QueueSummary {
   view: QueueView;
@@ -39,31 +40,52 @@ export const figuresOf = (q: QueueSummary, now: number) => {
 
 const maybe = (s: number | undefined): string => (s === undefined ? '—' : duration(s));
 
-export const overviewBody = (queues: readonly QueueSummary[], now: number): SafeHtml => {
+/** The overview; `adminCsrf` (an admin's session only) adds the form that creates a queue. */
+export const overviewBody = (queues: readonly QueueSummary[], now: number, adminCsrf?: string): SafeHtml => {
+  const create = adminCsrf ? createQueueForm(adminCsrf) : '';
   if (queues.length === 0)
-    return html`<p>No queue exists yet. An admin creates one with <code>railyard queue create</code> or POST /v1/createQueue.</p>`;
-  return html`<div class="cards">
-    ${queues.map((q) => {
-      const f = figuresOf(q, now);
-      const name = `${formatRepo(q.view.repo)} ${q.view.branch}`;
-      return html`<section class="card" aria-label="${name}">
-        <h2><a href="${queuePath(q.view.queueId)}">${name}</a></h2>
-        <dl>
-          <dt>State</dt>
-          <dd>${stateBadge(q.view.state)} · ${q.view.settings.mode} mode</dd>
-          <dt>Depth</dt>
-          <dd>${q.depth} PR(s), ${q.testing} testing</dd>
-          <dt>Merges</dt>
-          <dd>${f.mergesLastHour} in the last hour, ${q.mergesLastDay} in the last day</dd>
-          <dt>Time in queue</dt>
-          <dd>p50 ${maybe(f.p50)}, p95 ${maybe(f.p95)} (last hour)</dd>
-          <dt>CI runs per merge</dt>
-          <dd>${f.ciPerMerge === undefined ? '—' : (Math.round(f.ciPerMerge * 100) / 100).toString()}</dd>
-        </dl>
-        <p>Time in queue ${sparkline('Time in queue of the last hour’s merges, seconds', f.inQueue, ' s')}</p>
-        <p>Merges per 10 minutes ${barChart('Merges per 10 minutes over the last hour', f.perTenMinutes)}</p>
-        <p>CI runs per merge ${barChart('Merged PRs by CI runs taken (0, 1, 2, 3, 5, 8, 13 or fewer)', f.ciBuckets)}</p>
-      </section>`;
-    })}
-  </div>`;
+    return html`<p>No queue exists yet. An admin creates one here, with <code>railyard queue create</code> or POST /v1/createQueue.</p>
+      ${create}`;
+  return html`${create}
+    <div class="cards">
+      ${queues.map((q) => {
+        const f = figuresOf(q, now);
+        const name = `${formatRepo(q.view.repo)} ${q.view.branch}`;
+        return html`<section class="card" aria-label="${name}">
+          <h2><a href="${queuePath(q.view.queueId)}">${name}</a></h2>
+          <dl>
+            <dt>State</dt>
+            <dd>
+              ${stateBadge(q.view.state, QUEUE_STATE_WORDS)} · ${q.view.settings.mode}
+              mode${q.view.hostProblem ? html` · <span class="error" data-code="${q.view.hostProblem.code}">problem: ${wordsFor(HOST_PROBLEM_WORDS, q.view.hostProblem.code)}</span>` : ''}
+            </dd>
+            <dt>Depth</dt>
+            <dd>${q.depth} PR(s), ${q.testing} testing</dd>
+            <dt>Merges</dt>
+            <dd>${f.mergesLastHour} in the last hour, ${q.mergesLastDay} in the last day</dd>
+            <dt>Time in queue</dt>
+            <dd>p50 ${maybe(f.p50)}, p95 ${maybe(f.p95)} (last hour)</dd>
+            <dt>CI runs per merge</dt>
+            <dd>${f.ciPerMerge === undefined ? '—' : (Math.round(f.ciPerMerge * 100) / 100).toString()}</dd>
+          </dl>
+          ${durationChart(
+            'Time in queue of the last hour’s merges',
+            f.inQueue.map((v, i) => ({ label: String(i + 1), seconds: v })),
+            'merged PRs, oldest first',
+          )}
+          ${barChart(
+            'Merges per 10 minutes over the last hour',
+            f.perTenMinutes.map((v, i) => ({ label: `-${60 - i * 10}m`, value: v })),
+            { x: '10-minute slots, minutes ago', unit: 'PRs merged' },
+            String,
+          )}
+          ${barChart(
+            'Merged PRs by CI runs taken',
+            f.ciBuckets.map((v, i) => ({ label: `≤${CI_RUN_BUCKETS[i] ?? '∞'}`, value: v })),
+            { x: 'CI runs a PR took to merge', unit: 'PRs' },
+            String,
+          )}
+        </section>`;
+      })}
+    </div>`;
 };

@@ -65,7 +65,8 @@ export const testsBody = (d: TestsPageData): SafeHtml =>
             </table>`
     }
     ${
-      d.page
+      // One page says nothing worth a "Page 1 of 1" (nor, with no rows, "Page 1 of 0").
+      d.page && d.page.total_pages > 1
         ? html`<nav aria-label="pages">
             <p>
               Page ${d.page.page_index} of ${d.page.total_pages} (${d.page.total_rows} tests)
