@@ -24,6 +24,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   dashboard: () => import('./dashboard'),
   start: () => import('./start'),
   calibrate: () => import('./calibrate'),
+  scale: () => import('./scale'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(
