@@ -1,4 +1,15 @@
-import { afterStep, beforeStep, evolve, foldQueue, plan, stackOf, type Action, type QueueEvent, type QueueState } from '@railyard/domain';
+import {
+  afterStep,
+  beforeStep,
+  evolve,
+  foldQueue,
+  knownEntries,
+  plan,
+  stackOf,
+  type Action,
+  type QueueEvent,
+  type QueueState,
+} from '@railyard/domain';
 import type { CiRun } from './ci-model';
 import { InvariantChecker, InvariantViolation, type InvariantCode, type WorldView } from './invariants';
 import type { SimPr } from './pr-model';
@@ -181,7 +192,7 @@ describe('invariants, planted through a broken planner', () => {
   it('when a planner stacks a PR already on the target, then STACKED_MERGED_PR', async () => {
     const merged: number[] = [];
     const planner: Planner = (s, now, facts) => {
-      for (const e of s.entries.values()) if (e.state === 'merged' && !merged.includes(e.prNumber)) merged.push(e.prNumber);
+      for (const e of knownEntries(s)) if (e.state === 'merged' && !merged.includes(e.prNumber)) merged.push(e.prNumber);
       const actions = plan(s, now, facts);
       const done = merged[0];
       return actions.map((a) =>

@@ -1,4 +1,13 @@
-import { entryStateAfter, isTerminal, type Entry, type QueueEvent, type QueueMode, type QueueState } from '@railyard/domain';
+import {
+  entryOf,
+  entryStateAfter,
+  isTerminal,
+  type Entry,
+  type PrState,
+  type QueueEvent,
+  type QueueMode,
+  type QueueState,
+} from '@railyard/domain';
 import type { CiRun } from './ci-model';
 import { overlaps, type SimPr } from './pr-model';
 
@@ -59,6 +68,8 @@ const TEST_BLAME = new Set(['TEST_RUN_REQUIRED_STATUS_FAILED', 'TEST_RUN_FAILED_
 export class InvariantChecker {
   /** PRs whose re-run passed after the PRs behind went on without them: they queue again behind those. */
   private readonly reentered = new Set<number>();
+  /** Each PR's state as the events moved it: the queue's state keeps only recently ended PRs (D250). */
+  private readonly stateOf = new Map<number, PrState>();
 
   constructor(private readonly o: CheckerOptions) {}
 
@@ -69,10 +80,11 @@ export class InvariantChecker {
     };
     const moved = entryStateAfter(event);
     if (moved && event.type !== 'PrSubmitted') {
-      const before = s.entries.get(moved.prNumber);
-      if (before && isTerminal(before.state) && before.state !== moved.state)
-        fail('TERMINAL_STATE_CHANGED', `PR #${moved.prNumber} was ${before.state} and ${event.type} moves it to ${moved.state}`);
+      const before = entryOf(s, moved.prNumber)?.state ?? this.stateOf.get(moved.prNumber);
+      if (before && isTerminal(before) && before !== moved.state)
+        fail('TERMINAL_STATE_CHANGED', `PR #${moved.prNumber} was ${before} and ${event.type} moves it to ${moved.state}`);
     }
+    if (moved) this.stateOf.set(moved.prNumber, moved.state);
     if (event.type === 'TestsRestarted' && event.data.reason === 'FLAKE_RETRY_PASSED') this.reentered.add(event.data.prNumber);
     if (event.type === 'PrMerged') this.onMerge(s, event.data, w, fail);
     // A missed breakage fails the runs stacked on it later, which may then blame a good PR: only exact verdicts make blame checkable.
@@ -188,12 +200,12 @@ export class InvariantChecker {
     const minute = w.now / 60_000;
     if (stoppedAtLimit) return;
     for (let n = 1; n <= generated; n++) {
-      const e = s.entries.get(n);
-      if (!e) throw new InvariantViolation('PR_LOST', `PR #${n} arrived but was never submitted`, minute);
-      if (!isTerminal(e.state))
+      const state = entryOf(s, n)?.state ?? this.stateOf.get(n);
+      if (!state) throw new InvariantViolation('PR_LOST', `PR #${n} arrived but was never submitted`, minute);
+      if (!isTerminal(state))
         throw new InvariantViolation(
           'PR_LOST',
-          `PR #${n} is still ${e.state} although the simulation ran until nothing was left to do`,
+          `PR #${n} is still ${state} although the simulation ran until nothing was left to do`,
           minute,
         );
     }

@@ -90,7 +90,7 @@ export const buildResult = (
   let bad = 0;
   for (const pr of w.prs.values()) if (pr.bad) bad++;
   const counts = { merged: 0, failed: 0, cancelled: 0 };
-  for (const e of w.state.entries.values()) if (e.state === 'merged' || e.state === 'failed' || e.state === 'cancelled') counts[e.state]++;
+  for (const state of w.ended.values()) if (state === 'merged' || state === 'failed' || state === 'cancelled') counts[state]++;
   const m = w.metrics;
 
   const result: SimResult = {

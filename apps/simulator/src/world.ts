@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   decide,
   decideEngine,
+  entryOf,
   evolve,
   initialQueueState,
   isTerminal,
@@ -13,6 +14,7 @@ import {
   type QueueCommand,
   type QueueEvent,
   type QueueMode,
+  type PrState,
   type QueueState,
   type RepoRef,
   type ReportedStatus,
@@ -65,6 +67,8 @@ export class World implements WorldView {
   private readonly digestOf = new Map<number, string>();
   readonly active = new Set<number>();
   mergedCount = 0;
+  /** Each PR's end as it stands: the state keeps only recently ended PRs (D250), the result counts all. */
+  readonly ended = new Map<number, PrState>();
   lastEventAt = 0;
   /** When a PR last left the queue (merged, failed or cancelled). */
   lastExitAt = 0;
@@ -152,11 +156,17 @@ export class World implements WorldView {
 
   private track(event: QueueEvent): void {
     if (event.type === 'PrMerged') this.mergedCount++;
-    if (event.type === 'PrSubmitted') this.active.add(event.data.prNumber);
+    if (event.type === 'PrSubmitted') {
+      this.active.add(event.data.prNumber);
+      this.ended.delete(event.data.prNumber);
+    }
     const n = 'prNumber' in event.data ? event.data.prNumber : undefined;
     if (n !== undefined && this.active.has(n)) {
-      const e = this.state.entries.get(n);
-      if (e && isTerminal(e.state)) this.leave(n);
+      const e = entryOf(this.state, n);
+      if (e && isTerminal(e.state)) {
+        this.ended.set(n, e.state);
+        this.leave(n);
+      }
     }
     if (
       event.type === 'TestRunSucceeded' ||

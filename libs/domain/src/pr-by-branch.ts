@@ -1,5 +1,5 @@
 import { isTerminal } from './events';
-import type { Entry, QueueState } from './state';
+import { knownEntries, type Entry, type QueueState } from './state';
 
 /**
  * The PR a head branch names in a queue (getSubmittedPullRequest by `pr.branch`). A branch is reused
@@ -10,7 +10,7 @@ import type { Entry, QueueState } from './state';
 export const entryFromBranch = (s: QueueState, branch: string): Entry | undefined => {
   let best: Entry | undefined;
   const rank = (e: Entry): [number, string] => (isTerminal(e.state) ? [0, e.stateChangedAt] : [1, e.submittedAt]);
-  for (const e of s.entries.values()) {
+  for (const e of knownEntries(s)) {
     if (e.headBranch !== branch) continue;
     if (!best) {
       best = e;

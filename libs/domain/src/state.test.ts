@@ -1,6 +1,6 @@
 import { DEFAULT_SETTINGS } from './config';
 import { entryStateAfter, isTerminal, PR_STATES, type QueueEvent } from './events';
-import { activeEntries, byQueueOrder, evolve, foldQueue, initialQueueState, targetsFor, type Entry } from './state';
+import { activeEntries, byQueueOrder, entryOf, evolve, foldQueue, initialQueueState, targetsFor, type Entry } from './state';
 import {
   BRANCH,
   QUEUE_ID,
@@ -71,7 +71,7 @@ describe('evolve', () => {
     it('when the queue is deleted, then it no longer exists but its entries stay readable', () => {
       const s = foldQueue([queueCreated(), prSubmitted(1), prCancelled(1), queueDeleted()]);
       expect(s.exists).toBe(false);
-      expect(s.entries.get(1)?.state).toBe('cancelled');
+      expect(entryOf(s, 1)?.state).toBe('cancelled');
     });
 
     it('when a deleted queue is created again, then it starts from scratch', () => {
@@ -128,7 +128,7 @@ describe('evolve', () => {
 
     it('when a PR is cancelled, then it is cancelled as of the event time and no longer active', () => {
       const s = foldQueue([queueCreated(), prSubmitted(1), prSubmitted(2), prCancelled(1, at(40))]);
-      expect(s.entries.get(1)).toMatchObject({ state: 'cancelled', stateChangedAt: at(40) });
+      expect(entryOf(s, 1)).toMatchObject({ state: 'cancelled', stateChangedAt: at(40) });
       expect(activeEntries(s).map((e) => e.prNumber)).toStrictEqual([2]);
     });
 

@@ -110,8 +110,17 @@ export interface QueueState {
   requiredStatuses: string[];
   /** Per context, who may report it (ReporterPolicy); empty: nobody is named for any context. */
   statusReporters: StatusReporters;
-  /** Every PR ever submitted since the queue was (re)created, terminal ones included. */
+  /**
+   * The hot window: PRs in the queue, and terminal ones a kept run still names (its stack or its
+   * bisection). What the planner and the engine's commands walk; it does not grow with history.
+   */
   entries: Map<number, Entry>;
+  /**
+   * Books closed (docs/decisions.md D250): the most recently ended PRs that left the window, oldest
+   * first, at most CLOSED_KEPT. Commands about a PR that ended (a re-submission's entry id, "no longer
+   * in the queue") and the API's answers from the stream read them through `entryOf`.
+   */
+  closed: Map<number, Entry>;
   /** Impacted targets per PR, per head SHA: the last upload for a SHA wins. */
   targets: Map<number, Map<string, TargetsRef>>;
   nextSeq: number;
@@ -140,6 +149,7 @@ export const initialQueueState = (): QueueState => ({
   requiredStatuses: [],
   statusReporters: {},
   entries: new Map(),
+  closed: new Map(),
   targets: new Map(),
   nextSeq: 0,
   runs: new Map(),
@@ -148,6 +158,12 @@ export const initialQueueState = (): QueueState => ({
 });
 
 export const activeEntries = (s: QueueState): Entry[] => [...s.entries.values()].filter((e) => !isTerminal(e.state));
+
+/** A PR's entry, in the queue or among the recently closed ones; undefined if never submitted, or closed long ago. */
+export const entryOf = (s: QueueState, prNumber: number): Entry | undefined => s.entries.get(prNumber) ?? s.closed.get(prNumber);
+
+/** Every entry the state knows: the hot window, then the recently closed ones. */
+export const knownEntries = (s: QueueState): Entry[] => [...s.entries.values(), ...s.closed.values()];
 
 /** Queue order: priority first (lower value first), then submission order. */
 export const byQueueOrder = (a: Entry, b: Entry): number => a.priorityValue - b.priorityValue || a.seq - b.seq;
@@ -159,6 +175,11 @@ export const targetsFor = (s: QueueState, prNumber: number, headSha: string): Ta
 const TARGET_SHAS_KEPT = 8;
 // Enough to reach back to the base of any run in flight: a run older than this many merges is long stale.
 const MERGES_KEPT = 10_000;
+/**
+ * Ended PRs kept whole after they leave the hot window: enough for any command or read-while-lagging
+ * about a recent PR; older ones are answered by the read models, which keep every PR.
+ */
+export const CLOSED_KEPT = 1_000;
 
 /**
  * Folds one event into the state. For speed on long streams it reuses the maps of the state it is
@@ -167,10 +188,10 @@ const MERGES_KEPT = 10_000;
 export const evolve = (state: QueueState, event: QueueEvent): QueueState => {
   const s = applyTestRuns(applyQueueLevel(state, event), event);
   const prNumber = (event.data as { prNumber?: unknown }).prNumber;
-  const e = typeof prNumber === 'number' && event.type !== 'PrSubmitted' ? s.entries.get(prNumber) : undefined;
+  const e = typeof prNumber === 'number' && event.type !== 'PrSubmitted' ? entryOf(s, prNumber) : undefined;
   if (e) {
     const next = evolveEntry(e, event);
-    if (next !== e) s.entries.set(e.prNumber, next);
+    if (next !== e) (s.entries.has(e.prNumber) ? s.entries : s.closed).set(e.prNumber, next);
     if (entryStateAfter(event) && isTerminal(next.state)) dropUnusedRuns(s);
     const outcome = outcomeOf(e.state, next.state);
     if (outcome !== undefined) return { ...s, failureRate: foldFailureRate(s.failureRate, outcome === 'failed') };
@@ -199,6 +220,28 @@ const dropUnusedRuns = (s: QueueState): void => {
   const used = new Set<string>();
   for (const e of s.entries.values()) if (e.testRunId !== undefined && !isTerminal(e.state)) used.add(e.testRunId);
   for (const [id, run] of s.runs) if (run.status !== 'testing' && !used.has(id)) s.runs.delete(id);
+  closeBooks(s);
+};
+
+/**
+ * Moves ended PRs no kept run names out of the hot window (D250). A run's stack and bisection name
+ * PRs the planner still reads (a dependency merged, a half cleared), so those stay until the run goes.
+ */
+const closeBooks = (s: QueueState): void => {
+  const named = new Set<number>();
+  for (const r of s.runs.values())
+    for (const list of [r.prNumbers, r.dependentPrs, r.bisectedPrs ?? []]) for (const n of list) named.add(n);
+  for (const e of s.entries.values()) {
+    if (!isTerminal(e.state) || named.has(e.prNumber)) continue;
+    s.entries.delete(e.prNumber);
+    s.closed.delete(e.prNumber);
+    s.closed.set(e.prNumber, e);
+  }
+  while (s.closed.size > CLOSED_KEPT) {
+    const oldest = s.closed.keys().next().value as number;
+    s.closed.delete(oldest);
+    if (!s.entries.has(oldest)) s.targets.delete(oldest);
+  }
 };
 
 /** A re-run starts with the checks its failed run passed: only the failed ones are asked again. */
@@ -389,6 +432,7 @@ const applyQueueLevel = (state: QueueState, event: QueueEvent): QueueState => {
       return next;
     }
     case 'PrSubmitted': {
+      state.closed.delete(event.data.prNumber);
       state.entries.set(event.data.prNumber, submittedEntry(event, state.nextSeq));
       return { ...state, nextSeq: state.nextSeq + 1 };
     }

@@ -1,5 +1,5 @@
 import { listPullRequestsRequest, listPullRequestsResponseSchema } from '@railyard/api-schema';
-import { queueIdOf, type RepoRef } from '@railyard/domain';
+import { knownEntries, queueIdOf, type RepoRef } from '@railyard/domain';
 import { pageOf, prSummary, prViewOf, type PrListPage, type PrListQuery } from '@railyard/readmodels';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
@@ -21,12 +21,12 @@ const afterCursor = (cursor: string): number => {
   return Number.parseInt(lower.slice(CURSOR_TAG.length), 16);
 };
 
-/** Every PR of the queue in number order, from the queue's own stream (while the read models lag). */
+/** The PRs of the queue the stream's state keeps (active and recently closed, D250) in number order, while the read models lag. */
 const pageFromStore = async (deps: ApiDeps, repo: RepoRef, branch: string, query: PrListQuery): Promise<PrListPage> => {
   const state = await deps.commands.read({ repo, branch });
   if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
   const queueId = queueIdOf(repo, branch);
-  const entries = [...state.entries.values()].sort((a, b) => a.prNumber - b.prNumber);
+  const entries = knownEntries(state).sort((a, b) => a.prNumber - b.prNumber);
   return pageOf(
     entries.map((e) => prViewOf(queueId, e)),
     query,

@@ -4,7 +4,7 @@ import {
   submitPullRequestRequest,
   submittedPullRequestSchema,
 } from '@railyard/api-schema';
-import { entryFromBranch, explainFromState, formatRepo, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
+import { entryFromBranch, entryOf, explainFromState, formatRepo, queueIdOf, type QueueCommand, type RepoRef } from '@railyard/domain';
 import { prResponse, prViewOf } from '@railyard/readmodels';
 import type { CommandMeta } from '@railyard/eventstore';
 import type { ApiDeps } from '../deps';
@@ -22,14 +22,14 @@ const runAndShow = async (deps: ApiDeps, repo: RepoRef, branch: string, prNumber
   const queueId = queueIdOf(repo, branch);
   const shown = await deps.readModels.getPrAnswer(queueId, prNumber);
   if (shown !== null) return new JsonText(shown);
-  const entry = state.entries.get(prNumber);
+  const entry = entryOf(state, prNumber);
   const explained = explainFromState(state, prNumber);
   return entry && explained ? prResponse(prViewOf(queueId, entry), explained) : {};
 };
 
 /**
  * The number of the PR a head branch names in the queue (entryFromBranch), read from the queue's
- * stream: the write side's state keeps every entry with its branch, active or not.
+ * stream: the write side's state keeps every entry in the queue and the recently closed ones (D250).
  */
 const numberFromBranch = async (deps: ApiDeps, repo: RepoRef, targetBranch: string, branch: string): Promise<number> => {
   const state = await deps.commands.read({ repo, branch: targetBranch });
@@ -118,7 +118,7 @@ export const pullRequestOperations = [
       const fromStore = async () => {
         const state = await commands.read({ repo, branch: targetBranch });
         if (!state.exists) throw new ApiError(404, 'QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
-        const entry = state.entries.get(pr.number);
+        const entry = entryOf(state, pr.number);
         const explained = explainFromState(state, pr.number);
         if (!entry || !explained) throw new ApiError(404, 'PR_NOT_IN_QUEUE', `PR #${pr.number} was never submitted to this queue`);
         res.setHeader(STORE_READ_HEADER, 'event-store');

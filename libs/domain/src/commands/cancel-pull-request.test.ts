@@ -1,4 +1,4 @@
-import { foldQueue } from '../state';
+import { entryOf, foldQueue } from '../state';
 import { NOW, given } from '../testing/decider-spec';
 import { prCancelled, prSubmitted, queueCreated, queueDeleted, withEntryIn } from '../testing/fixtures';
 import type { CancelPullRequest } from './types';
@@ -28,7 +28,7 @@ describe('cancelPullRequest', () => {
     given(history)
       .when(cancel(1))
       .then([cancelled(1)]);
-    const e = foldQueue([...history, cancelled(1)]).entries.get(1);
+    const e = entryOf(foldQueue([...history, cancelled(1)]), 1);
     expect(e).toMatchObject({ state: 'cancelled', stateChangedAt: NOW });
   });
 

@@ -1,4 +1,4 @@
-import { foldQueue } from '../state';
+import { entryOf, foldQueue } from '../state';
 import { NOW, given } from '../testing/decider-spec';
 import { prCancelled, prSubmitted, queueCreated, queueDeleted, withEntryIn } from '../testing/fixtures';
 import type { DeleteQueue } from './types';
@@ -70,6 +70,6 @@ describe('deleteQueue', () => {
     const history = [queueCreated(), prSubmitted(1), prCancelled(1)];
     const s = foldQueue([...history, ...given(history).when(del).events()]);
     expect(s.exists).toBe(false);
-    expect(s.entries.get(1)?.state).toBe('cancelled');
+    expect(entryOf(s, 1)?.state).toBe('cancelled');
   });
 });

@@ -1,6 +1,6 @@
 import { DomainError } from '../errors';
 import { isTerminal } from '../events';
-import type { Entry, QueueState } from '../state';
+import { entryOf, type Entry, type QueueState } from '../state';
 
 export const requireQueue = (s: QueueState): void => {
   if (!s.exists) throw new DomainError('QUEUE_NOT_FOUND', 'no queue exists for this repository and branch');
@@ -8,7 +8,7 @@ export const requireQueue = (s: QueueState): void => {
 
 export const requireEntry = (s: QueueState, prNumber: number): Entry => {
   requireQueue(s);
-  const e = s.entries.get(prNumber);
+  const e = entryOf(s, prNumber);
   if (!e) throw new DomainError('PR_NOT_IN_QUEUE', `PR #${prNumber} was never submitted to this queue`);
   return e;
 };

@@ -2,7 +2,7 @@ import { DomainError } from '../errors';
 import { isTerminal, type QueueEvent } from '../events';
 import { DEFAULT_PRIORITY, MAX_PRIORITY_VALUE, resolvePriority } from '../priority';
 import { isMergeabilityKnown, isReady, readinessChange, readinessOf } from '../readiness';
-import { targetsFor, type Entry, type QueueState } from '../state';
+import { entryOf, targetsFor, type Entry, type QueueState } from '../state';
 import { requireActiveEntry, requireInteger, requireQueue } from './guards';
 import type { CancelPullRequest, DecideContext, RestartTestsOnPullRequest, SetImpactedTargets, SubmitPullRequest } from './types';
 
@@ -11,7 +11,7 @@ const NOT_ACCEPTING = new Set(['draining', 'switching_modes']);
 export const decideSubmitPullRequest = (s: QueueState, c: SubmitPullRequest, ctx: DecideContext): QueueEvent[] => {
   requireQueue(s);
   if (typeof c.priority === 'number') requireInteger('priority', c.priority, 0, MAX_PRIORITY_VALUE);
-  const existing = s.entries.get(c.pr.number);
+  const existing = entryOf(s, c.pr.number);
 
   if (existing && !isTerminal(existing.state)) return resubmit(s, existing, c, ctx.now);
 
@@ -112,7 +112,7 @@ export const decideSetImpactedTargets = (s: QueueState, c: SetImpactedTargets, c
     ? []
     : [{ type: 'ImpactedTargetsSet', data: { prNumber: c.prNumber, headSha: c.headSha, ...c.targets, at: ctx.now } }];
 
-  const e = s.entries.get(c.prNumber);
+  const e = entryOf(s, c.prNumber);
   if (e && e.headSha === c.headSha) {
     const change = readinessChange(e, { ...e.readiness, hasImpactedTargets: true }, ctx.now);
     if (change) events.push(change);

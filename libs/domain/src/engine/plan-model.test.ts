@@ -3,7 +3,7 @@ import type { QueueSettings } from '../config';
 import { decide } from '../decide';
 import { DomainError } from '../errors';
 import { isTerminal, type QueueEvent } from '../events';
-import { evolve, initialQueueState, type QueueState } from '../state';
+import { entryOf, evolve, initialQueueState, type QueueState } from '../state';
 import type { Action } from './actions';
 import type { EngineCommand } from './commands';
 import { decideEngine } from './decide-engine';
@@ -205,7 +205,7 @@ class Model {
       if (progressed) continue;
       if (!this.tick()) {
         // Batches waiting to fill start once they have waited long enough.
-        if (this.prs.every((p) => isTerminal(this.state.entries.get(p.number)?.state ?? 'merged'))) return;
+        if (this.prs.every((p) => isTerminal(entryOf(this.state, p.number)?.state ?? 'merged'))) return;
         this.clock += 60_000;
       }
     }
@@ -239,7 +239,7 @@ const checkExact = (raw: RawPr[], settings: Partial<QueueSettings>, badShare: nu
   });
   const m = new Model(prs, settings);
   m.run();
-  for (const pr of prs) expect([pr.number, m.state.entries.get(pr.number)?.state]).toEqual([pr.number, pr.bad ? 'failed' : 'merged']);
+  for (const pr of prs) expect([pr.number, entryOf(m.state, pr.number)?.state]).toEqual([pr.number, pr.bad ? 'failed' : 'merged']);
   expect(new Set(m.merged).size).toBe(m.merged.length);
   for (const runId of m.mergedFrom.values()) expect(m.passedRuns.has(runId)).toBe(true);
   if (settings.mode === 'single' && !prs.some((p) => p.urgent)) expect(m.merged).toEqual([...m.merged].sort((a, b) => a - b));
@@ -250,8 +250,8 @@ const checkFlaky = (raw: RawPr[], settings: Partial<QueueSettings>, seed: number
   const prs: Pr[] = raw.map((p, i) => ({ ...p, number: i + 1, urgent: p.urgent && i % 4 === 3, bad: (i + seed) % 4 === 0 }));
   const m = new Model(prs, settings, 0.2);
   m.run();
-  for (const pr of prs) expect(isTerminal(m.state.entries.get(pr.number)?.state ?? 'pending')).toBe(true);
-  for (const pr of prs.filter((p) => p.bad)) expect(m.state.entries.get(pr.number)?.state).toBe('failed');
+  for (const pr of prs) expect(isTerminal(entryOf(m.state, pr.number)?.state ?? 'pending')).toBe(true);
+  for (const pr of prs.filter((p) => p.bad)) expect(entryOf(m.state, pr.number)?.state).toBe('failed');
 };
 
 describe('the planner on random queues (model: no flakes, a run fails iff it stacks a bad PR)', () => {

@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS } from '../config';
-import { foldQueue } from '../state';
+import { entryOf, foldQueue } from '../state';
 import { at, prCancelled, prSubmitted, queueCreated, queueStateChanged, readiness } from '../testing/fixtures';
 import { failed, merged, runFailed, runPassed, runStarted, statusReported } from '../engine/testing/engine-fixtures';
 import type { QueueEvent } from '../events';
@@ -30,7 +30,7 @@ describe('explainPr', () => {
       failedContexts: ['tests'],
     };
     const state = foldQueue([queueCreated(), prSubmitted(1), ...runStarted('r1', 1), logged, ...runFailed('r1', 1), failed(1, 'r1')]);
-    const pr = state.entries.get(1)!;
+    const pr = entryOf(state, 1)!;
     const e = explainPr({ pr, queue: { state: 'running', settings: DEFAULT_SETTINGS }, ahead: { count: 0, first: [] }, run });
     expect(e.stateReason).toMatchObject({ code: 'TEST_RUN_REQUIRED_STATUS_FAILED', testRunId: 'r1' });
     expect(e.stateReason.message).toBe('failed because check `tests` failed on run r1: tests failed');

@@ -1,4 +1,4 @@
-import { activeEntries, byQueueOrder, type QueueState, type TestRun } from '../state';
+import { activeEntries, byQueueOrder, entryOf, type QueueState, type TestRun } from '../state';
 import { explainPr } from './explain';
 import type { ExplainRun, Explanation } from './types';
 
@@ -19,7 +19,7 @@ export const explainRunOfTestRun = (r: TestRun): ExplainRun => ({
  * drops runs no active entry needs, so a finished PR's last run may be unknown here.
  */
 export const explainFromState = (s: QueueState, prNumber: number): Explanation | undefined => {
-  const entry = s.entries.get(prNumber);
+  const entry = entryOf(s, prNumber);
   if (!entry) return undefined;
   const active = activeEntries(s).sort(byQueueOrder);
   const index = active.findIndex((e) => e.prNumber === prNumber);

@@ -1,4 +1,5 @@
 import {
+  entryOf,
   evolve,
   initialQueueState,
   isTerminal,
@@ -71,7 +72,7 @@ const endingBefore = (s: QueueState, event: QueueEvent, endings: Map<number, End
       endings.set(event.data.prNumber, { merged: { mergeSha: event.data.mergeSha } });
       break;
     case 'PrFailed': {
-      const entry = s.entries.get(event.data.prNumber);
+      const entry = entryOf(s, event.data.prNumber);
       const runId = event.data.testRunId ?? entry?.testRunId;
       const failing = failingChecksOf(runId ? s.runs.get(runId) : undefined);
       endings.set(event.data.prNumber, { failed: { reason: event.data.reason, detail: event.data.detail, failing } });
@@ -164,7 +165,8 @@ export class CheckRunPublisher {
 
   private entryOf(k: string): Entry | undefined {
     const [queueId = '', n = ''] = k.split('\n');
-    return this.queues.get(queueId)?.state.entries.get(Number(n));
+    const state = this.queues.get(queueId)?.state;
+    return state && entryOf(state, Number(n));
   }
 
   private kick(): void {

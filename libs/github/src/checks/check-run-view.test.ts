@@ -1,4 +1,4 @@
-import { decide, evolve, initialQueueState, queueIdOf, type QueueCommand, type QueueState } from '@railyard/domain';
+import { decide, entryOf, evolve, initialQueueState, queueIdOf, type QueueCommand, type QueueState } from '@railyard/domain';
 import { renderCheckRun } from './check-run-view';
 
 const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
@@ -19,7 +19,7 @@ const pr = (number: number, mergeability: 'mergeable' | 'unspecified' | 'not_mer
 });
 const queue = () => run(initialQueueState(), { type: 'CreateQueue', queueId: queueIdOf(repo, 'main'), repo, branch: 'main' });
 const entry = (s: QueueState, n: number) => {
-  const e = s.entries.get(n);
+  const e = entryOf(s, n);
   if (!e) throw new Error(`no entry ${n}`);
   return e;
 };
