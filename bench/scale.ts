@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -153,6 +154,12 @@ const seed = async (file: string, events: number): Promise<void> => {
   }
 };
 
+/** CPU seconds a process has used (utime + stime from /proc, in clock ticks of 1/100 s): honest under load. */
+const procCpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
 const ready = async (url: string): Promise<boolean> => {
   try {
     return (await fetch(`${url}/readyz`)).status === 200;
@@ -169,7 +176,7 @@ const startCurve = async (sizes: number[]): Promise<Record<string, number>[]> =>
       progress(`start: seeding ${events} events`);
       await seed(path.join(dir, 'events.sqlite'), events);
       const started = process.hrtime.bigint();
-      const server = await startEmbeddedServer(dir, 'bench-scale-token', { RAILYARD_LOG_LEVEL: 'warn' });
+      const server = await startEmbeddedServer(dir, 'bench-scale-token');
       try {
         while (!(await ready(server.url))) await new Promise((r) => setTimeout(r, 20));
         const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -177,6 +184,7 @@ const startCurve = async (sizes: number[]): Promise<Record<string, number>[]> =>
         const row = {
           events,
           readyMs: round(readyMs, 0),
+          cpuSeconds: round(procCpuSeconds(pid)),
           rssMb: round(procKb(pid, 'VmRSS') / 1024, 0),
           peakMb: round(procKb(pid, 'VmHWM') / 1024, 0),
         };
@@ -213,6 +221,6 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
   if (curves.includes('start')) {
     const rows = await startCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
     for (const r of rows) yield { name: 'scale/start', load: load(), ...r };
-    yield exponents('scale/start', rows, 'events', ['readyMs', 'rssMb', 'peakMb']);
+    yield exponents('scale/start', rows, 'events', ['readyMs', 'cpuSeconds', 'rssMb', 'peakMb']);
   }
 }

@@ -8,3 +8,4 @@ export {
 } from './run-projector';
 export { runLeasedProjector, type LeasedProjectorOptions, type LeasedProjectorHandle, type ProjectorLease } from './leased';
 export { projectorConfigFromEnv, type ProjectorConfig } from './config';
+export { fanOut } from './fan-out';

@@ -7,7 +7,7 @@ import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github'
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import type { EventStore } from '@railyard/eventstore';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain, type Logger } from '@railyard/observability';
-import { runProjector } from '@railyard/projector';
+import { fanOut, runProjector } from '@railyard/projector';
 import { MemoryMetricsStore } from '@railyard/readmodels';
 import {
   apiSettingsOf,
@@ -114,12 +114,11 @@ const startOnBoundServer = async (
     : null;
   hints?.listen((hint) => github?.host.announce([hint]));
   const head = await eventStore.headPosition();
-  const projector = runProjector({ eventStore, readModels, logger });
   const metrics = new MemoryMetricsStore();
-  const metricsProjector = runProjector({ eventStore, readModels: metrics, logger });
   const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);
   const testHealthStore = openTestHealthStore('memory', { blobs, config: testHealthConfig });
-  const testHealthProjector = runProjector({ eventStore, readModels: testHealthStore, logger });
+  // One subscription feeds the three in-memory projections: the log is read once at start, not three times.
+  const projector = runProjector({ eventStore, readModels: fanOut([readModels, metrics, testHealthStore]), logger });
   // The port opens only once the models hold every event already stored: no reader sees a half-built model.
   if (head !== null && !(await readModels.waitFor(head, 10 * 60_000))) throw new Error('read models did not catch up with the event store');
   if (head !== null && !(await metrics.waitFor(head, 10 * 60_000)))
@@ -204,9 +203,7 @@ const startOnBoundServer = async (
       await engine?.stop();
       await (ci ?? statuses).close();
       await projector.stop();
-      await metricsProjector.stop();
       await testHealth.close();
-      await testHealthProjector.stop();
       await Promise.all([eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]);
       await github?.close();
     },
