@@ -168,6 +168,25 @@ const ready = async (url: string): Promise<boolean> => {
   }
 };
 
+/** One start of the embedded server on `dir`, until /readyz answers 200, then a clean stop. */
+const timeStart = async (dir: string): Promise<Record<string, number>> => {
+  const started = process.hrtime.bigint();
+  const server = await startEmbeddedServer(dir, 'bench-scale-token');
+  try {
+    while (!(await ready(server.url))) await new Promise((r) => setTimeout(r, 20));
+    const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const pid = server.proc.pid ?? 0;
+    return {
+      readyMs: round(readyMs, 0),
+      cpuSeconds: round(procCpuSeconds(pid)),
+      rssMb: round(procKb(pid, 'VmRSS') / 1024, 0),
+      peakMb: round(procKb(pid, 'VmHWM') / 1024, 0),
+    };
+  } finally {
+    await server.stop();
+  }
+};
+
 const startCurve = async (sizes: number[]): Promise<Record<string, number>[]> => {
   const rows: Record<string, number>[] = [];
   for (const events of sizes) {
@@ -175,24 +194,16 @@ const startCurve = async (sizes: number[]): Promise<Record<string, number>[]> =>
     try {
       progress(`start: seeding ${events} events`);
       await seed(path.join(dir, 'events.sqlite'), events);
-      const started = process.hrtime.bigint();
-      const server = await startEmbeddedServer(dir, 'bench-scale-token');
-      try {
-        while (!(await ready(server.url))) await new Promise((r) => setTimeout(r, 20));
-        const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-        const pid = server.proc.pid ?? 0;
-        const row = {
-          events,
-          readyMs: round(readyMs, 0),
-          cpuSeconds: round(procCpuSeconds(pid)),
-          rssMb: round(procKb(pid, 'VmRSS') / 1024, 0),
-          peakMb: round(procKb(pid, 'VmHWM') / 1024, 0),
-        };
-        progress(JSON.stringify(row));
-        rows.push(row);
-      } finally {
-        await server.stop();
-      }
+      // The first start folds the whole log; a clean stop leaves a snapshot the second start resumes from.
+      const cold = await timeStart(dir);
+      const resumed = await timeStart(dir);
+      const row = {
+        events,
+        ...cold,
+        ...Object.fromEntries(Object.entries(resumed).map(([k, v]) => [`resumed${k[0]?.toUpperCase()}${k.slice(1)}`, v])),
+      };
+      progress(JSON.stringify(row));
+      rows.push(row);
     } finally {
       await removeTempDir(dir);
     }
@@ -221,6 +232,14 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
   if (curves.includes('start')) {
     const rows = await startCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
     for (const r of rows) yield { name: 'scale/start', load: load(), ...r };
-    yield exponents('scale/start', rows, 'events', ['readyMs', 'cpuSeconds', 'rssMb', 'peakMb']);
+    yield exponents('scale/start', rows, 'events', [
+      'readyMs',
+      'cpuSeconds',
+      'rssMb',
+      'peakMb',
+      'resumedReadyMs',
+      'resumedCpuSeconds',
+      'resumedRssMb',
+    ]);
   }
 }

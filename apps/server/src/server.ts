@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
 import type { UploadReportsInput } from '@railyard/ci';
@@ -8,7 +9,7 @@ import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import type { EventStore } from '@railyard/eventstore';
 import { collectProcessMetrics, createLogger, errorFields, listenOrExplain, type Logger } from '@railyard/observability';
 import { fanOut, runProjector } from '@railyard/projector';
-import { MemoryMetricsStore } from '@railyard/readmodels';
+import { isSnapshottable, MemoryMetricsStore } from '@railyard/readmodels';
 import {
   apiSettingsOf,
   loadConfig,
@@ -20,6 +21,7 @@ import {
   type RailyardConfig,
 } from '@railyard/runtime';
 import { lockDataDir } from './data-dir-lock';
+import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotModel } from './snapshots';
 import { embeddedLocalCi } from './embedded-ci';
 import { startEngineThread } from './engine-thread/start';
 
@@ -117,6 +119,13 @@ const startOnBoundServer = async (
   const metrics = new MemoryMetricsStore();
   const testHealthConfig = testHealthConfigOf(config.testHealth, config.dataDir);
   const testHealthStore = openTestHealthStore('memory', { blobs, config: testHealthConfig });
+  // Resumed from their snapshots where those fit (D252): the one subscription below then reads only the tail.
+  const snapshotModels = [readModels, metrics, testHealthStore].filter(isSnapshottable) as unknown as SnapshotModel[];
+  const snapshots =
+    config.eventStore.kind === 'sqlite' && config.snapshotEveryEvents > 0
+      ? new ReadModelSnapshots(path.join(path.dirname(config.eventStore.file), SNAPSHOT_FILE))
+      : null;
+  const restored = snapshots ? await snapshots.restore(snapshotModels, eventStore, logger) : [];
   // One subscription feeds the three in-memory projections: the log is read once at start, not three times.
   const projector = runProjector({ eventStore, readModels: fanOut([readModels, metrics, testHealthStore]), logger });
   // The port opens only once the models hold every event already stored: no reader sees a half-built model.
@@ -125,6 +134,16 @@ const startOnBoundServer = async (
     throw new Error('the metrics read model did not catch up with the event store');
   if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000)))
     throw new Error('the test-health read models did not catch up with the event store');
+  const resumedAt = restored.reduce<bigint | null>(
+    (low, r) => (r.resumedAt === null ? null : low === null || r.resumedAt < low ? r.resumedAt : low),
+    null,
+  );
+  const snapshotting = snapshots
+    ? scheduleSnapshots(
+        { snapshots, models: snapshotModels, events: eventStore, logger, everyEvents: config.snapshotEveryEvents },
+        resumedAt,
+      )
+    : null;
   const port = (server.address() as AddressInfo).port;
   const selfUrl = `http://${config.host}:${port}`;
   // Reports the checks write go to test health, which the API composition below creates.
@@ -203,6 +222,9 @@ const startOnBoundServer = async (
       await engine?.stop();
       await (ci ?? statuses).close();
       await projector.stop();
+      // A clean stop leaves a snapshot of everything folded, so the next start reads nothing again.
+      await snapshotting?.stop();
+      snapshots?.close();
       await testHealth.close();
       await Promise.all([eventStore.close(), blobs.close(), readModels.close(), metrics.close(), testHealthStore.close(), gitHost.close()]);
       await github?.close();

@@ -40,6 +40,8 @@ export interface RuntimeConfig {
   logLevel: string;
   /** Over this projection lag (age of the oldest event the read models have not applied), /readyz fails and writes answer 503. */
   projectionMaxLagMs: number;
+  /** Embedded shape: a snapshot of the in-memory read models once they are this many positions past the last; 0 = never. */
+  snapshotEveryEvents: number;
   /** A separate /metrics listener for the standalone engine and projector processes; none when unset. */
   metricsPort?: number;
   /** The GitHub App (RAILYARD_GITHUB_*), or null when GitHub is not configured: docs/github.md. */
@@ -179,6 +181,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     dashboardOutcomesHours: e.RAILYARD_DASHBOARD_OUTCOMES_HOURS,
     logLevel: e.RAILYARD_LOG_LEVEL,
     projectionMaxLagMs: e.RAILYARD_PROJECTION_MAX_LAG_MS,
+    snapshotEveryEvents: e.RAILYARD_SNAPSHOT_EVERY_EVENTS,
     ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
     github: parseGithubSettings(env),
     githubStickyComments: e.RAILYARD_GITHUB_STICKY_COMMENT === 'on',

@@ -4,9 +4,13 @@ import { CheckpointWaiters } from '../../memory/waiters';
 import { foldMetricsBatchInPlace, metricsQueuesOf } from '../projection/batch';
 import type { QueueMetricsDoc } from '../projection/model';
 import type { MetricsStore } from '../port';
+import type { Snapshottable } from '../../memory/snapshot';
 
 /** Metrics documents in process memory: the embedded server (rebuilt from the events at start) and tests. */
-export class MemoryMetricsStore implements MetricsStore {
+export class MemoryMetricsStore implements MetricsStore, Snapshottable {
+  readonly snapshotName = 'metrics';
+  // Raise with any change to QueueMetricsDoc or to how the metrics projection folds it.
+  readonly snapshotSchema = 1;
   private docs = new Map<string, QueueMetricsDoc>();
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
@@ -40,6 +44,16 @@ export class MemoryMetricsStore implements MetricsStore {
 
   async checkpoint(): Promise<bigint | null> {
     return this.position;
+  }
+
+  snapshot(): { position: bigint; body: Map<string, QueueMetricsDoc> } | null {
+    return this.position === null ? null : { position: this.position, body: this.docs };
+  }
+
+  restore(position: bigint, body: unknown): void {
+    this.docs = body as Map<string, QueueMetricsDoc>;
+    this.position = position;
+    this.waiters.reached(position);
   }
 
   async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {

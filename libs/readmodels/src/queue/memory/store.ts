@@ -7,7 +7,8 @@ import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
 import { isActive } from '../projection/order';
 import { pageOf, type PrListPage, type PrListQuery } from '../projection/listing';
 import { ActiveOrder } from './active-order';
-import { MemoryTestRuns } from '../../testruns/memory/store';
+import { MemoryTestRuns, type TestRunsSnapshot } from '../../testruns/memory/store';
+import type { Snapshottable } from '../../memory/snapshot';
 import type { TestRunView } from '../../testruns/projection/docs';
 import { CheckpointWaiters } from '../../memory/waiters';
 
@@ -38,7 +39,16 @@ const withNumber = (sorted: number[], n: number): number[] => {
 };
 
 /** Read models in process memory: the embedded mode (rebuilt from the event store at start) and unit tests. */
-export class MemoryReadModelStore implements ReadModelStore {
+interface QueueSnapshot {
+  queues: Map<string, QueueDoc>;
+  prs: Map<string, PrDoc>;
+  testRuns: TestRunsSnapshot;
+}
+
+export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
+  readonly snapshotName = 'queue';
+  // Raise with any change to the documents or to how the queue and test-run projections fold them.
+  readonly snapshotSchema = 1;
   private queues = new Map<string, QueueDoc>();
   private prs = new Map<string, PrDoc>();
   /** Active PR keys per queue in queue order, so listing a queue neither walks every PR ever submitted nor sorts. */
@@ -87,6 +97,36 @@ export class MemoryReadModelStore implements ReadModelStore {
 
   async checkpoint(): Promise<bigint | null> {
     return this.position;
+  }
+
+  snapshot(): { position: bigint; body: QueueSnapshot } | null {
+    if (this.position === null) return null;
+    return { position: this.position, body: { queues: this.queues, prs: this.prs, testRuns: this.testRuns.snapshot() } };
+  }
+
+  /** The documents, frozen again; the indexes are built from them as `apply` builds them. */
+  restore(position: bigint, body: unknown): void {
+    const b = body as QueueSnapshot;
+    const queues = new Map([...b.queues].map(([id, doc]) => [id, frozen(doc)]));
+    const prs = new Map([...b.prs].map(([key, doc]) => [key, frozen(doc)]));
+    const active = new Map<string, ActiveOrder>();
+    const numbers = new Map<string, number[]>();
+    for (const [key, doc] of prs) {
+      const queueId = doc.view.queueId;
+      if (isActive(queues.get(queueId) ?? null, doc)) {
+        const order = active.get(queueId) ?? new ActiveOrder();
+        order.set(key, doc.view);
+        active.set(queueId, order);
+      }
+      numbers.set(queueId, withNumber(numbers.get(queueId) ?? [], doc.view.prNumber));
+    }
+    this.testRuns.restore(b.testRuns);
+    this.queues = queues;
+    this.prs = prs;
+    this.active = active;
+    this.numbers = numbers;
+    this.position = position;
+    this.waiters.reached(position);
   }
 
   async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {

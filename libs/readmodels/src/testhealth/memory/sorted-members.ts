@@ -2,6 +2,17 @@
 export class SortedMembers {
   private readonly items: string[] = [];
 
+  /** Members already in byte order, as `toArray` gave them (a snapshot). */
+  static of(sorted: readonly string[]): SortedMembers {
+    const members = new SortedMembers();
+    for (const m of sorted) members.items.push(m);
+    return members;
+  }
+
+  toArray(): string[] {
+    return [...this.items];
+  }
+
   get size(): number {
     return this.items.length;
   }

@@ -15,6 +15,7 @@ import { historyOf, DEFAULT_MAX_RUNS_PER_TEST, DEFAULT_RETENTION_DAYS } from '..
 import { idOfMember, indexOpsOf, type IndexName } from '../projection/indexes';
 import { pageStart } from '../projection/page-window';
 import { SortedMembers } from './sorted-members';
+import type { Snapshottable } from '../../memory/snapshot';
 
 export interface TestHealthStoreOptions {
   /** Where large upload case lists live (the events carry only their digest). */
@@ -32,6 +33,14 @@ interface RepoModels {
   failures: Map<string, number>;
 }
 
+/** A repository's models as a snapshot holds them: the indexes as their sorted members. */
+type RepoSnapshot = Omit<RepoModels, 'indexes'> & { indexes: Record<IndexName, string[]> };
+
+interface TestHealthSnapshot {
+  repos: Map<string, RepoSnapshot>;
+  ciRuns: Map<string, Map<string, CiRun>>;
+}
+
 const DAY_MS = 86_400_000;
 
 const newRepo = (): RepoModels => ({
@@ -43,7 +52,10 @@ const newRepo = (): RepoModels => ({
 });
 
 /** Test-health read models in process memory: the embedded mode (rebuilt from the events at start) and tests. */
-export class MemoryTestHealthStore implements TestHealthReadModels {
+export class MemoryTestHealthStore implements TestHealthReadModels, Snapshottable {
+  readonly snapshotName = 'test-health';
+  // Raise with any change to the documents, the indexes or how the test-health projection folds them.
+  readonly snapshotSchema = 1;
   private repos = new Map<string, RepoModels>();
   /** CI runs as recorded, by repo id and run id; apart from `repos`, which holds the repositories with uploads. */
   private ciRuns = new Map<string, Map<string, CiRun>>();
@@ -133,6 +145,36 @@ export class MemoryTestHealthStore implements TestHealthReadModels {
 
   async checkpoint(): Promise<bigint | null> {
     return this.position;
+  }
+
+  // A batch waiting for its blobs has changed nothing yet: the models and the position agree.
+  snapshot(): { position: bigint; body: TestHealthSnapshot } | null {
+    if (this.position === null) return null;
+    const repos = new Map<string, RepoSnapshot>();
+    for (const [id, m] of this.repos)
+      repos.set(id, {
+        ...m,
+        indexes: { flaky: m.indexes.flaky.toArray(), broken: m.indexes.broken.toArray(), quarantined: m.indexes.quarantined.toArray() },
+      });
+    return { position: this.position, body: { repos, ciRuns: this.ciRuns } };
+  }
+
+  restore(position: bigint, body: unknown): void {
+    const b = body as TestHealthSnapshot;
+    const repos = new Map<string, RepoModels>();
+    for (const [id, m] of b.repos)
+      repos.set(id, {
+        ...m,
+        indexes: {
+          flaky: SortedMembers.of(m.indexes.flaky),
+          broken: SortedMembers.of(m.indexes.broken),
+          quarantined: SortedMembers.of(m.indexes.quarantined),
+        },
+      });
+    this.repos = repos;
+    this.ciRuns = b.ciRuns;
+    this.position = position;
+    this.waiters.reached(position);
   }
 
   async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {

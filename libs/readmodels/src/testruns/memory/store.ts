@@ -3,6 +3,11 @@ import type { PrDoc } from '../../queue/projection/docs';
 import type { PrTargetsDoc, TestRunDoc, TestRunView } from '../projection/docs';
 import { foldTestRuns, testRunKeyOf, testRunRefsOf, type TestRunDocSet } from '../projection/project';
 
+export interface TestRunsSnapshot {
+  runs: Map<string, TestRunDoc>;
+  targets: Map<string, PrTargetsDoc>;
+}
+
 /** The test-run models of MemoryReadModelStore; folded in the same synchronous turn as its other models. */
 export class MemoryTestRuns {
   private runs = new Map<string, TestRunDoc>();
@@ -37,5 +42,15 @@ export class MemoryTestRuns {
   reset(): void {
     this.runs = new Map();
     this.targets = new Map();
+  }
+
+  /** The documents as they are, for the queue store's snapshot (memory/snapshot.ts). */
+  snapshot(): TestRunsSnapshot {
+    return { runs: this.runs, targets: this.targets };
+  }
+
+  restore(body: TestRunsSnapshot): void {
+    this.runs = body.runs;
+    this.targets = body.targets;
   }
 }
