@@ -1,4 +1,4 @@
-import type { RepoRef } from '@railyard/domain';
+import { formatRepo, type RepoRef } from '@railyard/domain';
 import { LRUCache } from 'lru-cache';
 import { existingRepoDir, GitHostError, isObjectId } from '@railyard/githost';
 import { readFilesAtCommit, type FileAtCommit } from './files-at-commit';
@@ -41,7 +41,7 @@ export const readRepoConfig = async (root: string, repo: RepoRef, sha: string): 
   const kept = configs.get(key);
   if (kept) return kept;
   const read = await readFilesAtCommit(gitDir, sha, [RAILYARD_CONFIG_FILE, TRUNK_CONFIG_FILE], MAX_CONFIG_BYTES);
-  if (!read.commitExists) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${repo.host}/${repo.owner}/${repo.name}`);
+  if (!read.commitExists) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${formatRepo(repo)}`);
   const config = {
     railyard: parsedOrNull(read.files.get(RAILYARD_CONFIG_FILE), (t) => parseRailyardConfig(t)),
     trunk: parsedOrNull(read.files.get(TRUNK_CONFIG_FILE), (t) => parseTrunkConfig(t)),

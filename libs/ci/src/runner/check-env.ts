@@ -1,3 +1,4 @@
+import { formatRepo } from '@railyard/domain';
 import type { TriggerInput } from './local-ci-runner';
 
 /**
@@ -33,6 +34,6 @@ export const checkEnv = (base: NodeJS.ProcessEnv, run: TriggerInput, check: stri
     RAILYARD_SHA: run.sha,
     RAILYARD_BRANCH: run.branch,
     RAILYARD_CHECK: check,
-    RAILYARD_REPO: `${run.repo.host}/${run.repo.owner}/${run.repo.name}`,
+    RAILYARD_REPO: formatRepo(run.repo),
   };
 };
