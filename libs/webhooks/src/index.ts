@@ -1,4 +1,12 @@
 export * from './event-types';
 export * from './messages';
 export * from './mapping';
+export * from './endpoints';
+export * from './endpoint-service';
+export * from './delivery-store';
+export * from './deliverer';
+export * from './send';
+export * from './signing';
+export * from './slack';
+export * from './ssrf';
 export { TRUNK_WEBHOOKS_COMMIT, trunkSchemaOf } from './trunk-schemas';

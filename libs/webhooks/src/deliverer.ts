@@ -1,0 +1,265 @@
+import { backoffDelay, type BackoffPolicy, type EventStore } from '@railyard/eventstore';
+import type { DeliveryStore } from './delivery-store';
+import type { Endpoint } from './endpoints';
+import type { EndpointService } from './endpoint-service';
+import { dashboardLinks, WebhookMapper } from './mapping';
+import type { WebhookMessage } from './messages';
+import { sendOnce, type SendResult } from './send';
+import { messageIdOf, signedHeaders } from './signing';
+import { SLACK_EVENT_TYPES, slackMessageOf } from './slack';
+import type { AddressPolicy, Lookup } from './ssrf';
+
+/**
+ * About a day of retries: 30 s doubling up to 4 h between tries (times 1 to 2 at random), 14 tries
+ * after the first. When the last fails the endpoint is disabled (docs/webhooks.md, "Retries").
+ */
+export const DEFAULT_RETRY: BackoffPolicy = { minMs: 30_000, maxMs: 4 * 3600_000, maxAttempts: 15 };
+
+/** Who delivers to which endpoint: every one in the embedded shape, the lease holder's in the distributed one. */
+export interface EndpointLeases {
+  /** Whether this process may deliver to the endpoint now (acquires or renews its lease). */
+  hold(endpointId: string): Promise<boolean>;
+  release(endpointId: string): Promise<void>;
+}
+
+export const ownEveryEndpoint: EndpointLeases = { hold: async () => true, release: async () => undefined };
+
+export interface DelivererOptions {
+  eventStore: EventStore;
+  endpoints: EndpointService;
+  store: DeliveryStore;
+  policy: AddressPolicy;
+  /** The dashboard's public address, for the links in every message. */
+  publicUrl: () => string;
+  leases?: EndpointLeases;
+  retry?: BackoffPolicy;
+  timeoutMs?: number;
+  /** How often an idle endpoint looks for new events, and the endpoint list for changes. */
+  pollMs?: number;
+  lookup?: Lookup;
+  now?: () => Date;
+  onError?: (err: Error, endpointId?: string) => void;
+  /** Called after each message an endpoint took (2xx): the benchmark measures from it. */
+  onDelivered?: (endpointId: string, message: WebhookMessage) => void;
+}
+
+class Stopped extends Error {}
+
+const matches = (endpoint: Endpoint, m: WebhookMessage): boolean => {
+  const events = endpoint.events.length > 0 ? endpoint.events : endpoint.kind === 'slack' ? SLACK_EVENT_TYPES : [];
+  if (events.length > 0 && !events.includes(m.type)) return false;
+  if (
+    endpoint.repos.length > 0 &&
+    !endpoint.repos.some((r) => r.host === m.repo.host && r.owner === m.repo.owner && r.name === m.repo.name)
+  )
+    return false;
+  return endpoint.targetBranches.length === 0 || endpoint.targetBranches.includes(m.targetBranch);
+};
+
+/** The body an endpoint is sent for a message: Trunk's payload, or the Slack text; undefined when Slack has nothing to say. */
+export const bodyFor = (endpoint: Endpoint, m: WebhookMessage): string | undefined => {
+  if (endpoint.kind === 'slack') {
+    const slack = slackMessageOf(m);
+    return slack ? JSON.stringify(slack) : undefined;
+  }
+  return JSON.stringify(m.payload);
+};
+
+/** Sends one body to an endpoint now, signed with its current secret: what every attempt and "send again" do. */
+export const deliverBody = (
+  endpoint: Endpoint,
+  messageId: string,
+  body: string,
+  o: { policy: AddressPolicy; timeoutMs: number; now: () => Date; signal?: AbortSignal; lookup?: Lookup },
+): Promise<SendResult> =>
+  sendOnce(endpoint.url, body, signedHeaders(endpoint.secret, messageId, Math.floor(o.now().getTime() / 1000), body), {
+    policy: o.policy,
+    timeoutMs: o.timeoutMs,
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.lookup ? { lookup: o.lookup } : {}),
+  });
+
+/**
+ * One endpoint's delivery: reads the whole log in order (the mapper needs it from the start), sends
+ * what the endpoint wants of what lies after its checkpoint one message at a time, and moves the
+ * checkpoint on only once the receiver took it. A failure is retried with backoff and holds back the
+ * messages after it (order per PR), but only this endpoint's: each runs on its own.
+ */
+class EndpointWorker {
+  private readonly abort = new AbortController();
+  private readonly done: Promise<void>;
+
+  constructor(
+    readonly endpoint: Endpoint,
+    private readonly o: Required<Pick<DelivererOptions, 'retry' | 'timeoutMs' | 'pollMs' | 'now'>> & DelivererOptions,
+  ) {
+    this.done = this.run().catch((err: unknown) => {
+      if (!(err instanceof Stopped)) this.o.onError?.(err as Error, endpoint.endpointId);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.done;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.abort.signal.aborted) return reject(new Stopped());
+      const timer = setTimeout(resolve, ms);
+      this.abort.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(new Stopped());
+        },
+        { once: true },
+      );
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { endpoint, o } = this;
+    const id = endpoint.endpointId;
+    const stored = await o.store.checkpoint(id);
+    const checkpoint = stored === undefined ? endpoint.startAfter : stored;
+    const mapper = new WebhookMapper(dashboardLinks(o.publicUrl()));
+    let cursor: bigint | null = null;
+    for (;;) {
+      if (this.abort.signal.aborted) throw new Stopped();
+      const batch = await o.eventStore.readAll(cursor, 500);
+      if (batch.length === 0) {
+        await this.sleep(o.pollMs);
+        continue;
+      }
+      let delivered = false;
+      for (const event of batch) {
+        cursor = event.position;
+        const messages = mapper.apply(event);
+        if (checkpoint !== null && event.position <= checkpoint) continue;
+        for (const m of messages) {
+          if (!matches(endpoint, m)) continue;
+          await this.deliver(m);
+          delivered = true;
+          o.onDelivered?.(id, m);
+        }
+        // A checkpoint per event that sent something; the rest of the batch is covered by the one below.
+        if (delivered) await o.store.saveCheckpoint(id, event.position);
+        delivered = false;
+      }
+      if (cursor !== null && (checkpoint === null || cursor > checkpoint)) await o.store.saveCheckpoint(id, cursor);
+    }
+  }
+
+  private async deliver(m: WebhookMessage): Promise<void> {
+    const { endpoint, o } = this;
+    const body = bodyFor(endpoint, m);
+    if (body === undefined) return;
+    const messageId = messageIdOf(endpoint.endpointId, m.eventId, m.index);
+    for (let attempt = 1; ; attempt++) {
+      if (this.abort.signal.aborted) throw new Stopped();
+      const result = await deliverBody(endpoint, messageId, body, {
+        policy: o.policy,
+        timeoutMs: o.timeoutMs,
+        now: o.now,
+        signal: this.abort.signal,
+        ...(o.lookup ? { lookup: o.lookup } : {}),
+      });
+      if (this.abort.signal.aborted) throw new Stopped();
+      await o.store.record({
+        endpointId: endpoint.endpointId,
+        messageId,
+        eventType: m.type,
+        position: m.position.toString(),
+        attempt,
+        status: result.status,
+        ok: result.ok,
+        ...(result.error ? { error: result.error } : {}),
+        latencyMs: result.latencyMs,
+        responseExcerpt: result.responseExcerpt,
+        at: o.now().toISOString(),
+        body,
+      });
+      if (result.ok) return;
+      if (attempt >= o.retry.maxAttempts) {
+        const why = result.status !== null ? `HTTP ${result.status}` : (result.error ?? 'no answer');
+        await o.endpoints.execute(
+          {
+            type: 'disable',
+            endpointId: endpoint.endpointId,
+            reason: 'DELIVERY_FAILED',
+            detail: `${attempt} tries of ${messageId} failed; last: ${why}`,
+          },
+          { actor: 'webhooks', correlationId: messageId },
+        );
+        throw new Stopped();
+      }
+      await this.sleep(backoffDelay(attempt, o.retry));
+    }
+  }
+}
+
+/**
+ * Keeps one worker per enabled endpoint this process holds the lease of, restarting it when the
+ * endpoint changes (a new version: URL, filter, secret) and stopping it when it is disabled, deleted
+ * or its lease is lost. Runs in the embedded server and in every API replica of the distributed shape.
+ */
+export class WebhookDeliverer {
+  private readonly workers = new Map<string, EndpointWorker>();
+  private readonly o: Required<Pick<DelivererOptions, 'retry' | 'timeoutMs' | 'pollMs' | 'now'>> & DelivererOptions;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private ticking: Promise<void> = Promise.resolve();
+
+  constructor(options: DelivererOptions) {
+    this.o = { retry: DEFAULT_RETRY, timeoutMs: 10_000, pollMs: 100, now: () => new Date(), ...options };
+  }
+
+  start(): void {
+    const loop = (): void => {
+      if (this.stopped) return;
+      this.ticking = this.tick()
+        .catch((err: unknown) => this.o.onError?.(err as Error))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, Math.max(this.o.pollMs * 5, 200));
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    const ids = [...this.workers.keys()];
+    await Promise.all([...this.workers.values()].map((w) => w.stop()));
+    this.workers.clear();
+    await Promise.all(ids.map((id) => (this.o.leases ?? ownEveryEndpoint).release(id)));
+  }
+
+  private async tick(): Promise<void> {
+    const leases = this.o.leases ?? ownEveryEndpoint;
+    const endpoints = new Map((await this.o.endpoints.list()).map((e) => [e.endpointId, e]));
+    for (const [id, worker] of this.workers) {
+      const now = endpoints.get(id);
+      if (!now || !now.enabled || now.version !== worker.endpoint.version) {
+        this.workers.delete(id);
+        await worker.stop();
+        if (!now) await this.o.store.forget(id);
+      }
+    }
+    for (const endpoint of endpoints.values()) {
+      if (this.stopped || !endpoint.enabled) continue;
+      const held = await leases.hold(endpoint.endpointId);
+      const worker = this.workers.get(endpoint.endpointId);
+      if (!held) {
+        if (worker) {
+          this.workers.delete(endpoint.endpointId);
+          await worker.stop();
+        }
+        continue;
+      }
+      if (!worker) this.workers.set(endpoint.endpointId, new EndpointWorker(endpoint, this.o));
+    }
+  }
+}
