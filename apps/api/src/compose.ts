@@ -23,6 +23,7 @@ import { historyOperations } from './routes/history';
 import { metricsRoutes } from './routes/metrics';
 import { createTestHealth, type TestHealth } from './test-health';
 import type { TestHealthConfig } from './test-health/config';
+import { webhookOperations, type WebhookApiParts } from './routes/webhooks';
 
 export const DEFAULT_PROJECTION_MAX_LAG_MS = 10_000;
 
@@ -65,6 +66,8 @@ export interface ApiParts {
   projectionReadCacheMs?: number;
   /** Tests set 0 so a write sees a projector stop at once (ProjectionHealth.writeCacheMs). */
   projectionWriteCacheMs?: number;
+  /** Outgoing webhooks' endpoints and delivery log (docs/webhooks.md); their operations answer 503 without them. */
+  webhooks?: WebhookApiParts;
 }
 
 export interface ComposedApi {
@@ -141,6 +144,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
       ...clock,
     }),
     operationsRouter(historyOperations, { tokens: p.tokens, eventStore: p.eventStore }),
+    operationsRouter(webhookOperations, { tokens: p.tokens, ...(p.webhooks ? { webhooks: p.webhooks } : {}) }),
     testHealth.router,
     ...ciRouters(deps, ciHttp),
   ];

@@ -17,3 +17,4 @@ export * from './compose';
 export { githubApiOf, openGithubApi, WEBHOOK_PATH, type GithubApiParts } from './github';
 
 export * from './readiness/projection-health';
+export * from './routes/webhooks';

@@ -11,6 +11,7 @@ import { pullRequestOperations } from './routes/pull-requests';
 import { pullRequestListOperations } from './routes/pull-request-list';
 import { queueOperations } from './routes/queues';
 import { testHealthOperations } from './test-health';
+import { webhookOperations } from './routes/webhooks';
 
 /**
  * What buildApp serves itself, over ApiDeps and the document: the probes, the document and its page,
@@ -37,6 +38,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...impactedTargetOperations,
   ...ciOperations,
   ...historyOperations,
+  ...webhookOperations,
   ...testHealthOperations,
   ...metricsOperations,
   ...probeOperations,

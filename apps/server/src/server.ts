@@ -22,6 +22,7 @@ import {
 } from '@railyard/runtime';
 import { lockDataDir } from './data-dir-lock';
 import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotModel } from './snapshots';
+import { openWebhooks } from './webhooks';
 import { embeddedLocalCi } from './embedded-ci';
 import { startEngineThread } from './engine-thread/start';
 
@@ -169,6 +170,8 @@ const startOnBoundServer = async (
         ...(options.clock ? { now: options.clock.now } : {}),
       })
     : await startEngineThread({ config, selfUrl, logger, eventStore, uploadReports });
+  // Outgoing webhooks: endpoints in the event store, checkpoints and the delivery log beside it in the data dir.
+  const webhooks = openWebhooks(config, eventStore, () => config.publicUrl ?? selfUrl, logger);
   const composed = composeApi({
     eventStore,
     blobs,
@@ -183,6 +186,7 @@ const startOnBoundServer = async (
     ...apiSettingsOf(config),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(githubApi ? { github: githubApi } : {}),
+    webhooks: webhooks.api,
   });
   api.composed = composed;
   const { app, testHealth } = composed;
@@ -204,6 +208,7 @@ const startOnBoundServer = async (
         })
       : null;
   await checkRuns?.start();
+  webhooks.deliverer.start();
   logger.info('railyard listening', {
     port,
     dataDir: config.dataDir,
@@ -218,6 +223,7 @@ const startOnBoundServer = async (
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await checkRuns?.stop();
+      await webhooks.close();
       await hints?.close();
       await engine?.stop();
       await (ci ?? statuses).close();

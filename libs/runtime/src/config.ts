@@ -48,6 +48,8 @@ export interface RuntimeConfig {
   github: GithubSettings | null;
   /** RAILYARD_GITHUB_STICKY_COMMENT: one status comment per GitHub PR beside its check run (off by default). */
   githubStickyComments: boolean;
+  /** Outgoing webhooks (docs/webhooks.md): the networks endpoints may reach besides public addresses. */
+  webhooks: { allowNetworks: string[] };
 }
 
 /** The local CI runner's settings (libs/ci's CiSettings, less the data dir and git root given beside them). */
@@ -185,6 +187,12 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     ...(e.RAILYARD_METRICS_PORT !== undefined ? { metricsPort: e.RAILYARD_METRICS_PORT } : {}),
     github: parseGithubSettings(env),
     githubStickyComments: e.RAILYARD_GITHUB_STICKY_COMMENT === 'on',
+    webhooks: {
+      allowNetworks: (e.RAILYARD_WEBHOOKS_ALLOW_NETWORKS ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
     ci: {
       ...(publicUrl ? { publicUrl } : {}),
       concurrency: e.RAILYARD_CI_CONCURRENCY,

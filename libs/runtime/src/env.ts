@@ -140,6 +140,8 @@ export const railyardEnvSchema = z.object({
   RAILYARD_LOG_LEVEL: textOr('info'),
   // GitHub's App settings (RAILYARD_GITHUB_APP_ID, …) are parsed by @railyard/github's parseGithubSettings.
   RAILYARD_GITHUB_STICKY_COMMENT: oneOf(['off', 'on']),
+  /** Comma-separated CIDRs webhook endpoints may reach besides public addresses (docs/webhooks.md, "Addresses"). */
+  RAILYARD_WEBHOOKS_ALLOW_NETWORKS: text,
 });
 
 export type RailyardEnv = z.infer<typeof railyardEnvSchema>;

@@ -7,3 +7,4 @@ export * from './postgres';
 export * from './repo-bed';
 export * from './old-status-files';
 export * from './processes';
+export * from './webhook-receiver';

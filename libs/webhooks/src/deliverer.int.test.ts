@@ -9,7 +9,8 @@ import { EndpointService } from './endpoint-service';
 import { newSigningSecret } from './signing';
 import { AddressPolicy } from './ssrf';
 import { LogBuilder, trunkSchemaProblem } from './testing/log';
-import { eventually, Receiver } from './testing/receiver';
+import { Receiver } from '@railyard/testkit';
+import { eventually } from './testing/eventually';
 
 const META = { actor: 'test', correlationId: 'c' };
 const policy = new AddressPolicy(['127.0.0.1/32']);

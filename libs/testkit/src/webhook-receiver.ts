@@ -7,7 +7,7 @@ export interface Received {
 }
 
 /**
- * A real HTTP receiver on 127.0.0.1 for the delivery tests: records every request and answers what
+ * A real HTTP receiver on 127.0.0.1 for the outgoing-webhook tests (libs/webhooks, test/e2e): records every request and answers what
  * `answer` says (200 by default), after `delayMs`.
  */
 export class Receiver {
@@ -41,12 +41,3 @@ export class Receiver {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
-
-/** Polls until `check` holds or the generous deadline passes (the machine is slow; no timing is asserted). */
-export const eventually = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> => {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
