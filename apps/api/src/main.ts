@@ -16,6 +16,7 @@ import {
 import { localHostStatuses } from '@railyard/githost';
 import { openGithub } from '@railyard/github';
 import { composeApi } from './compose';
+import { openDistributedWebhooks } from './webhooks-distributed';
 import { githubApiOf } from './github';
 import { openTestHealthStore, testHealthConfigOf } from './test-health';
 
@@ -66,6 +67,18 @@ const main = async (): Promise<void> => {
   });
   // Webhooks at /github/webhooks: recorded in the event store, where the engine processes read their hints.
   const githubApi = github ? await githubApiOf(github) : undefined;
+  let selfUrl = '';
+  // Outgoing webhooks: every replica runs a deliverer; a lease per endpoint picks the one that sends.
+  const webhooks = openDistributedWebhooks({
+    eventStore,
+    redisUrl: config.redisUrl,
+    namespace: config.redisNamespace,
+    allowNetworks: config.webhooks.allowNetworks,
+    retry: config.webhooks.retry,
+    leaseTtlMs: config.projector.leaseTtlMs,
+    publicUrl: () => config.publicUrl ?? selfUrl,
+    logger,
+  });
   const { app, testHealth, setSelfUrl } = composeApi({
     eventStore,
     blobs,
@@ -81,14 +94,18 @@ const main = async (): Promise<void> => {
     ...(githubApi ? { github: githubApi } : {}),
     // The projector process holds this lease while it projects (apps/projector); no holder, no projection.
     projector: { holder: () => readModels.leaseHolder('projector') },
+    webhooks: webhooks.api,
   });
   handler = app;
   const port = (server.address() as AddressInfo).port;
-  setSelfUrl(`http://${config.host}:${port}`);
+  selfUrl = `http://${config.host}:${port}`;
+  setSelfUrl(selfUrl);
+  webhooks.deliverer.start();
   logger.info('railyard api listening', { port, eventStore: config.eventStore.kind });
   const stop = () => {
     server.close(() => {
       Promise.all([
+        webhooks.close(),
         statuses.close(),
         testHealth.close(),
         eventStore.close(),

@@ -20,6 +20,7 @@ export const openWebhooks = (config: RailyardConfig, eventStore: EventStore, pub
     store: deliveries,
     policy,
     publicUrl,
+    retry: config.webhooks.retry,
     onError: (err, endpointId) => logger.error('webhook delivery failed', { ...errorFields(err), ...(endpointId ? { endpointId } : {}) }),
   });
   const api: WebhookApiParts = { endpoints, deliveries, policy };

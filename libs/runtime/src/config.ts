@@ -49,7 +49,7 @@ export interface RuntimeConfig {
   /** RAILYARD_GITHUB_STICKY_COMMENT: one status comment per GitHub PR beside its check run (off by default). */
   githubStickyComments: boolean;
   /** Outgoing webhooks (docs/webhooks.md): the networks endpoints may reach besides public addresses. */
-  webhooks: { allowNetworks: string[] };
+  webhooks: { allowNetworks: string[]; retry: { minMs: number; maxMs: number; maxAttempts: number } };
 }
 
 /** The local CI runner's settings (libs/ci's CiSettings, less the data dir and git root given beside them). */
@@ -192,6 +192,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
+      retry: { minMs: e.RAILYARD_WEBHOOKS_RETRY_MIN_MS, maxMs: 4 * 3600_000, maxAttempts: e.RAILYARD_WEBHOOKS_RETRY_ATTEMPTS },
     },
     ci: {
       ...(publicUrl ? { publicUrl } : {}),

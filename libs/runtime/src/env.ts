@@ -142,6 +142,9 @@ export const railyardEnvSchema = z.object({
   RAILYARD_GITHUB_STICKY_COMMENT: oneOf(['off', 'on']),
   /** Comma-separated CIDRs webhook endpoints may reach besides public addresses (docs/webhooks.md, "Addresses"). */
   RAILYARD_WEBHOOKS_ALLOW_NETWORKS: text,
+  /** The first wait after a failed webhook delivery (doubling up to 4 h), and the tries before the endpoint is disabled. */
+  RAILYARD_WEBHOOKS_RETRY_MIN_MS: int(30_000, 10, 3_600_000),
+  RAILYARD_WEBHOOKS_RETRY_ATTEMPTS: int(15, 1, 100),
 });
 
 export type RailyardEnv = z.infer<typeof railyardEnvSchema>;

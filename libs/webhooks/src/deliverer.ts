@@ -12,6 +12,7 @@ import type { AddressPolicy, Lookup } from './ssrf';
 /**
  * About a day of retries: 30 s doubling up to 4 h between tries (times 1 to 2 at random), 14 tries
  * after the first. When the last fails the endpoint is disabled (docs/webhooks.md, "Retries").
+ * RAILYARD_WEBHOOKS_RETRY_MIN_MS and RAILYARD_WEBHOOKS_RETRY_ATTEMPTS change it (libs/runtime).
  */
 export const DEFAULT_RETRY: BackoffPolicy = { minMs: 30_000, maxMs: 4 * 3600_000, maxAttempts: 15 };
 

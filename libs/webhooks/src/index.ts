@@ -4,6 +4,7 @@ export * from './mapping';
 export * from './endpoints';
 export * from './endpoint-service';
 export * from './delivery-store';
+export * from './redis-delivery-store';
 export * from './deliverer';
 export * from './send';
 export * from './signing';
