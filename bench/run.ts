@@ -25,6 +25,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   start: () => import('./start'),
   calibrate: () => import('./calibrate'),
   scale: () => import('./scale'),
+  webhooks: () => import('./webhooks'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

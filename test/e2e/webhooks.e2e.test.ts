@@ -66,8 +66,7 @@ const distinct = (r: Receiver, secret: string): Checked[] => {
   return out;
 };
 
-const ofPr = (messages: Checked[], pr: number): string[] =>
-  messages.filter((m) => m.payload.pr_number === pr).map((m) => m.type);
+const ofPr = (messages: Checked[], pr: number): string[] => messages.filter((m) => m.payload.pr_number === pr).map((m) => m.type);
 
 describe('outgoing webhooks, end to end', () => {
   it('when a PR lives its whole life, then a receiver gets submitted, queued, testing, merged, signed and valid against Trunk', async () => {
@@ -77,7 +76,12 @@ describe('outgoing webhooks, end to end', () => {
     expect((await client(server!.url, TOKENS.write).submit(1)).status).toBe(200);
     expect((await prReaches(server!.url, 1, ['merged', 'failed', 'cancelled'])).state).toBe('merged');
     await eventually('the merge delivered', async () => (ofPr(distinct(r, secret), 1).includes('pull_request.merged') ? true : undefined));
-    expect(ofPr(distinct(r, secret), 1)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+    expect(ofPr(distinct(r, secret), 1)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+      'pull_request.testing',
+      'pull_request.merged',
+    ]);
   });
 
   it('when the server is killed with -9 mid-stream, then after restart nothing is lost and repeats carry the same id', async () => {
@@ -121,7 +125,9 @@ describe('outgoing webhooks, end to end', () => {
     expect(distinct(r, secret).map((m) => m.payload.status)).toEqual(['paused', 'running']);
     const log = await admin().post('/listWebhookDeliveries', { endpointId });
     expect(log.status).toBe(200);
-    expect(log.body.deliveries.filter((d: { ok: boolean }) => !d.ok).map((d: { status: number }) => d.status)).toEqual([500, 500, 500, 500]);
+    expect(log.body.deliveries.filter((d: { ok: boolean }) => !d.ok).map((d: { status: number }) => d.status)).toEqual([
+      500, 500, 500, 500,
+    ]);
     const again = await admin().post('/resendWebhookDelivery', { endpointId, attemptId: log.body.deliveries[0].attemptId });
     expect(again.body).toMatchObject({ ok: true, attempt: 0, messageId: log.body.deliveries[0].messageId });
   });
@@ -147,8 +153,12 @@ describe('outgoing webhooks, end to end', () => {
     expect((await admin().updateQueue({ state: 'paused' })).status).toBe(200);
     await eventually('two Slack posts', async () => (r.received.length >= 2 ? true : undefined));
     const posts = r.received.map((m) => JSON.parse(m.body) as { text: string; blocks: { type: string }[] });
-    expect(posts[0]?.text).toMatch(/^:white_check_mark: Merged <http:\/\/[^|]+\/queues\/[^|]+\/prs\/30\|#30 [^>]*> by .+ into acme\/widgets → main$/);
-    expect(posts[1]?.text).toMatch(/^:double_vertical_bar: Queue <http:\/\/[^|]+\/queues\/[^|]+\|acme\/widgets → main> is now paused \(was running\)$/);
+    expect(posts[0]?.text).toMatch(
+      /^:white_check_mark: Merged <http:\/\/[^|]+\/queues\/[^|]+\/prs\/30\|#30 [^>]*> by .+ into acme\/widgets → main$/,
+    );
+    expect(posts[1]?.text).toMatch(
+      /^:double_vertical_bar: Queue <http:\/\/[^|]+\/queues\/[^|]+\|acme\/widgets → main> is now paused \(was running\)$/,
+    );
     expect(posts.every((p) => p.blocks[0]?.type === 'section')).toBe(true);
     expect((await admin().updateQueue({ state: 'running' })).status).toBe(200);
   });

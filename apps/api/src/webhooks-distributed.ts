@@ -37,7 +37,10 @@ export class RedisEndpointLeases implements EndpointLeases {
   }
 
   async release(endpointId: string): Promise<void> {
-    await this.leases.get(endpointId)?.release().catch(() => undefined);
+    await this.leases
+      .get(endpointId)
+      ?.release()
+      .catch(() => undefined);
   }
 }
 
