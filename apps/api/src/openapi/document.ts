@@ -11,6 +11,10 @@ export const TAGS: TagDoc[] = [
   { name: 'Statuses', description: 'Commit statuses reported by an outside CI, which gate merges like the local CI does.' },
   { name: 'Test health', description: 'JUnit uploads, flaky and broken tests, quarantine.' },
   { name: 'History', description: "A queue's audit trail, read straight from its event stream." },
+  {
+    name: 'Webhooks',
+    description: "Endpoints sent Trunk's queue events, signed (Standard Webhooks), or Slack messages; their delivery log (admin).",
+  },
   { name: 'Metrics', description: 'Prometheus metrics of the queues and of this process.' },
   { name: 'Operations', description: 'Liveness, readiness, this document and its browsable form.' },
   { name: 'CI pages', description: 'The pages statuses and test runs link to: check logs and PRs of the local git host.' },
