@@ -17,6 +17,8 @@ export interface SendOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   lookup?: Lookup;
+  /** Keep-alive agents of one endpoint's worker (a connection reused was made to an address checked then). */
+  agents?: { http: http.Agent; https: https.Agent };
 }
 
 /**
@@ -52,6 +54,7 @@ export const sendOnce = async (url: string, body: string, headers: Record<string
           'content-length': Buffer.byteLength(body),
         },
         lookup,
+        ...(options.agents ? { agent: target.protocol === 'https:' ? options.agents.https : options.agents.http } : {}),
         timeout: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
       },
