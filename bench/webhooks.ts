@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { queueIdOf, queueStreamOf } from '@railyard/domain';
-import { SqliteEventStore, type EventStore, type RecordedEvent } from '@railyard/eventstore';
+import { SqliteEventStore, type EventStore } from '@railyard/eventstore';
 import { makeTempDir, Receiver, removeTempDir } from '@railyard/testkit';
 import {
   AddressPolicy,
@@ -31,31 +31,21 @@ const progress = (line: string): void => {
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-/** Counts the store operations delivery makes, to report them when the machine is too loaded to time. */
-const counting = (events: EventStore, store: DeliveryStore, counts: { reads: number; checkpoints: number }) => ({
-  events: new Proxy(events, {
-    get: (target, prop, receiver) => {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (prop === 'readAll' && typeof v === 'function')
-        return (...args: unknown[]) => {
-          counts.reads++;
-          return (v as (...a: unknown[]) => Promise<RecordedEvent[]>).apply(target, args);
-        };
-      return typeof v === 'function' ? (v as () => unknown).bind(target) : v;
+/** `target` with calls of its method `name` counted by `bump`: the operation counts reported when the machine is too loaded to time. */
+const countingCalls = <T extends object>(target: T, name: string, bump: () => void): T =>
+  new Proxy(target, {
+    get: (t, prop, receiver) => {
+      const v = Reflect.get(t, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      const method = v as (...a: unknown[]) => unknown;
+      return prop === name
+        ? (...args: unknown[]) => {
+            bump();
+            return method.apply(t, args);
+          }
+        : method.bind(t);
     },
-  }),
-  store: new Proxy(store, {
-    get: (target, prop, receiver) => {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (prop === 'saveCheckpoint' && typeof v === 'function')
-        return (...args: unknown[]) => {
-          counts.checkpoints++;
-          return (v as (...a: unknown[]) => Promise<void>).apply(target, args);
-        };
-      return typeof v === 'function' ? (v as () => unknown).bind(target) : v;
-    },
-  }),
-});
+  });
 
 export const run = async (): Promise<object[]> => {
   const perSecond = positiveIntFromEnv('BENCH_EVENTS_PER_SECOND', 1_000);
@@ -66,7 +56,10 @@ export const run = async (): Promise<object[]> => {
   const events = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') });
   const store = new SqliteDeliveryStore(path.join(dir, 'webhooks.sqlite'));
   const counts = { reads: 0, checkpoints: 0 };
-  const counted = counting(events, store, counts);
+  const counted = {
+    events: countingCalls<EventStore>(events, 'readAll', () => counts.reads++),
+    store: countingCalls<DeliveryStore>(store, 'saveCheckpoint', () => counts.checkpoints++),
+  };
   const receivers = await Promise.all(Array.from({ length: endpointsCount }, () => new Receiver().start()));
   (receivers[0] as Receiver).delayMs = slowMs;
   const service = new EndpointService(events);

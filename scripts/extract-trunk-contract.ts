@@ -11,9 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { format, resolveConfig } from 'prettier';
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+import { isObject, strip, type JsonObject } from './openapi-strip';
 
 const OUT = path.join(__dirname, '..', 'apps', 'api', 'src', 'trunk', 'contract.json');
 
@@ -40,24 +38,6 @@ const SERVED = [
 ];
 /** Paths of the document that are not part of the merge queue or flaky tests: Trunk's own status page and its CLI's sign-in. */
 const NOT_SERVED = ['/status', '/device-auth/initiate', '/device-auth/tokens'];
-
-// Prose and sample values validate nothing.
-const DROPPED_KEYS = new Set(['description', 'example', 'examples', 'externalDocs', 'summary']);
-
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** `node` without prose. Inside a `properties` map every key is a property name (one may be called "description"). */
-const strip = (node: Json, keysAreNames = false): Json => {
-  if (Array.isArray(node)) return node.map((item) => strip(item));
-  if (!isObject(node)) return node;
-  if (typeof node.$ref === 'string') throw new Error(`a reference (${node.$ref}): this script copies inline schemas only`);
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (!keysAreNames && (DROPPED_KEYS.has(key) || key.startsWith('x-'))) continue;
-    out[key] = strip(value, !keysAreNames && (key === 'properties' || key === 'patternProperties'));
-  }
-  return out;
-};
 
 /** Each documented answer: its media type and, when the document gives one, its schema. */
 const responsesOf = (responses: JsonObject): JsonObject =>

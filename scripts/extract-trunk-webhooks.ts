@@ -9,9 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { format, resolveConfig } from 'prettier';
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+import { isObject, strip, type Json, type JsonObject } from './openapi-strip';
 
 const OUT = path.join(__dirname, '..', 'libs', 'webhooks', 'src', 'trunk-webhooks.json');
 
@@ -23,23 +21,6 @@ const EXPECTED = [
   'test_case.status_changed',
   'test_case.quarantining_setting_changed',
 ];
-
-const DROPPED_KEYS = new Set(['description', 'example', 'examples', 'externalDocs', 'summary']);
-
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** `node` without prose. Inside a `properties` map every key is a property name. */
-const strip = (node: Json, keysAreNames = false): Json => {
-  if (Array.isArray(node)) return node.map((item) => strip(item));
-  if (!isObject(node)) return node;
-  if (typeof node.$ref === 'string') throw new Error(`a reference (${node.$ref}): this script copies inline schemas only`);
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (!keysAreNames && (DROPPED_KEYS.has(key) || key.startsWith('x-'))) continue;
-    out[key] = strip(value, !keysAreNames && (key === 'properties' || key === 'patternProperties'));
-  }
-  return out;
-};
 
 const schemaOf = (name: string, item: Json | undefined): Json => {
   const post = isObject(item) ? item.post : undefined;

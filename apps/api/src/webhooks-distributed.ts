@@ -2,10 +2,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import type { EventStore } from '@railyard/eventstore';
-import { errorFields, type Logger } from '@railyard/observability';
+import type { Logger } from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
-import { AddressPolicy, EndpointService, RedisDeliveryStore, WebhookDeliverer, type EndpointLeases } from '@railyard/webhooks';
-import type { WebhookApiParts } from './routes/webhooks';
+import { RedisDeliveryStore, webhookParts, type EndpointLeases } from '@railyard/webhooks';
 
 /**
  * One Redis lease per endpoint (like the engine's per queue, apps/engine/src/queue-leases.ts): every
@@ -56,22 +55,17 @@ export const openDistributedWebhooks = (o: {
   logger: Logger;
 }) => {
   const redis = new Redis(o.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  const policy = new AddressPolicy(o.allowNetworks);
-  const endpoints = new EndpointService(o.eventStore);
-  // Beside the read models' keys in the namespace (so one Redis serves several installations) but
-  // outside their patterns: a read-model rebuild wipes those and must not wipe checkpoints.
-  const deliveries = new RedisDeliveryStore(redis, `ry:{${redisKeys(o.namespace).namespace}}:`);
-  const deliverer = new WebhookDeliverer({
+  const { api, deliverer } = webhookParts({
     eventStore: o.eventStore,
-    endpoints,
-    store: deliveries,
-    policy,
-    publicUrl: o.publicUrl,
+    // Beside the read models' keys in the namespace (so one Redis serves several installations) but
+    // outside their patterns: a read-model rebuild wipes those and must not wipe checkpoints.
+    deliveries: new RedisDeliveryStore(redis, `ry:{${redisKeys(o.namespace).namespace}}:`),
+    allowNetworks: o.allowNetworks,
     retry: o.retry,
+    publicUrl: o.publicUrl,
+    logger: o.logger,
     leases: new RedisEndpointLeases({ redis, namespace: o.namespace, ttlMs: o.leaseTtlMs, logger: o.logger }),
-    onError: (err, endpointId) => o.logger.error('webhook delivery failed', { ...errorFields(err), ...(endpointId ? { endpointId } : {}) }),
   });
-  const api: WebhookApiParts = { endpoints, deliveries, policy };
   return {
     api,
     deliverer,

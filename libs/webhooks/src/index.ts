@@ -11,3 +11,4 @@ export * from './signing';
 export * from './slack';
 export * from './ssrf';
 export { TRUNK_WEBHOOKS_COMMIT, trunkSchemaOf } from './trunk-schemas';
+export * from './wiring';

@@ -13,7 +13,7 @@ import {
   AddressRefused,
   type AddressPolicy,
   type DeliveryAttempt,
-  type DeliveryStore,
+  type WebhookParts,
   type Endpoint,
   type EndpointService,
 } from '@railyard/webhooks';
@@ -22,12 +22,7 @@ import { operationOf, type RouteContext } from '../http/operation';
 import { REPO } from '../openapi/examples';
 
 /** What the webhook operations need: the endpoints (events), the delivery log, and the address policy. */
-export interface WebhookApiParts {
-  endpoints: EndpointService;
-  deliveries: DeliveryStore;
-  policy: AddressPolicy;
-  now?: () => Date;
-}
+export type WebhookApiParts = WebhookParts & { now?: () => Date };
 
 type Deps = { tokens: TokenRegistry; webhooks?: WebhookApiParts };
 
