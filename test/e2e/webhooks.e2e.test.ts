@@ -86,32 +86,30 @@ describe('outgoing webhooks, end to end', () => {
 
   it('when the server is killed with -9 mid-stream, then after restart nothing is lost and repeats carry the same id', async () => {
     const r = await receiver();
-    r.delayMs = 150; // slow enough that the kill lands with messages still to send
+    r.delayMs = 1000; // slow while the messages are made, so the kill lands with most still to send
     const { secret } = await createEndpoint({ url: r.url });
+    // A paused queue: submissions and state changes make the messages, no CI run has to finish first.
+    expect((await admin().updateQueue({ state: 'paused' })).status).toBe(200);
     const writer = client(server!.url, TOKENS.write);
     for (let n = 10; n < 16; n++) {
       await openPrWithFile(world, n, `pr ${n}\n`);
       expect((await writer.submit(n)).status).toBe(200);
     }
+    // Whether a PR is also `queued` in a paused queue depends on when its readiness is known: not counted on.
+    const complete = (got: Checked[]): boolean => got.filter((m) => m.type === 'pull_request.submitted').length >= 6;
     await eventually('a few deliveries', async () => (r.received.length >= 3 ? true : undefined));
     await server!.kill9();
+    const before = distinct(r, secret).map((m) => m.id);
+    expect(complete(distinct(r, secret))).toBe(false);
+    r.delayMs = 0;
     server = await startEmbedded(world, ENV);
-    for (let n = 10; n < 16; n++) expect((await prReaches(server.url, n, ['merged', 'failed', 'cancelled'], 180_000)).state).toBe('merged');
-    await eventually(
-      'every PR merged delivered',
-      async () => {
-        const got = distinct(r, secret);
-        return [10, 11, 12, 13, 14, 15].every((n) => ofPr(got, n).includes('pull_request.merged')) ? true : undefined;
-      },
-      180_000,
-    );
+    await eventually('every message after the restart', async () => (complete(distinct(r, secret)) ? true : undefined), 120_000);
     const got = distinct(r, secret);
-    for (let n = 10; n < 16; n++) {
-      const types = ofPr(got, n);
-      expect(types[0]).toBe('pull_request.submitted');
-      expect(types.at(-1)).toBe('pull_request.merged');
-      expect(types).toEqual(expect.arrayContaining(['pull_request.queued', 'pull_request.testing']));
-    }
+    expect(got.map((m) => m.id)).toEqual(expect.arrayContaining(before));
+    expect(got[0]).toMatchObject({ type: 'queue.state_changed', payload: { status: 'paused' } });
+    for (let n = 10; n < 16; n++)
+      expect(['pull_request.submitted', 'pull_request.submitted,pull_request.queued']).toContain(ofPr(got, n).join());
+    expect((await admin().updateQueue({ state: 'running' })).status).toBe(200);
   });
 
   it('when a receiver answers 500 and then recovers, then it gets every message, in order, and the log shows the failures', async () => {
