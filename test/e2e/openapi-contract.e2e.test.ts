@@ -173,6 +173,29 @@ describe('the served OpenAPI document against the real server', () => {
     expect((await post('/flaky-ci/create-ci-run', run, TOKENS.write)).status).toBe(200);
     expect((await post('/flaky-tests/get-test-details', { repo: REPO, test_id: '6ba7b811-9dad-51d1-80b4-00c04fd430c8' })).status).toBe(404);
 
+    // Webhook endpoints: a public address given as an IP, so the check needs no DNS (nothing is delivered here).
+    const created = await post('/createWebhookEndpoint', { url: 'https://93.184.216.34/hook', events: ['queue.state_changed'] });
+    expect(created.status).toBe(200);
+    const endpointId = created.body.endpoint.endpointId as string;
+    expect((await post('/createWebhookEndpoint', { url: 'http://127.0.0.1:9/hook' })).status).toBe(400);
+    expect((await post('/listWebhookEndpoints', {})).status).toBe(200);
+    expect((await post('/updateWebhookEndpoint', { endpointId, enabled: true })).status).toBe(200);
+    expect((await post('/rotateWebhookSecret', { endpointId })).status).toBe(200);
+    expect((await post('/listWebhookDeliveries', { endpointId })).status).toBe(200);
+    expect((await post('/resendWebhookDelivery', { endpointId, attemptId: 999_999 })).status).toBe(404);
+    // A queue paused is an event for it; the attempt fails (no network here) and is logged, which is what is sent again.
+    expect((await post('/createQueue', { ...KEY, targetBranch: 'hooks' })).status).toBe(200);
+    expect((await post('/updateQueue', { ...KEY, targetBranch: 'hooks', state: 'paused' })).status).toBe(200);
+    let attemptId: number | undefined;
+    for (let waited = 0; attemptId === undefined && waited < 90_000; waited += 500) {
+      const list = await post('/listWebhookDeliveries', { endpointId });
+      attemptId = (list.body.deliveries as { attemptId: number }[])[0]?.attemptId;
+      if (attemptId === undefined) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect((await post('/resendWebhookDelivery', { endpointId, attemptId })).status).toBe(200);
+    expect((await post('/disableWebhookEndpoint', { endpointId })).status).toBe(200);
+    expect((await post('/deleteWebhookEndpoint', { endpointId })).status).toBe(200);
+
     // Metrics, as Prometheus scrapes them.
     expect((await call('get', '/v1/getMergeQueueMetrics', { token: TOKENS.read })).status).toBe(200);
     expect((await call('get', '/v1/getMergeQueueMetrics', { token: TOKENS.read, query: { repoHost: 'git.local' } })).status).toBe(400);

@@ -1,3 +1,4 @@
+import { entryOf } from '@railyard/domain';
 import { FactsReader, READS_PER_TURN, SUBMITTED_QUIET_MS } from './facts';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
 
@@ -44,7 +45,7 @@ describe('FactsReader keeps the PR facts shown to the planner from pass to pass 
   it('when a waiting PR is announced mergeable, then the next pass shows its mergeability', async () => {
     await bed.openAndSubmit(1, '1\n', 'known');
     expect((await pullsNow()).get(1)?.mergeability).toBeUndefined();
-    const head = (await bed.read()).entries.get(1)?.headSha as string;
+    const head = entryOf(await bed.read(), 1)?.headSha as string;
     facts.onEvent({ kind: 'mergeability', repo: BED_REPO, number: 1, headSha: head, mergeability: 'mergeable' });
     expect((await pullsNow()).get(1)?.mergeability).toBe('mergeable');
   });
@@ -53,7 +54,7 @@ describe('FactsReader keeps the PR facts shown to the planner from pass to pass 
 describe('FactsReader learns a submitted PR from its submission event (docs/decisions.md D28)', () => {
   let clock = 1_000_000;
   const submitted = async (n: number) => {
-    const e = (await bed.read()).entries.get(n);
+    const e = entryOf(await bed.read(), n);
     if (!e) throw new Error(`PR ${n} not submitted`);
     return { number: n, title: e.title, author: 'someone', headSha: e.headSha, baseBranch: 'main', state: 'open' as const };
   };

@@ -284,6 +284,9 @@ export class FactsReader implements FactsSource {
       k.view.clear();
       k.entries = s.entries;
     }
+    // An ended PR leaves `entries` once its books are closed (D250) while the map stays the same one:
+    // what was known of it goes too, or its facts would be shown and kept for ever.
+    for (const n of [...k.pulls.keys(), ...k.shown.keys()]) if (!s.entries.has(n)) forgetPr(k, n);
     let window: Set<number> | undefined;
     let bucketDry = false;
     let reads = 0;

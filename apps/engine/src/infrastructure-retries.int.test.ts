@@ -1,4 +1,4 @@
-import { MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs, queueStreamOf } from '@railyard/domain';
+import { entryOf, MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs, queueStreamOf } from '@railyard/domain';
 import { driverOn } from './testing/driver-on';
 import type { QueueDriver } from '@railyard/queue-driver';
 import { BED_REPO, localBed, type LocalBed } from './testing/local-bed';
@@ -35,7 +35,7 @@ describe('QueueDriver and infrastructure errors (real git, real event store)', (
     for (let attempt = 0; attempt < MAX_INFRASTRUCTURE_RETRIES; attempt++) {
       await bed.ci.post(run.sha, 'error', 'tests', broken());
       await driver.pass();
-      expect((await bed.read()).entries.get(1)?.state).toBe('testing');
+      expect(entryOf(await bed.read(), 1)?.state).toBe('testing');
       expect(bed.ci.retried).toHaveLength(attempt);
       clock += infrastructureRetryDelayMs(attempt);
       await driver.pass();
@@ -50,12 +50,12 @@ describe('QueueDriver and infrastructure errors (real git, real event store)', (
     expect(types.filter((t) => t === 'TestRunStuck')).toHaveLength(1);
     expect(types).not.toContain('TestRunFailed');
     expect(types).not.toContain('TestRunTimedOut');
-    expect((await bed.read()).entries.get(1)?.state).toBe('testing');
+    expect(entryOf(await bed.read(), 1)?.state).toBe('testing');
 
     // An operator mends CI and the check reports a verdict: the stuck run goes on with it.
     await bed.ci.post(run.sha, 'success');
     await driver.pass();
-    expect((await bed.read()).entries.get(1)?.state).toBe('merged');
+    expect(entryOf(await bed.read(), 1)?.state).toBe('merged');
   });
 
   it('when a check fails for real after an infrastructure error was retried, then the run fails as usual', async () => {
@@ -70,6 +70,6 @@ describe('QueueDriver and infrastructure errors (real git, real event store)', (
     expect(bed.ci.retried).toEqual([{ testRunId: run.testRunId, contexts: ['tests'] }]);
     await bed.ci.post(run.sha, 'failure');
     await driver.pass();
-    expect((await bed.read()).entries.get(1)?.state).toBe('failed');
+    expect(entryOf(await bed.read(), 1)?.state).toBe('failed');
   });
 });

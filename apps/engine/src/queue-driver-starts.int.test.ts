@@ -1,3 +1,4 @@
+import { entryOf } from '@railyard/domain';
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { commitOnBranch, gitDirOf } from '@railyard/testkit';
@@ -70,7 +71,7 @@ describe('QueueDriver starting the runs of one round', () => {
     expect(seen.most).toBeGreaterThan(1);
     expect(bed.ci.triggered.map((t) => t.branch.split('/')[1])).toEqual(['pr-1', 'pr-2', 'pr-3']);
     const s = await bed.read();
-    expect([1, 2, 3].map((n) => s.entries.get(n)?.state)).toEqual(['testing', 'testing', 'testing']);
+    expect([1, 2, 3].map((n) => entryOf(s, n)?.state)).toEqual(['testing', 'testing', 'testing']);
     expect(hops.filter((h) => h === 'decided')).toHaveLength(1);
     expect(hops.filter((h) => h === 'branch_built')).toHaveLength(3);
     expect(hops.filter((h) => h === 'check_started')).toHaveLength(3);
@@ -85,14 +86,7 @@ describe('QueueDriver starting the runs of one round', () => {
     const { counted, seen } = countingBuilds(bed.host);
     await driverWith(counted).pass({ verify: true });
     const s = await bed.read();
-    expect([1, 2, 3, 4, 5, 6].map((n) => s.entries.get(n)?.state)).toEqual([
-      'failed',
-      'testing',
-      'testing',
-      'testing',
-      'testing',
-      'testing',
-    ]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => entryOf(s, n)?.state)).toEqual(['failed', 'testing', 'testing', 'testing', 'testing', 'testing']);
     expect(bed.ci.triggered.map((t) => t.branch.split('/')[1])).toEqual(['pr-2', 'pr-3', 'pr-4', 'pr-5', 'pr-6']);
     // Only the branches of the recorded runs are left.
     const live = new Set(bed.ci.triggered.map((t) => t.branch));

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mergeabilityWindowSize, type QueueState } from '@railyard/domain';
+import { entryOf, mergeabilityWindowSize, type QueueState } from '@railyard/domain';
 import { branchSha, commitOnBranch, fileAt, gitDirOf, treeOf, writeOldStatusFile } from '@railyard/testkit';
 import type { FactsReader } from './facts';
 import { driverOn } from './testing/driver-on';
@@ -17,7 +17,7 @@ beforeEach(async () => {
 });
 afterEach(() => bed.close());
 
-const entry = async (n: number) => (await bed.read()).entries.get(n);
+const entry = async (n: number) => entryOf(await bed.read(), n);
 const testBranches = (): string[] =>
   execFileSync(
     'git',
@@ -134,7 +134,7 @@ describe('mergeability on the local git host, eagerly for the front of the queue
     // The host works each answer out in the background and announces it; each announcement plans the queue again.
     for (let i = 0; i < 200; i++) {
       const s = await bed.read();
-      if (prs.every((n) => s.entries.get(n)?.readiness.mergeability === 'mergeable')) return s;
+      if (prs.every((n) => entryOf(s, n)?.readiness.mergeability === 'mergeable')) return s;
       await new Promise((r) => setTimeout(r, 20));
       await driver.pass();
     }
@@ -156,8 +156,8 @@ describe('mergeability on the local git host, eagerly for the front of the queue
       await driver.pass({ verify: true });
       expect(askedPrs()).toEqual(front);
       let s = await settled(front);
-      expect(front.map((n) => s.entries.get(n)?.readiness.mergeability)).toEqual(front.map(() => 'mergeable'));
-      expect(s.entries.get(k + 1)?.readiness.mergeability).toBe('unspecified');
+      expect(front.map((n) => entryOf(s, n)?.readiness.mergeability)).toEqual(front.map(() => 'mergeable'));
+      expect(entryOf(s, k + 1)?.readiness.mergeability).toBe('unspecified');
       expect(askedPrs()).toHaveLength(k);
 
       // A second later, the background rate lets RATE more through, in queue order.
@@ -171,8 +171,8 @@ describe('mergeability on the local git host, eagerly for the front of the queue
       const next = Array.from({ length: k }, (_, i) => k + 1 + i);
       expect(askedPrs().slice(k + RATE)).toEqual(next.slice(RATE));
       s = await settled(next);
-      expect(s.entries.get(2 * k)?.readiness.mergeability).toBe('mergeable');
-      expect(s.entries.get(2 * k + 1)?.readiness.mergeability).toBe('unspecified');
+      expect(entryOf(s, 2 * k)?.readiness.mergeability).toBe('mergeable');
+      expect(entryOf(s, 2 * k + 1)?.readiness.mergeability).toBe('unspecified');
     } finally {
       off();
       asked.mockRestore();
