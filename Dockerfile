@@ -27,6 +27,7 @@ COPY libs/readmodels/package.json libs/readmodels/
 COPY libs/runtime/package.json libs/runtime/
 COPY libs/testhealth/package.json libs/testhealth/
 COPY libs/testkit/package.json libs/testkit/
+COPY libs/webhooks/package.json libs/webhooks/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY scripts/build/ scripts/build/
 COPY apps/ apps/
