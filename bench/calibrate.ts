@@ -52,6 +52,10 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const { runOverheadSeconds, reactSeconds } = real.latency;
     const modelled = await simulated(shape, real.breakingPrs, { runOverheadSeconds, reactSeconds });
     const perHour = (merged: number, seconds: number): number => round((merged / seconds) * 3600, 1);
+    const realPerHour = perHour(real.merged, real.seconds);
+    const simulatedPerHour = perHour(modelled.merged, modelled.seconds);
+    // Simulated over real merges per hour: 1 is a simulator that predicts the engine exactly.
+    const ratio = simulatedPerHour / realPerHour;
     yield {
       name: 'calibrate',
       prs: shape.count,
@@ -62,11 +66,10 @@ export async function* run(args: string[]): AsyncIterable<object> {
       realSeconds: real.seconds,
       simulatedSeconds: modelled.seconds,
       simulatedZeroLatencySeconds: ideal.seconds,
-      realMergesPerHour: perHour(real.merged, real.seconds),
-      simulatedMergesPerHour: perHour(modelled.merged, modelled.seconds),
-      // Simulated over real merges per hour: 1 is a simulator that predicts the engine exactly.
-      ratio: round(perHour(modelled.merged, modelled.seconds) / perHour(real.merged, real.seconds)),
-      calibrated: Math.abs(perHour(modelled.merged, modelled.seconds) / perHour(real.merged, real.seconds) - 1) <= 0.1,
+      realMergesPerHour: realPerHour,
+      simulatedMergesPerHour: simulatedPerHour,
+      ratio: round(ratio),
+      calibrated: Math.abs(ratio - 1) <= 0.1,
     };
   }
 }

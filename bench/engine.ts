@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { decide, queueIdOf, queueStreamOf, type QueueCommand, type RepoRef, type ReportedStatus } from '@railyard/domain';
+import { decide, knownEntries, queueIdOf, queueStreamOf, type QueueCommand, type RepoRef, type ReportedStatus } from '@railyard/domain';
 import { createLocalCi } from '@railyard/ci';
 import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
@@ -202,8 +202,8 @@ const bigQueue = async (count: number, concurrency: number): Promise<object> => 
   try {
     for (;;) {
       const s = await b.api.read(b.stream);
-      merged = [...s.entries.values()].filter((e) => e.state === 'merged').length;
-      const open = [...s.entries.values()].filter((e) => !['merged', 'failed', 'cancelled'].includes(e.state)).length;
+      merged = knownEntries(s).filter((e) => e.state === 'merged').length;
+      const open = knownEntries(s).filter((e) => !['merged', 'failed', 'cancelled'].includes(e.state)).length;
       if (open === 0) break;
       await sleep(200);
     }
@@ -306,7 +306,7 @@ export const engineOverhead = async (o: OverheadShape) => {
   try {
     for (;;) {
       const s = await b.api.read(b.stream);
-      const entries = [...s.entries.values()];
+      const entries = knownEntries(s);
       merged = entries.filter((e) => e.state === 'merged').length;
       failed = entries.filter((e) => e.state === 'failed').length;
       if (entries.every((e) => ['merged', 'failed', 'cancelled'].includes(e.state))) break;

@@ -1,4 +1,12 @@
-import { evolve, initialQueueState, parseQueueId, QUEUE_STREAM_PREFIX, type QueueEvent, type QueueState } from '@railyard/domain';
+import {
+  evolve,
+  initialQueueState,
+  knownEntries,
+  parseQueueId,
+  QUEUE_STREAM_PREFIX,
+  type QueueEvent,
+  type QueueState,
+} from '@railyard/domain';
 import { MemoryEventStore } from '@railyard/eventstore';
 import { MemoryReadModelStore } from '@railyard/readmodels';
 import { workload } from './workload';
@@ -70,7 +78,7 @@ describe('rebuild workload', () => {
       const queueId = streamId.slice(QUEUE_STREAM_PREFIX.length);
       expect(parseQueueId(queueId).branch).toBe(state.branch);
       expect((await readModels.getQueue(queueId))?.state).toBe(state.runState);
-      for (const entry of state.entries.values()) {
+      for (const entry of knownEntries(state)) {
         const view = await readModels.getPr(queueId, entry.prNumber);
         expect({ pr: entry.prNumber, state: view?.state, priority: view?.priorityValue }).toEqual({
           pr: entry.prNumber,
