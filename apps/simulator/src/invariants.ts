@@ -120,7 +120,7 @@ export class InvariantChecker {
     }
     const pr = w.pr(n);
     if (pr?.bad && !this.o.missesPossible) fail('BAD_PR_MERGED', `PR #${n} is bad and no test misses a bad PR, yet it merged`);
-    const me = s.entries.get(n);
+    const me = entryOf(s, n);
     if (!me || !pr) return;
     for (const e of s.entries.values()) {
       if (e.prNumber === n || isTerminal(e.state) || e.state === 'not_ready') continue;

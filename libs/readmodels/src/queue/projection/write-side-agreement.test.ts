@@ -1,6 +1,7 @@
 import {
   byQueueOrder as writeOrder,
   activeEntries,
+  knownEntries,
   decide,
   DomainError,
   evolve,
@@ -95,7 +96,7 @@ describe('read side against write side', () => {
 
         expect(queue.view).toMatchObject({ state: state.runState, settings: state.settings, requiredStatuses: state.requiredStatuses });
         expect(queue.view.pendingMode).toBe(state.pendingMode);
-        for (const e of state.entries.values()) {
+        for (const e of knownEntries(state)) {
           const doc = docs.prs.get(prKeyOf(Q, e.prNumber)) ?? null;
           expect(doc?.generation).toBe(queue.generation);
           // One view function for both sides: the read side's document is exactly the write side's entry seen through it.
