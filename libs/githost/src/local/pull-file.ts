@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GitHostError } from '../errors';
 import { isValidBranchName } from './names';
+import { currentLockOwner, isAbandoned, parseLockOwner } from './lock-owner';
 import { readSmallRegularFile } from './safe-files';
 
 export const PULL_FILE_VERSION = 1;
@@ -95,8 +96,9 @@ const corrupt = (where: string, why: string): GitHostError => new GitHostError('
 
 /**
  * Holds `<number>.json.lock`, created exclusively, for the length of one read-modify-write; commit()
- * writes the new content into the lock file and renames it over the PR file, which is atomic, so
- * readers see the old file or the new one and never a part. The same protocol as git's own locks.
+ * writes the new content to a file of its own and renames it over the PR file, which is atomic, so
+ * readers see the old file or the new one and never a part. The lock file names its owner, so a lock
+ * a killed writer left behind is taken over (lock-owner.ts) instead of blocking the PR for ever.
  */
 export class PullFileLock {
   private done = false;
@@ -109,28 +111,43 @@ export class PullFileLock {
   static async acquire(gitDir: string, number: number): Promise<PullFileLock> {
     const file = pullFileOf(gitDir, number);
     await fs.mkdir(path.dirname(file), { recursive: true });
-    try {
-      return new PullFileLock(file, await fs.open(`${file}.lock`, 'wx'));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+    // Twice at most: once more after taking over a lock its writer abandoned.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const handle = await fs.open(`${file}.lock`, 'wx');
+        await handle.write(JSON.stringify(currentLockOwner()), 0).catch(async (err: unknown) => {
+          await handle.close().catch(() => undefined);
+          await fs.rm(`${file}.lock`, { force: true });
+          throw err;
+        });
+        return new PullFileLock(file, handle);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if (attempt === 0 && (await takeOverAbandoned(`${file}.lock`))) continue;
         throw new GitHostError(
           'LOCKED',
           `${file}.lock exists: another writer is updating PR #${number} (remove the file if no writer is running)`,
         );
       }
-      throw err;
     }
   }
 
   async commit(pull: PullFile): Promise<void> {
-    await this.handle.writeFile(`${JSON.stringify(pull, null, 2)}\n`, 'utf8');
-    await this.handle.sync();
-    await this.handle.close();
-    await fs.rename(`${this.file}.lock`, this.file);
-    this.done = true;
+    // The content goes through a file of its own, so the lock keeps naming its owner until it is
+    // removed: a writer killed at any instant leaves a lock that can be judged abandoned.
+    const next = newContentFileOf(this.file, process.pid);
+    const out = await fs.open(next, 'w', 0o644);
+    try {
+      await out.writeFile(`${JSON.stringify(pull, null, 2)}\n`, 'utf8');
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    await fs.rename(next, this.file);
+    await this.release();
   }
 
-  /** Gives the lock up without writing. After commit() it does nothing: the lock file may be another writer's by then. */
+  /** Gives the lock up (without writing, unless commit() wrote); a second call does nothing. */
   async release(): Promise<void> {
     if (this.done) return;
     this.done = true;
@@ -138,3 +155,43 @@ export class PullFileLock {
     await fs.rm(`${this.file}.lock`, { force: true });
   }
 }
+
+/**
+ * Moves an abandoned lock out of the way (lock-owner.ts says when a lock is abandoned). The lock is
+ * first renamed aside and checked again, so a lock another writer took meanwhile is put back, not lost.
+ */
+const takeOverAbandoned = async (lockFile: string): Promise<boolean> => {
+  const seen = await readLock(lockFile);
+  if (seen === null || !isAbandoned(parseLockOwner(seen.text), Date.now() - seen.mtimeMs)) return false;
+  const aside = `${lockFile}.abandoned-${process.pid}-${Date.now()}`;
+  try {
+    await fs.rename(lockFile, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
+  }
+  const moved = await readLock(aside);
+  if (moved !== null && moved.text !== seen.text) {
+    // Another writer's fresh lock: back where it was, unless a third writer holds the path by now.
+    await fs.link(aside, lockFile).catch(() => undefined);
+    await fs.rm(aside, { force: true });
+    return false;
+  }
+  await fs.rm(aside, { force: true });
+  // What the dead writer may have left half-written, had it died inside commit().
+  const owner = parseLockOwner(seen.text);
+  if (owner !== undefined) await fs.rm(newContentFileOf(lockFile.slice(0, -'.lock'.length), owner.pid), { force: true });
+  return true;
+};
+
+const newContentFileOf = (file: string, pid: number): string => `${file}.new-${pid}`;
+
+const readLock = async (file: string): Promise<{ text: string; mtimeMs: number } | null> => {
+  try {
+    const [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+    return { text, mtimeMs: stat.mtimeMs };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+};
