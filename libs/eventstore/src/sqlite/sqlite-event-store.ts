@@ -91,9 +91,12 @@ export class SqliteEventStore implements EventStore {
     this.committed = new CommittedTail(() => this.signal.appendCount);
     if (!inMemory) {
       // Private from the start: SQLite would create the file (and its -wal and -shm, which copy its
-      // mode) world-readable. An empty file is a new database to SQLite.
+      // mode) world-readable. An empty file is a new database to SQLite. Created only when missing:
+      // closing a descriptor of a file drops every POSIX lock this process holds on it, including the
+      // shared lock another connection here keeps (the engine thread's), and without it another
+      // process may take the log as unused and delete its write-ahead log under us.
       mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
-      closeSync(openSync(options.file, 'a', 0o600));
+      createIfMissing(options.file);
     }
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5_000 });
     try {
@@ -299,3 +302,11 @@ function toRecorded(row: EventRow): RecordedEvent {
     recordedAt: row.recorded_at,
   };
 }
+
+const createIfMissing = (file: string): void => {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+};
