@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import type { CommitStatus } from '@railyard/githost';
 import { commitOnBranch, eventually, processesNamed, processToken } from '@railyard/testkit';
-import { CiConfigError, type UploadReportsInput } from './local-ci-runner';
+import { CiConfigError, type LocalCiRunner, type UploadReportsInput } from './local-ci-runner';
 import type { CheckFinished } from './outcome';
 import { RunnerBed } from './testing/runner-bed';
 
@@ -252,6 +252,22 @@ describe('LocalCiRunner', () => {
     expect(uploads).toHaveLength(1);
     expect(uploads[0]).toMatchObject({ repo, sha, testRunId: id });
     expect(uploads[0]?.files.map((f) => f.toString('utf8').trim()).sort()).toEqual(['<testsuite name=e2e/>', '<testsuite name=unit/>']);
+  });
+
+  it('when the queue ends the run as soon as the last verdict is posted, then the reports of the checks that finished are still uploaded', async () => {
+    // What the engine does on a pass: it merges and cancels what is left of the run, while the
+    // runner is still removing the checkout (the verdict goes out first, e5a0971).
+    const sha = await commitConfig('ci:\n  unit: "echo \'<testsuite name=unit/>\' > junit.xml"\nreports: [junit.xml]\n');
+    const uploads: UploadReportsInput[] = [];
+    const id = runId();
+    const r: LocalCiRunner = bed.runner({
+      uploadReports: async (input) => void uploads.push(input),
+      onCheckFinished: () => void r.cancel(id),
+    });
+    await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
+    await r.whenDone(id);
+    expect((await byContext(sha)).unit?.state).toBe('success');
+    expect(uploads.flatMap((u) => u.files.map((f) => f.toString('utf8').trim()))).toEqual(['<testsuite name=unit/>']);
   });
 
   it('when a run is cancelled, then cancel returns at once while its processes are reaped in the background, counted until they are gone', async () => {

@@ -624,7 +624,9 @@ export class LocalCiRunner {
 
   private async upload(run: Run): Promise<void> {
     const { uploadReports } = this.opts;
-    if (!uploadReports || run.stop || run.reportFiles.length === 0) return;
+    // Only checks that reached a verdict left files, so a run stopped afterwards (the queue merges or
+    // cancels as soon as the last verdict is posted) still reports them; a stopping server does not wait.
+    if (!uploadReports || run.stop === 'shutdown' || run.reportFiles.length === 0) return;
     const { repo, sha, testRunId, branch } = run.input;
     try {
       await uploadReports({ repo, sha, testRunId, branch, files: run.reportFiles });
