@@ -26,15 +26,14 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,apps,test}/**/*.int.test.ts', '<rootDir>/test/contract/**/*.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
-      // Real git, databases and processes: jest's 5 s default fails them on a busy 2-core machine, not on a fault.
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/setup/slow-tier-timeout.ts'],
     },
     {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
-      testTimeout: 120_000,
+      setupFilesAfterEnv: ['<rootDir>/test/setup/slow-tier-timeout.ts'],
     },
   ],
 };
