@@ -161,19 +161,36 @@ const build20Ahead = async (repeats: number): Promise<object> => {
   const stack = await Promise.all(
     numbers.map(async (n) => ({ number: n, headSha: (await refs.read(gitDir, `refs/heads/pr-${n}`)) as string, title: `PR ${n}` })),
   );
-  const writer = new LocalGitWriter({ root: b.gitRoot });
-  const samples: number[] = [];
+  // Side by side: a writer that built nothing before (every PR of the stack merged again) and the run
+  // behind, whose writer just built the run ahead's 20 (stack-prefixes.ts: only its own PR is new).
+  const cold: number[] = [];
+  const behind: number[] = [];
+  const timed = async (writer: LocalGitWriter, into: number[]): Promise<void> => {
+    const t0 = performance.now();
+    const built = await writer.buildTestBranch(REPO, { baseSha: base, stack, method: 'squash', testRunId: randomUUID() });
+    into.push(performance.now() - t0);
+    if (!built.ok) throw new Error('unexpected conflict');
+  };
   try {
     for (let i = 0; i < repeats; i++) {
-      const t0 = performance.now();
-      const built = await writer.buildTestBranch(REPO, { baseSha: base, stack, method: 'squash', testRunId: randomUUID() });
-      samples.push(performance.now() - t0);
-      if (!built.ok) throw new Error('unexpected conflict');
+      await timed(new LocalGitWriter({ root: b.gitRoot }), cold);
+      const writer = new LocalGitWriter({ root: b.gitRoot });
+      await writer.buildTestBranch(REPO, { baseSha: base, stack: stack.slice(0, 20), method: 'squash', testRunId: randomUUID() });
+      await timed(writer, behind);
     }
   } finally {
     await b.close();
   }
-  return summary('engine-build-20-ahead', samples, { method: 'squash' });
+  const p50 = (xs: number[]): number =>
+    percentile(
+      [...xs].sort((x, y) => x - y),
+      50,
+    );
+  return summary('engine-build-20-ahead', cold, {
+    method: 'squash',
+    behindTheRunAhead: summary('engine-build-20-ahead-behind', behind),
+    coldOverBehindP50: round(p50(cold) / p50(behind), 1),
+  });
 };
 
 const bigQueue = async (count: number, concurrency: number): Promise<object> => {

@@ -20,6 +20,7 @@ import { RefReader } from './refs';
 import { existingRepoDir } from './repos';
 import type { CommitStatusStore } from '../statuses/port';
 import { buildTestBranch, type BuildTestBranchResult, type StackedPullRequest } from './test-branch';
+import { StackPrefixes } from './stack-prefixes';
 import { RepoWatcher } from './watch';
 
 const TEST_BRANCH_PREFIX = 'refs/heads/railyard-merge/';
@@ -64,6 +65,8 @@ export class LocalCodeHost {
   private readonly admin: LocalGitAdmin;
   private readonly refs = new RefReader(256);
   private readonly trees = new LRUCache<string, string>({ max: 20_000 });
+  /** The run behind reuses the commits of the stack the run ahead built (stack-prefixes.ts). */
+  private readonly prefixes = new StackPrefixes();
   private readonly statusStore: CommitStatusStore;
   private readonly committer: Identity;
   private readonly now: () => Date;
@@ -150,7 +153,7 @@ export class LocalCodeHost {
     request: { baseSha: string; stack: readonly StackedPullRequest[]; method: MergeMethod; testRunId: string; prNumber: number },
   ): Promise<BuildTestBranchResult> {
     const gitDir = await existingRepoDir(this.root, repo);
-    return buildTestBranch({ gitDir, committer: this.committer, date: gitDate(this.now()) }, request);
+    return buildTestBranch({ gitDir, committer: this.committer, date: gitDate(this.now()), prefixes: this.prefixes }, request);
   }
 
   async listTestBranches(repo: RepoRef): Promise<{ branch: string; testRunId: string }[]> {

@@ -3,6 +3,7 @@ import { deleteBranch, moveBranch } from './branches';
 import type { Identity } from './commits';
 import { RefReader } from './refs';
 import { existingRepoDir } from './repos';
+import { StackPrefixes } from './stack-prefixes';
 import { buildTestBranch, type BuildTestBranchInput, type BuildTestBranchResult } from './test-branch';
 
 export interface LocalGitWriterOptions {
@@ -24,6 +25,8 @@ export class LocalGitWriter {
   private readonly committer: Identity;
   private readonly now: () => Date;
   private readonly refs = new RefReader(64);
+  /** The run behind reuses the commits of the stack the run ahead built (stack-prefixes.ts). */
+  private readonly prefixes = new StackPrefixes();
 
   constructor(opts: LocalGitWriterOptions) {
     this.root = opts.root;
@@ -33,7 +36,7 @@ export class LocalGitWriter {
 
   async buildTestBranch(repo: RepoRef, input: BuildTestBranchInput): Promise<BuildTestBranchResult> {
     const gitDir = await existingRepoDir(this.root, repo);
-    return buildTestBranch({ gitDir, committer: this.committer, date: gitDate(this.now()) }, input);
+    return buildTestBranch({ gitDir, committer: this.committer, date: gitDate(this.now()), prefixes: this.prefixes }, input);
   }
 
   async moveBranch(repo: RepoRef, branch: string, newSha: string, expectedOldSha: string | null): Promise<void> {

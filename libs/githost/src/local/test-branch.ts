@@ -5,6 +5,7 @@ import { runGit } from './git';
 import { mergeTree } from './merge-tree';
 import { isObjectId, isValidBranchName, isValidPrNumber } from './names';
 import { commitSummary } from './revisions';
+import { StackPrefixes, type StackTip } from './stack-prefixes';
 
 export interface StackedPullRequest {
   number: number;
@@ -46,6 +47,8 @@ export interface StackConflict {
 export interface CommitContext {
   gitDir: string;
   committer: Identity;
+  /** Commits earlier builds wrote for the same prefixes (stack-prefixes.ts); none reused without it. */
+  prefixes?: StackPrefixes;
   /** git's internal date format, so all commits of one build carry one time. */
   date: string;
 }
@@ -54,12 +57,7 @@ export const testBranchName = (prNumber: number, testRunId: string): string => `
 
 type Applied = { ok: true; sha: string; tree: string } | { ok: false; paths: string[] };
 
-interface Tip {
-  sha: string;
-  tree: string;
-  /** Heads of the PRs the tip already holds: a PR built on one of them should not apply it again. */
-  heads: readonly string[];
-}
+type Tip = StackTip;
 
 /**
  * Builds the test branch for a stack of PRs on the target's head without a working tree: each PR is
@@ -71,11 +69,21 @@ export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranch
   const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha), heads: [] };
   const tips: Tip[] = [];
   const steps: StackStep[] = [];
+  const keys = StackPrefixes.keys(ctx.gitDir, input.method, input.baseSha, input.stack);
   let tip = base;
+  // Reused only from the start and without a gap: a later prefix written on other commits than the
+  // ones this build wrote would leave steps that do not descend from each other. The last step, the
+  // commit under test, is always written anew (stack-prefixes.ts says why).
+  let reusing = true;
   for (const [index, pr] of input.stack.entries()) {
-    const applied = await applyPullRequest(ctx, input.method, input.baseSha, tip, pr);
-    if (!applied.ok) return { ok: false, conflict: await attributeConflict(ctx, input, base, tips, index, applied.paths) };
-    tip = { sha: applied.sha, tree: applied.tree, heads: [...tip.heads, pr.headSha] };
+    const known: Tip | undefined = reusing && index < input.stack.length - 1 ? ctx.prefixes?.get(keys[index] as string) : undefined;
+    reusing = known !== undefined;
+    if (known === undefined) {
+      const applied = await applyPullRequest(ctx, input.method, input.baseSha, tip, pr);
+      if (!applied.ok) return { ok: false, conflict: await attributeConflict(ctx, input, base, tips, index, applied.paths) };
+      tip = { sha: applied.sha, tree: applied.tree, heads: [...tip.heads, pr.headSha] };
+      ctx.prefixes?.set(keys[index] as string, tip);
+    } else tip = known;
     tips.push(tip);
     steps.push({ number: pr.number, sha: tip.sha, tree: tip.tree });
   }

@@ -1,0 +1,72 @@
+import type { MergeMethod, RepoRef } from '@railyard/domain';
+import { commitOnBranch, fileAt, repoBed } from '@railyard/testkit';
+import { runGit } from './git';
+import { LocalGitWriter } from './local-git-writer';
+import type { BuildTestBranchResult, StackedPullRequest } from './test-branch';
+
+/** The run behind reuses the commits the run ahead wrote for the same stack (stack-prefixes.ts). */
+
+const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
+const bed = repoBed(repo, { files: { 'a.txt': 'a\n' } });
+
+const built = (result: BuildTestBranchResult): Extract<BuildTestBranchResult, { ok: true }> => {
+  if (!result.ok) throw new Error(`expected a test branch, got a conflict: ${JSON.stringify(result.conflict)}`);
+  return result;
+};
+
+describe('test branches reuse the stack the run ahead built', () => {
+  let writer: LocalGitWriter;
+  let stack: StackedPullRequest[];
+  beforeEach(async () => {
+    // A clock that moves a minute per build: without reuse, equal stacks would get new commits.
+    let minute = 0;
+    writer = new LocalGitWriter({ root: bed.root, now: () => new Date(Date.UTC(2025, 2, 1, 12, minute++)) });
+    stack = [];
+    for (const n of [1, 2, 3])
+      stack.push({ number: n, headSha: await commitOnBranch(bed.root, repo, { branch: `pr${n}`, files: { [`f${n}.txt`]: `${n}\n` } }) });
+  });
+  const build = async (prs: StackedPullRequest[], testRunId: string, method: MergeMethod = 'squash') =>
+    built(await writer.buildTestBranch(repo, { baseSha: bed.base, stack: prs, method, testRunId }));
+
+  it.each<MergeMethod>(['squash', 'merge_commit', 'rebase'])(
+    'when the run behind stacks its PR on the run ahead’s PRs (%s), then its branch holds the run ahead’s commits and only its own is new',
+    async (method) => {
+      const ahead = await build(stack.slice(0, 2), 'ahead', method);
+      const behind = await build(stack, 'behind', method);
+
+      expect(behind.steps.slice(0, 2)).toEqual(ahead.steps);
+      const parent = (await runGit(bed.gitDir, ['rev-parse', `${behind.sha}^1`])).stdout.trim();
+      expect(parent).toBe(ahead.sha);
+      expect(await fileAt(bed.root, repo, behind.sha, 'f3.txt')).toBe('3\n');
+      expect(await fileAt(bed.root, repo, behind.sha, 'f1.txt')).toBe('1\n');
+    },
+  );
+
+  it('when the same stack is built again, then the commit under test is new and only what is stacked under it is reused', async () => {
+    const first = await build(stack, 'first');
+    const again = await build(stack, 'again');
+
+    expect(again.sha).not.toBe(first.sha);
+    expect(again.tree).toBe(first.tree);
+    expect(again.steps.slice(0, 2)).toEqual(first.steps.slice(0, 2));
+  });
+
+  it('when a PR ahead has a new head, then nothing from it on is reused', async () => {
+    const first = await build(stack, 'first');
+    const moved = { number: 1, headSha: await commitOnBranch(bed.root, repo, { branch: 'pr1', files: { 'f1.txt': 'one\n' } }) };
+
+    const again = await build([moved, ...stack.slice(1)], 'again');
+
+    expect(again.steps.map((s) => s.sha).filter((sha) => first.steps.some((s) => s.sha === sha))).toEqual([]);
+    expect(await fileAt(bed.root, repo, again.sha, 'f1.txt')).toBe('one\n');
+  });
+
+  it('when the same stack is built on another base, then nothing is reused', async () => {
+    const first = await build(stack.slice(0, 2), 'first');
+    const base = await commitOnBranch(bed.root, repo, { branch: 'main', files: { 'z.txt': 'z\n' } });
+
+    const again = built(await writer.buildTestBranch(repo, { baseSha: base, stack, method: 'squash', testRunId: 'again' }));
+
+    expect(again.steps.map((s) => s.sha).filter((sha) => first.steps.some((s) => s.sha === sha))).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { MergeMethod } from '@railyard/domain';
+import { LRUCache } from 'lru-cache';
+
+/** Where a stack stood after one of its PRs: what the next PR is merged into. */
+export interface StackTip {
+  sha: string;
+  tree: string;
+  /** Heads of the PRs the tip holds: a PR built on one of them should not apply it again. */
+  heads: readonly string[];
+}
+
+export interface PrefixLink {
+  number: number;
+  headSha: string;
+  title?: string;
+}
+
+/**
+ * The commits earlier builds wrote for each prefix of a stack, by what determines them: the method,
+ * the base, and each PR's number, head and subject, in order. The run behind another stacks the same
+ * PRs on the same base plus its own, so it reuses the commits of the run ahead and merges one PR, not
+ * the whole stack (issue 26: 25 ms per stacked PR on every start); its branch then holds the run ahead's
+ * commits, so when that run merges, the next one's commits still fast-forward the target. Bounded
+ * (least recently used out first); the commits stay in the repository while anything may reuse them.
+ * The PR under test is never taken from here (test-branch.ts): a run's own commit is always new, since
+ * commit statuses are keyed by commit, and a rebuilt stack must not inherit an earlier run's verdicts.
+ */
+export class StackPrefixes {
+  private readonly tips: LRUCache<string, StackTip>;
+
+  constructor(capacity = 2_048) {
+    this.tips = new LRUCache({ max: capacity });
+  }
+
+  /**
+   * The key of the stack's first PR, then of each longer prefix: one hash each, whatever the depth.
+   * `repository` scopes them: two repositories may share a base and PR numbers, not their objects.
+   */
+  static keys(repository: string, method: MergeMethod, baseSha: string, stack: readonly PrefixLink[]): string[] {
+    let key = `${repository}\0${method}\0${baseSha}`;
+    return stack.map((pr) => {
+      key = createHash('sha1')
+        .update(`${key}\0${pr.number}\0${pr.headSha}\0${pr.title ?? ''}`)
+        .digest('hex');
+      return key;
+    });
+  }
+
+  get(key: string): StackTip | undefined {
+    return this.tips.get(key);
+  }
+
+  set(key: string, tip: StackTip): void {
+    this.tips.set(key, tip);
+  }
+}
