@@ -77,6 +77,7 @@ const main = async (): Promise<void> => {
     retry: config.webhooks.retry,
     leaseTtlMs: config.projector.leaseTtlMs,
     publicUrl: () => config.publicUrl ?? selfUrl,
+    loadBlob: (digest) => blobs.get(digest),
     logger,
   });
   const { app, testHealth, setSelfUrl } = composeApi({

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore, type EventStore } from '@railyard/eventstore';
@@ -9,6 +10,7 @@ import { EndpointService } from './endpoint-service';
 import { newSigningSecret } from './signing';
 import { AddressPolicy } from './ssrf';
 import { LogBuilder, trunkSchemaProblem } from './testing/log';
+import { caseOf, TEST_ID, TestsLogBuilder } from './testing/tests-log';
 import { Receiver } from '@railyard/testkit';
 import { eventually } from './testing/eventually';
 
@@ -44,8 +46,12 @@ describe('WebhookDeliverer', () => {
     return r;
   };
 
-  const deliverer = (retry = { minMs: 20, maxMs: 50, maxAttempts: 1000 }): WebhookDeliverer => {
+  const deliverer = (
+    retry = { minMs: 20, maxMs: 50, maxAttempts: 1000 },
+    loadBlob?: (digest: string) => Promise<Buffer | null>,
+  ): WebhookDeliverer => {
     const d = new WebhookDeliverer({
+      ...(loadBlob ? { loadBlob } : {}),
       eventStore: events,
       endpoints,
       store,
@@ -195,5 +201,41 @@ describe('WebhookDeliverer', () => {
     const posts = r.received.map((m) => JSON.parse(m.body) as { text: string; blocks: unknown[] });
     expect(posts.map((p) => p.text.split(' ')[0])).toEqual([':white_check_mark:', ':double_vertical_bar:']);
     expect(posts[0]?.text).toContain('<http://railyard.test/queues/github.com~acme~rocket~main/prs/1|#1 PR 1>');
+  });
+
+  it('when a test turns broken and its cases are in the blob store, then an endpoint filtered to a branch gets test_case.status_changed naming it', async () => {
+    const r = await receiver();
+    await endpoints.execute(
+      {
+        type: 'create',
+        endpointId: 'tests',
+        kind: 'webhook',
+        settings: { url: r.url, description: '', events: ['test_case.status_changed'], repos: [], targetBranches: ['main'] },
+        secret: newSigningSecret(),
+        startAfter: await events.headPosition(),
+      },
+      META,
+    );
+    // The blob store's format (decodeCasesBlob): a gzip JSON array of the cases.
+    const blob = gzipSync(JSON.stringify([caseOf('failed', 'boom')]));
+    const digest = 'e'.repeat(64);
+    deliverer(undefined, async (d) => (d === digest ? blob : null));
+    const log = new TestsLogBuilder().upload('failed', { blob: digest }).add('TestStatusChanged', {
+      repo: { host: 'github.com', owner: 'acme', name: 'rocket' },
+      testId: TEST_ID,
+      status: 'BROKEN',
+      reason: 'consecutive_failures: 1',
+      since: '2026-12-01T01:00:00.000Z',
+      previous: { status: 'HEALTHY', reason: '', since: '2026-12-01T00:00:00.000Z' },
+      monitors: [],
+      pullRequestsImpactedLast7d: 0,
+      basis: { revision: 0 },
+    });
+    for (const e of log.events)
+      await events.append(e.streamId, [{ eventId: e.eventId, type: e.type, data: e.data, metadata: e.metadata }], 'any');
+    await eventually(() => r.received.length >= 1, 'the status change delivered');
+    const payload = JSON.parse(r.received[0]!.body) as { type: string; test_case: { name: string; failure_rate_last_7d: number } };
+    expect(payload).toMatchObject({ type: 'test_case.status_changed', test_case: { name: 'charges the card', failure_rate_last_7d: 1 } });
+    expect(trunkSchemaProblem(payload.type, payload)).toBeUndefined();
   });
 });

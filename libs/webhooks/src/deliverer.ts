@@ -1,4 +1,5 @@
-import { backoffDelay, type BackoffPolicy, type EventStore } from '@railyard/eventstore';
+import { backoffDelay, type BackoffPolicy, type EventStore, type RecordedEvent } from '@railyard/eventstore';
+import { casesOf, type CaseRecord, type TestResultsUploaded } from '@railyard/testhealth';
 import type { DeliveryStore } from './delivery-store';
 import type { Endpoint } from './endpoints';
 import type { EndpointService } from './endpoint-service';
@@ -40,6 +41,8 @@ export interface DelivererOptions {
   /** How often an idle endpoint looks for new events, and the endpoint list for changes. */
   pollMs?: number;
   lookup?: Lookup;
+  /** The blob store's read: the cases of large test uploads, for test_case events' names and rates. */
+  loadBlob?: (digest: string) => Promise<Buffer | null>;
   now?: () => Date;
   onError?: (err: Error, endpointId?: string) => void;
   /** Called after each message an endpoint took (2xx): the benchmark measures from it. */
@@ -51,15 +54,25 @@ class Stopped extends Error {}
 /** How often a busy endpoint's checkpoint is written (and at the end of every batch read). */
 const CHECKPOINT_EVERY_MS = 250;
 
+const eventsOf = (endpoint: Endpoint): readonly string[] =>
+  endpoint.events.length > 0 ? endpoint.events : endpoint.kind === 'slack' ? SLACK_EVENT_TYPES : [];
+
+/** Whether the endpoint may be sent a test_case event: only then does its mapper fold the test-health streams. */
+const wantsTestCases = (endpoint: Endpoint): boolean => {
+  const events = eventsOf(endpoint);
+  return events.length === 0 || events.some((t) => t.startsWith('test_case.'));
+};
+
 const matches = (endpoint: Endpoint, m: WebhookMessage): boolean => {
-  const events = endpoint.events.length > 0 ? endpoint.events : endpoint.kind === 'slack' ? SLACK_EVENT_TYPES : [];
+  const events = eventsOf(endpoint);
   if (events.length > 0 && !events.includes(m.type)) return false;
   if (
     endpoint.repos.length > 0 &&
     !endpoint.repos.some((r) => r.host === m.repo.host && r.owner === m.repo.owner && r.name === m.repo.name)
   )
     return false;
-  return endpoint.targetBranches.length === 0 || endpoint.targetBranches.includes(m.targetBranch);
+  // A test belongs to a repository, not to a queue's branch: the branch filter does not hold its events back.
+  return endpoint.targetBranches.length === 0 || m.targetBranch === '' || endpoint.targetBranches.includes(m.targetBranch);
 };
 
 /** The body an endpoint is sent for a message: Trunk's payload, or the Slack text; undefined when Slack has nothing to say. */
@@ -137,7 +150,8 @@ class EndpointWorker {
     const id = endpoint.endpointId;
     const stored = await o.store.checkpoint(id);
     const checkpoint = stored === undefined ? endpoint.startAfter : stored;
-    const mapper = new WebhookMapper(dashboardLinks(o.publicUrl()));
+    const tests = wantsTestCases(endpoint);
+    const mapper = new WebhookMapper(dashboardLinks(o.publicUrl()), { tests });
     let cursor: bigint | null = null;
     let savedAt = performance.now();
     for (;;) {
@@ -149,7 +163,7 @@ class EndpointWorker {
       }
       for (const event of batch) {
         cursor = event.position;
-        const messages = mapper.apply(event);
+        const messages = mapper.apply(event, tests ? await this.blobCases(event) : undefined);
         if (checkpoint !== null && event.position <= checkpoint) continue;
         for (const m of messages) {
           if (!matches(endpoint, m)) continue;
@@ -166,6 +180,20 @@ class EndpointWorker {
         await o.store.saveCheckpoint(id, cursor);
         savedAt = performance.now();
       }
+    }
+  }
+
+  /** The cases of a test upload kept in the blob store; undefined when inline, not an upload, or unreadable. */
+  private async blobCases(event: RecordedEvent): Promise<CaseRecord[] | undefined> {
+    if (event.type !== 'TestResultsUploaded' || !this.o.loadBlob) return undefined;
+    const ref = (event.data as TestResultsUploaded['data']).cases;
+    if ('inline' in ref) return undefined;
+    try {
+      return await casesOf(ref, this.o.loadBlob);
+    } catch (err) {
+      // A missing blob costs the names and rates of its tests, not the delivery of everything after it.
+      this.o.onError?.(err as Error, this.endpoint.endpointId);
+      return undefined;
     }
   }
 

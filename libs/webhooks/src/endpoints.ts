@@ -192,8 +192,11 @@ export const decideEndpoints = (state: EndpointsState, command: EndpointCommand,
   }
 };
 
+/** An endpoint as the operations and the dashboard show it: no secret, no delivery internals. */
+export type EndpointView = Omit<Endpoint, 'secret' | 'startAfter' | 'version'>;
+
 /** What the list and get operations show: everything but the secret, which is shown once, on create and rotate. */
-export const publicView = (e: Endpoint): Record<string, unknown> => ({
+export const publicView = (e: Endpoint): EndpointView => ({
   endpointId: e.endpointId,
   kind: e.kind,
   url: e.url,

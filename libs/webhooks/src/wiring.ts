@@ -25,6 +25,7 @@ export const webhookParts = (o: {
   publicUrl: () => string;
   logger: Logger;
   leases?: EndpointLeases;
+  loadBlob?: (digest: string) => Promise<Buffer | null>;
 }): { api: WebhookParts; deliverer: WebhookDeliverer } => {
   const policy = new AddressPolicy(o.allowNetworks);
   const endpoints = new EndpointService(o.eventStore);
@@ -36,6 +37,7 @@ export const webhookParts = (o: {
     publicUrl: o.publicUrl,
     retry: o.retry,
     ...(o.leases ? { leases: o.leases } : {}),
+    ...(o.loadBlob ? { loadBlob: o.loadBlob } : {}),
     onError: (err, endpointId) => o.logger.error('webhook delivery failed', { ...errorFields(err), ...(endpointId ? { endpointId } : {}) }),
   });
   return { api: { endpoints, deliveries: o.deliveries, policy }, deliverer };
