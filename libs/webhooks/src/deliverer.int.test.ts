@@ -238,4 +238,23 @@ describe('WebhookDeliverer', () => {
     expect(payload).toMatchObject({ type: 'test_case.status_changed', test_case: { name: 'charges the card', failure_rate_last_7d: 1 } });
     expect(trunkSchemaProblem(payload.type, payload)).toBeUndefined();
   });
+
+  it('when the secret is rotated and an event follows at once, then its message is signed with the new secret', async () => {
+    const r = await receiver();
+    const before = await create(r.url);
+    deliverer();
+    await write(new LogBuilder().created().submitted(1));
+    await eventually(() => r.received.length >= 2, 'the submission delivered');
+    const after = newSigningSecret();
+    await endpoints.execute({ type: 'rotate', endpointId: 'ep1', secret: after }, META);
+    // Appended right away: sooner than the deliverer's next look at the endpoint list.
+    const next = new LogBuilder().created().submitted(1).add('PrCancelled', { prNumber: 1, reason: 'PR_CLOSED' });
+    const cancel = next.events.at(-1)!;
+    await events.append(cancel.streamId, [{ eventId: 'late', type: cancel.type, data: cancel.data, metadata: cancel.metadata }], 'any');
+    await eventually(() => r.received.some((m) => m.body.includes('pull_request.canceled')), 'the cancel delivered');
+    const canceled = r.received.filter((m) => m.body.includes('pull_request.canceled'));
+    for (const m of canceled) expect(() => new Webhook(after).verify(m.body, m.headers as Record<string, string>)).not.toThrow();
+    for (const m of r.received.slice(0, 2))
+      expect(() => new Webhook(before).verify(m.body, m.headers as Record<string, string>)).not.toThrow();
+  });
 });

@@ -1,7 +1,7 @@
 import { backoffDelay, type BackoffPolicy, type EventStore, type RecordedEvent } from '@railyard/eventstore';
 import { casesOf, type CaseRecord, type TestResultsUploaded } from '@railyard/testhealth';
 import type { DeliveryStore } from './delivery-store';
-import type { Endpoint } from './endpoints';
+import { ENDPOINTS_STREAM, type Endpoint } from './endpoints';
 import type { EndpointService } from './endpoint-service';
 import { dashboardLinks, WebhookMapper } from './mapping';
 import type { WebhookMessage } from './messages';
@@ -45,6 +45,8 @@ export interface DelivererOptions {
   loadBlob?: (digest: string) => Promise<Buffer | null>;
   now?: () => Date;
   onError?: (err: Error, endpointId?: string) => void;
+  /** Run before the first endpoint is served, again on every tick until it succeeds (the secrets' reseal, D249). */
+  prepare?: () => Promise<void>;
   /** Called after each message an endpoint took (2xx): the benchmark measures from it. */
   onDelivered?: (endpointId: string, message: WebhookMessage) => void;
 }
@@ -162,7 +164,10 @@ class EndpointWorker {
         continue;
       }
       for (const event of batch) {
+        const previous = cursor;
         cursor = event.position;
+        if (event.streamId === ENDPOINTS_STREAM && (checkpoint === null || event.position > checkpoint))
+          await this.changed(event, previous !== null && (checkpoint === null || previous > checkpoint) ? previous : null);
         const messages = mapper.apply(event, tests ? await this.blobCases(event) : undefined);
         if (checkpoint !== null && event.position <= checkpoint) continue;
         for (const m of messages) {
@@ -181,6 +186,21 @@ class EndpointWorker {
         savedAt = performance.now();
       }
     }
+  }
+
+  /**
+   * Stops this worker at a change of its endpoint it was not started with (a new secret, URL or
+   * filter): what the log holds after the change is for the new version, which the deliverer's next
+   * tick starts from the position before it. Without this, a message of an event recorded just after
+   * a rotation could still go out signed with the old secret.
+   */
+  private async changed(event: RecordedEvent, previous: bigint | null): Promise<void> {
+    const id = this.endpoint.endpointId;
+    if ((event.data as { endpointId?: unknown }).endpointId !== id) return;
+    if ((await this.o.endpoints.get(id))?.version === this.endpoint.version) return;
+    // Everything before the change is done: the next worker must not send it again under the new version.
+    if (previous !== null) await this.o.store.saveCheckpoint(id, previous);
+    throw new Stopped();
   }
 
   /** The cases of a test upload kept in the blob store; undefined when inline, not an upload, or unreadable. */
@@ -257,6 +277,7 @@ export class WebhookDeliverer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private ticking: Promise<void> = Promise.resolve();
+  private prepared = false;
 
   constructor(options: DelivererOptions) {
     this.o = { retry: DEFAULT_RETRY, timeoutMs: 10_000, pollMs: 100, now: () => new Date(), ...options };
@@ -285,6 +306,10 @@ export class WebhookDeliverer {
   }
 
   private async tick(): Promise<void> {
+    if (this.o.prepare && !this.prepared) {
+      await this.o.prepare();
+      this.prepared = true;
+    }
     const leases = this.o.leases ?? ownEveryEndpoint;
     const endpoints = new Map((await this.o.endpoints.list()).map((e) => [e.endpointId, e]));
     for (const [id, worker] of this.workers) {
