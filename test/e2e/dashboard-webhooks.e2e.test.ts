@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { Receiver } from '@railyard/testkit';
 import { launchChromium, seriousViolations, shot, signIn } from './support/browser';
@@ -26,7 +29,17 @@ const ENV = {
   RAILYARD_WEBHOOKS_ALLOW_NETWORKS: '127.0.0.1/32',
   RAILYARD_WEBHOOKS_RETRY_MIN_MS: '200',
   RAILYARD_WEBHOOKS_RETRY_ATTEMPTS: '2',
+  // Secrets sealed in the log (D249): every delivery below is also signed with a secret opened from it.
+  RAILYARD_WEBHOOKS_SECRET_KEYS: `e2e:${randomBytes(32).toString('base64')}`,
 };
+
+/** The bytes of the event log as they are on disk (its write-ahead log included). */
+const logOnDisk = (): string =>
+  ['events.sqlite', 'events.sqlite-wal']
+    .map((f) => path.join(world.dataDir, f))
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f).toString('latin1'))
+    .join('');
 
 beforeAll(async () => {
   world = await makeWorld();
@@ -80,6 +93,8 @@ describe('the webhooks pages in a real browser', () => {
     await eventually('the pause delivered', async () => (r.received.length >= 1 ? true : undefined));
     const first = checkDelivery(secret, r.received[0]!);
     expect(first).toMatchObject({ type: 'queue.state_changed', payload: { status: 'paused' } });
+    expect(logOnDisk()).toContain('WebhookEndpointCreated');
+    expect(logOnDisk()).not.toContain(secret.slice('whsec_'.length));
 
     await page.reload();
     const row = page.locator('tr[data-attempt]').first();

@@ -78,6 +78,7 @@ const main = async (): Promise<void> => {
     leaseTtlMs: config.projector.leaseTtlMs,
     publicUrl: () => config.publicUrl ?? selfUrl,
     loadBlob: (digest) => blobs.get(digest),
+    secretKeys: config.webhooks.secretKeys,
     logger,
   });
   const { app, testHealth, setSelfUrl } = composeApi({

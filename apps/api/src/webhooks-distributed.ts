@@ -53,6 +53,7 @@ export const openDistributedWebhooks = (o: {
   leaseTtlMs: number;
   publicUrl: () => string;
   loadBlob?: (digest: string) => Promise<Buffer | null>;
+  secretKeys?: { id: string; key: Buffer }[];
   logger: Logger;
 }) => {
   const redis = new Redis(o.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
@@ -65,6 +66,7 @@ export const openDistributedWebhooks = (o: {
     retry: o.retry,
     publicUrl: o.publicUrl,
     ...(o.loadBlob ? { loadBlob: o.loadBlob } : {}),
+    ...(o.secretKeys ? { secretKeys: o.secretKeys } : {}),
     logger: o.logger,
     leases: new RedisEndpointLeases({ redis, namespace: o.namespace, ttlMs: o.leaseTtlMs, logger: o.logger }),
   });

@@ -22,6 +22,7 @@ export const openWebhooks = (
     deliveries,
     allowNetworks: config.webhooks.allowNetworks,
     retry: config.webhooks.retry,
+    secretKeys: config.webhooks.secretKeys,
     publicUrl,
     logger,
     ...(loadBlob ? { loadBlob } : {}),
