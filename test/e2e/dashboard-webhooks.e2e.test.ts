@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { Receiver } from '@railyard/testkit';
+import type { Receiver } from '@railyard/testkit';
 import { launchChromium, seriousViolations, shot, signIn } from './support/browser';
 import {
   client,
@@ -15,14 +15,14 @@ import {
   type RunningProcess,
   type World,
 } from './support/engine-world';
-import { checkDelivery } from './support/webhook-checks';
+import { checkDelivery, receiverPool } from './support/webhook-checks';
 
 jest.setTimeout(240_000);
 
 let world: World;
 let server: RunningProcess;
 let browser: Browser;
-const receivers: Receiver[] = [];
+const receivers = receiverPool();
 
 // The receivers listen on 127.0.0.1, which the server is told to allow; two tries, 200 ms apart, before an endpoint is disabled.
 const ENV = {
@@ -52,15 +52,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  await Promise.all(receivers.map((r) => r.stop()));
+  await receivers.stopAll();
   await world?.cleanup();
 });
 
-const receiver = async (): Promise<Receiver> => {
-  const r = await new Receiver().start();
-  receivers.push(r);
-  return r;
-};
+const receiver = (): Promise<Receiver> => receivers.start();
 
 /** A queue state change: the one event these tests need, with no PR and no CI. */
 const setQueueState = async (state: 'paused' | 'running'): Promise<void> => {

@@ -10,7 +10,7 @@ import { EndpointService } from './endpoint-service';
 import { newSigningSecret } from './signing';
 import { AddressPolicy } from './ssrf';
 import { LogBuilder, trunkSchemaProblem } from './testing/log';
-import { caseOf, TEST_ID, TestsLogBuilder } from './testing/tests-log';
+import { caseOf, TestsLogBuilder } from './testing/tests-log';
 import { Receiver } from '@railyard/testkit';
 import { eventually } from './testing/eventually';
 
@@ -220,17 +220,7 @@ describe('WebhookDeliverer', () => {
     const blob = gzipSync(JSON.stringify([caseOf('failed', 'boom')]));
     const digest = 'e'.repeat(64);
     deliverer(undefined, async (d) => (d === digest ? blob : null));
-    const log = new TestsLogBuilder().upload('failed', { blob: digest }).add('TestStatusChanged', {
-      repo: { host: 'github.com', owner: 'acme', name: 'rocket' },
-      testId: TEST_ID,
-      status: 'BROKEN',
-      reason: 'consecutive_failures: 1',
-      since: '2026-12-01T01:00:00.000Z',
-      previous: { status: 'HEALTHY', reason: '', since: '2026-12-01T00:00:00.000Z' },
-      monitors: [],
-      pullRequestsImpactedLast7d: 0,
-      basis: { revision: 0 },
-    });
+    const log = new TestsLogBuilder().upload('failed', { blob: digest }).statusChanged('BROKEN', { reason: 'consecutive_failures: 1' });
     for (const e of log.events)
       await events.append(e.streamId, [{ eventId: e.eventId, type: e.type, data: e.data, metadata: e.metadata }], 'any');
     await eventually(() => r.received.length >= 1, 'the status change delivered');

@@ -22,22 +22,7 @@ const expectAllValid = (messages: WebhookMessage[]): void => {
 };
 
 const flaky = (log: TestsLogBuilder, hoursLater?: number): TestsLogBuilder =>
-  log.add(
-    'TestStatusChanged',
-    {
-      repo: log.events.length ? (log.events[0]!.data as { repo: never }).repo : { host: 'github.com', owner: 'acme', name: 'rocket' },
-      testId: TEST_ID,
-      status: 'FLAKY',
-      reason: 'failure_rate: 2 of 4 runs failed',
-      since: '2026-12-01T03:00:00.000Z',
-      previous: { status: 'HEALTHY', reason: '', since: '2026-12-01T00:00:00.000Z' },
-      monitors: [],
-      pullRequestsImpactedLast7d: 2,
-      basis: { revision: 3 },
-      corroborated: true,
-    },
-    hoursLater,
-  );
+  log.statusChanged('FLAKY', { impacted: 2, corroborated: true, ...(hoursLater !== undefined ? { hoursLater } : {}) });
 
 describe('WebhookMapper on the test-health streams', () => {
   it('when a test turns flaky, then test_case.status_changed names it with its rates and failures, valid against Trunk', () => {

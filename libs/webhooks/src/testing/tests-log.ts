@@ -27,6 +27,29 @@ export class TestsLogBuilder {
     return this;
   }
 
+  /** The one test's status change from healthy to `status`, with `corroborated` (FLAKY is then quarantined). */
+  statusChanged(
+    status: 'FLAKY' | 'BROKEN',
+    o: { reason?: string; impacted?: number; corroborated?: boolean; hoursLater?: number } = {},
+  ): this {
+    return this.add(
+      'TestStatusChanged',
+      {
+        repo: REPO,
+        testId: TEST_ID,
+        status,
+        reason: o.reason ?? 'failure_rate: 2 of 4 runs failed',
+        since: new Date(this.start + 3 * 3_600_000).toISOString(),
+        previous: { status: 'HEALTHY', reason: '', since: new Date(this.start).toISOString() },
+        monitors: [],
+        pullRequestsImpactedLast7d: o.impacted ?? 0,
+        basis: { revision: this.events.length - 1 },
+        ...(o.corroborated !== undefined ? { corroborated: o.corroborated } : {}),
+      },
+      o.hoursLater,
+    );
+  }
+
   /** An upload of the one test with `outcome`, its cases inline or, with `blob`, named by a digest only. */
   upload(outcome: CaseRecord['outcome'], o: { failure?: string; blob?: string; hoursLater?: number; testCount?: number } = {}): this {
     const cases: CasesRef = o.blob ? { digest: o.blob, count: 1, encoding: 'json+gzip' } : { inline: [caseOf(outcome, o.failure)] };
