@@ -1,8 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import request from 'supertest';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { queueIdOf } from '@railyard/domain';
+import { launchChromium, seriousViolations, shot, signIn } from './support/browser';
 import { client, configureCi, eventually, openPrWithFile, prReaches, REPO, startEmbedded } from './support/engine-world';
 import type { RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
@@ -10,35 +9,13 @@ import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(240_000);
 
-// Debian's chromium (installed by .ci/run when missing); playwright-core downloads no browser.
-const CHROMIUM = process.env.RAILYARD_CHROMIUM ?? '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-// Set to a folder to keep a screenshot of each page (docs/dashboard.md's images are made this way).
-const SHOTS = process.env.RAILYARD_DASHBOARD_SCREENSHOTS;
-
 const QUEUE = `/queues/${encodeURIComponent(queueIdOf(REPO, 'main'))}`;
 
 let world: World;
 let server: RunningProcess;
 let browser: Browser;
 
-const signedIn = async (token: string): Promise<{ context: BrowserContext; page: Page }> => {
-  // bypassCSP only so that the test can inject axe-core; the pages themselves load no inline script.
-  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/`);
-  await page.waitForURL(/\/sign-in/);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${server.url}/`);
-  return { context, page };
-};
-
-const shot = async (page: Page, name: string): Promise<void> => {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
-};
+const signedIn = (token: string): Promise<{ context: BrowserContext; page: Page }> => signIn(browser, server.url, token);
 
 /** How wide the document is, and how wide its header, at the viewport the page has now. */
 const widths = (page: Page): Promise<{ document: number; header: number }> =>
@@ -58,24 +35,12 @@ const widths = (page: Page): Promise<{ document: number; header: number }> =>
     };
   });
 
-/** axe-core's violations of impact serious or critical on the page as it is now. */
-const seriousViolations = async (page: Page): Promise<string[]> => {
-  await page.addScriptTag({ content: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }
-    ).axe;
-    return (await axe.run()).violations;
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
-};
-
 beforeAll(async () => {
   world = await makeWorld();
   await configureCi(world, { test: SLOW_OR_FAIL_CHECK });
   server = await startEmbedded(world);
   expect((await client(server.url, TOKENS.admin).createQueue()).status).toBe(200);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

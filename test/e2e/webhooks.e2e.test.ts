@@ -1,4 +1,4 @@
-import { Receiver } from '@railyard/testkit';
+import type { Receiver } from '@railyard/testkit';
 import {
   NO_FAIL_CHECK,
   TOKENS,
@@ -12,13 +12,13 @@ import {
   type RunningProcess,
   type World,
 } from './support/engine-world';
-import { checkDelivery, type Checked } from './support/webhook-checks';
+import { checkDelivery, receiverPool, type Checked } from './support/webhook-checks';
 
 jest.setTimeout(240_000);
 
 let world: World;
 let server: RunningProcess | undefined;
-const receivers: Receiver[] = [];
+const receivers = receiverPool();
 // The receivers listen on 127.0.0.1: the server is told to allow that address, and only that one.
 // Retries start at 200 ms so a recovering receiver is served within the test's patience.
 const ENV = { RAILYARD_WEBHOOKS_ALLOW_NETWORKS: '127.0.0.1/32', RAILYARD_WEBHOOKS_RETRY_MIN_MS: '200' };
@@ -31,15 +31,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await Promise.all(receivers.map((r) => r.stop()));
+  await receivers.stopAll();
   await world?.cleanup();
 });
 
-const receiver = async (): Promise<Receiver> => {
-  const r = await new Receiver().start();
-  receivers.push(r);
-  return r;
-};
+const receiver = (): Promise<Receiver> => receivers.start();
 
 const admin = () => client((server as RunningProcess).url, TOKENS.admin);
 

@@ -161,6 +161,7 @@ export const composeApi = (p: ApiParts): ComposedApi => {
         sessions,
         outcomesWindowHours: p.dashboardOutcomesHours ?? 24,
         clock: p.clock ?? { now: () => new Date() },
+        ...(p.webhooks ? { webhooks: p.webhooks } : {}),
       }),
     ],
     p.github

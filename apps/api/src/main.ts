@@ -77,6 +77,8 @@ const main = async (): Promise<void> => {
     retry: config.webhooks.retry,
     leaseTtlMs: config.projector.leaseTtlMs,
     publicUrl: () => config.publicUrl ?? selfUrl,
+    loadBlob: (digest) => blobs.get(digest),
+    secretKeys: config.webhooks.secretKeys,
     logger,
   });
   const { app, testHealth, setSelfUrl } = composeApi({

@@ -52,6 +52,8 @@ export const openDistributedWebhooks = (o: {
   retry: { minMs: number; maxMs: number; maxAttempts: number };
   leaseTtlMs: number;
   publicUrl: () => string;
+  loadBlob?: (digest: string) => Promise<Buffer | null>;
+  secretKeys?: { id: string; key: Buffer }[];
   logger: Logger;
 }) => {
   const redis = new Redis(o.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
@@ -63,6 +65,8 @@ export const openDistributedWebhooks = (o: {
     allowNetworks: o.allowNetworks,
     retry: o.retry,
     publicUrl: o.publicUrl,
+    ...(o.loadBlob ? { loadBlob: o.loadBlob } : {}),
+    ...(o.secretKeys ? { secretKeys: o.secretKeys } : {}),
     logger: o.logger,
     leases: new RedisEndpointLeases({ redis, namespace: o.namespace, ttlMs: o.leaseTtlMs, logger: o.logger }),
   });

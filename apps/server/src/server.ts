@@ -171,7 +171,13 @@ const startOnBoundServer = async (
       })
     : await startEngineThread({ config, selfUrl, logger, eventStore, uploadReports });
   // Outgoing webhooks: endpoints in the event store, checkpoints and the delivery log beside it in the data dir.
-  const webhooks = openWebhooks(config, eventStore, () => config.publicUrl ?? selfUrl, logger);
+  const webhooks = openWebhooks(
+    config,
+    eventStore,
+    () => config.publicUrl ?? selfUrl,
+    logger,
+    (digest) => blobs.get(digest),
+  );
   const composed = composeApi({
     eventStore,
     blobs,

@@ -9,15 +9,23 @@ import { SqliteDeliveryStore, webhookParts } from '@railyard/webhooks';
  * with checkpoints and the delivery log in `webhooks.sqlite` in the data dir, which the data-dir lock
  * already keeps to one server.
  */
-export const openWebhooks = (config: RailyardConfig, eventStore: EventStore, publicUrl: () => string, logger: Logger) => {
+export const openWebhooks = (
+  config: RailyardConfig,
+  eventStore: EventStore,
+  publicUrl: () => string,
+  logger: Logger,
+  loadBlob?: (digest: string) => Promise<Buffer | null>,
+) => {
   const deliveries = new SqliteDeliveryStore(path.join(config.dataDir, 'webhooks.sqlite'));
   const { api, deliverer } = webhookParts({
     eventStore,
     deliveries,
     allowNetworks: config.webhooks.allowNetworks,
     retry: config.webhooks.retry,
+    secretKeys: config.webhooks.secretKeys,
     publicUrl,
     logger,
+    ...(loadBlob ? { loadBlob } : {}),
   });
   return {
     api,

@@ -117,4 +117,22 @@ describe('loadConfig: readiness and metrics settings', () => {
     expect(() => loadConfig({ RAILYARD_PROJECTION_MAX_LAG_MS: '10' })).toThrow(/RAILYARD_PROJECTION_MAX_LAG_MS/);
     expect(() => loadConfig({ RAILYARD_METRICS_PORT: 'http' })).toThrow(/RAILYARD_METRICS_PORT/);
   });
+
+  it('when webhook secret keys are set, then the sealing key comes first, and a bad one is refused without echoing it', () => {
+    const k1 = Buffer.alloc(32, 1).toString('base64');
+    const k2 = Buffer.alloc(32, 2).toString('base64');
+    const keys = loadConfig({ RAILYARD_WEBHOOKS_SECRET_KEYS: `2026b:${k2}, 2026a:${k1}` }).webhooks.secretKeys;
+    expect(keys.map((k) => [k.id, k.key.length, k.key[0]])).toEqual([
+      ['2026b', 32, 2],
+      ['2026a', 32, 1],
+    ]);
+    expect(loadConfig({}).webhooks.secretKeys).toEqual([]);
+    const short = Buffer.alloc(16, 3).toString('base64');
+    expect(() => loadConfig({ RAILYARD_WEBHOOKS_SECRET_KEYS: `k:${short}` })).toThrow(
+      /RAILYARD_WEBHOOKS_SECRET_KEYS.*key "k" must be 32 bytes/,
+    );
+    expect(() => loadConfig({ RAILYARD_WEBHOOKS_SECRET_KEYS: `k:${short}` })).not.toThrow(new RegExp(short.slice(0, 12)));
+    expect(() => loadConfig({ RAILYARD_WEBHOOKS_SECRET_KEYS: `a:${k1},a:${k2}` })).toThrow(/same id/);
+    expect(() => loadConfig({ RAILYARD_WEBHOOKS_SECRET_KEYS: k1 })).toThrow(/id:base64key/);
+  });
 });

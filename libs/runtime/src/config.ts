@@ -49,7 +49,12 @@ export interface RuntimeConfig {
   /** RAILYARD_GITHUB_STICKY_COMMENT: one status comment per GitHub PR beside its check run (off by default). */
   githubStickyComments: boolean;
   /** Outgoing webhooks (docs/webhooks.md): the networks endpoints may reach besides public addresses. */
-  webhooks: { allowNetworks: string[]; retry: { minMs: number; maxMs: number; maxAttempts: number } };
+  webhooks: {
+    allowNetworks: string[];
+    retry: { minMs: number; maxMs: number; maxAttempts: number };
+    /** RAILYARD_WEBHOOKS_SECRET_KEYS: the first seals the signing secrets in the log, every one opens (D249); empty: in clear. */
+    secretKeys: { id: string; key: Buffer }[];
+  };
 }
 
 /** The local CI runner's settings (libs/ci's CiSettings, less the data dir and git root given beside them). */
@@ -193,6 +198,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
         .map((s) => s.trim())
         .filter(Boolean),
       retry: { minMs: e.RAILYARD_WEBHOOKS_RETRY_MIN_MS, maxMs: 4 * 3600_000, maxAttempts: e.RAILYARD_WEBHOOKS_RETRY_ATTEMPTS },
+      secretKeys: e.RAILYARD_WEBHOOKS_SECRET_KEYS,
     },
     ci: {
       ...(publicUrl ? { publicUrl } : {}),

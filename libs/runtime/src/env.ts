@@ -9,6 +9,29 @@ import { z } from 'zod';
 
 const raw = z.string().optional();
 
+/**
+ * RAILYARD_WEBHOOKS_SECRET_KEYS: `id:base64key` entries, comma-separated, the key that seals first.
+ * Each key is 32 bytes (`openssl rand -base64 32`); ids are unique. Never echoes a key in its errors.
+ */
+export const webhookSecretKeysOf = (value: string | undefined): { id: string; key: Buffer }[] => {
+  if (value === undefined) return [];
+  const keys = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const at = entry.indexOf(':');
+      const id = at > 0 ? entry.slice(0, at) : '';
+      if (!/^[A-Za-z0-9_.-]{1,40}$/.test(id))
+        throw new RangeError('each key must be id:base64key, the id of letters, digits, ".", "_" or "-"');
+      const key = Buffer.from(entry.slice(at + 1), 'base64');
+      if (key.length !== 32) throw new RangeError(`key "${id}" must be 32 bytes in base64 (openssl rand -base64 32)`);
+      return { id, key };
+    });
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new RangeError('two keys have the same id');
+  return keys;
+};
+
 const text = raw.transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
 const textOr = (fallback: string) => text.transform((v) => v ?? fallback);
@@ -145,6 +168,15 @@ export const railyardEnvSchema = z.object({
   /** The first wait after a failed webhook delivery (doubling up to 4 h), and the tries before the endpoint is disabled. */
   RAILYARD_WEBHOOKS_RETRY_MIN_MS: int(30_000, 10, 3_600_000),
   RAILYARD_WEBHOOKS_RETRY_ATTEMPTS: int(15, 1, 100),
+  /** Keys that seal webhook signing secrets in the event log: `id:base64key`, comma-separated, the sealing key first (docs/webhooks.md). */
+  RAILYARD_WEBHOOKS_SECRET_KEYS: text.transform((v, ctx) => {
+    try {
+      return webhookSecretKeysOf(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
 });
 
 export type RailyardEnv = z.infer<typeof railyardEnvSchema>;

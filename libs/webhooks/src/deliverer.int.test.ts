@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore, type EventStore } from '@railyard/eventstore';
@@ -9,6 +10,7 @@ import { EndpointService } from './endpoint-service';
 import { newSigningSecret } from './signing';
 import { AddressPolicy } from './ssrf';
 import { LogBuilder, trunkSchemaProblem } from './testing/log';
+import { caseOf, TestsLogBuilder } from './testing/tests-log';
 import { Receiver } from '@railyard/testkit';
 import { eventually } from './testing/eventually';
 
@@ -44,8 +46,12 @@ describe('WebhookDeliverer', () => {
     return r;
   };
 
-  const deliverer = (retry = { minMs: 20, maxMs: 50, maxAttempts: 1000 }): WebhookDeliverer => {
+  const deliverer = (
+    retry = { minMs: 20, maxMs: 50, maxAttempts: 1000 },
+    loadBlob?: (digest: string) => Promise<Buffer | null>,
+  ): WebhookDeliverer => {
     const d = new WebhookDeliverer({
+      ...(loadBlob ? { loadBlob } : {}),
       eventStore: events,
       endpoints,
       store,
@@ -195,5 +201,50 @@ describe('WebhookDeliverer', () => {
     const posts = r.received.map((m) => JSON.parse(m.body) as { text: string; blocks: unknown[] });
     expect(posts.map((p) => p.text.split(' ')[0])).toEqual([':white_check_mark:', ':double_vertical_bar:']);
     expect(posts[0]?.text).toContain('<http://railyard.test/queues/github.com~acme~rocket~main/prs/1|#1 PR 1>');
+  });
+
+  it('when a test turns broken and its cases are in the blob store, then an endpoint filtered to a branch gets test_case.status_changed naming it', async () => {
+    const r = await receiver();
+    await endpoints.execute(
+      {
+        type: 'create',
+        endpointId: 'tests',
+        kind: 'webhook',
+        settings: { url: r.url, description: '', events: ['test_case.status_changed'], repos: [], targetBranches: ['main'] },
+        secret: newSigningSecret(),
+        startAfter: await events.headPosition(),
+      },
+      META,
+    );
+    // The blob store's format (decodeCasesBlob): a gzip JSON array of the cases.
+    const blob = gzipSync(JSON.stringify([caseOf('failed', 'boom')]));
+    const digest = 'e'.repeat(64);
+    deliverer(undefined, async (d) => (d === digest ? blob : null));
+    const log = new TestsLogBuilder().upload('failed', { blob: digest }).statusChanged('BROKEN', { reason: 'consecutive_failures: 1' });
+    for (const e of log.events)
+      await events.append(e.streamId, [{ eventId: e.eventId, type: e.type, data: e.data, metadata: e.metadata }], 'any');
+    await eventually(() => r.received.length >= 1, 'the status change delivered');
+    const payload = JSON.parse(r.received[0]!.body) as { type: string; test_case: { name: string; failure_rate_last_7d: number } };
+    expect(payload).toMatchObject({ type: 'test_case.status_changed', test_case: { name: 'charges the card', failure_rate_last_7d: 1 } });
+    expect(trunkSchemaProblem(payload.type, payload)).toBeUndefined();
+  });
+
+  it('when the secret is rotated and an event follows at once, then its message is signed with the new secret', async () => {
+    const r = await receiver();
+    const before = await create(r.url);
+    deliverer();
+    await write(new LogBuilder().created().submitted(1));
+    await eventually(() => r.received.length >= 2, 'the submission delivered');
+    const after = newSigningSecret();
+    await endpoints.execute({ type: 'rotate', endpointId: 'ep1', secret: after }, META);
+    // Appended right away: sooner than the deliverer's next look at the endpoint list.
+    const next = new LogBuilder().created().submitted(1).add('PrCancelled', { prNumber: 1, reason: 'PR_CLOSED' });
+    const cancel = next.events.at(-1)!;
+    await events.append(cancel.streamId, [{ eventId: 'late', type: cancel.type, data: cancel.data, metadata: cancel.metadata }], 'any');
+    await eventually(() => r.received.some((m) => m.body.includes('pull_request.canceled')), 'the cancel delivered');
+    const canceled = r.received.filter((m) => m.body.includes('pull_request.canceled'));
+    for (const m of canceled) expect(() => new Webhook(after).verify(m.body, m.headers as Record<string, string>)).not.toThrow();
+    for (const m of r.received.slice(0, 2))
+      expect(() => new Webhook(before).verify(m.body, m.headers as Record<string, string>)).not.toThrow();
   });
 });

@@ -1,6 +1,7 @@
-import { backoffDelay, type BackoffPolicy, type EventStore } from '@railyard/eventstore';
+import { backoffDelay, type BackoffPolicy, type EventStore, type RecordedEvent } from '@railyard/eventstore';
+import { casesOf, type CaseRecord, type TestResultsUploaded } from '@railyard/testhealth';
 import type { DeliveryStore } from './delivery-store';
-import type { Endpoint } from './endpoints';
+import { ENDPOINTS_STREAM, type Endpoint } from './endpoints';
 import type { EndpointService } from './endpoint-service';
 import { dashboardLinks, WebhookMapper } from './mapping';
 import type { WebhookMessage } from './messages';
@@ -40,8 +41,12 @@ export interface DelivererOptions {
   /** How often an idle endpoint looks for new events, and the endpoint list for changes. */
   pollMs?: number;
   lookup?: Lookup;
+  /** The blob store's read: the cases of large test uploads, for test_case events' names and rates. */
+  loadBlob?: (digest: string) => Promise<Buffer | null>;
   now?: () => Date;
   onError?: (err: Error, endpointId?: string) => void;
+  /** Run before the first endpoint is served, again on every tick until it succeeds (the secrets' reseal, D249). */
+  prepare?: () => Promise<void>;
   /** Called after each message an endpoint took (2xx): the benchmark measures from it. */
   onDelivered?: (endpointId: string, message: WebhookMessage) => void;
 }
@@ -51,15 +56,25 @@ class Stopped extends Error {}
 /** How often a busy endpoint's checkpoint is written (and at the end of every batch read). */
 const CHECKPOINT_EVERY_MS = 250;
 
+const eventsOf = (endpoint: Endpoint): readonly string[] =>
+  endpoint.events.length > 0 ? endpoint.events : endpoint.kind === 'slack' ? SLACK_EVENT_TYPES : [];
+
+/** Whether the endpoint may be sent a test_case event: only then does its mapper fold the test-health streams. */
+const wantsTestCases = (endpoint: Endpoint): boolean => {
+  const events = eventsOf(endpoint);
+  return events.length === 0 || events.some((t) => t.startsWith('test_case.'));
+};
+
 const matches = (endpoint: Endpoint, m: WebhookMessage): boolean => {
-  const events = endpoint.events.length > 0 ? endpoint.events : endpoint.kind === 'slack' ? SLACK_EVENT_TYPES : [];
+  const events = eventsOf(endpoint);
   if (events.length > 0 && !events.includes(m.type)) return false;
   if (
     endpoint.repos.length > 0 &&
     !endpoint.repos.some((r) => r.host === m.repo.host && r.owner === m.repo.owner && r.name === m.repo.name)
   )
     return false;
-  return endpoint.targetBranches.length === 0 || endpoint.targetBranches.includes(m.targetBranch);
+  // A test belongs to a repository, not to a queue's branch: the branch filter does not hold its events back.
+  return endpoint.targetBranches.length === 0 || m.targetBranch === '' || endpoint.targetBranches.includes(m.targetBranch);
 };
 
 /** The body an endpoint is sent for a message: Trunk's payload, or the Slack text; undefined when Slack has nothing to say. */
@@ -137,7 +152,8 @@ class EndpointWorker {
     const id = endpoint.endpointId;
     const stored = await o.store.checkpoint(id);
     const checkpoint = stored === undefined ? endpoint.startAfter : stored;
-    const mapper = new WebhookMapper(dashboardLinks(o.publicUrl()));
+    const tests = wantsTestCases(endpoint);
+    const mapper = new WebhookMapper(dashboardLinks(o.publicUrl()), { tests });
     let cursor: bigint | null = null;
     let savedAt = performance.now();
     for (;;) {
@@ -148,8 +164,11 @@ class EndpointWorker {
         continue;
       }
       for (const event of batch) {
+        const previous = cursor;
         cursor = event.position;
-        const messages = mapper.apply(event);
+        if (event.streamId === ENDPOINTS_STREAM && (checkpoint === null || event.position > checkpoint))
+          await this.changed(event, previous !== null && (checkpoint === null || previous > checkpoint) ? previous : null);
+        const messages = mapper.apply(event, tests ? await this.blobCases(event) : undefined);
         if (checkpoint !== null && event.position <= checkpoint) continue;
         for (const m of messages) {
           if (!matches(endpoint, m)) continue;
@@ -166,6 +185,35 @@ class EndpointWorker {
         await o.store.saveCheckpoint(id, cursor);
         savedAt = performance.now();
       }
+    }
+  }
+
+  /**
+   * Stops this worker at a change of its endpoint it was not started with (a new secret, URL or
+   * filter): what the log holds after the change is for the new version, which the deliverer's next
+   * tick starts from the position before it. Without this, a message of an event recorded just after
+   * a rotation could still go out signed with the old secret.
+   */
+  private async changed(event: RecordedEvent, previous: bigint | null): Promise<void> {
+    const id = this.endpoint.endpointId;
+    if ((event.data as { endpointId?: unknown }).endpointId !== id) return;
+    if ((await this.o.endpoints.get(id))?.version === this.endpoint.version) return;
+    // Everything before the change is done: the next worker must not send it again under the new version.
+    if (previous !== null) await this.o.store.saveCheckpoint(id, previous);
+    throw new Stopped();
+  }
+
+  /** The cases of a test upload kept in the blob store; undefined when inline, not an upload, or unreadable. */
+  private async blobCases(event: RecordedEvent): Promise<CaseRecord[] | undefined> {
+    if (event.type !== 'TestResultsUploaded' || !this.o.loadBlob) return undefined;
+    const ref = (event.data as TestResultsUploaded['data']).cases;
+    if ('inline' in ref) return undefined;
+    try {
+      return await casesOf(ref, this.o.loadBlob);
+    } catch (err) {
+      // A missing blob costs the names and rates of its tests, not the delivery of everything after it.
+      this.o.onError?.(err as Error, this.endpoint.endpointId);
+      return undefined;
     }
   }
 
@@ -229,6 +277,7 @@ export class WebhookDeliverer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private ticking: Promise<void> = Promise.resolve();
+  private prepared = false;
 
   constructor(options: DelivererOptions) {
     this.o = { retry: DEFAULT_RETRY, timeoutMs: 10_000, pollMs: 100, now: () => new Date(), ...options };
@@ -257,6 +306,10 @@ export class WebhookDeliverer {
   }
 
   private async tick(): Promise<void> {
+    if (this.o.prepare && !this.prepared) {
+      await this.o.prepare();
+      this.prepared = true;
+    }
     const leases = this.o.leases ?? ownEveryEndpoint;
     const endpoints = new Map((await this.o.endpoints.list()).map((e) => [e.endpointId, e]));
     for (const [id, worker] of this.workers) {

@@ -39,7 +39,8 @@ export type WebhookEndpointCreated = Ev<
   EndpointSettings & { kind: EndpointKind; secret: string; startAfter: string | null }
 >;
 export type WebhookEndpointUpdated = Ev<'WebhookEndpointUpdated', { changes: Partial<EndpointSettings> }>;
-export type WebhookEndpointSecretRotated = Ev<'WebhookEndpointSecretRotated', { secret: string }>;
+/** `resealed`: the same secret sealed with another key (D249), not a new one. */
+export type WebhookEndpointSecretRotated = Ev<'WebhookEndpointSecretRotated', { secret: string; resealed?: true }>;
 export type WebhookEndpointDisabled = Ev<'WebhookEndpointDisabled', { reason: DisabledReason; detail?: string }>;
 export type WebhookEndpointEnabled = Ev<'WebhookEndpointEnabled', object>;
 export type WebhookEndpointDeleted = Ev<'WebhookEndpointDeleted', object>;
@@ -141,7 +142,7 @@ export class WebhookEndpointError extends Error {
 export type EndpointCommand =
   | { type: 'create'; endpointId: string; kind: EndpointKind; settings: EndpointSettings; secret: string; startAfter: bigint | null }
   | { type: 'update'; endpointId: string; changes: Partial<EndpointSettings>; enabled?: boolean }
-  | { type: 'rotate'; endpointId: string; secret: string }
+  | { type: 'rotate'; endpointId: string; secret: string; resealed?: true }
   | { type: 'disable'; endpointId: string; reason: DisabledReason; detail?: string }
   | { type: 'delete'; endpointId: string };
 
@@ -177,7 +178,12 @@ export const decideEndpoints = (state: EndpointsState, command: EndpointCommand,
       return events;
     }
     case 'rotate':
-      return [{ type: 'WebhookEndpointSecretRotated', data: { endpointId, secret: command.secret, at } }];
+      return [
+        {
+          type: 'WebhookEndpointSecretRotated',
+          data: { endpointId, secret: command.secret, ...(command.resealed ? { resealed: true as const } : {}), at },
+        },
+      ];
     case 'disable':
       // A deliverer giving up on an endpoint an admin already disabled changes nothing.
       if (!current.enabled) return [];
@@ -192,8 +198,11 @@ export const decideEndpoints = (state: EndpointsState, command: EndpointCommand,
   }
 };
 
+/** An endpoint as the operations and the dashboard show it: no secret, no delivery internals. */
+export type EndpointView = Omit<Endpoint, 'secret' | 'startAfter' | 'version'>;
+
 /** What the list and get operations show: everything but the secret, which is shown once, on create and rotate. */
-export const publicView = (e: Endpoint): Record<string, unknown> => ({
+export const publicView = (e: Endpoint): EndpointView => ({
   endpointId: e.endpointId,
   kind: e.kind,
   url: e.url,

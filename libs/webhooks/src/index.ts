@@ -7,6 +7,7 @@ export * from './delivery-store';
 export * from './redis-delivery-store';
 export * from './deliverer';
 export * from './send';
+export * from './secret-box';
 export * from './signing';
 export * from './slack';
 export * from './ssrf';

@@ -58,6 +58,11 @@ describe('WebhookMapper', () => {
     });
   });
 
+  it('when a run tests one PR alone, then no batch event is sent, submitted included', () => {
+    const messages = mapAll(new LogBuilder().created().submitted(4).testing('solo', [4]));
+    expect(messages.filter((m) => m.type.startsWith('pull_request_batch.'))).toEqual([]);
+  });
+
   it('when a PR is cancelled by API, then Trunk gets canceled (one l) without a reason its enum lacks, and ours says API_REQUESTED', () => {
     const messages = mapAll(new LogBuilder().created().submitted(9).add('PrCancelled', { prNumber: 9, reason: 'API_REQUESTED' }));
     const canceled = messages.at(-1);
@@ -111,14 +116,17 @@ describe('WebhookMapper', () => {
     const messages = mapAll(log);
     const batch = messages.filter((m) => m.type.startsWith('pull_request_batch.'));
     expect(typesOf(batch)).toEqual([
+      'pull_request_batch.submitted',
       'pull_request_batch.testing',
       'pull_request_batch.pending_failure',
       'pull_request_batch.queued',
+      'pull_request_batch.submitted',
       'pull_request_batch.testing',
       'pull_request_batch.merged',
     ]);
-    expect(batch[2]?.payload).toMatchObject({ queued_reason: 'BISECTION_REQUIRED', pr_numbers: [1, 2], pr_numbers_in_batch: [1, 2] });
-    expect(batch[3]?.payload).toMatchObject({ is_bisection: true });
+    expect(batch[0]?.payload).toMatchObject({ test_branch: 'railyard/test/b1', pr_numbers: [1, 2], pr_numbers_in_batch: [1, 2] });
+    expect(batch[3]?.payload).toMatchObject({ queued_reason: 'BISECTION_REQUIRED', pr_numbers: [1, 2], pr_numbers_in_batch: [1, 2] });
+    expect(batch[5]?.payload).toMatchObject({ is_bisection: true });
     expectAllValid(messages);
   });
 

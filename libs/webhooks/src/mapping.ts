@@ -1,13 +1,17 @@
 import { QUEUE_STREAM_PREFIX, type QueueEvent, type RepoRef } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
+import type { CaseRecord } from '@railyard/testhealth';
 import type { PrAction } from './event-types';
 import type { TrunkEventType, WebhookMessage } from './messages';
+import { TestCaseMapper } from './test-case-mapping';
 import { trunkEnum } from './trunk-schemas';
 
 /** Where a message links to: the dashboard's pages, from the server's public address. */
 export interface DashboardLinks {
   pr(queueId: string, prNumber: number): string;
   queue(queueId: string): string;
+  /** The flaky-tests page of a repository (by its repo id): Trunk's test_case.html_url. */
+  tests(repoId: string): string;
 }
 
 export const dashboardLinks = (baseUrl: string): DashboardLinks => {
@@ -15,6 +19,7 @@ export const dashboardLinks = (baseUrl: string): DashboardLinks => {
   return {
     queue: (queueId) => `${base}/queues/${encodeURIComponent(queueId)}`,
     pr: (queueId, prNumber) => `${base}/queues/${encodeURIComponent(queueId)}/prs/${prNumber}`,
+    tests: (repoId) => `${base}/tests?repo=${encodeURIComponent(repoId)}`,
   };
 };
 
@@ -80,11 +85,22 @@ export class WebhookMapper {
   private readonly queues = new Map<string, Queue>();
   private readonly prs = new Map<string, Pr>();
   private readonly runs = new Map<string, Run>();
+  private readonly testCases: TestCaseMapper | undefined;
 
-  constructor(private readonly links: DashboardLinks) {}
+  /** `o.tests: false` skips the test-health streams: an endpoint that wants no test_case event need not fold them. */
+  constructor(
+    private readonly links: DashboardLinks,
+    o: { tests?: boolean } = {},
+  ) {
+    this.testCases = o.tests === false ? undefined : new TestCaseMapper(links.tests);
+  }
 
-  apply(recorded: RecordedEvent): WebhookMessage[] {
-    if (!recorded.streamId.startsWith(QUEUE_STREAM_PREFIX)) return [];
+  /** `cases`: a test upload's cases when the event names a blob instead of carrying them (see TestCaseMapper). */
+  apply(recorded: RecordedEvent, cases?: readonly CaseRecord[]): WebhookMessage[] {
+    if (!recorded.streamId.startsWith(QUEUE_STREAM_PREFIX)) {
+      const messages = this.testCases?.apply(recorded, cases) ?? [];
+      return messages.map((m, index) => ({ ...m, eventId: recorded.eventId, position: recorded.position, index }));
+    }
     const event = { type: recorded.type, data: recorded.data } as QueueEvent;
     const stream = recorded.streamId;
     const out: Omit<WebhookMessage, 'eventId' | 'position' | 'index'>[] = [];
@@ -198,6 +214,28 @@ export class WebhookMapper {
           reached: new Map(),
           left: new Set(),
         });
+        // Trunk's batch "submitted" has a test branch: the batch exists from the moment a run tests several PRs together.
+        if (d.prNumbers.length > 1) {
+          const type: TrunkEventType = 'pull_request_batch.submitted';
+          out.push({
+            type,
+            payload: {
+              test_branch: d.testBranch,
+              test_branch_sha: d.testBranchSha,
+              type,
+              action: 'submitted',
+              status: 'submitted',
+              pr_numbers: [...d.prNumbers].sort((a, b) => a - b),
+              pr_numbers_in_batch: d.prNumbers,
+              repository,
+              target_branch: queue.branch,
+              timestamp: at,
+              is_bisection: d.bisection,
+            },
+            repo: queue.repo,
+            targetBranch: queue.branch,
+          });
+        }
         break;
       }
       case 'TestRunStatusReported': {

@@ -53,6 +53,27 @@ export const slackMessageOf = (message: WebhookMessage): { text: string; blocks:
       text = `${icon} Queue ${link(details, where)} is now ${esc(state)} (was ${esc(String(p.previous_status))})`;
       break;
     }
+    case 'test_case.status_changed':
+    case 'test_case.quarantining_setting_changed': {
+      const t = p.test_case as { name: string; html_url: string; quarantined: boolean };
+      const test = `Test ${link(t.html_url, t.name)} in ${esc(repo)}`;
+      if (message.type === 'test_case.status_changed') {
+        const change = p.status_change as { previous_status: string; current_status: { value: string; reason: string } };
+        text = `:test_tube: ${test} is now ${esc(change.current_status.value)} (was ${esc(change.previous_status)}): ${esc(
+          change.current_status.reason,
+        )}${t.quarantined ? '; quarantined' : ''}`;
+      } else {
+        const q = p.quarantine_setting_changed as {
+          actor: { full_name: string };
+          updated_quarantining_setting: string;
+          reason: string | null;
+        };
+        text = `:test_tube: ${test}: quarantine set to ${esc(q.updated_quarantining_setting)} by ${esc(q.actor.full_name)}${
+          q.reason ? ` (${esc(q.reason)})` : ''
+        }`;
+      }
+      break;
+    }
     default:
       return undefined;
   }

@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
-import type { Received } from '@railyard/testkit';
+import { Receiver, type Received } from '@railyard/testkit';
 import { TRUNK_EVENT_TYPES, trunkSchemaOf } from '@railyard/webhooks';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -24,4 +24,19 @@ export const checkDelivery = (secret: string, r: Received): Checked => {
   const validate = schemas.get(type);
   if (validate && !validate(payload)) throw new Error(`${type} breaks Trunk's schema: ${ajv.errorsText(validate.errors)}`);
   return { id: String(r.headers['webhook-id']), type, payload };
+};
+
+/** The receivers a suite starts, each on 127.0.0.1, all stopped together at its end. */
+export const receiverPool = (): { start: () => Promise<Receiver>; stopAll: () => Promise<void> } => {
+  const all: Receiver[] = [];
+  return {
+    start: async () => {
+      const r = await new Receiver().start();
+      all.push(r);
+      return r;
+    },
+    stopAll: async () => {
+      await Promise.all(all.map((r) => r.stop()));
+    },
+  };
 };

@@ -56,7 +56,9 @@ export const page = (frame: PageFrame, body: Renderable): SafeHtml =>
       <body>
         <header>
           <strong>Railyard</strong>
-          <nav aria-label="main"><a href="/">Queues</a> · <a href="/tests">Flaky tests</a> · <a href="/docs">API</a></nav>
+          <nav aria-label="main">
+            <a href="/">Queues</a> · <a href="/tests">Flaky tests</a> · <a href="/webhooks">Webhooks</a> · <a href="/docs">API</a>
+          </nav>
           ${
             frame.session
               ? html`<span class="who">${frame.session.name} (${frame.session.scope})</span>

@@ -21,6 +21,9 @@ import { runBody } from './pages/run';
 import { signInBody } from './pages/sign-in';
 import { TEST_LISTS, testsBody, type TestList } from './pages/tests';
 import type { Session, Sessions } from './session';
+import { PageError, type Shown } from './page-error';
+import { webhookPages } from './webhook-pages';
+import type { WebhookApiParts } from '../routes/webhooks';
 
 export interface DashboardDeps {
   eventStore: EventStore;
@@ -31,20 +34,13 @@ export interface DashboardDeps {
   /** How far back the queue page lists merged, failed and cancelled PRs. */
   outcomesWindowHours: number;
   clock: { now: () => Date };
+  /** Outgoing webhooks' endpoints and log: the /webhooks pages say they are not configured without them. */
+  webhooks?: WebhookApiParts;
 }
 
 // Pages load no script but our own and no frame may embed them (clickjacking of the action forms).
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-class PageError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const send = (res: Response, status: number, body: SafeHtml): void => {
   const started = res.locals.renderStarted as bigint | undefined;
@@ -116,8 +112,8 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     });
   };
 
-  /** A POST form: session, CSRF token, then scope; answers by going back to `back`. */
-  const action = (path: string, scope: Scope, handler: (req: Request, session: Session) => Promise<string>) => {
+  /** A POST form: session, CSRF token, then scope; answers by going to the path it returns, or with the page it returns. */
+  const action = (path: string, scope: Scope, handler: (req: Request, session: Session) => Promise<string | Shown>) => {
     router.post(path, form, async (req, res) => {
       const session = await sessions.of(req);
       if (!session)
@@ -141,7 +137,9 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
           403,
         );
       try {
-        res.redirect(303, await handler(req, session));
+        const outcome = await handler(req, session);
+        if (typeof outcome === 'string') res.redirect(303, outcome);
+        else render(res, session, outcome.title, outcome.body);
       } catch (err) {
         if (err instanceof DomainError || err instanceof PageError)
           return render(
@@ -395,6 +393,15 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       correlationId: String(req.res?.locals.requestId ?? ''),
     });
     return queuePath(view.queueId);
+  });
+
+  webhookPages({
+    pageRoute,
+    action,
+    render,
+    csrfFor: (session) => sessions.csrfFor(session.id),
+    tokens: deps.tokens,
+    webhooks: d.webhooks,
   });
 
   // Server-sent events: one `change` whenever the read models move, which the page's script turns into a refresh.
