@@ -17,11 +17,12 @@ import {
 } from '@railyard/domain';
 import { SqliteEventStore } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
+import { projectorCurve } from './scale-projector';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
 
 /**
- * `npm run bench -- scale [state|queue|start] [sizes...]`: how cost grows with history and with queue
+ * `npm run bench -- scale [state|queue|projector|start] [sizes...]`: how cost grows with history and with queue
  * length (issue 29). Each curve prints one line per size and one `…/exponent` line: the least-squares
  * slope of log(cost) against log(size), 0 for flat, 1 for linear.
  *
@@ -30,6 +31,8 @@ import { workload } from './support/workload';
  *          one plan() and of one submit (decide + evolve) on it. Default N: 10k, 100k, 300k.
  *   queue  one paused queue holding N active PRs: CPU of one re-submit (decide + evolve + plan), what
  *          the engine does per event. Default N: 10, 500, 5,000.
+ *   projector  the same queue in Redis read models (the distributed shape's read side): CPU of the
+ *          projector and of Redis per re-submit batch (scale-projector.ts). Default N: 10, 500, 5,000.
  *   start  the embedded server (engine off) over a SQLite log of N events (20 queues): time from spawn
  *          to the first 200 on /readyz, resident set then and at its peak. Default N: 10k, 100k, 300k.
  *
@@ -217,7 +220,8 @@ const sizesOr = (args: string[], fallback: number[]): number[] => {
 };
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
-  const curves = ['state', 'queue', 'start'].filter((c) => !args.some((a) => ['state', 'queue', 'start'].includes(a)) || args.includes(c));
+  const names = ['state', 'queue', 'projector', 'start'];
+  const curves = names.filter((c) => !args.some((a) => names.includes(a)) || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
     const rows = stateCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
@@ -228,6 +232,18 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
     const rows = queueCurve(sizesOr(sizes, [10, 500, 5_000]));
     for (const r of rows) yield { name: 'scale/queue', load: load(), ...r };
     yield exponents('scale/queue', rows, 'prs', ['resubmitCpuUs']);
+  }
+  if (curves.includes('projector')) {
+    const rows = await projectorCurve(sizesOr(sizes, [10, 500, 5_000]), progress);
+    for (const r of rows) yield { name: 'scale/projector', load: load(), ...r };
+    yield exponents('scale/projector', rows, 'prs', [
+      'resubmitCpuUs',
+      'resubmitWallUs',
+      'redisCpuUs',
+      'queueAnswerBuildCpuUs',
+      'queueAnswerStoredCpuUs',
+      'prAnswerCpuUs',
+    ]);
   }
   if (curves.includes('start')) {
     const rows = await startCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));

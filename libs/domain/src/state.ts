@@ -11,6 +11,7 @@ import type {
 } from './events-engine';
 import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
+import { EntryMap } from './entry-order';
 import { foldFailureRate } from './engine/batch-size';
 import type { NotCountedWhy } from './status-reporters';
 
@@ -148,7 +149,7 @@ export const initialQueueState = (): QueueState => ({
   settings: { ...DEFAULT_SETTINGS },
   requiredStatuses: [],
   statusReporters: {},
-  entries: new Map(),
+  entries: new EntryMap(),
   closed: new Map(),
   targets: new Map(),
   nextSeq: 0,

@@ -2,8 +2,8 @@ import type { Entry, QueueState, TestRun } from '../state';
 import type { Action } from './actions';
 import type { EngineCommand } from './commands';
 import type { HostFacts } from './facts';
-import { parallelGraph, singleGraph, type DepGraph } from './graph';
-import { planOrder } from './order';
+import { parallelGraph, singleGraph, type DepGraph, type Positions } from './graph';
+import { placeIn, planOrderIndexOf } from '../entry-order';
 import { currentRun, stackOf } from './runs';
 
 /** What every phase of one planning round sees. */
@@ -11,9 +11,10 @@ export interface Ctx {
   s: QueueState;
   nowMs: number;
   facts: HostFacts;
-  order: Entry[];
-  /** Place of each entry of `order`. */
-  pos: Map<number, number>;
+  /** The plan order, copied out of the state's index on first use (planning a paused queue never needs it). */
+  readonly order: Entry[];
+  /** Place of an entry (by PR number) in `order`, a search in the state's index. */
+  pos: Positions;
   /** Entries that hold a place in flight: started at least once in this cycle, in that order. */
   chain: Entry[];
   graph: DepGraph;
@@ -26,18 +27,26 @@ export type Phase = (c: Ctx) => Action[];
 export const record = (command: EngineCommand): Action => ({ kind: 'record', command });
 
 export const contextOf = (s: QueueState, now: string, facts: HostFacts): Ctx => {
-  const order = planOrder(s);
-  const pos = new Map<number, number>();
-  for (let i = 0; i < order.length; i++) pos.set((order[i] as Entry).prNumber, i);
-  const graph = s.settings.mode === 'parallel' ? parallelGraph(s, order, pos, facts.overlaps) : singleGraph(order, pos);
+  const index = planOrderIndexOf(s.entries);
+  let order: Entry[] | undefined;
+  const orderOf = (): Entry[] => (order ??= [...index.started, ...index.waiting]);
+  const pos: Positions = {
+    get: (prNumber) => {
+      const e = s.entries.get(prNumber);
+      return e === undefined ? undefined : placeIn(index, e);
+    },
+  };
+  const graph = s.settings.mode === 'parallel' ? parallelGraph(s, orderOf(), pos, facts.overlaps) : singleGraph(orderOf, pos);
   let heads: Set<string> | undefined;
   return {
     s,
     nowMs: Date.parse(now),
     facts,
-    order,
+    get order() {
+      return orderOf();
+    },
     pos,
-    chain: order.filter((e) => e.flightSeq !== undefined),
+    chain: [...index.started],
     graph,
     ownHeads: () => (heads ??= headsBehind(s, facts.target?.sha)),
   };

@@ -21,15 +21,21 @@ export interface DepGraph {
   hasAhead(e: Entry): boolean;
 }
 
+/** An entry's place in the plan order by PR number: a Map, or a search in the state's order index. */
+export interface Positions {
+  get(prNumber: number): number | undefined;
+}
+
 /** How an entry's targets relate to the others: a digest of a known list, or one of these two. */
 const ALL = '\u0000all';
 const NONE = '\u0000none';
 
-const byPosition = (pos: ReadonlyMap<number, number>) => (a: Entry, b: Entry) => (pos.get(a.prNumber) ?? 0) - (pos.get(b.prNumber) ?? 0);
+const byPosition = (pos: Positions) => (a: Entry, b: Entry) => (pos.get(a.prNumber) ?? 0) - (pos.get(b.prNumber) ?? 0);
 
-export const singleGraph = (order: readonly Entry[], pos: ReadonlyMap<number, number>): DepGraph => ({
+/** `order` may be given as a function, so a round that asks nothing of the graph never copies the order. */
+export const singleGraph = (order: readonly Entry[] | (() => readonly Entry[]), pos: Positions): DepGraph => ({
   parallel: false,
-  closureAhead: (e, through) => order.slice(0, pos.get(e.prNumber) ?? 0).filter(through),
+  closureAhead: (e, through) => (typeof order === 'function' ? order() : order).slice(0, pos.get(e.prNumber) ?? 0).filter(through),
   dependsOnAny: (e, set) => {
     const mine = pos.get(e.prNumber) ?? 0;
     for (const n of set) if ((pos.get(n) ?? Infinity) < mine) return true;
@@ -44,12 +50,7 @@ export const singleGraph = (order: readonly Entry[], pos: ReadonlyMap<number, nu
  * index: no pairwise comparison of target lists, and no work for the thousands of entries waiting
  * further back.
  */
-export const parallelGraph = (
-  s: QueueState,
-  order: readonly Entry[],
-  pos: ReadonlyMap<number, number>,
-  overlaps: TargetOverlaps | undefined,
-): DepGraph => {
+export const parallelGraph = (s: QueueState, order: readonly Entry[], pos: Positions, overlaps: TargetOverlaps | undefined): DepGraph => {
   // One pass over the queue on every planning round: a few look-ups per entry and nothing allocated for most.
   const kinds: string[] = new Array<string>(order.length);
   const byDigest = new Map<string, Entry | Entry[]>();

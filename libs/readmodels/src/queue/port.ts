@@ -86,12 +86,13 @@ export interface ReadModelStore extends TestRunReadModel {
   listPrs(queueId: string, query: PrListQuery): Promise<PrListPage>;
   /**
    * The getQueue answer as JSON text, byte for byte what the API sends (docs/api.md), or null when
-   * the queue does not exist. The Redis store writes it with each batch, so a read is one GET.
+   * the queue does not exist. The Redis store keeps the answer the first read after a batch builds,
+   * so later reads are one GET and a batch never rebuilds it (docs/decisions.md D253).
    */
   getQueueAnswer(queueId: string): Promise<string | null>;
   /**
    * The getSubmittedPullRequest answer (the PR's view and its explanation) as JSON text, or null when
-   * getPr is null. The Redis store writes the active PRs' answers with each batch; others are built.
+   * getPr is null. Built on read from the PR's document and its place in queue order, never by listing the queue.
    */
   getPrAnswer(queueId: string, prNumber: number): Promise<string | null>;
   /** Queues (not deleted) the engine currently reports a host problem for, for /readyz. */

@@ -10,13 +10,16 @@ export interface RedisKeys {
   /** STRING: JSON QueueDoc. */
   queue(queueId: string): string;
   /**
-   * STRING: the getQueue answer as the API sends it, written with every batch that touches the queue.
+   * STRING: the getQueue answer as the API sends it. Deleted by every batch that touches the queue and
+   * written by the first read after it, if the queue's answerVersion has not moved meanwhile (D253).
    * The key names the answer's format, so an answer an older version wrote is never sent as this one.
    */
   queueAnswer(queueId: string): string;
+  /** STRING: checkpoint of the last batch that changed the queue's answers; a read stores an answer only under it. */
+  answerVersion(queueId: string): string;
   /** The keys older versions wrote the getQueue answer under, deleted when the current one is written. */
   staleQueueAnswers(queueId: string): string[];
-  /** HASH: field prNumber, value each active PR's getSubmittedPullRequest answer, written with the queue's. */
+  /** HASH: field prNumber, value the PR's getSubmittedPullRequest answer stored by a read; deleted by every batch of the queue. */
   prAnswers(queueId: string): string;
   /** ZSET: member prNumber, score queueOrderScore; the queue's non-terminal PRs of the current generation. */
   active(queueId: string): string;
@@ -54,6 +57,7 @@ export const redisKeys = (namespace: string): RedisKeys => {
     active: (queueId) => `${base}q:${queueId}:active`,
     prNumbers: (queueId) => `${base}q:${queueId}:prs`,
     queueAnswer: (queueId) => `${base}q:${queueId}:answer:${QUEUE_ANSWER_FORMAT}`,
+    answerVersion: (queueId) => `${base}q:${queueId}:answerv`,
     staleQueueAnswers: (queueId) => [`${base}q:${queueId}:answer`, `${base}q:${queueId}:answer:2`],
     prAnswers: (queueId) => `${base}q:${queueId}:pranswers`,
     pr: (queueId, prNumber) => `${base}pr:${queueId}:${prNumber}`,

@@ -51,3 +51,35 @@ export const EXTEND_IF_EQUALS = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `);
+
+/**
+ * Stores an answer built on read only while KEYS[1] (the queue's answer version) still holds ARGV[1]
+ * ('' = absent), so a build from documents a batch has since changed is never kept. KEYS[2] the answer:
+ * with ARGV[2] alone a string (SET), with ARGV[2] field and ARGV[3] value a hash field (HSET). 1 when stored.
+ */
+export const STORE_IF_UNCHANGED = new LuaScript(`
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+if ARGV[3] then
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+else
+  redis.call('SET', KEYS[2], ARGV[2])
+end
+return 1
+`);
+
+/**
+ * One PR's answer inputs in one atomic read: KEYS[1] the queue document, KEYS[2] the PR document,
+ * KEYS[3] the queue's active set, KEYS[4] the queue's answer version; ARGV[1] the PR number, ARGV[2]
+ * how many PRs ahead to name. Returns the two documents, the PR's rank in the active set (nil when
+ * absent), the first PRs ahead of it and the answer version.
+ */
+export const READ_PR_PLACE = new LuaScript(`
+local queue = redis.call('GET', KEYS[1])
+local pr = redis.call('GET', KEYS[2])
+local rank = redis.call('ZRANK', KEYS[3], ARGV[1])
+local first = {}
+if rank and rank > 0 then
+  first = redis.call('ZRANGE', KEYS[3], 0, math.min(rank, tonumber(ARGV[2])) - 1)
+end
+return {queue, pr, rank, first, redis.call('GET', KEYS[4]) or ''}
+`);

@@ -32,6 +32,8 @@ export const recogniseMerges: Phase = (c) => {
 /** Pushes, closes and retargets cancel; a waiting PR the host now calls mergeable is admitted. */
 export const hostChanges: Phase = (c) => {
   const out: Action[] = [];
+  // Only PRs the host told about can change; with none, nothing is walked.
+  if (c.facts.pulls.size === 0) return out;
   for (const e of activeEntries(c.s)) {
     const pr = c.facts.pulls.get(e.prNumber);
     if (!pr || pr.state === 'merged') continue;

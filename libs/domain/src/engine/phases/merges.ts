@@ -75,6 +75,8 @@ export const directMergeCandidate = (s: QueueState, inOrder?: readonly Entry[]):
 /** The candidate's facts, when the engine read them for the PR and head the queue holds. */
 export const directMergeFactsOf = (c: Ctx): { e: Entry; dm: DirectMergeFacts } | undefined => {
   const dm = c.facts.directMerge;
+  // Without facts for a candidate there is nothing to match: the plan order is not even copied.
+  if (!dm) return undefined;
   const e = directMergeCandidate(c.s, c.order);
   return dm && e && e.prNumber === dm.prNumber && e.headSha === dm.headSha ? { e, dm } : undefined;
 };

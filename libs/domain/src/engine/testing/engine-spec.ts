@@ -1,6 +1,6 @@
 import type { QueueEvent } from '../../events';
 import { evolve, initialQueueState, type QueueState } from '../../state';
-import { NOW, specOf } from '../../testing/decider-spec';
+import { NOW, specOf, untouchedCopyOf } from '../../testing/decider-spec';
 import type { Action } from '../actions';
 import type { EngineCommand } from '../commands';
 import { decideEngine } from '../decide-engine';
@@ -18,9 +18,9 @@ export const givenQueue = (history: QueueEvent[]) => {
   return {
     state,
     planned: (f: HostFacts, now = NOW): Action[] => {
-      const before = structuredClone(state);
+      const before = untouchedCopyOf(state);
       const actions = plan(state, now, f);
-      expect(state).toStrictEqual(before);
+      expect(untouchedCopyOf(state)).toStrictEqual(before);
       return actions;
     },
   };

@@ -1,7 +1,5 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
-import { explainView } from '../explain';
-import { prResponse } from '../views';
 import type { PrView, QueueView, ReadModelStore } from '../port';
 import { foldBatch, prKeyOf, targetsOfBatch, type DocSet } from '../projection/batch';
 import { isCurrent, type PrDoc, type QueueDoc } from '../projection/docs';
@@ -10,7 +8,8 @@ import { matchesListing, type PrListPage, type PrListQuery } from '../projection
 import type { TestRunView } from '../../testruns/projection/docs';
 import { foldTestRuns, testRunRefsOf } from '../../testruns/projection/project';
 import { appendTestRunWrites, testRunReads } from '../../testruns/redis/batch';
-import { appendQueueAnswers } from './answers';
+import { appendAnswerInvalidation } from './answers';
+import { readPrAnswer, readQueueAnswer } from './answer-reads';
 import { batchWrite } from './batch-write';
 import { redisKeys, type RedisKeys } from '../../redis/keys';
 import { RedisCheckpoint } from '../../redis/checkpointed';
@@ -73,7 +72,7 @@ export class RedisReadModelStore implements ReadModelStore {
         const call = batchWrite(this.keys, docs, changes, expected, next);
         const runChanges = foldTestRuns(runDocs, fresh);
         appendTestRunWrites(call, this.keys, runDocs, runChanges);
-        await appendQueueAnswers(this.base.redis, call, this.keys, docs, changes, runDocs, runChanges);
+        appendAnswerInvalidation(call, this.keys, changes, runChanges, next);
         return (await APPLY_BATCH.run(this.base.redis, call.keys, call.args)) === 1;
       },
     );
@@ -138,16 +137,11 @@ export class RedisReadModelStore implements ReadModelStore {
   }
 
   getQueueAnswer(queueId: string): Promise<string | null> {
-    return this.base.redis.get(this.keys.queueAnswer(queueId));
+    return readQueueAnswer(this.base.redis, this.keys, queueId);
   }
 
-  async getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
-    // Active PRs: one HGET of the answer the projection wrote. The others (and models written before
-    // answers were) are built from the documents, as every read was before (docs/decisions.md D120).
-    const stored = await this.base.redis.hget(this.keys.prAnswers(queueId), String(prNumber));
-    if (stored !== null) return stored;
-    const view = await this.getPr(queueId, prNumber);
-    return view ? JSON.stringify(prResponse(view, await explainView(this, view))) : null;
+  getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
+    return readPrAnswer(this.base.redis, this.keys, this, queueId, prNumber);
   }
 
   async listHostProblems(): Promise<QueueView[]> {
