@@ -85,8 +85,9 @@ const checkParallelMerges = (events: Ev[], world: World): void => {
 
 describe('parallel mode over real repositories and processes (reference trunk §5)', () => {
   it('when two areas are queued, then each PR is tested on its own lane only, a failure restarts only its lane, and the other lane merges meanwhile', async () => {
-    // Runs holding area a are slow: lane b must finish without waiting for them.
-    const check = `if [ -d a ]; then sleep 3; fi; sleep 0.3; ${NO_FAIL_CHECK}`;
+    // Runs holding area a are slow: lane b must finish without waiting for them. The margin is what
+    // lane b may lose to a loaded machine (5 checkouts at once): 3 s failed twice at load 9.
+    const check = `if [ -d a ]; then sleep 8; fi; sleep 0.3; ${NO_FAIL_CHECK}`;
     // Enough CI slots for every run at once, so no lane waits for CI capacity the other holds.
     const s = await setup({ mode: 'parallel', concurrency: 5, state: 'paused' }, { tests: check }, { RAILYARD_CI_CONCURRENCY: '5' });
     const lanes: [number, string][] = [
