@@ -19,6 +19,8 @@ const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const Q = queueIdOf(repo, 'main');
 
 let dir: string;
+let gitDir: string;
+let gitRoot: string;
 let eventStore: MemoryEventStore;
 let readModels: MemoryReadModelStore;
 let statuses: CommitStatusStore;
@@ -65,14 +67,23 @@ const appendEngineEvent = async (type: string, data: Record<string, unknown>): P
   );
 };
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  const gitRoot = path.join(dir, 'git');
+// One repository for the file: the tests only read it (the queue's state is in each test's own stores),
+// and building it with four PRs is most of a test's set-up time.
+beforeAll(async () => {
+  gitDir = await makeTempDir();
+  gitRoot = path.join(gitDir, 'git');
   await createRepoWithCommits(gitRoot, repo, { files: { 'README.md': '# widgets\n' } });
   for (const n of [1, 2, 3, 4]) {
     await commitOnBranch(gitRoot, repo, { branch: `feature-${n}`, files: { [`f${n}.txt`]: `${n}\n` }, message: `Feature ${n}` });
     await openPr(gitRoot, { repo, number: n, head: `feature-${n}`, base: 'main' });
   }
+});
+afterAll(async () => {
+  await removeTempDir(gitDir);
+});
+
+beforeEach(async () => {
+  dir = await makeTempDir();
   eventStore = new MemoryEventStore();
   readModels = new MemoryReadModelStore();
   statuses = localHostStatuses({ eventStore, gitRoot });
@@ -270,11 +281,11 @@ const composeApiWithLimit = (maxLagMs: number): ComposedApi => {
     metrics: new MemoryMetricsStore(),
     testHealthStore: openTestHealthStore('memory', { blobs, config: testHealthConfig }),
     testHealthConfig,
-    gitHost: new LocalGitHost({ root: path.join(dir, 'git') }),
+    gitHost: new LocalGitHost({ root: gitRoot }),
     statuses,
     tokens: new TokenRegistry(parseTokenList(`ops:${TOKENS.admin}:admin`)),
     logger: createLogger('test', 'error'),
-    gitRoot: path.join(dir, 'git'),
+    gitRoot,
     dataDir: dir,
     readYourWritesTimeoutMs: 20_000,
     rateLimitPerSecond: 0,
