@@ -14,6 +14,8 @@ const base = {
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 module.exports = {
+  // Two suites at a time on 2 cores (D267): most suites wait on git, databases and child processes.
+  maxWorkers: 2,
   projects: [
     {
       ...base,
