@@ -27,17 +27,18 @@ export interface EntryFacts {
   baseBranch: string;
   /** The branch the PR came from at its last submission, when the host named it. */
   headBranch?: string;
-  priorityValue: number;
+  /** Read-only here and for `state`, `seq` and `flightSeq`: the entry map files entries by them (entry-order.ts); change them by setting a new entry. */
+  readonly priorityValue: number;
   priorityName: PriorityName;
   usedDefaultPriorityName?: PriorityName;
   noBatch: boolean;
   forceEnqueued: boolean;
-  state: PrState;
+  readonly state: PrState;
   stateChangedAt: string;
   stateReason?: StateReason;
   submittedAt: string;
   /** Submission order; FIFO within a priority level. */
-  seq: number;
+  readonly seq: number;
   readiness: Readiness;
   /** The last run that tested or decided this PR; kept after it ended, so a failure can name it. */
   lastTestRunId?: string;

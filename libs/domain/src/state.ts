@@ -23,7 +23,7 @@ export interface Entry extends EntryFacts {
    * Set when the entry first starts testing in this cycle and kept through restarts: entries in flight
    * keep their places by it, so a PR submitted later with a higher priority never jumps a started one.
    */
-  flightSeq?: number;
+  readonly flightSeq?: number;
   /** Cleared by a bisection and back in the queue: its next run tests it alone, so a failure between halves cannot rebuild the same batch forever. */
   retestAlone?: boolean;
   /**
