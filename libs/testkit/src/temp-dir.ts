@@ -20,12 +20,25 @@ const mountsBelow = async (dir: string): Promise<string[]> => {
 /**
  * Removes the directory and everything in it. A process a test just killed may still be writing
  * there for a moment (git finishing an object, a check's last output), which makes the removal find
- * a directory it emptied no longer empty (ENOTEMPTY); Node's own retries try again for about 1.5 s.
+ * a directory it emptied no longer empty (ENOTEMPTY). Node's own retries give up after about 1.5 s,
+ * which a loaded machine outlasts (temp-dir.int failed so with two jest workers), so the removal is
+ * tried again for as long as such a writer can plausibly run: a test's leftovers, not a daemon.
  * A CI runner a test killed with SIGKILL leaves its checks' tmpfs mounted (a restarted runner's
  * recovery unmounts them, libs/ci work-dir.ts): they are unmounted here the same way, or the
  * removal cannot finish.
  */
 export const removeTempDir = async (dir: string): Promise<void> => {
   for (const point of await mountsBelow(dir)) await promisify(execFile)('umount', ['--lazy', '--', point]).catch(() => undefined);
-  await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  const until = Date.now() + REMOVAL_PATIENCE_MS;
+  for (;;) {
+    try {
+      await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EBUSY') || Date.now() > until) throw err;
+    }
+  }
 };
+
+const REMOVAL_PATIENCE_MS = 30_000;
