@@ -30,7 +30,9 @@ export class StackPrefixes {
   private readonly tips: LRUCache<string, StackTip>;
 
   constructor(capacity = 2_048) {
-    this.tips = new LRUCache({ max: capacity });
+    // A day at most: git prunes unreachable objects (a deleted test branch's commits) only once they
+    // are two weeks old (gc.pruneExpire), so a commit named here still exists when it is reused.
+    this.tips = new LRUCache({ max: capacity, ttl: 24 * 60 * 60_000 });
   }
 
   /**
