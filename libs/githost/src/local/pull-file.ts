@@ -162,7 +162,9 @@ export class PullFileLock {
  */
 const takeOverAbandoned = async (lockFile: string): Promise<boolean> => {
   const seen = await readLock(lockFile);
-  if (seen === null || !isAbandoned(parseLockOwner(seen.text), Date.now() - seen.mtimeMs)) return false;
+  if (seen === null) return false;
+  const owner = parseLockOwner(seen.text);
+  if (!isAbandoned(owner, Date.now() - seen.mtimeMs)) return false;
   const aside = `${lockFile}.abandoned-${process.pid}-${Date.now()}`;
   try {
     await fs.rename(lockFile, aside);
@@ -179,7 +181,6 @@ const takeOverAbandoned = async (lockFile: string): Promise<boolean> => {
   }
   await fs.rm(aside, { force: true });
   // What the dead writer may have left half-written, had it died inside commit().
-  const owner = parseLockOwner(seen.text);
   if (owner !== undefined) await fs.rm(newContentFileOf(lockFile.slice(0, -'.lock'.length), owner.pid), { force: true });
   return true;
 };
