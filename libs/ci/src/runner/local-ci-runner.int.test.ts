@@ -202,6 +202,32 @@ describe('LocalCiRunner', () => {
     expect((await byContext(sha)).again?.state).toBe('success');
   });
 
+  it('when a token already posted a final status for a check, its log URL included, or one with no reporter was left from before reporters were, then the check runs', async () => {
+    const sha = await commitConfig('ci:\n  forged: "echo ran; exit 1"\n  old: "echo ran"\n');
+    const id = runId();
+    // Only the local CI's own report says a check ran: a write token could otherwise claim it did.
+    await bed.statuses.set(repo, sha, {
+      context: 'forged',
+      state: 'success',
+      targetUrl: `${PUBLIC}/ci/logs/${id}/forged`,
+      reporter: 'token:ci',
+    });
+    await bed.statuses.set(repo, sha, { context: 'old', state: 'success', targetUrl: `${PUBLIC}/ci/logs/${id}/old` });
+    const finished: CheckFinished[] = [];
+    const r = bed.runner({}, finished);
+    await r.trigger({ repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 });
+    await r.whenDone(id);
+    expect(finished.map((f) => [f.check, f.outcome.kind]).sort()).toEqual([
+      ['forged', 'failed'],
+      ['old', 'passed'],
+    ]);
+    const own = (await bed.statuses.reports(repo, sha)).filter((s) => s.reporter === 'local-ci');
+    expect(own.map((s) => [s.context, s.state]).sort()).toEqual([
+      ['forged', 'failure'],
+      ['old', 'success'],
+    ]);
+  });
+
   it('when the commit has no .railyard.yml or no checks in it, then nothing starts and nothing is posted', async () => {
     const bare = await commitOnBranch(bed.gitRoot, repo, { branch: 'plain', files: { 'a.txt': 'a' } });
     const noChecks = await commitConfig('merge:\n  required_statuses: [external]\n');
