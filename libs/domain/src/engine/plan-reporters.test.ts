@@ -65,6 +65,15 @@ describe('plan: who may report a status (statusReports)', () => {
     ]);
   });
 
+  it('when a run was recorded before its local checks were kept, then a token’s status counts as it did then', () => {
+    // runStarted carries no localChecks: such a run keeps the rule it started under (docs/security.md).
+    const history = [...queueWith({}, [1]), ...runStarted('r1', 1)];
+    const reports = [{ context: 'tests', state: 'success' as const, reporter: 'token:ci' }];
+    expect(givenQueue(history).planned(facts({ statuses: [[SHA, reports]] }))).toEqual([
+      rec({ type: 'ReportTestStatus', testRunId: 'r1', context: 'tests', state: 'success', reporter: 'token:ci' }),
+    ]);
+  });
+
   it('when a not-counted status was already kept, then it is not kept again', () => {
     const kept: QueueEvent = {
       type: 'TestRunStatusNotCounted',
