@@ -39,7 +39,7 @@ const dataDirBed = () => {
 describe('railyard status', () => {
   const bed = dataDirBed();
 
-  it('when a status is set through the real CLI with no server, then it is in the store and listed back', async () => {
+  it('when a status is set through the real CLI with no server, then it is in the store as the CLI’s and listed back', async () => {
     const set = await railyard(
       [
         'status',
@@ -67,6 +67,8 @@ describe('railyard status', () => {
       description: 'exit 2',
     });
     expect((await bed.store.list(repo, bed.sha)).map((s) => s.state)).toEqual(['failure']);
+    // Its reporter is `cli`, which counts only where nobody is pinned to the context (docs/security.md).
+    expect((await bed.store.reports(repo, bed.sha)).map((s) => s.reporter)).toEqual(['cli']);
     const list = await railyard(['status', 'list', '--repo', REPO, '--sha', bed.sha], bed.root);
     expect(JSON.parse(list.stdout).statuses).toHaveLength(1);
   });
