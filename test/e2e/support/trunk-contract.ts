@@ -2,7 +2,7 @@ import { TRUNK_OPERATIONS, trunkOperationAt, type TrunkOperation } from '@railya
 
 /**
  * Trunk's own published contract (apps/api/src/trunk/contract.json) held against real answers: every
- * JSON call the e2e suites make through `poster` goes through `checkAgainstTrunk`. A call to one of
+ * answer the e2e suites get through supertest goes through `checkAgainstTrunk` (support/trunk-hook.ts). A call to one of
  * Trunk's paths fails its test when Railyard does not serve the path, answers 400 to a request Trunk's
  * schema accepts, or answers 200 with a body Trunk's schema of the answer refuses.
  */
