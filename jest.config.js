@@ -35,7 +35,8 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
-      setupFilesAfterEnv: ['<rootDir>/test/setup/slow-tier-timeout.ts'],
+      // Every answer an e2e suite gets is held against Trunk's published contract (docs/api.md, "Trunk's contract").
+      setupFilesAfterEnv: ['<rootDir>/test/setup/slow-tier-timeout.ts', '<rootDir>/test/e2e/support/trunk-hook.ts'],
     },
   ],
 };

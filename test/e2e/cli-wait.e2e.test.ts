@@ -83,6 +83,24 @@ describe('railyard submit --wait against a real server and the local CI', () => 
     });
   });
 
+  it('when `railyard submit` sends a PR the engine failed again, then it exits 0 and the queue tests the PR in a new run', async () => {
+    // The engine (its own thread) failed #2 in the test above; the API's cached queue state may still hold it testing.
+    const failed = await prReaches(server.url, 2, ['failed']);
+
+    const run = await railyard(['submit', '--repo', REPO_SPEC, '--branch', 'main', '--pr', '2', '--json']).done;
+
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect((JSON.parse(run.stdout) as { state: string }).state).toMatch(/^(pending|testing)$/);
+    const retest = await eventually('PR #2 to be tested in a new run', async () => {
+      const res = await client(server.url, TOKENS.read).getPr(2);
+      const id = (res.body.lastTestRun as { id?: string } | undefined)?.id;
+      return id && id !== (failed.lastTestRun as { id: string }).id ? id : undefined;
+    });
+    expect(retest).toEqual(expect.any(String));
+    // The new run fails too (FAIL is still in the PR): the queue is free for the tests below.
+    await prReaches(server.url, 2, ['failed']);
+  });
+
   it('when the PR is cancelled while the CLI waits, then it exits 3', async () => {
     await openPrWith(3, { 'slow.txt': 'slow\n' });
 

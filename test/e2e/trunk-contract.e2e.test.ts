@@ -5,7 +5,7 @@ import { configureCi, prReaches, startEmbedded } from './support/engine-world';
 import { cartCase, junitXml, shaOf, testHealthClient, type CaseSpec } from './support/junit';
 import type { RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
-import { checkAgainstTrunk, TRUNK_OPERATION_NAMES, trunkChecks } from './support/trunk-contract';
+import { checkAgainstTrunk, contractScore, TRUNK_OPERATION_NAMES, trunkChecks } from './support/trunk-contract';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 /**
@@ -225,5 +225,12 @@ describe('what was held against the contract', () => {
   it('when the suite is done, then every operation of Trunk’s document answered 200 and was checked', () => {
     expect(TRUNK_OPERATION_NAMES.filter((name) => !seen200.has(name))).toEqual([]);
     expect(TRUNK_OPERATION_NAMES.filter((name) => name !== 'getMergeQueueMetrics' && !trunkChecks.get(name))).toEqual([]);
+  });
+
+  it('when the suite is done, then every check Trunk’s document gives passed, field by required field', () => {
+    const { passed, total, failed } = contractScore();
+    // The count compares versions of Railyard against one document (docs/api.md, "Trunk's contract").
+    process.stdout.write(`Trunk contract checks: ${passed} of ${total} passed\n`);
+    expect(failed).toEqual([]);
   });
 });

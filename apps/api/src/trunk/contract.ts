@@ -1,4 +1,4 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import contract from './contract.json';
 
@@ -36,6 +36,10 @@ export interface TrunkOperation {
   answerProblem(status: number, body: unknown): string | undefined;
   /** Whether Trunk documents a JSON schema for a 200 of this operation. */
   documentsAnswer: boolean;
+  /** Every field Trunk requires in a 200 answer, nested ones under required parents too: `enqueuedPullRequests[].prNumber`. */
+  requiredAnswerFields: readonly string[];
+  /** Of `requiredAnswerFields`, those a 200 answer `body` lacks or gives a type or value Trunk's schema refuses. */
+  refusedAnswerFields(body: unknown): string[];
 }
 
 /** The commit of trunk-io/docs2 the contract was copied from. */
@@ -54,20 +58,53 @@ const validatorOf = (schema: Schema): ValidateFunction => {
   return validate;
 };
 
-const operationOf = (name: string, d: Described): TrunkOperation => ({
-  name,
-  method: d.method,
-  path: d.path,
-  takesBody: d.request !== undefined,
-  acceptsRequest: (body) => (d.request ? validatorOf(d.request)(body) : true),
-  answerProblem: (status, body) => {
-    const schema = d.responses[String(status)]?.schema;
-    if (!schema || d.responses[String(status)]?.mediaType !== 'application/json') return undefined;
-    const validate = validatorOf(schema);
-    return validate(body) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'answer' });
-  },
-  documentsAnswer: d.responses['200']?.mediaType === 'application/json' && d.responses['200'].schema !== undefined,
-});
+/** The required fields of `schema` and, below each, its own required fields; array items are `[]`. */
+const requiredFieldsOf = (schema: Schema | undefined, prefix = ''): string[] => {
+  if (!schema) return [];
+  if (schema.type === 'array') return requiredFieldsOf(schema.items as Schema | undefined, `${prefix}[]`);
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(properties)
+    .filter(([key]) => required.has(key))
+    .flatMap(([key, sub]) => {
+      const field = prefix ? `${prefix}.${key}` : key;
+      return [field, ...requiredFieldsOf(sub, field)];
+    });
+};
+
+/** ajv's `/tests/0/status/value` as a field: `tests[].status.value`; a missing property is the field it names. */
+const fieldOf = (error: ErrorObject): string => {
+  const parts = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'required') parts.push(String((error.params as { missingProperty: string }).missingProperty));
+  return parts.reduce((field, part) => (/^\d+$/.test(part) ? `${field}[]` : field ? `${field}.${part}` : part), '').replace(/(\[\])+$/, '');
+};
+
+const operationOf = (name: string, d: Described): TrunkOperation => {
+  const answer = d.responses['200']?.mediaType === 'application/json' ? d.responses['200'].schema : undefined;
+  const requiredAnswerFields = requiredFieldsOf(answer);
+  return {
+    name,
+    method: d.method,
+    path: d.path,
+    takesBody: d.request !== undefined,
+    acceptsRequest: (body) => (d.request ? validatorOf(d.request)(body) : true),
+    answerProblem: (status, body) => {
+      const schema = d.responses[String(status)]?.schema;
+      if (!schema || d.responses[String(status)]?.mediaType !== 'application/json') return undefined;
+      const validate = validatorOf(schema);
+      return validate(body) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'answer' });
+    },
+    documentsAnswer: answer !== undefined,
+    requiredAnswerFields,
+    refusedAnswerFields: (body) => {
+      if (!answer) return [];
+      const validate = validatorOf(answer);
+      if (validate(body)) return [];
+      const refused = new Set((validate.errors ?? []).map(fieldOf));
+      return requiredAnswerFields.filter((field) => refused.has(field));
+    },
+  };
+};
 
 export const TRUNK_OPERATIONS: readonly TrunkOperation[] = Object.entries(contract.operations as Record<string, Described>).map(
   ([name, d]) => operationOf(name, d),
