@@ -1,5 +1,5 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import contract from './contract.json';
 
 /**
@@ -45,14 +45,29 @@ export interface TrunkOperation {
 /** The commit of trunk-io/docs2 the contract was copied from. */
 export const TRUNK_CONTRACT_COMMIT: string = contract.source.commit;
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+/**
+ * Ajv (about 85 modules) is required on the first validation, not imported: a schema is only compiled
+ * when a Trunk-shaped request is refused or an answer checked, and every server start would pay for it
+ * otherwise (docs/benchmarks.md, "Test suite time").
+ */
+let ajvInstance: Ajv2020 | undefined;
+const ajv = (): Ajv2020 => {
+  if (!ajvInstance) {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { default: Ajv } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
+    const { default: addFormats } = require('ajv-formats') as typeof import('ajv-formats');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    ajvInstance = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajvInstance);
+  }
+  return ajvInstance;
+};
 
 const compiled = new Map<Schema, ValidateFunction>();
 const validatorOf = (schema: Schema): ValidateFunction => {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = ajv().compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
@@ -92,7 +107,7 @@ const operationOf = (name: string, d: Described): TrunkOperation => {
       const schema = d.responses[String(status)]?.schema;
       if (!schema || d.responses[String(status)]?.mediaType !== 'application/json') return undefined;
       const validate = validatorOf(schema);
-      return validate(body) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'answer' });
+      return validate(body) ? undefined : ajv().errorsText(validate.errors, { dataVar: 'answer' });
     },
     documentsAnswer: answer !== undefined,
     requiredAnswerFields,

@@ -1,6 +1,14 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { BlobStore } from '../blob-port';
 import { assertBlobName, isBlobName, isDigest, sha256Hex } from './digest';
+
+/**
+ * ioredis is required when a store opens its own connection, not imported: every process that imports
+ * the event store would otherwise load it (about 45 modules) though only a Redis-backed one connects
+ * (docs/benchmarks.md, "Test suite time").
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const redisClient = (): typeof Redis => (require('ioredis') as typeof import('ioredis')).Redis;
 
 export interface RedisBlobStoreOptions {
   /** Used when no `client` is given; the store then owns the connection and quits it on close. */
@@ -24,7 +32,7 @@ export class RedisBlobStore implements BlobStore {
       this.redis = options.client;
       this.ownsClient = false;
     } else if (options.url) {
-      this.redis = new Redis(options.url);
+      this.redis = new (redisClient())(options.url);
       this.ownsClient = true;
     } else {
       throw new Error('RedisBlobStore needs a url or a client');

@@ -1,21 +1,10 @@
 import { SubscriptionSet } from '../shared/subscription-set';
-import {
-  ANY,
-  BACKWARDS,
-  END,
-  excludeSystemEvents,
-  FORWARDS,
-  KurrentDBClient,
-  NO_STREAM,
-  START,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-  type AppendStreamState,
-} from '@kurrent/kurrentdb-client';
+import type { AppendStreamState, KurrentDBClient } from '@kurrent/kurrentdb-client';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
 import { WrongExpectedRevisionError } from '../port';
 import { assertAppendable } from '../shared/append-rules';
 import { defaultBackoff, type BackoffPolicy } from '../shared/backoff';
+import { kurrentdb } from './client';
 import { toBigInt, toEventData, toRecorded } from './kurrent-mapping';
 import { KurrentSubscription } from './kurrent-subscription';
 
@@ -37,13 +26,14 @@ export class KurrentEventStore implements EventStore {
   private closed = false;
 
   constructor(options: KurrentEventStoreOptions) {
-    this.client = KurrentDBClient.connectionString(options.url);
+    this.client = kurrentdb().KurrentDBClient.connectionString(options.url);
     this.backoff = { ...defaultBackoff, ...options.resubscribe };
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     assertAppendable(streamId, events, expected);
+    const { ANY, NO_STREAM, WrongExpectedVersionError } = kurrentdb();
     const streamState: AppendStreamState = expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : BigInt(expected);
     try {
       const result = await this.client.appendToStream(streamId, events.map(toEventData), { streamState });
@@ -70,6 +60,7 @@ export class KurrentEventStore implements EventStore {
     this.assertOpen();
     if (maxCount <= 0) return [];
     // Reading $all from a position includes the event at it; one extra keeps the page full.
+    const { excludeSystemEvents, FORWARDS, START } = kurrentdb();
     const events: RecordedEvent[] = [];
     const read = this.client.readAll({
       fromPosition: fromPosition === null ? START : { commit: fromPosition, prepare: fromPosition },
@@ -88,6 +79,7 @@ export class KurrentEventStore implements EventStore {
 
   async headPosition(): Promise<bigint | null> {
     this.assertOpen();
+    const { BACKWARDS, END, excludeSystemEvents } = kurrentdb();
     const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, filter: excludeSystemEvents() });
     for await (const resolved of read) {
       const event = toRecorded(resolved);
@@ -110,6 +102,7 @@ export class KurrentEventStore implements EventStore {
   }
 
   private async readStreamRange(streamId: string, from: number, maxCount: number): Promise<RecordedEvent[]> {
+    const { FORWARDS, StreamNotFoundError } = kurrentdb();
     const events: RecordedEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, { fromRevision: BigInt(from), direction: FORWARDS, maxCount })) {

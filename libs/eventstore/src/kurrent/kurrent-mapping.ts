@@ -1,6 +1,7 @@
-import { jsonEvent, type AllStreamResolvedEvent, type EventData, type JSONType, type ResolvedEvent } from '@kurrent/kurrentdb-client';
+import type { AllStreamResolvedEvent, EventData, JSONType, ResolvedEvent } from '@kurrent/kurrentdb-client';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../port';
 import { toJsonText } from '../shared/json-text';
+import { kurrentdb } from './client';
 
 /** KurrentDB stores event ids as UUIDs and refuses anything else. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -12,7 +13,7 @@ export function toEventData(event: NewEvent): EventData {
   // The client would serialise a bad payload into something else; refuse it as the other adapters do.
   toJsonText(event.data, `data of event ${event.eventId}`);
   toJsonText(event.metadata, `metadata of event ${event.eventId}`);
-  return jsonEvent({
+  return kurrentdb().jsonEvent({
     id: event.eventId,
     type: event.type,
     data: event.data as JSONType,

@@ -1,7 +1,8 @@
-import { excludeSystemEvents, START, type AllStreamSubscription, type KurrentDBClient } from '@kurrent/kurrentdb-client';
+import type { AllStreamSubscription, KurrentDBClient } from '@kurrent/kurrentdb-client';
 import type { RecordedEvent, SubscribeOptions } from '../port';
 import { backoffDelay, type BackoffPolicy } from '../shared/backoff';
 import { SubscriptionLoop } from '../shared/subscription-loop';
+import { kurrentdb } from './client';
 import { toRecorded } from './kurrent-mapping';
 
 type ReadPage = (after: bigint | null, maxCount: number) => Promise<RecordedEvent[]>;
@@ -45,6 +46,7 @@ export class KurrentSubscription extends SubscriptionLoop {
           if (page.length < this.batchSize) break;
         }
         if (this.closed) return;
+        const { excludeSystemEvents, START } = kurrentdb();
         this.live = this.client.subscribeToAll({
           fromPosition: after === null ? START : { commit: after, prepare: after },
           filter: excludeSystemEvents(),

@@ -1,4 +1,5 @@
-import { Client, type ClientConfig } from 'pg';
+import type { Client, ClientConfig } from 'pg';
+import { pg } from './pg';
 import type { AppendSignal } from '../shared/append-signal';
 import { backoffDelay, type BackoffPolicy } from '../shared/backoff';
 
@@ -40,7 +41,7 @@ export class AppendListener {
   private async connect(): Promise<void> {
     this.retry = null;
     if (this.stopped) return;
-    const client = new Client(this.config);
+    const client = new (pg().Client)(this.config);
     let lost = false;
     const onLost = (): void => {
       if (lost) return;

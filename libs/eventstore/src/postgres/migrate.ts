@@ -1,4 +1,5 @@
-import { Pool, type PoolConfig } from 'pg';
+import type { Pool, PoolConfig } from 'pg';
+import { pg } from './pg';
 import { withConnection } from './pooled';
 import { advisoryLockKey, MIGRATIONS, quoteSchema, type Migration } from './schema';
 
@@ -49,7 +50,7 @@ export async function migrate(pool: Pool, schema: string, migrations: readonly M
  * and the blob store's alike); ended again when migrating fails.
  */
 export async function openMigratedPool(config: PoolConfig, schema: string): Promise<Pool> {
-  const pool = new Pool(config);
+  const pool = new (pg().Pool)(config);
   // A pooled connection that dies while idle is dropped by the pool and replaced on next use.
   pool.on('error', () => undefined);
   try {
