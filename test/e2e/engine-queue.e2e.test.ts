@@ -1,8 +1,8 @@
 import { commitOnBranch, openPr } from '@railyard/testkit';
 import {
   NO_FAIL_CHECK,
-  REPO,
   TOKENS,
+  addRepo,
   checkMergeInvariants,
   client,
   configureCi,
@@ -13,6 +13,7 @@ import {
   openPrWithFile,
   prReaches,
   queueEvents,
+  type Pr,
   sleep,
   startEmbedded,
   type RunningProcess,
@@ -26,23 +27,40 @@ interface Setup {
   server: RunningProcess;
   admin: ReturnType<typeof client>;
   ci: ReturnType<typeof client>;
+  /** The PR of this test's repository once its state is one of `states`. */
+  reaches: (number: number, states: string[]) => Promise<Pr>;
 }
-let current: Setup | undefined;
 
-/** A fresh repository, CI config and embedded server per test: scenarios must not see each other's queue. */
-const setup = async (queue: object, checks: Record<string, string> = { tests: NO_FAIL_CHECK }): Promise<Setup> => {
+// One embedded server for the file: a server start costs seconds of CPU, and a test needs a queue and
+// repository of its own, not a process of its own. Each test gets a fresh repository (and so queue),
+// CI config and PR numbers from 1, so scenarios do not see each other's queue; what the server
+// carries over from earlier tests is other repositories' queues, as a real server would.
+let shared: { world: World; server: RunningProcess } | undefined;
+let repos = 0;
+beforeAll(async () => {
   const world = await makeWorld();
-  await configureCi(world, checks);
-  const server = await startEmbedded(world);
-  current = { world, server, admin: client(server.url, TOKENS.admin), ci: client(server.url, TOKENS.write) };
-  expect((await current.admin.createQueue(queue)).status).toBe(200);
-  return current;
-};
-afterEach(async () => {
-  await current?.server.stop();
-  await current?.world.cleanup();
-  current = undefined;
+  shared = { world, server: await startEmbedded(world) };
 });
+afterAll(async () => {
+  await shared?.server.stop();
+  await shared?.world.cleanup();
+});
+
+const setup = async (queue: object, checks: Record<string, string> = { tests: NO_FAIL_CHECK }): Promise<Setup> => {
+  if (!shared) throw new Error('the shared server did not start');
+  const { server } = shared;
+  const world = await addRepo(shared.world, `widgets-${++repos}`);
+  await configureCi(world, checks);
+  const s: Setup = {
+    world,
+    server,
+    admin: client(server.url, TOKENS.admin, world.repo),
+    ci: client(server.url, TOKENS.write, world.repo),
+    reaches: (number, states) => prReaches(server.url, number, states, 60_000, world.repo),
+  };
+  expect((await s.admin.createQueue(queue)).status).toBe(200);
+  return s;
+};
 
 const TERMINAL = ['merged', 'failed', 'cancelled'];
 const reasonsOf = (events: { type: string; data: Record<string, unknown> }[], type: string, pr: number): unknown[] =>
@@ -59,7 +77,7 @@ describe('the merge engine over a real repository and processes', () => {
     const s = await setup({ concurrency: 3, state: 'paused' }, { tests: `sleep 0.3; ${NO_FAIL_CHECK}` });
     for (let n = 1; n <= 5; n++) await openPrWithFile(s.world, n, `${n}\n`);
     await submitAllThenResume(s, [1, 2, 3, 4, 5]);
-    for (let n = 1; n <= 5; n++) expect((await prReaches(s.server.url, n, TERMINAL)).state).toBe('merged');
+    for (let n = 1; n <= 5; n++) expect((await s.reaches(n, TERMINAL)).state).toBe('merged');
     expect(mainLog(s.world).slice(0, 5)).toEqual(['PR 5 (#5)', 'PR 4 (#4)', 'PR 3 (#3)', 'PR 2 (#2)', 'PR 1 (#1)']);
     const events = await queueEvents(s.world);
     checkMergeInvariants(events, s.world);
@@ -71,7 +89,7 @@ describe('the merge engine over a real repository and processes', () => {
     const s = await setup({ concurrency: 3, state: 'paused' }, { tests: `sleep 0.3; ${NO_FAIL_CHECK}` });
     for (let n = 1; n <= 5; n++) await openPrWithFile(s.world, n, n === 3 ? 'FAIL\n' : `${n}\n`);
     await submitAllThenResume(s, [1, 2, 3, 4, 5]);
-    const states = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await prReaches(s.server.url, n, TERMINAL)).state));
+    const states = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await s.reaches(n, TERMINAL)).state));
     expect(states).toEqual(['merged', 'merged', 'failed', 'merged', 'merged']);
     expect(filesOnMain(s.world)).toEqual(expect.arrayContaining(['f1.txt', 'f2.txt', 'f4.txt', 'f5.txt']));
     expect(filesOnMain(s.world)).not.toContain('f3.txt');
@@ -95,7 +113,7 @@ describe('the merge engine over a real repository and processes', () => {
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await submitAllThenResume(s, [1, 2]);
-    const states = [(await prReaches(s.server.url, 1, TERMINAL)).state, (await prReaches(s.server.url, 2, TERMINAL)).state];
+    const states = [(await s.reaches(1, TERMINAL)).state, (await s.reaches(2, TERMINAL)).state];
     return { s, states, events: await queueEvents(s.world) };
   };
 
@@ -125,9 +143,9 @@ describe('the merge engine over a real repository and processes', () => {
     const s = await setup({}, { tests: `sleep 1.5; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await s.ci.submit(1);
-    await prReaches(s.server.url, 1, ['testing']);
+    await s.reaches(1, ['testing']);
     expect((await s.ci.restart(1)).status).toBe(200);
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
+    expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
     const events = await queueEvents(s.world);
     expect(events.filter((e) => e.type === 'TestRunStarted')).toHaveLength(2);
     expect(events.filter((e) => e.type === 'TestRunCancelled').map((e) => e.data.reason)).toEqual(['TESTS_RESTARTED']);
@@ -139,9 +157,9 @@ describe('the merge engine over a real repository and processes', () => {
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await submitAllThenResume(s, [1, 2]);
-    await prReaches(s.server.url, 2, ['testing']);
+    await s.reaches(2, ['testing']);
     expect((await s.ci.cancel(1)).status).toBe(200);
-    expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('merged');
+    expect((await s.reaches(2, TERMINAL)).state).toBe('merged');
     expect(filesOnMain(s.world)).not.toContain('f1.txt');
     expect(reasonsOf(await queueEvents(s.world), 'TestsRestarted', 2)).toEqual(['PREREQUISITE_MERGE_ITEM_CANCELLED']);
   });
@@ -150,9 +168,9 @@ describe('the merge engine over a real repository and processes', () => {
     const s = await setup({}, { tests: `sleep 1.5; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await s.ci.submit(1);
-    await prReaches(s.server.url, 1, ['testing']);
-    await commitOnBranch(s.world.gitRoot, REPO, { branch: 'main', files: { 'hotfix.txt': 'hot\n' }, message: 'hotfix' });
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
+    await s.reaches(1, ['testing']);
+    await commitOnBranch(s.world.gitRoot, s.world.repo, { branch: 'main', files: { 'hotfix.txt': 'hot\n' }, message: 'hotfix' });
+    expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
     expect(filesOnMain(s.world)).toEqual(expect.arrayContaining(['hotfix.txt', 'f1.txt']));
     const events = await queueEvents(s.world);
     expect(reasonsOf(events, 'TestsRestarted', 1)).toEqual(['MANUAL_PUSH_TO_TARGET_BRANCH']);
@@ -166,7 +184,7 @@ describe('the merge engine over a real repository and processes', () => {
     await sleep(1000);
     expect((await s.ci.getPr(1)).body.state).toBe('pending');
     expect((await s.admin.updateQueue({ state: 'running' })).status).toBe(200);
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
+    expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
   });
 
   it('when the queue is draining, then it refuses new PRs but finishes the ones it holds', async () => {
@@ -176,22 +194,22 @@ describe('the merge engine over a real repository and processes', () => {
     await s.ci.submit(1);
     expect((await s.admin.updateQueue({ state: 'draining' })).status).toBe(200);
     expect((await s.ci.submit(2)).status).toBeGreaterThanOrEqual(400);
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
+    expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
   });
 
   it('when two PRs edit the same lines, then the second fails with a merge conflict naming the first', async () => {
     const s = await setup({ concurrency: 2, state: 'paused' }, { tests: `sleep 0.5; ${NO_FAIL_CHECK}` });
     for (const n of [1, 2]) {
-      await commitOnBranch(s.world.gitRoot, REPO, {
+      await commitOnBranch(s.world.gitRoot, s.world.repo, {
         branch: `edit-${n}`,
         files: { 'shared.txt': `edited by ${n}\n` },
         message: `Edit ${n}`,
       });
-      await openPr(s.world.gitRoot, { repo: REPO, number: n, head: `edit-${n}` });
+      await openPr(s.world.gitRoot, { repo: s.world.repo, number: n, head: `edit-${n}` });
     }
     await submitAllThenResume(s, [1, 2]);
-    expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('failed');
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
+    expect((await s.reaches(2, TERMINAL)).state).toBe('failed');
+    expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
     const failure = (await queueEvents(s.world)).find((e) => e.type === 'PrFailed' && e.data.prNumber === 2);
     expect(failure?.data).toMatchObject({
       reason: 'START_TEST_RUN_MERGE_CONFLICT',
@@ -202,12 +220,16 @@ describe('the merge engine over a real repository and processes', () => {
 
   it('when the target moved under a waiting PR so that it conflicts, then it fails naming the target branch', async () => {
     const s = await setup({ state: 'paused' });
-    await commitOnBranch(s.world.gitRoot, REPO, { branch: 'edit-1', files: { 'shared.txt': 'edited by 1\n' }, message: 'Edit 1' });
-    await openPr(s.world.gitRoot, { repo: REPO, number: 1, head: 'edit-1' });
+    await commitOnBranch(s.world.gitRoot, s.world.repo, { branch: 'edit-1', files: { 'shared.txt': 'edited by 1\n' }, message: 'Edit 1' });
+    await openPr(s.world.gitRoot, { repo: s.world.repo, number: 1, head: 'edit-1' });
     await s.ci.submit(1);
-    await commitOnBranch(s.world.gitRoot, REPO, { branch: 'main', files: { 'shared.txt': 'edited on main\n' }, message: 'main edit' });
+    await commitOnBranch(s.world.gitRoot, s.world.repo, {
+      branch: 'main',
+      files: { 'shared.txt': 'edited on main\n' },
+      message: 'main edit',
+    });
     await s.admin.updateQueue({ state: 'running' });
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('failed');
+    expect((await s.reaches(1, TERMINAL)).state).toBe('failed');
     const failure = (await queueEvents(s.world)).find((e) => e.type === 'PrFailed');
     expect(failure?.data).toMatchObject({
       reason: 'START_TEST_RUN_MERGE_CONFLICT',
@@ -221,14 +243,14 @@ describe('the merge engine over a real repository and processes', () => {
     await openPrWithFile(s.world, 2, '2\n');
     await s.ci.submit(1);
     await s.ci.submit(2);
-    await prReaches(s.server.url, 1, ['testing']);
-    await commitOnBranch(s.world.gitRoot, REPO, { branch: 'pr-1', files: { 'f1.txt': 'again\n' } });
+    await s.reaches(1, ['testing']);
+    await commitOnBranch(s.world.gitRoot, s.world.repo, { branch: 'pr-1', files: { 'f1.txt': 'again\n' } });
     const { LocalGitAdmin } = await import('@railyard/githost');
     const admin = new LocalGitAdmin({ root: s.world.gitRoot });
-    await admin.updatePullRequest({ repo: REPO, number: 1, head: 'pr-1' });
-    await admin.closePullRequest({ repo: REPO, number: 2 });
-    expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('cancelled');
-    expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('cancelled');
+    await admin.updatePullRequest({ repo: s.world.repo, number: 1, head: 'pr-1' });
+    await admin.closePullRequest({ repo: s.world.repo, number: 2 });
+    expect((await s.reaches(1, TERMINAL)).state).toBe('cancelled');
+    expect((await s.reaches(2, TERMINAL)).state).toBe('cancelled');
     const events = await queueEvents(s.world);
     expect(reasonsOf(events, 'PrCancelled', 1)).toEqual(['PR_PUSHED_TO']);
     expect(reasonsOf(events, 'PrCancelled', 2)).toEqual(['PR_CLOSED']);

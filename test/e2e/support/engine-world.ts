@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { branchSha, commitOnBranch, gitDirOf, openPr, treeOf } from '@railyard/testkit';
 import { REPO, client } from './client';
 import { startProcess, type RunningProcess } from './processes';
-import { makeWorld, TOKENS, type World } from './world';
+import { addRepo, makeWorld, TOKENS, type World } from './world';
 
 /** A shell test that fails when any file of the tested tree contains the word FAIL. */
 export const NO_FAIL_CHECK = '! grep -rqs --exclude=.railyard.yml FAIL .';
@@ -16,7 +16,11 @@ export const configureCi = async (world: World, checks: Record<string, string>):
     '  required_statuses:',
     ...Object.keys(checks).map((n) => `    - ${n}`),
   ];
-  return commitOnBranch(world.gitRoot, REPO, { branch: 'main', files: { '.railyard.yml': `${lines.join('\n')}\n` }, message: 'ci config' });
+  return commitOnBranch(world.gitRoot, world.repo, {
+    branch: 'main',
+    files: { '.railyard.yml': `${lines.join('\n')}\n` },
+    message: 'ci config',
+  });
 };
 
 export const startEmbedded = (world: World, env: Record<string, string> = {}): Promise<RunningProcess> =>
@@ -37,32 +41,32 @@ export const eventually = async <T>(what: string, check: () => Promise<T | undef
 
 export type Pr = { state: string; [k: string]: unknown };
 
-/** The PR as getSubmittedPullRequest answers, once its state is one of `states`. */
-export const prReaches = (url: string, number: number, states: string[], timeoutMs = 60_000): Promise<Pr> =>
+/** The PR (of REPO unless `repo` is given) as getSubmittedPullRequest answers, once its state is one of `states`. */
+export const prReaches = (url: string, number: number, states: string[], timeoutMs = 60_000, repo = REPO): Promise<Pr> =>
   eventually(
     `PR #${number} to reach ${states.join('|')}`,
     async () => {
-      const res = await client(url, TOKENS.read).getPr(number);
+      const res = await client(url, TOKENS.read, repo).getPr(number);
       return res.status === 200 && states.includes(res.body.state) ? (res.body as Pr) : undefined;
     },
     timeoutMs,
   );
 
-export const mainSha = async (world: World): Promise<string> => (await branchSha(world.gitRoot, REPO, 'main')) as string;
-export const mainTree = async (world: World): Promise<string> => treeOf(world.gitRoot, REPO, await mainSha(world));
+export const mainSha = async (world: World): Promise<string> => (await branchSha(world.gitRoot, world.repo, 'main')) as string;
+export const mainTree = async (world: World): Promise<string> => treeOf(world.gitRoot, world.repo, await mainSha(world));
 
 /** A PR adding its own file with `content` (a FAIL in it fails NO_FAIL_CHECK for every run stacking it). */
 export const openPrWithFile = async (world: World, number: number, content: string, from?: string): Promise<void> => {
-  await commitOnBranch(world.gitRoot, REPO, {
+  await commitOnBranch(world.gitRoot, world.repo, {
     branch: `pr-${number}`,
     files: { [`f${number}.txt`]: content },
     message: `PR ${number}`,
     ...(from ? { from } : {}),
   });
-  await openPr(world.gitRoot, { repo: REPO, number, head: `pr-${number}` });
+  await openPr(world.gitRoot, { repo: world.repo, number, head: `pr-${number}` });
 };
 
-export { makeWorld, TOKENS, REPO, client };
+export { addRepo, makeWorld, TOKENS, REPO, client };
 export type { World, RunningProcess };
 
 /** The queue's events as recorded, read straight from the embedded SQLite store (a second reader is fine under WAL). */
@@ -74,7 +78,7 @@ export const queueEvents = async (
   const { queueIdOf, queueStreamOf } = await import('@railyard/domain');
   const store = await createEventStore({ kind: 'sqlite', file: `${world.dataDir}/events.sqlite` });
   try {
-    const recorded = await store.readStream(queueStreamOf(queueIdOf(REPO, branch)));
+    const recorded = await store.readStream(queueStreamOf(queueIdOf(world.repo, branch)));
     return recorded.map((r) => ({ type: r.type, data: r.data as Record<string, unknown>, actor: r.metadata.actor }));
   } finally {
     await store.close();
@@ -83,17 +87,19 @@ export const queueEvents = async (
 
 /** The subjects of main's first-parent history, newest first. */
 export const mainLog = (world: World): string[] =>
-  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'log', '--first-parent', '--format=%s', 'main'], { encoding: 'utf8' })
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, world.repo)}`, 'log', '--first-parent', '--format=%s', 'main'], {
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter(Boolean);
 
 export const filesOnMain = (world: World): string[] =>
-  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'ls-tree', '--name-only', 'main'], { encoding: 'utf8' })
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, world.repo)}`, 'ls-tree', '--name-only', 'main'], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean);
 
 export const treeOfCommit = (world: World, sha: string): string =>
-  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, REPO)}`, 'rev-parse', `${sha}^{tree}`], { encoding: 'utf8' }).trim();
+  execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, world.repo)}`, 'rev-parse', `${sha}^{tree}`], { encoding: 'utf8' }).trim();
 
 /**
  * The invariants a merge queue owes: every PR merged once, and every merge left main holding a tree
