@@ -5,7 +5,8 @@ export { LocalGitAdmin, type OpenPullRequestInput, type PullRequestRecord, type 
 export { LocalCodeHost, type LocalCodeHostOptions, type LocalHostEvent } from './local/code-host';
 export { commitSummary, type CommitSummary } from './local/revisions';
 export { commitTree, type CommitSpec, type Identity } from './local/commits';
-export { runGit, type GitOptions, type GitResult } from './local/git';
+export { type GitOptions, type GitResult } from './local/git';
+export { runGit } from './local/git-helper';
 export { LocalGitHost, type LocalGitHostOptions, type LocalGitHostStats } from './local/local-git-host';
 export { DEFAULT_COMMITTER, LocalGitWriter, type LocalGitWriterOptions } from './local/local-git-writer';
 export { mergeTree, type MergeTreeResult } from './local/merge-tree';

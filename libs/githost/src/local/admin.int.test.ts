@@ -5,7 +5,7 @@ import { commitOnBranch, repoBed } from '@railyard/testkit';
 import type { GitHostError } from '../errors';
 import { failsWith } from './testing/fails-with';
 import { LocalGitAdmin } from './admin';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
 

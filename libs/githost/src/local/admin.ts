@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import { GitHostError } from '../errors';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { formatRepo, isValidBranchName, isValidPrNumber } from './names';
 import {
   PULL_FILE_VERSION,

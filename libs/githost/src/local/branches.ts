@@ -1,5 +1,5 @@
 import { GitHostError } from '../errors';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { isObjectId, isValidBranchName } from './names';
 import type { RefReader } from './refs';
 

@@ -1,5 +1,6 @@
 import { GitHostError } from '../errors';
-import { runGit } from './git';
+import { CommitFacts } from './commit-facts';
+import { runGit } from './git-helper';
 
 export interface Identity {
   name: string;
@@ -32,8 +33,10 @@ export const commitTree = async (gitDir: string, spec: CommitSpec): Promise<stri
   return stdout.trim();
 };
 
-export const treeOfCommit = async (gitDir: string, commit: string): Promise<string> =>
-  (await runGit(gitDir, ['rev-parse', '--verify', `${commit}^{tree}`])).stdout.trim();
+const trees = new CommitFacts<string>();
+
+export const treeOfCommit = (gitDir: string, commit: string): Promise<string> =>
+  trees.get(gitDir, commit, async () => (await runGit(gitDir, ['rev-parse', '--verify', `${commit}^{tree}`])).stdout.trim());
 
 export interface CommitInfo {
   sha: string;

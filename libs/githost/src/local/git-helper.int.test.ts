@@ -1,8 +1,8 @@
 import type { RepoRef } from '@railyard/domain';
 import { branchSha, commitOnBranch, gitDirOf, repoBed } from '@railyard/testkit';
 import { isGitHostError } from '../errors';
-import { runGit } from './git';
-import { GitHelper } from './git-helper';
+import { runGitHere } from './git';
+import { GitHelper, runGit } from './git-helper';
 import { mergeTree } from './merge-tree';
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };
@@ -13,18 +13,20 @@ describe('GitHelper', () => {
   beforeEach(() => (helper = new GitHelper()));
   afterEach(() => helper.close());
 
-  it('when git runs through the helper, then the answers are runGit’s', async () => {
+  it('when git runs through the helper, then the answers are those of git run from this process', async () => {
     const gitDir = gitDirOf(bed.root, repo);
     const head = (await branchSha(bed.root, repo, 'main')) as string;
     const feature = await commitOnBranch(bed.root, repo, { branch: 'feature', files: { 'b.txt': 'b\n' } });
-    expect(await helper.run(gitDir, ['rev-parse', 'main'])).toEqual(await runGit(gitDir, ['rev-parse', 'main']));
+    expect(await helper.run(gitDir, ['rev-parse', 'main'])).toEqual(await runGitHere(gitDir, ['rev-parse', 'main']));
     expect(await helper.run(gitDir, ['hash-object', '--stdin'], { input: 'x\n' })).toEqual(
-      await runGit(gitDir, ['hash-object', '--stdin'], { input: 'x\n' }),
+      await runGitHere(gitDir, ['hash-object', '--stdin'], { input: 'x\n' }),
     );
-    expect(await mergeTree(gitDir, head, feature, { run: helper.run })).toEqual(await mergeTree(gitDir, head, feature));
+    expect(await mergeTree(gitDir, head, feature, { run: helper.run })).toEqual(
+      await mergeTree(gitDir, head, feature, { run: runGitHere }),
+    );
   });
 
-  it('when git exits with a code that is not accepted, then the run fails with GIT_FAILED as runGit does', async () => {
+  it('when git exits with a code that is not accepted, then the run fails with GIT_FAILED as git run from this process does', async () => {
     const gitDir = gitDirOf(bed.root, repo);
     const failed = await helper.run(gitDir, ['rev-parse', '--verify', 'no-such-branch']).catch((e: unknown) => e);
     expect(isGitHostError(failed, 'GIT_FAILED')).toBe(true);
@@ -42,5 +44,15 @@ describe('GitHelper', () => {
     expect(isGitHostError(await running, 'GIT_FAILED')).toBe(true);
     expect((await helper.run(gitDir, ['rev-parse', 'main'])).code).toBe(0);
     expect(helper.pid).not.toBe(first);
+  });
+
+  it('when runGit runs git, then its parent is one helper process, never this one', async () => {
+    const gitDir = gitDirOf(bed.root, repo);
+    // The alias's shell is git's child, so its parent id ($PPID) is git's own; git's parent is what started it.
+    const parentOfGit = async (): Promise<string> =>
+      (await runGit(gitDir, ['-c', 'alias.parent=!ps -o ppid= -p $PPID', 'parent'])).stdout.trim();
+    const first = await parentOfGit();
+    expect(first).not.toBe(String(process.pid));
+    expect(await parentOfGit()).toBe(first);
   });
 });

@@ -4,7 +4,7 @@ import { baseEnv, gitArgs, MAX_OUTPUT, settleGit, type GitOptions, type GitResul
 
 /**
  * The helper's whole program, run with `node -e`: plain JavaScript, so it needs no loader and the
- * build has no extra file to ship. It runs each git it is sent with execFile, as runGit does, and
+ * build has no extra file to ship. It runs each git it is sent with execFile, as runGitHere does, and
  * sends back how it ended; it exits when its parent goes.
  */
 const HELPER_SOURCE = `
@@ -119,3 +119,14 @@ export class GitHelper {
     }
   }
 }
+
+let shared: GitHelper | undefined;
+
+/**
+ * Runs git for this process (or thread) from one helper, started on first use: the engine starts a
+ * few dozen git processes per test run, and each spawn from a server of a few hundred megabytes
+ * blocked its event loop for a fork of all of it (D29's measurement; issue 26's engine bench: the
+ * bench's CPU 52–56 s → 46–48 s, one core). Never closed: the helper holds nothing open while idle
+ * and ends with its parent.
+ */
+export const runGit: GitRunner = (gitDir, args, opts) => (shared ??= new GitHelper()).run(gitDir, args, opts);

@@ -40,7 +40,7 @@ export const baseEnv = (): NodeJS.ProcessEnv => {
 
 export const MAX_OUTPUT = 64 * 1024 * 1024;
 
-/** Runs git in a repository: `runGit` itself, or the same through a helper process (git-helper.ts). */
+/** Runs git in a repository: from this process (`runGitHere`) or through a helper process (git-helper.ts). */
 export type GitRunner = (gitDir: string | null, args: readonly string[], opts?: GitOptions) => Promise<GitResult>;
 
 export const gitArgs = (gitDir: string | null, args: readonly string[]): string[] =>
@@ -60,11 +60,12 @@ export const settleGit = (
 };
 
 /**
- * Runs `git --git-dir=<gitDir> <args…>` with execFile (no shell, so arguments are never
- * interpreted). Resolves with the output when the exit code is accepted, else throws GIT_FAILED.
- * A null gitDir runs git outside any repository (git init).
+ * Runs `git --git-dir=<gitDir> <args…>` with execFile from this process (no shell, so arguments are
+ * never interpreted). Resolves with the output when the exit code is accepted, else throws
+ * GIT_FAILED. A null gitDir runs git outside any repository (git init). Callers use `runGit`
+ * (git-helper.ts), which runs the same from a helper process; the helper runs this.
  */
-export const runGit: GitRunner = (gitDir, args, opts = {}) =>
+export const runGitHere: GitRunner = (gitDir, args, opts = {}) =>
   new Promise((resolve, reject) => {
     const child = execFile(
       'git',

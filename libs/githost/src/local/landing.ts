@@ -1,6 +1,7 @@
 import type { MergeMethod } from '@railyard/domain';
 import { commitTree, treeOfCommit, type Identity } from './commits';
-import { runGit } from './git';
+import { CommitFacts } from './commit-facts';
+import { runGit } from './git-helper';
 import { mergeTree } from './merge-tree';
 import { commitSummary } from './revisions';
 
@@ -16,7 +17,11 @@ interface RawCommit {
 
 const PERSON = /^(author|committer) (.*) <(.*)> (\d+ [+-]\d{4})$/;
 
-const readCommit = async (gitDir: string, sha: string): Promise<RawCommit> => {
+const commits = new CommitFacts<RawCommit>();
+
+const readCommit = (gitDir: string, sha: string): Promise<RawCommit> => commits.get(gitDir, sha, () => parseCommit(gitDir, sha));
+
+const parseCommit = async (gitDir: string, sha: string): Promise<RawCommit> => {
   const { stdout } = await runGit(gitDir, ['cat-file', 'commit', sha]);
   const split = stdout.indexOf('\n\n');
   const header = split === -1 ? stdout : stdout.slice(0, split);

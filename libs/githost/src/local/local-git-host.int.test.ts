@@ -4,7 +4,7 @@ import type { RepoRef } from '@railyard/domain';
 import { commitOnBranch, createRepoWithCommits, openPr, repoBed } from '@railyard/testkit';
 import { isGitHostError } from '../errors';
 import { LocalGitAdmin } from './admin';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { LocalGitHost } from './local-git-host';
 
 const repo: RepoRef = { host: 'git.test', owner: 'acme', name: 'widgets' };

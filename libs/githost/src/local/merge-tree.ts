@@ -1,5 +1,6 @@
 import { GitHostError } from '../errors';
-import { runGit, type GitRunner } from './git';
+import type { GitRunner } from './git';
+import { runGit } from './git-helper';
 import { isObjectId } from './names';
 
 export type MergeTreeResult = { clean: true; tree: string } | { clean: false; conflicts: string[]; unrelated: boolean };

@@ -1,10 +1,10 @@
 import type { RepoRef } from '@railyard/domain';
 import { commitOnBranch, openPr, repoBed } from '@railyard/testkit';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { LocalGitHost } from './local-git-host';
 
-jest.mock('./git', () => {
-  const actual = jest.requireActual<typeof import('./git')>('./git');
+jest.mock('./git-helper', () => {
+  const actual = jest.requireActual<typeof import('./git-helper')>('./git-helper');
   return { ...actual, runGit: jest.fn(actual.runGit) };
 });
 

@@ -1,5 +1,6 @@
 import { GitHostError } from '../errors';
-import { runGit } from './git';
+import { CommitFacts } from './commit-facts';
+import { runGit } from './git-helper';
 import { isValidBranchName } from './names';
 import type { RefReader } from './refs';
 
@@ -30,8 +31,11 @@ export interface CommitSummary {
   authorEmail: string;
 }
 
-export const commitSummary = async (gitDir: string, sha: string): Promise<CommitSummary> => {
-  const { stdout } = await runGit(gitDir, ['log', '-1', '--format=%s%x00%an%x00%ae', sha]);
-  const [subject = '', authorName = '', authorEmail = ''] = stdout.replace(/\n$/, '').split('\0');
-  return { subject, authorName, authorEmail };
-};
+const summaries = new CommitFacts<CommitSummary>();
+
+export const commitSummary = (gitDir: string, sha: string): Promise<CommitSummary> =>
+  summaries.get(gitDir, sha, async () => {
+    const { stdout } = await runGit(gitDir, ['log', '-1', '--format=%s%x00%an%x00%ae', sha]);
+    const [subject = '', authorName = '', authorEmail = ''] = stdout.replace(/\n$/, '').split('\0');
+    return { subject, authorName, authorEmail };
+  });

@@ -1,6 +1,6 @@
 import type { MergeMethod, RepoRef } from '@railyard/domain';
 import { commitOnBranch, fileAt, repoBed } from '@railyard/testkit';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { LocalGitWriter } from './local-git-writer';
 import type { BuildTestBranchResult, StackedPullRequest } from './test-branch';
 

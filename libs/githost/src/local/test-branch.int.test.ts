@@ -1,7 +1,7 @@
 import type { MergeMethod, RepoRef } from '@railyard/domain';
 import { branchSha, commitOnBranch, fileAt, repoBed, treeOf } from '@railyard/testkit';
 import { failsWith } from './testing/fails-with';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { LocalGitWriter } from './local-git-writer';
 import type { BuildTestBranchResult, StackedPullRequest } from './test-branch';
 

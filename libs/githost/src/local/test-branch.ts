@@ -1,7 +1,7 @@
 import type { MergeMethod } from '@railyard/domain';
 import { GitHostError } from '../errors';
 import { commitsToReplay, commitTree, treeOfCommit, type Identity } from './commits';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { mergeTree } from './merge-tree';
 import { isObjectId, isValidBranchName, isValidPrNumber } from './names';
 import { commitSummary } from './revisions';

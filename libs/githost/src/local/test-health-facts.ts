@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CODEOWNERS_PATHS, isTestRunId, parseCodeowners, type Codeowners, type RepoFacts, type RepoRef } from '@railyard/testhealth';
 import { LRUCache } from 'lru-cache';
-import { runGit } from './git';
+import { runGit } from './git-helper';
 import { isObjectId, repoDirOf } from './names';
 import { RefReader } from './refs';
 
