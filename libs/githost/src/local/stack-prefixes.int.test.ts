@@ -69,4 +69,14 @@ describe('test branches reuse the stack the run ahead built', () => {
 
     expect(again.steps.map((s) => s.sha).filter((sha) => first.steps.some((s) => s.sha === sha))).toEqual([]);
   });
+
+  it('when a round’s runs are built at once, then each stacks the commits the runs ahead are writing, and each PR is merged once', async () => {
+    const round = await Promise.all([1, 2, 3].map((n) => build(stack.slice(0, n), `run-${n}`)));
+
+    // Run n's steps before its own are the commits runs 1..n-1 wrote for themselves.
+    expect(round[1]?.steps[0]).toEqual(round[0]?.steps[0]);
+    expect(round[2]?.steps.slice(0, 2)).toEqual([round[0]?.steps[0], round[1]?.steps[1]]);
+    const squashes = (await runGit(bed.gitDir, ['log', '--format=%s', '--all'])).stdout.split('\n').filter((s) => / \(#\d\)$/.test(s));
+    expect(squashes.sort()).toEqual(['change f1.txt (#1)', 'change f2.txt (#2)', 'change f3.txt (#3)']);
+  });
 });

@@ -28,6 +28,7 @@ export interface PrefixLink {
  */
 export class StackPrefixes {
   private readonly tips: LRUCache<string, StackTip>;
+  private readonly writing = new Map<string, Promise<StackTip | undefined>>();
 
   constructor(capacity = 2_048) {
     // A day at most: git prunes unreachable objects (a deleted test branch's commits) only once they
@@ -55,5 +56,29 @@ export class StackPrefixes {
 
   set(key: string, tip: StackTip): void {
     this.tips.set(key, tip);
+  }
+
+  /**
+   * The tip of `key`, waiting for a build that is writing it now. The engine builds a round's runs at
+   * once, and each stacks the ones ahead: without the wait every build wrote the whole shared stack
+   * again (a round of four wrote 1 + 2 + 3 + 4 PRs where 4 do). Undefined when nothing wrote it or
+   * the writer stopped short of it (a conflict): the caller then writes it.
+   */
+  async find(key: string): Promise<StackTip | undefined> {
+    return this.tips.get(key) ?? (await this.writing.get(key));
+  }
+
+  /** Marks `key` as being written; `end` (with the tip, or nothing when the write failed) wakes whoever waits in find. */
+  begin(key: string): { end(tip?: StackTip): void } {
+    let settle: (tip: StackTip | undefined) => void = () => undefined;
+    const written = new Promise<StackTip | undefined>((resolve) => (settle = resolve));
+    this.writing.set(key, written);
+    return {
+      end: (tip) => {
+        if (tip !== undefined) this.tips.set(key, tip);
+        if (this.writing.get(key) === written) this.writing.delete(key);
+        settle(tip);
+      },
+    };
   }
 }

@@ -66,29 +66,55 @@ type Tip = StackTip;
  */
 export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranchInput): Promise<BuildTestBranchResult> => {
   const branch = checkInput(input);
+  const keys = StackPrefixes.keys(ctx.gitDir, input.method, input.baseSha, input.stack);
+  const last = input.stack.length - 1;
+  // Claimed before anything is awaited: the engine starts a round's builds in plan order, so a build
+  // that stacks this one's PR finds it being written and waits for it instead of writing it again.
+  const own = ctx.prefixes?.begin(keys[last] as string);
+  let ownTip: Tip | undefined;
+  try {
+    const result = await buildSteps(ctx, input, keys);
+    if (!result.ok) return result;
+    ownTip = { sha: result.sha, tree: result.tree, heads: input.stack.map((pr) => pr.headSha) };
+    await createRef(ctx.gitDir, `refs/heads/${branch}`, result.sha);
+    return { ok: true, branch, sha: result.sha, tree: result.tree, steps: result.steps };
+  } finally {
+    own?.end(ownTip);
+  }
+};
+
+type Steps = { ok: true; sha: string; tree: string; steps: StackStep[] } | Extract<BuildTestBranchResult, { ok: false }>;
+
+const buildSteps = async (ctx: CommitContext, input: BuildTestBranchInput, keys: readonly string[]): Promise<Steps> => {
   const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha), heads: [] };
   const tips: Tip[] = [];
   const steps: StackStep[] = [];
-  const keys = StackPrefixes.keys(ctx.gitDir, input.method, input.baseSha, input.stack);
+  const last = input.stack.length - 1;
   let tip = base;
   // Reused only from the start and without a gap: a later prefix written on other commits than the
   // ones this build wrote would leave steps that do not descend from each other. The last step, the
   // commit under test, is always written anew (stack-prefixes.ts says why).
   let reusing = true;
   for (const [index, pr] of input.stack.entries()) {
-    const known: Tip | undefined = reusing && index < input.stack.length - 1 ? ctx.prefixes?.get(keys[index] as string) : undefined;
+    const key = keys[index] as string;
+    const known: Tip | undefined = reusing && index < last ? await ctx.prefixes?.find(key) : undefined;
     reusing = known !== undefined;
     if (known === undefined) {
-      const applied = await applyPullRequest(ctx, input.method, input.baseSha, tip, pr);
+      // Builds running now that stack the same PRs wait for this one instead of writing them again.
+      const writing = index === last ? undefined : ctx.prefixes?.begin(key);
+      let applied: Applied | undefined;
+      try {
+        applied = await applyPullRequest(ctx, input.method, input.baseSha, tip, pr);
+      } finally {
+        writing?.end(applied?.ok ? { sha: applied.sha, tree: applied.tree, heads: [...tip.heads, pr.headSha] } : undefined);
+      }
       if (!applied.ok) return { ok: false, conflict: await attributeConflict(ctx, input, base, tips, index, applied.paths) };
       tip = { sha: applied.sha, tree: applied.tree, heads: [...tip.heads, pr.headSha] };
-      ctx.prefixes?.set(keys[index] as string, tip);
     } else tip = known;
     tips.push(tip);
     steps.push({ number: pr.number, sha: tip.sha, tree: tip.tree });
   }
-  await createRef(ctx.gitDir, `refs/heads/${branch}`, tip.sha);
-  return { ok: true, branch, sha: tip.sha, tree: tip.tree, steps };
+  return { ok: true, sha: tip.sha, tree: tip.tree, steps };
 };
 
 const checkInput = (input: BuildTestBranchInput): string => {
