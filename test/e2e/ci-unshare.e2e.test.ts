@@ -4,7 +4,7 @@ import request from 'supertest';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { client, REPO } from './support/client';
 import { eventually } from './support/engine-world';
-import { startProcess, type RunningProcess } from './support/processes';
+import { startReadmeServer, type RunningProcess } from './support/processes';
 
 /**
  * Issue 25, item 4: the README's first command is enough on a machine without bubblewrap. A real
@@ -46,14 +46,9 @@ beforeAll(async () => {
     for (const name of await fs.readdir(dir).catch(() => [] as string[]))
       if (name !== 'bwrap') await fs.symlink(path.join(dir, name), path.join(bin, name)).catch(() => undefined);
   dataDir = path.join(tmp, 'data');
-  server = await startProcess('apps/server/src/main.ts', {
-    RAILYARD_DATA_DIR: dataDir,
-    RAILYARD_API_TOKENS: '',
-    RAILYARD_ENGINE: 'on',
-    RAILYARD_ENGINE_TICK_MS: '200',
-    PATH: bin,
-  });
-  adminToken = /x-api-token: (\S+)/.exec(server.output())?.[1] ?? '';
+  const started = await startReadmeServer(dataDir, { PATH: bin });
+  server = started.server;
+  adminToken = started.adminToken;
   admin = client(server.url, adminToken);
   const gitRoot = path.join(dataDir, 'git');
   await createRepoWithCommits(gitRoot, REPO, { files: { 'README.md': '# widgets\n' } });
