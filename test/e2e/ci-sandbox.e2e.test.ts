@@ -4,7 +4,7 @@ import request from 'supertest';
 import { commitOnBranch, createRepoWithCommits, gitDirOf, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { client, REPO } from './support/client';
 import { eventually } from './support/engine-world';
-import { startProcess, type RunningProcess } from './support/processes';
+import { startReadmeServer, type RunningProcess } from './support/processes';
 
 jest.setTimeout(180_000);
 
@@ -48,15 +48,7 @@ beforeAll(async () => {
   tmp = await makeTempDir('railyard-e2e-');
   // Not made beforehand: the server creates it, as `npm start` does on a fresh clone.
   dataDir = path.join(tmp, 'data');
-  server = await startProcess('apps/server/src/main.ts', {
-    RAILYARD_DATA_DIR: dataDir,
-    RAILYARD_API_TOKENS: '',
-    RAILYARD_ENGINE: 'on',
-    RAILYARD_ENGINE_TICK_MS: '200',
-    RAILYARD_PAGE_TOKEN_SECRET: PAGE_SECRET,
-    OPERATOR_SECRET,
-  });
-  adminToken = /x-api-token: (\S+)/.exec(server.output())?.[1] ?? '';
+  ({ server, adminToken } = await startReadmeServer(dataDir, { RAILYARD_PAGE_TOKEN_SECRET: PAGE_SECRET, OPERATOR_SECRET }));
   expect(adminToken).not.toBe('');
 
   // README step 1: a repository on the local git host whose .railyard.yml gates merges on the probe.

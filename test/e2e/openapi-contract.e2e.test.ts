@@ -153,6 +153,8 @@ describe('the served OpenAPI document against the real server', () => {
     const ticket = { repo: REPO, test_case_id: testId, html_url: 'https://tracker.example.org/OPS-1' };
     expect((await post('/flaky-tests/link-ticket-to-test-case', ticket, TOKENS.write)).status).toBe(200);
     expect((await post('/flaky-tests/reclassify', { repo: REPO })).status).toBe(200);
+    expect((await post('/flaky-tests/set-evidence-reporters', { repo: REPO, reporters: null })).status).toBe(200);
+    expect((await post('/flaky-tests/get-evidence-reporters', { repo: REPO }, TOKENS.read)).status).toBe(200);
     const day = { start_time: new Date(Date.now() - 86_400_000).toISOString(), end_time: new Date(Date.now() + 60_000).toISOString() };
     const failing = await post(
       '/flaky-tests/list-failing-tests',

@@ -3,17 +3,20 @@ import { commitOnBranch, gitDirOf, openPr } from '@railyard/testkit';
 import { client, REPO } from './support/client';
 import { testHealthClient } from './support/junit';
 import { startProcess, type RunningProcess } from './support/processes';
-import { makeWorld, TOKENS, type World } from './support/world';
+import { makeWorld, TOKEN_ENV, TOKENS, type World } from './support/world';
 
 /**
  * Issue 25, item 3, through the engine and the local CI on real git: a pull request's own JUnit
  * reports (a `<flakyFailure>` in its check's report, or an upload for its branch made with a write
  * token) must not quarantine a test and so open the gate for itself or for a later pull request. A
- * test whose flakiness other pull requests show is still waived, and a good PR merges throughout.
+ * test whose flakiness other pull requests show is still waived, and a good PR merges throughout. Once
+ * the repository names its evidence reporters, a write token's forged uploads no longer count.
  */
 jest.setTimeout(600_000);
 
 const ORG = 'acme-org';
+/** A write token of its own for the outside CI, the one a repository can name as its evidence reporter. */
+const OUTSIDE_CI = 'outside-ci-secret-0123456789ab';
 const FILE = 'src/cart/totals.test.ts';
 
 /**
@@ -84,6 +87,7 @@ beforeAll(async () => {
     RAILYARD_ENGINE: 'on',
     RAILYARD_ENGINE_TICK_MS: '200',
     RAILYARD_ORG_SLUG: ORG,
+    RAILYARD_API_TOKENS: `${TOKEN_ENV},outside-ci:${OUTSIDE_CI}:write`,
   });
   ci = client(server.url, TOKENS.write);
   th = testHealthClient(server.url, TOKENS.write, ORG);
@@ -160,5 +164,38 @@ describe('a pull request cannot quarantine the test it fails (issue 25)', () => 
     await submitMarked(73, 'fails-stock counts.flag');
     expect(await settled(73)).toBe('merged');
     expect(await onMain('m73.txt')).toBe(true);
+  });
+
+  it('when the repository names its evidence reporters, then the write token’s uploads for two PRs no longer quarantine Z, and a PR failing only Z fails; the named CI’s uploads still count', async () => {
+    const admin = testHealthClient(server.url, TOKENS.admin, ORG);
+    const set = await admin.raw('/flaky-tests/set-evidence-reporters').send({ repo: REPO, reporters: ['outside-ci'] });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ reporters: ['outside-ci'] });
+    expect(await quarantinedNames()).not.toContain('stock counts');
+    const flaky = (await th.unhealthy('FLAKY', { page_size: 100 })).body.tests as {
+      name: string;
+      quarantined: boolean;
+      status: { reason: string };
+    }[];
+    expect(flaky.find((t) => t.name === 'stock counts')).toMatchObject({
+      quarantined: false,
+      status: { reason: expect.stringContaining('without the uploads of token "ci"') },
+    });
+
+    await submitMarked(74, 'fails-stock counts.flag');
+    expect(await settled(74)).toBe('failed');
+    expect(await onMain('m74.txt')).toBe(false);
+
+    const outside = testHealthClient(server.url, OUTSIDE_CI, ORG);
+    for (const pr of [75, 76]) {
+      const up = await outside.uploadCases(
+        [{ name: 'tax applies', outcome: 'flaky', file: FILE, classname: 'cart' }],
+        { sha: `${pr}`.repeat(20).slice(0, 40), branch: `feature-${pr}`, pr },
+        'cart',
+      );
+      expect(up.status).toBe(200);
+    }
+    expect(await quarantinedNames()).toContain('tax applies');
+    expect((await admin.raw('/flaky-tests/get-evidence-reporters').send({ repo: REPO })).body).toEqual({ reporters: ['outside-ci'] });
   });
 });

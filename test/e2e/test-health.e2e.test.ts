@@ -363,6 +363,16 @@ describe('a scripted history: flaky and broken tests, quarantine, the CI check',
 
     // auto for both
     expect((await api().setQuarantine(flakyId, 'auto')).body).toMatchObject({ quarantine: 'auto', quarantined: true });
+
+    // Uploads by another token than the one the repository names do not count as evidence; --anyone restores them.
+    const pinned = await cli(['quarantine', 'reporters', '--repo', 'git.local/acme/widgets', '--set', 'outside-ci']);
+    expect(pinned.code).toBe(0);
+    expect(JSON.parse(pinned.stdout)).toMatchObject({ reporters: ['outside-ci'] });
+    expect((await api().check([{ testId: flakyId }])).body.allQuarantined).toBe(false);
+    const shown = await cli(['quarantine', 'reporters', '--repo', 'git.local/acme/widgets']);
+    expect(JSON.parse(shown.stdout)).toEqual({ reporters: ['outside-ci'] });
+    expect((await cli(['quarantine', 'reporters', '--repo', 'git.local/acme/widgets', '--anyone'])).code).toBe(0);
+    expect((await api().check([{ testId: flakyId }])).body.allQuarantined).toBe(true);
     expect((await api().setQuarantine(healthyId, 'auto')).body).toMatchObject({ quarantine: 'auto', quarantined: false });
     expect((await api().check([{ testId: flakyId }, { testId: healthyId }])).body).toMatchObject({
       allQuarantined: false,

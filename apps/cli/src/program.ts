@@ -235,6 +235,11 @@ export const buildProgram = (ctx: CliContext, version: string, done: (code: numb
     .option('--org <slug>', 'the organisation slug (default: RAILYARD_ORG_SLUG, else railyard)')
     .option('--page-size <n>', 'rows per request', '100')
     .action(act('quarantine', 'listCommand'));
+  remoteOptions(quarantine.command('reporters').description('whose test-result uploads count as quarantine evidence; show, or set (admin)'))
+    .option('--repo <host/owner/name>', 'the repository')
+    .option('--set <names>', 'comma-separated token names (or reporter ids); empty: the local CI only')
+    .option('--anyone', 'every upload counts again (the default)')
+    .action(act('quarantine', 'reportersCommand'));
 
   return program;
 };

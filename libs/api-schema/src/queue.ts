@@ -14,6 +14,14 @@ import { anyCaseEnum, queueKeySchema } from './common';
 const uint = (min: number) => z.number().int().min(min).max(MAX_UINT32);
 
 /** Every updateQueue field of the spec's table. Unknown keys are refused: a typo in an admin call should not pass silently. */
+/** Who reported a status or uploaded test results: a token name, or a reporter id such as `github-app:<slug>`. */
+export const reporterSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .regex(/^[^\s]+$/, 'a reporter is a token name or a reporter id, without spaces');
+
 export const queueSettingsShape = {
   state: anyCaseEnum(REQUESTABLE_QUEUE_STATES).optional(),
   mode: anyCaseEnum(QUEUE_MODES).optional(),
@@ -46,17 +54,7 @@ export const queueSettingsShape = {
   statusReporters: z
     .record(
       z.string().trim().min(1).max(255),
-      z
-        .array(
-          z
-            .string()
-            .trim()
-            .min(1)
-            .max(255)
-            .regex(/^[^\s]+$/, 'a reporter is a token name or a reporter id, without spaces'),
-        )
-        .min(1, 'name at least one reporter; leave the context out to let anyone report it')
-        .max(100),
+      z.array(reporterSchema).min(1, 'name at least one reporter; leave the context out to let anyone report it').max(100),
     )
     .refine((r) => Object.keys(r).length <= 1000, 'at most 1000 contexts')
     .optional()

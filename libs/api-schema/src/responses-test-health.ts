@@ -136,3 +136,12 @@ export const linkTicketResponseSchema = z.object({
 });
 
 export const reclassifyResponseSchema = z.object({ evaluated: z.number().int().min(0), changed: z.number().int().min(0) });
+
+const evidenceReportersField = z
+  .array(z.string())
+  .nullable()
+  .describe('whose uploads count as evidence for an automatic quarantine besides the local CI; null: every upload counts');
+
+export const evidenceReportersResponseSchema = z.object({ reporters: evidenceReportersField });
+
+export const evidenceReportersSetResponseSchema = reclassifyResponseSchema.extend({ reporters: evidenceReportersField });

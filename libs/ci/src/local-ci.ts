@@ -10,6 +10,7 @@ import {
   type RequiredStatusesResult,
   type ResolveRequiredStatusesInput,
 } from './required-statuses';
+import { SANDBOX_FIX } from './runner/sandbox';
 import { LocalCiRunner, type TriggerInput, type UploadReportsInput } from './runner/local-ci-runner';
 import type { LogArchive } from './runner/log-archive';
 import { infrastructureErrorOf, type CheckFinished, type InfrastructureError } from './runner/outcome';
@@ -60,7 +61,18 @@ export interface CreateLocalCiOptions {
   logArchive?: LogArchive;
 }
 
-/** Wires the pieces and clears checkouts a previous process left; close() stops running checks first. */
+/** Neither bubblewrap nor the unshare sandbox can run checks here; the message says what to install, on one line. */
+export class SandboxUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`the local CI cannot start: checks cannot be sandboxed here (${reason.replace(/\s*\n\s*/g, ' ')}); ${SANDBOX_FIX}`);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+/**
+ * Wires the pieces and clears checkouts a previous process left; close() stops running checks first.
+ * Throws SandboxUnavailableError when checks cannot run in their sandbox (RAILYARD_CI_SANDBOX=off aside).
+ */
 export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi> => {
   const { settings } = opts;
   const statuses = localHostStatuses({
@@ -84,10 +96,15 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     ...(opts.onCheckFinished ? { onCheckFinished: opts.onCheckFinished } : {}),
     ...(opts.logArchive ? { logArchive: opts.logArchive } : {}),
   });
+  // Without a sandbox for its checks the local CI does not start (D272): each check would only report
+  // CI_SANDBOX_UNAVAILABLE, be retried and leave its PR stuck. The probe runs `true` in it once.
+  const probe = await runner.checkSandbox();
+  if (!probe.ok) {
+    await runner.close();
+    await statuses.close();
+    throw new SandboxUnavailableError(probe.reason);
+  }
   await runner.recover();
-  // Says loudly at start when checks cannot run in their sandbox, rather than at the first PR; not
-  // awaited, so a restart after a crash is not slowed by it (the first check shares the probe).
-  void runner.checkSandbox();
   return {
     statusStore: statuses,
     runner,

@@ -79,3 +79,21 @@ export const startProcess = async (
     },
   };
 };
+
+/**
+ * The README's `npm start` on a fresh data dir, with the engine on: the server bootstraps its own admin
+ * token (printed as `x-api-token: …`) and runs the local CI. `env` adds to it (a PATH, secrets).
+ */
+export const startReadmeServer = async (
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ server: RunningProcess; adminToken: string }> => {
+  const server = await startProcess('apps/server/src/main.ts', {
+    RAILYARD_DATA_DIR: dataDir,
+    RAILYARD_API_TOKENS: '',
+    RAILYARD_ENGINE: 'on',
+    RAILYARD_ENGINE_TICK_MS: '200',
+    ...env,
+  });
+  return { server, adminToken: /x-api-token: (\S+)/.exec(server.output())?.[1] ?? '' };
+};

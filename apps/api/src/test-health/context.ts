@@ -2,6 +2,7 @@ import type { TestHealthReadModels } from '@railyard/readmodels';
 import type { TokenRegistry } from '@railyard/auth';
 import type { TestHealthConfig } from './config';
 import type { TestEvaluator } from './evaluator';
+import type { EvidenceReporters } from './evidence-reporters';
 import type { UploadRecorder } from './recorder';
 import type { RepoFacts } from '@railyard/testhealth';
 import type { Clock, TestHealthWriter } from './writer';
@@ -14,6 +15,7 @@ export interface TestHealthContext {
   facts: RepoFacts;
   recorder: UploadRecorder;
   evaluator: TestEvaluator;
+  evidenceReporters: EvidenceReporters;
   writer: TestHealthWriter;
   clock: Clock;
   /** Base of html_url fields: RAILYARD_PUBLIC_URL, else the server's own address once it listens. */

@@ -8,6 +8,8 @@ import type { TokenRegistry } from '@railyard/auth';
 import type { TestHealthConfig } from './config';
 import type { TestHealthContext } from './context';
 import { TestEvaluator } from './evaluator';
+import { EvidenceReporters } from './evidence-reporters';
+import { evidenceReporterOperations } from './routes/evidence-reporters';
 import { failingOperations } from './routes/failing';
 import { listOperations } from './routes/list';
 import { JUnitParsePool } from './parse-pool';
@@ -46,7 +48,13 @@ export interface TestHealth {
 }
 
 /** JUnit uploads, flaky and broken tests, quarantine: the feature's endpoints. */
-export const testHealthOperations = [...uploadOperations, ...listOperations, ...failingOperations, ...quarantineOperations];
+export const testHealthOperations = [
+  ...uploadOperations,
+  ...listOperations,
+  ...failingOperations,
+  ...quarantineOperations,
+  ...evidenceReporterOperations,
+];
 
 /** The test-health read models of a deployment shape: in memory (embedded) or in Redis beside the queue models. */
 export const openTestHealthStore = (
@@ -68,7 +76,8 @@ export const createTestHealth = (options: TestHealthOptions): TestHealth => {
   const writer = new TestHealthWriter(options.eventStore, options.store, logger, {
     readYourWritesTimeoutMs: options.readYourWritesTimeoutMs,
   });
-  const evaluator = new TestEvaluator(options.store, writer, facts, clock, logger);
+  const evidenceReporters = new EvidenceReporters(options.eventStore);
+  const evaluator = new TestEvaluator(options.store, writer, facts, clock, logger, evidenceReporters);
   const recorder = new UploadRecorder({ pool, blobs: options.blobs, writer, evaluator, facts, clock, logger, orgSlug: config.orgSlug });
   const context: TestHealthContext = {
     config,
@@ -77,6 +86,7 @@ export const createTestHealth = (options: TestHealthOptions): TestHealth => {
     facts,
     recorder,
     evaluator,
+    evidenceReporters,
     writer,
     clock,
     baseUrl: () => config.publicUrl ?? options.serverUrl(),

@@ -12,6 +12,7 @@ import {
   type RepoRef,
   type TestHealthEvent,
 } from '@railyard/testhealth';
+import type { EvidenceReporters } from './evidence-reporters';
 import type { Clock, TestHealthWriter, WriteMeta } from './writer';
 
 export interface EvaluationResult {
@@ -40,6 +41,8 @@ export class TestEvaluator {
     private readonly facts: RepoFacts,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** The repository's evidence reporters; absent: every upload counts. */
+    private readonly evidenceReporters?: EvidenceReporters,
   ) {}
 
   /** Protected branches: the defaults plus the repository's own default branch. */
@@ -89,6 +92,7 @@ export class TestEvaluator {
     meta: WriteMeta,
   ): Promise<EvaluationResult> {
     const repoId = repoIdOf(repo);
+    const evidenceReporters = ids.length > 0 ? ((await this.evidenceReporters?.of(repo)) ?? null) : null;
     let evaluated = 0;
     const events: TestHealthEvent[] = [];
     for (let i = 0; i < ids.length; i += STEP) {
@@ -106,6 +110,7 @@ export class TestEvaluator {
           revision: history.revision,
           now,
           rules,
+          evidenceReporters,
         });
         if (event) events.push(event);
       });

@@ -2,6 +2,7 @@ import { ApiError } from '../http/errors';
 import { checkUploadInput, MAX_UPLOAD_BYTES, type UploadInput } from './recorder';
 
 const valid: UploadInput = {
+  reporter: 'token:ci',
   repo: { host: 'git.test', owner: 'acme', name: 'w' },
   branch: 'feature/x',
   commitSha: 'a'.repeat(40),

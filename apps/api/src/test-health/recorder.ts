@@ -34,6 +34,8 @@ export interface UploadInput {
   ciJob?: string;
   variant?: string;
   testRunId?: string;
+  /** Who uploads: `local-ci` for the runner's reports, `token:<name>` over HTTP (docs/test-health.md §4). */
+  reporter: string;
   files: { name: string; bytes: Buffer }[];
 }
 
@@ -146,6 +148,7 @@ export class UploadRecorder {
         ...(input.prNumber !== undefined ? { prNumber: input.prNumber } : {}),
         ...(input.ciJob ? { ciJob: input.ciJob } : {}),
         ...(input.testRunId ? { testRunId: input.testRunId } : {}),
+        reporter: input.reporter,
         files: input.files.map((f) => ({ name: f.name, bytes: f.bytes.length })),
         stats: upload.stats,
         caseCount: upload.caseCount,

@@ -1,3 +1,4 @@
+import { LOCAL_CI_REPORTER } from '@railyard/domain';
 import type { Logger } from '@railyard/observability';
 import type { RepoFacts, RepoRef } from '@railyard/testhealth';
 import type { UploadRecorder, UploadSummary } from './recorder';
@@ -31,6 +32,7 @@ export const reportUploader =
           branch: tested,
           commitSha: sha.toLowerCase(),
           testRunId,
+          reporter: LOCAL_CI_REPORTER,
           ...(prNumber !== undefined ? { prNumber } : {}),
           ciJob: 'railyard-ci',
           files: files.map((bytes, i) => ({ name: `report-${i + 1}.xml`, bytes })),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyCaseEnum, branchNameSchema, commitShaSchema, repoSchema } from '@railyard/api-schema';
+import { anyCaseEnum, branchNameSchema, commitShaSchema, repoSchema, reporterSchema } from '@railyard/api-schema';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -111,6 +111,21 @@ export const createCiRunRequest = z
   .strict();
 
 export const reclassifyRequest = z.object({ repo: repoSchema }).strict();
+
+export const getEvidenceReportersRequest = z.object({ repo: repoSchema }).strict();
+
+export const setEvidenceReportersRequest = z
+  .object({
+    repo: repoSchema,
+    reporters: z
+      .array(reporterSchema)
+      .max(100)
+      .nullable()
+      .describe(
+        'token names or reporter ids whose uploads count as quarantine evidence, besides the local CI; [] the local CI only; null everyone',
+      ),
+  })
+  .strict();
 
 const jsonFile = z.object({ name: z.string().min(1).max(255), contentBase64: z.string().max(28 * 1024 * 1024) }).strict();
 

@@ -12,6 +12,8 @@ interface QuarantineFlags {
   reason?: string;
   org?: string;
   pageSize?: string;
+  set?: string;
+  anyone?: boolean;
 }
 
 const MODES = ['always', 'never', 'auto'];
@@ -50,5 +52,30 @@ export const listCommand = async (flags: QuarantineFlags, ctx: CliContext): Prom
     return { items: page.quarantined_tests, next: page.page.next_page_token };
   });
   ctx.io.stdout.write(`${JSON.stringify(tests, null, 2)}\n`);
+  return 0;
+};
+
+/**
+ * `railyard quarantine reporters`: whose test-result uploads count as quarantine evidence
+ * (docs/test-health.md §4). Without options it shows the setting; `--set a,b` names tokens (admin;
+ * an empty list leaves only the local CI's uploads), `--anyone` lets every upload count again.
+ */
+export const reportersCommand = async (flags: QuarantineFlags, ctx: CliContext): Promise<number> => {
+  const repo = repoOption(flags.repo);
+  if (flags.set !== undefined && flags.anyone) throw new UsageError('give --set or --anyone, not both');
+  const target = apiTargetOf(flags, ctx.settings);
+  const answer =
+    flags.set === undefined && !flags.anyone
+      ? await postJson(target, '/flaky-tests/get-evidence-reporters', { repo })
+      : await postJson(target, '/flaky-tests/set-evidence-reporters', {
+          repo,
+          reporters: flags.anyone
+            ? null
+            : (flags.set ?? '')
+                .split(',')
+                .map((name) => name.trim())
+                .filter((name) => name !== ''),
+        });
+  ctx.io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
   return 0;
 };

@@ -54,6 +54,7 @@ describe('railyard tests / quarantine: usage', () => {
     [['set', '--repo', 'git.test/acme/w', '--test-id', 'x', '--mode', 'sometimes'], '--mode must be always, never or auto'],
     [['list', '--repo', 'git.test/acme/w', '--mode', 'always'], "unknown option '--mode'"],
     [['set', 'extra', '--repo', 'git.test/acme/w'], "too many arguments for 'set'"],
+    [['reporters', '--repo', 'git.test/acme/w', '--set', 'jenkins', '--anyone'], 'give --set or --anyone, not both'],
   ])('when quarantine is given %j, then it exits 2 saying %s', async (args, message) => {
     const run = await call('quarantine', args);
 

@@ -194,7 +194,8 @@ export class LocalCiRunner {
       this.logger?.warn(
         'ci: RAILYARD_CI_SANDBOX=off: checks run unsandboxed, as this process’s user, and can read its secrets; for development only',
       );
-    else if (!probe.ok) this.logger?.error(`ci: checks cannot run: ${probe.reason}; ${SANDBOX_FIX}`);
+    // Not logged here when no sandbox works: createLocalCi refuses to start with one line that says it.
+    else if (!probe.ok) return probe;
     else if (probe.kind === 'unshare')
       this.logger?.warn('ci: bubblewrap is not usable here; checks run in the util-linux unshare sandbox (docs/security.md)');
     const cgroup = await this.cgroupReady();

@@ -19,6 +19,11 @@ export interface TestRun {
   outcome: RunOutcome;
   /** Counts of the whole upload this run came from; lets the outage guard drop mass failures. */
   upload?: UploadStats;
+  /**
+   * Who uploaded it (`local-ci`, `token:<name>`): whether it counts as evidence for a quarantine
+   * depends on it (quarantine/evidence-reporters.ts). Absent for uploads recorded before uploaders were.
+   */
+  reporter?: string;
 }
 
 export type MonitorName = 'pass_on_retry' | 'failure_rate' | 'broken_rate' | 'consecutive_failures' | 'broken_on_pull_requests';

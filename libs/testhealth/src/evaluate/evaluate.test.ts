@@ -69,6 +69,18 @@ describe('evaluateTest', () => {
     );
   });
 
+  it('when the repository names its evidence reporters, then a write token’s upload claiming main leaves the test FLAKY but not corroborated, and the reason names the token', () => {
+    const history = [run(0, 'flaky', { reporter: 'token:ci' })];
+    const input = { repo: REPO, testId: 't', current: healthy(at(0)), history, revision: 1, now: new Date(T0 + HOUR) };
+
+    expect(evaluateTest(input)).toMatchObject({ data: { status: 'FLAKY', corroborated: true } });
+    const pinned = evaluateTest({ ...input, evidenceReporters: ['jenkins'] });
+    expect(pinned).toMatchObject({ type: 'TestStatusChanged', data: { status: 'FLAKY', corroborated: false } });
+    expect((pinned?.data as { reason: string }).reason).toMatch(
+      /; not auto-quarantined: without the uploads of token "ci" it would not be flaky/,
+    );
+  });
+
   it('when a FLAKY test recorded before the rule (corroboration unknown) is evaluated again, then the corroboration is recorded', () => {
     const sha = 'f'.repeat(40);
     const history = [run(0, 'failed', { commitSha: sha }), run(1, 'passed', { commitSha: sha })];

@@ -3,7 +3,7 @@ import { pullRequestsImpactedLast7d } from '../classify/impact';
 import { DEFAULT_CLASSIFICATION_RULES, type ClassificationRules } from '../classify/rules';
 import type { TestRun } from '../classify/types';
 import type { RepoRef, StatusRecord, TestImpactChanged, TestStatusChanged } from '../events/events';
-import { corroborationOf } from '../quarantine/evidence';
+import { quarantineEvidenceOf } from '../quarantine/evidence-reporters';
 
 /** What the read model currently says about a test: the evaluation compares against it. */
 export interface CurrentHealth extends StatusRecord {
@@ -21,6 +21,8 @@ export interface EvaluationInput {
   revision: number;
   now: Date;
   rules?: ClassificationRules;
+  /** The repository's evidence reporters (TestEvidenceReportersSet); null or absent: every upload counts. */
+  evidenceReporters?: readonly string[] | null;
 }
 
 /**
@@ -33,12 +35,10 @@ export function evaluateTest(input: EvaluationInput): TestStatusChanged | TestIm
   const verdict = classify(input.history, input.now, rules);
   const impacted = pullRequestsImpactedLast7d(input.history, input.now, rules);
   const since = verdict.since ?? input.current.since;
-  // Auto-quarantine needs flakiness no single pull request's runs made (issue 25); the reason says when it is missing.
-  const corroboration = corroborationOf(input.history, input.now, rules, verdict);
-  const reason =
-    !corroboration.corroborated && corroboration.restsOn !== null
-      ? `${verdict.reason}; not auto-quarantined: without the runs of ${corroboration.restsOn} it would not be flaky`
-      : verdict.reason;
+  // Auto-quarantine needs flakiness no single pull request's runs made, from uploaders the repository
+  // trusts (issue 25); the reason says when it is missing.
+  const corroboration = quarantineEvidenceOf(input.history, input.now, input.evidenceReporters ?? null, rules, verdict);
+  const reason = corroboration.why !== undefined ? `${verdict.reason}; not auto-quarantined: ${corroboration.why}` : verdict.reason;
   const { current } = input;
   const basis = { revision: input.revision };
   if (

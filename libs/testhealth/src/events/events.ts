@@ -54,6 +54,12 @@ export type TestResultsUploaded = Ev<
     ciJob?: string;
     /** Set when the upload came from Railyard's own CI runner. */
     testRunId?: string;
+    /**
+     * Who uploaded it: `local-ci` (the local CI runner's reports of the checks it ran) or `token:<name>`
+     * (uploadTestResults). Absent in events recorded before uploaders were: one with a `testRunId` is
+     * the local CI's, any other's uploader is unknown.
+     */
+    reporter?: string;
     files: { name: string; bytes: number }[];
     stats: UploadStats;
     caseCount: number;
@@ -131,6 +137,16 @@ export type CiRunRecorded = Ev<
   }
 >;
 
+/**
+ * Whose uploads count as evidence for an automatic quarantine in a repository (docs/test-health.md §4,
+ * "Who may upload evidence"): token names or reporter ids, or null for everyone (the default). Kept in
+ * a stream of its own per repository (`testEvidenceStreamOf`), which the evaluator reads whole.
+ */
+export type TestEvidenceReportersSet = Ev<
+  'TestEvidenceReportersSet',
+  { repo: RepoRef; reporters: string[] | null; previous: string[] | null }
+>;
+
 export type TestHealthEvent =
   TestResultsUploaded | TestStatusChanged | TestImpactChanged | QuarantineOverrideSet | TestTicketLinked | CiRunRecorded;
 export type TestHealthEventType = TestHealthEvent['type'];
@@ -154,6 +170,12 @@ const part = (s: string): string => encodeURIComponent(s).replace(/~/g, '%7E');
 export const repoIdOf = (repo: RepoRef): string => [repo.host, repo.owner, repo.name].map(part).join('~');
 
 export const testsStreamOf = (repo: RepoRef): string => `${TESTS_STREAM_PREFIX}${repoIdOf(repo)}`;
+
+/**
+ * The repository's evidence-reporters setting. Not a `tests-` stream: the test-health projection skips
+ * it, and the evaluator reads these few events whole instead of the stream of every upload.
+ */
+export const testEvidenceStreamOf = (repo: RepoRef): string => `test-evidence-${repoIdOf(repo)}`;
 
 export const isTestHealthEvent = (event: { streamId: string; type: string }): boolean =>
   event.streamId.startsWith(TESTS_STREAM_PREFIX) && (TEST_HEALTH_EVENT_TYPES as readonly string[]).includes(event.type);

@@ -1,6 +1,7 @@
 import { DEFAULT_CLASSIFICATION_RULES } from '../classify/rules';
 import type { RunOutcome, TestRun } from '../classify/types';
 import { corroborationOf, originOf } from './evidence';
+import { countsAsEvidence, quarantineEvidenceOf, uploaderOf } from './evidence-reporters';
 
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -63,5 +64,74 @@ describe('corroborationOf', () => {
 
   it('when the test is not FLAKY, then there is nothing to corroborate', () => {
     expect(corroborationOf([run(1, 'passed', {})], now)).toEqual({ corroborated: false, restsOn: null });
+  });
+});
+
+describe('countsAsEvidence', () => {
+  it.each([
+    [null, 'token:ci', true],
+    [null, undefined, true],
+    [['jenkins'], 'token:jenkins', true],
+    [['token:jenkins'], 'token:jenkins', true],
+    [['jenkins'], 'token:ci', false],
+    [['jenkins'], undefined, false],
+    [['jenkins'], 'local-ci', true],
+    [[], 'local-ci', true],
+    [[], 'token:jenkins', false],
+  ] as const)('when the repository names %j and the upload is by %s, then it counts: %s', (reporters, reporter, expected) => {
+    expect(countsAsEvidence(reporters, reporter)).toBe(expected);
+  });
+});
+
+describe('uploaderOf', () => {
+  it('when an upload from before uploaders were names a test run, then it is the local CI’s; without one, unknown', () => {
+    expect(uploaderOf({ testRunId: 'r1' })).toBe('local-ci');
+    expect(uploaderOf({})).toBeUndefined();
+    expect(uploaderOf({ reporter: 'token:ci', testRunId: 'r1' })).toBe('token:ci');
+  });
+});
+
+describe('quarantineEvidenceOf', () => {
+  const forged = [run(1, 'flaky', { branch: 'main', reporter: 'token:ci' })];
+
+  it('when no reporters are named, then a write token’s upload claiming main corroborates, as before', () => {
+    expect(quarantineEvidenceOf(forged, now, null)).toEqual({ corroborated: true });
+  });
+
+  it('when the repository names other reporters, then the write token’s upload claiming main does not count, and the reason names it', () => {
+    expect(quarantineEvidenceOf(forged, now, ['jenkins'])).toEqual({
+      corroborated: false,
+      why: 'without the uploads of token "ci" it would not be flaky, and the repository does not name them as reporters',
+    });
+  });
+
+  it('when a token uploads for two made-up pull requests and is not named, then they do not corroborate', () => {
+    const history = [
+      run(1, 'flaky', { branch: 'a', prNumber: 71, reporter: 'token:ci' }),
+      run(2, 'flaky', { branch: 'b', prNumber: 72, reporter: 'token:ci' }),
+    ];
+    expect(quarantineEvidenceOf(history, now, ['jenkins']).corroborated).toBe(false);
+    expect(quarantineEvidenceOf(history, now, null).corroborated).toBe(true);
+  });
+
+  it('when the named reporter and the local CI show it flaky, then it is corroborated; an unknown uploader never counts once reporters are named', () => {
+    const history = [
+      run(1, 'flaky', { branch: 'a', prNumber: 71, reporter: 'token:jenkins' }),
+      run(2, 'flaky', { branch: 'railyard-merge/pr-72/0b9e4a1c-1111-4000-8000-000000000001', reporter: 'local-ci' }),
+    ];
+    expect(quarantineEvidenceOf(history, now, ['jenkins'])).toEqual({ corroborated: true });
+    expect(quarantineEvidenceOf([run(1, 'flaky', { branch: 'main' })], now, ['jenkins']).corroborated).toBe(false);
+  });
+
+  it('when the counted uploads are all one pull request’s, then the single-origin rule still holds', () => {
+    const history = [
+      run(1, 'flaky', { branch: 'a', prNumber: 7, reporter: 'local-ci' }),
+      run(2, 'flaky', { branch: 'main', reporter: 'token:ci' }),
+    ];
+    expect(quarantineEvidenceOf(history, now, [])).toEqual({ corroborated: false, why: 'without the runs of PR #7 it would not be flaky' });
+  });
+
+  it('when the test is not FLAKY, then there is nothing to corroborate and nothing to say', () => {
+    expect(quarantineEvidenceOf([run(1, 'passed', { reporter: 'token:ci' })], now, ['jenkins'])).toEqual({ corroborated: false });
   });
 });

@@ -9,3 +9,4 @@ export {
   type QuarantineVerdict,
 } from './quarantine';
 export { corroborationOf, originOf, type Corroboration } from './evidence';
+export { countsAsEvidence, quarantineEvidenceOf, uploaderOf, type QuarantineEvidence } from './evidence-reporters';

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { uploadSummarySchema } from '@railyard/api-schema';
+import { tokenReporter } from '@railyard/domain';
 import { parseRepoSpec } from '@railyard/githost';
 import type { RepoRef } from '@railyard/testhealth';
 import { ApiError } from '../../http/errors';
@@ -10,6 +11,9 @@ import { SHA } from '../../openapi/examples';
 import { queryParam } from '../../openapi/parameters';
 import type { TestHealthContext } from '../context';
 import type { UploadInput } from '../recorder';
+
+/** An upload as the request gives it; its uploader is the caller's token. */
+type ReceivedUpload = Omit<UploadInput, 'reporter'>;
 import { uploadJsonRequest } from '../schemas';
 
 const operation = operationOf<TestHealthContext>();
@@ -45,7 +49,7 @@ const repoOf = (value: unknown): RepoRef => {
   return value as RepoRef;
 };
 
-const fromJson = (raw: unknown): UploadInput => {
+const fromJson = (raw: unknown): ReceivedUpload => {
   const body = parseBody(uploadJsonRequest, raw);
   const files = body.files.map((f, i) => {
     const text = f.contentBase64.replace(/\s+/g, '');
@@ -77,7 +81,7 @@ const metaOf = (req: Request, name: string): string | undefined => {
   return h === undefined ? undefined : h;
 };
 
-const fromRaw = (req: Request): UploadInput => {
+const fromRaw = (req: Request): ReceivedUpload => {
   const missing = ['repo', 'sha', 'branch'].filter((n) => !metaOf(req, n));
   if (missing.length > 0) {
     throw new ApiError(
@@ -144,9 +148,11 @@ export const uploadOperations = [
       },
     },
     body: uploadBody,
-    input: (req): UploadInput => (req.is('application/json') ? fromJson(req.body) : fromRaw(req)),
+    input: (req): ReceivedUpload => (req.is('application/json') ? fromJson(req.body) : fromRaw(req)),
     response: { description: 'What the upload held', body: { name: 'UploadSummary', schema: uploadSummarySchema } },
     errors: [404],
-    handle: (input, { deps, actor, correlationId }) => deps.recorder.record(input, { actor, correlationId }),
+    // The uploader is the token, never what the body says: who may supply quarantine evidence is pinned by it.
+    handle: (input, { deps, actor, correlationId }) =>
+      deps.recorder.record({ ...input, reporter: tokenReporter(actor) }, { actor, correlationId }),
   }),
 ];

@@ -90,7 +90,7 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
       const b = caseOf('rounds', 'failed');
       const events = factory.record(
         TH_REPO,
-        uploadOf([a, b], T(1), { branch: 'feature', prNumber: 7, ciJob: 'unit', treeSha: 'b'.repeat(40) }),
+        uploadOf([a, b], T(1), { branch: 'feature', prNumber: 7, ciJob: 'unit', treeSha: 'b'.repeat(40), reporter: 'token:ci' }),
       );
 
       // when
@@ -122,11 +122,25 @@ export const testHealthContract = (name: string, make: MakeStore): void => {
             ciJob: 'unit',
             outcome: 'failed',
             upload: { testCount: 2, failedCount: 1 },
+            reporter: 'token:ci',
           },
         ],
       });
       expect(await store.checkpoint()).toBe(1n);
       expect(await store.repoIds()).toEqual([TH_REPO_ID]);
+    });
+
+    it('when an upload from before uploaders were recorded names a test run, then its runs are the local CI’s; without one, nobody’s', async () => {
+      // given
+      const a = caseOf('adds', 'failed');
+      const events = factory.record(TH_REPO, uploadOf([a], T(1), { testRunId: 'run-1' }), uploadOf([a], T(2)));
+
+      // when
+      await store.apply(events);
+
+      // then
+      const [history] = await store.getHistories(TH_REPO_ID, [a.id]);
+      expect(history?.runs.map((r) => r.reporter)).toEqual(['local-ci', undefined]);
     });
 
     it('when an upload keeps its cases in a blob, then they are read from the blob store', async () => {

@@ -51,6 +51,8 @@ export interface UploadMeta {
   branch: string;
   prNumber?: number;
   ciJob?: string;
+  /** Who uploaded it (uploaderOf): whether its runs count as quarantine evidence depends on it. */
+  reporter?: string;
   testCount: number;
   failedCount: number;
 }

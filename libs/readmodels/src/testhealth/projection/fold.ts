@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import {
   isQuarantined,
+  uploaderOf,
   type CaseRecord,
   type QuarantineOverrideSet,
   type TestHealthEvent,
@@ -18,6 +19,8 @@ export interface TestWrite {
   run?: RunEntry;
 }
 
+const withReporter = (reporter: string | undefined): { reporter?: string } => (reporter !== undefined ? { reporter } : {});
+
 export const uploadMetaOf = (revision: number, data: TestResultsUploaded['data']): UploadMeta => ({
   revision,
   at: data.at,
@@ -26,6 +29,7 @@ export const uploadMetaOf = (revision: number, data: TestResultsUploaded['data']
   branch: data.branch,
   ...(data.prNumber !== undefined ? { prNumber: data.prNumber } : {}),
   ...(data.ciJob ? { ciJob: data.ciJob } : {}),
+  ...withReporter(uploaderOf(data)),
   testCount: data.stats.testCount,
   failedCount: data.stats.failedCount,
 });

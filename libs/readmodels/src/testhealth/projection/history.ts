@@ -21,6 +21,7 @@ export const historyOf = (runs: readonly RunEntry[], uploads: ReadonlyMap<number
       ...(u.ciJob ? { ciJob: u.ciJob } : {}),
       outcome: run.outcome,
       upload: { testCount: u.testCount, failedCount: u.failedCount },
+      ...(u.reporter !== undefined ? { reporter: u.reporter } : {}),
     });
   }
   return history;
