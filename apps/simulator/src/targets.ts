@@ -82,6 +82,7 @@ const flakeTargets = (results: readonly SimResult[]): TargetCheck[] => {
 export const evaluateTargets = (results: readonly SimResult[]): TargetCheck[] => {
   const single = find(results, 'single-p10-c08');
   const batch = find(results, 'batch4-p05');
+  const batchLean = find(results, 'batch4-p05-c02');
   const lanes = find(results, 'parallel-a16');
   const lanesCross = find(results, 'parallel-a16-x10');
   const flaky = find(results, 'flaky-antiflake-on');
@@ -114,6 +115,20 @@ export const evaluateTargets = (results: readonly SimResult[]): TargetCheck[] =>
       flaky ? flaky.innocentEjections / flaky.prs : null,
       '<= 0.01',
       (v) => v <= 0.01,
+    ),
+    check(
+      'batching b = 4, p = 5%, concurrency 2: CI runs per merge',
+      ['batch4-p05-c02'],
+      batchLean?.ciRunsPerMerge,
+      '<= 0.45',
+      (v) => v <= 0.45,
+    ),
+    check(
+      'batching b = 4, p = 5%, concurrency 2: p95 minutes in queue vs batch4-p05',
+      ['batch4-p05-c02', 'batch4-p05'],
+      batchLean?.p95TimeInQueueMin != null && batch?.p95TimeInQueueMin ? batchLean.p95TimeInQueueMin / batch.p95TimeInQueueMin : null,
+      '<= 1',
+      (v) => v <= 1,
     ),
     ...flakeTargets(results),
   ];

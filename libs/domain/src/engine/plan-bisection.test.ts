@@ -161,7 +161,7 @@ describe('plan: bisection_skip_redundant_tests', () => {
     expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'FailByOptimization', testRunId: 'h2', provenBy: 'h1' })]);
   });
 
-  it('when the half proven failing holds two PRs, then it is split at once', () => {
+  it('when the half proven failing holds two PRs, then it is split at once, its first quarter tested first', () => {
     const inferred: QueueEvent[] = [
       { type: 'TestRunCancelled', data: { testRunId: 'h2', reason: 'BISECTION_SKIP_REDUNDANT', at: at(48) } },
       ...[3, 4].map((prNumber): QueueEvent => ({
@@ -175,8 +175,26 @@ describe('plan: bisection_skip_redundant_tests', () => {
     const mergedAhead = [...history, merged(1, 'h1', at(49), 'main-0'), merged(2, 'h1', at(49), 'merge-1')];
     expect(givenQueue(mergedAhead).planned(facts({ sha: 'merge-2', tree: treeWith([1, 2]) }))).toEqual([
       startOf([3], [], { bisection: true, baseSha: 'merge-2', baseTree: treeWith([1, 2]) }),
-      startOf([4], [], { bisection: true, baseSha: 'merge-2', baseTree: treeWith([1, 2]) }),
     ]);
+  });
+
+  it('when a batch failed, then only its first half is tested, and the second waits for that verdict', () => {
+    expect(givenQueue(failedBatch(SKIP)).planned(facts())).toEqual([startOf([1, 2], [], { bisection: true })]);
+    const firstTesting = [...failedBatch(SKIP), ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1', when: at(48) })];
+    expect(
+      givenQueue(firstTesting)
+        .planned(facts())
+        .filter((a) => a.kind === 'startRun'),
+    ).toEqual([]);
+  });
+
+  it('when the first half failed, then the second half is tested whole beside the first half’s split', () => {
+    const history = [
+      ...failedBatch(SKIP),
+      ...batchStarted('h1', [1, 2], [], { bisectionOf: 'b1', when: at(48) }),
+      ...batchFailed('h1', [1, 2]),
+    ];
+    expect(givenQueue(history).planned(facts())).toEqual([startOf([1], [], { bisection: true }), startOf([3, 4], [], { bisection: true })]);
   });
 
   it('when the last half of one PR is proven failing, then it fails by optimization without its run', () => {

@@ -41,8 +41,8 @@ export const redundancy = (
 };
 
 /**
- * bisection_skip_redundant_tests: the halves of a failed run test at once; once the others passed,
- * the culprit must be in the last one, so its run is not needed any more (reference trunk §4.2:
+ * bisection_skip_redundant_tests: once the other parts of a failed run passed, the culprit must be
+ * in the last one, so its run is not needed any more (reference trunk §4.2:
  * ABCDEF fails, ABC passes, so DEF holds the culprit). It is cancelled and its PRs are pending
  * failure as if it had failed: split further, or blamed when alone.
  */
@@ -115,12 +115,33 @@ const halvesOf = (members: Entry[]): Entry[][] => {
   return [members.slice(0, mid), members.slice(mid)];
 };
 
+/** A part of the failed run `parent` is still testing: its verdict may settle the rest without a run. */
+const partTesting = (c: Ctx, parent: string): boolean =>
+  testingRuns(c.s).some((r) => r.bisectionOf === parent && isRunNeeded(c.s, r));
+
 /**
- * Bisection (reference trunk §4.2): a failed batch is split in two halves, tested at once on the
- * same base under `bisectionConcurrency`, a budget apart from `concurrency`. Starting a half moves
- * its PRs back to pending (BISECTION_REQUIRED) and into the new run in one step (decideEngine's
- * StartTestRun). A half that fails is split again until the culprits are alone; a half that passes
- * clears its PRs (see CompleteTestRun).
+ * The parts of a group to start now. Without the optimization both halves test at once (fastest).
+ * With bisection_skip_redundant_tests they test one after the other: a first half that passes
+ * convicts the rest without a run, so the second run is spent only when the first half failed. The
+ * halves of a batch finish together, so testing them at once saved no run; one after the other
+ * took CI runs per merge from 0.569 to 0.503 at the same p95 time in queue (batch4-p05, docs/benchmarks.md).
+ */
+const partsToStart = (c: Ctx, run: TestRun, members: Entry[]): Entry[][] | undefined => {
+  if (!skipping(c)) return halvesOf(members);
+  if (partTesting(c, run.testRunId)) return undefined;
+  const proven = redundancy(c, run.testRunId, run.prNumbers, new Set(members.map((e) => e.prNumber))) !== undefined;
+  // The rest after a failed first half is the other half, not yet tested: one run may clear it whole.
+  const otherHalf = !proven && [...c.s.runs.values()].some((r) => r.bisectionOf === run.testRunId);
+  return otherHalf ? [members] : halvesOf(members).slice(0, 1);
+};
+
+/**
+ * Bisection (reference trunk §4.2): a failed batch is split in two halves, tested on the same base
+ * under `bisectionConcurrency`, a budget apart from `concurrency` (at once, or one after the other
+ * with bisection_skip_redundant_tests: partsToStart). Starting a half moves its PRs back to pending
+ * (BISECTION_REQUIRED) and into the new run in one step (decideEngine's StartTestRun). A half that
+ * fails is split again until the culprits are alone; a half that passes clears its PRs (see
+ * CompleteTestRun).
  */
 export const bisections: Phase = (c) => {
   if (!c.facts.target || c.s.runState === 'paused') return [];
@@ -142,8 +163,10 @@ export const bisections: Phase = (c) => {
         continue;
       }
     }
+    const parts = partsToStart(c, run, members);
+    if (parts === undefined) continue;
     const base = sameBase(c, run, members);
-    for (const half of halvesOf(members)) {
+    for (const half of parts) {
       if (budget <= 0) break;
       out.push(startRunAction(c, half, base, true));
       budget--;
