@@ -17,14 +17,13 @@ import { testDetailsView, type FailureRates } from '../views';
 
 /**
  * A tracker's id as a link: itself when it is already a URL, else RAILYARD_TICKET_URL with `{id}` in
- * place of the id. Without that setting the server cannot know where the ticket lives.
+ * place of the id. Without that setting the server cannot know where the ticket lives, but a Trunk
+ * client sends only the id: the ticket is then named by a URI of its own, `urn:x-ticket:<id>`, which
+ * keeps the id and fits Trunk's `html_url` (a URI) until the setting is made.
  */
 const ticketUrlOf = (th: TestHealthContext, id: string): string => {
   if (/^https?:\/\/\S+$/i.test(id)) return id;
-  if (!th.config.ticketUrl)
-    throw new ApiError(400, 'TICKET_URL_UNKNOWN', `no RAILYARD_TICKET_URL is set to make a link of ticket ${id}; send html_url instead`, [
-      { field: 'external_ticket_id', message: 'needs RAILYARD_TICKET_URL on the server' },
-    ]);
+  if (!th.config.ticketUrl) return `urn:x-ticket:${encodeURIComponent(id)}`;
   return th.config.ticketUrl.replace('{id}', encodeURIComponent(id));
 };
 
@@ -169,7 +168,7 @@ export const quarantineOperations = [
     tag: 'Test health',
     summary: 'Link a ticket to a test, by its id in the tracker or by its URL (an empty html_url removes it)',
     description:
-      '`external_ticket_id` (as Trunk takes it, e.g. `KAN-123`) becomes a URL through RAILYARD_TICKET_URL; without that setting, give `html_url`.',
+      '`external_ticket_id` (as Trunk takes it, e.g. `KAN-123`) becomes a URL through RAILYARD_TICKET_URL; without that setting it is kept as `urn:x-ticket:<id>`.',
     scope: 'write',
     request: {
       name: 'LinkTicketRequest',
