@@ -12,7 +12,6 @@ import { LocalGitAdmin } from './admin';
 import { deleteBranch, moveBranch } from './branches';
 import { treeOfCommit, type Identity } from './commits';
 import { copyCommitsOnto, directMergeCommit, isAncestor, replayCommitsOnto } from './landing';
-import { GitHelper } from './git-helper';
 import { LocalGitHost } from './local-git-host';
 import { DEFAULT_COMMITTER } from './local-git-writer';
 import { isObjectId } from './names';
@@ -75,18 +74,16 @@ export class LocalCodeHost {
   private readonly watched = new Map<string, Watched>();
   private offStatuses: (() => void) | null = null;
   private readonly working = new Set<string>();
-  private readonly gitHelper = new GitHelper();
 
   constructor(opts: LocalCodeHostOptions) {
     this.root = opts.root;
     this.now = opts.now ?? (() => new Date());
-    // Mergeability is background work (nobody waits on it): niced, so API requests keep the CPU, and run
-    // from a helper process, so this one does not fork itself for each merge (docs/decisions.md D29).
+    // Mergeability is background work (nobody waits on it): niced, so API requests keep the CPU. Its git
+    // runs from the process's git helper like all the host's git (docs/decisions.md D29, D268).
     this.git = new LocalGitHost({
       root: opts.root,
       maxConcurrentGit: opts.maxConcurrentGit ?? 2,
       niceness: 10,
-      runner: this.gitHelper.run,
     });
     this.admin = new LocalGitAdmin({ root: opts.root, now: this.now });
     this.statusStore = opts.statuses;
@@ -262,7 +259,6 @@ export class LocalCodeHost {
     this.offStatuses?.();
     this.offStatuses = null;
     await this.git.close();
-    this.gitHelper.close();
   }
 
   private async treeIn(gitDir: string, sha: string): Promise<string> {

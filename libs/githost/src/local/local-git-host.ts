@@ -2,7 +2,6 @@ import type { Mergeability, PullRequestSnapshot, RepoRef } from '@railyard/domai
 import type { GitHost } from '../port';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
-import type { GitRunner } from './git';
 import { mergeTree } from './merge-tree';
 import { isValidPrNumber, repoDirOf } from './names';
 import { pullHeadOf, readPullFile, storedMergeabilityFor, type PullFile } from './pull-file';
@@ -17,8 +16,6 @@ export interface LocalGitHostOptions {
   maxConcurrentGit?: number;
   /** Niceness of the merges that work out mergeability: the engine's background work yields the CPU to requests. */
   niceness?: number;
-  /** How those merges run git: runGit from this process unless a helper process is given (git-helper.ts). */
-  runner?: GitRunner;
 }
 
 const snapshotOf = (p: Omit<PullRequestSnapshot, 'mergeability'>): Omit<PullRequestSnapshot, 'mergeability'> => ({
@@ -49,14 +46,12 @@ export class LocalGitHost implements GitHost {
   private readonly gitSlots: pLimit.Limit;
   private readonly counters: LocalGitHostStats = { mergeTreeRuns: 0, mergeabilityCacheHits: 0 };
   private readonly niceness: number | undefined;
-  private readonly runner: GitRunner | undefined;
 
   constructor(opts: LocalGitHostOptions) {
     this.root = opts.root;
     this.mergeability = new LRUCache({ max: opts.mergeabilityCacheSize ?? 50_000 });
     this.gitSlots = pLimit(opts.maxConcurrentGit ?? 4);
     this.niceness = opts.niceness;
-    this.runner = opts.runner;
   }
 
   /**
@@ -146,10 +141,7 @@ export class LocalGitHost implements GitHost {
     if (pending === undefined) {
       pending = this.gitSlots(async () => {
         this.counters.mergeTreeRuns++;
-        const result = await mergeTree(gitDir, baseSha, headSha, {
-          ...(this.niceness !== undefined ? { niceness: this.niceness } : {}),
-          ...(this.runner ? { run: this.runner } : {}),
-        });
+        const result = await mergeTree(gitDir, baseSha, headSha, this.niceness !== undefined ? { niceness: this.niceness } : {});
         return result.clean ? 'mergeable' : 'not_mergeable';
       })
         .then((answer: Mergeability) => {
