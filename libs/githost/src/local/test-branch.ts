@@ -75,15 +75,15 @@ export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranch
   try {
     const result = await buildSteps(ctx, input, keys);
     if (!result.ok) return result;
-    ownTip = { sha: result.sha, tree: result.tree, heads: input.stack.map((pr) => pr.headSha) };
-    await createRef(ctx.gitDir, `refs/heads/${branch}`, result.sha);
-    return { ok: true, branch, sha: result.sha, tree: result.tree, steps: result.steps };
+    ownTip = result.tip;
+    await createRef(ctx.gitDir, `refs/heads/${branch}`, ownTip.sha);
+    return { ok: true, branch, sha: ownTip.sha, tree: ownTip.tree, steps: result.steps };
   } finally {
     own?.end(ownTip);
   }
 };
 
-type Steps = { ok: true; sha: string; tree: string; steps: StackStep[] } | Extract<BuildTestBranchResult, { ok: false }>;
+type Steps = { ok: true; tip: Tip; steps: StackStep[] } | Extract<BuildTestBranchResult, { ok: false }>;
 
 const buildSteps = async (ctx: CommitContext, input: BuildTestBranchInput, keys: readonly string[]): Promise<Steps> => {
   const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha), heads: [] };
@@ -114,7 +114,7 @@ const buildSteps = async (ctx: CommitContext, input: BuildTestBranchInput, keys:
     tips.push(tip);
     steps.push({ number: pr.number, sha: tip.sha, tree: tip.tree });
   }
-  return { ok: true, sha: tip.sha, tree: tip.tree, steps };
+  return { ok: true, tip, steps };
 };
 
 const checkInput = (input: BuildTestBranchInput): string => {
