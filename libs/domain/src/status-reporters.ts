@@ -27,6 +27,13 @@ export interface ReporterPolicy {
 export type NotCountedWhy = 'LOCAL_CI_ONLY' | 'REPORTER_NOT_ALLOWED';
 
 /**
+ * Whether a list of named reporters holds `reporter`: an entry is a token name or a reporter id such
+ * as `github-app:<slug>`. An unknown reporter (recorded before reporters were) is named by none.
+ */
+export const isNamedReporter = (named: readonly string[], reporter: string | undefined): boolean =>
+  reporter !== undefined && named.some((entry) => entry === reporter || tokenReporter(entry) === reporter);
+
+/**
  * The rule: a context the local CI runs counts only from the local CI; a context the queue names
  * reporters for counts only from them (an entry is a token name, or a reporter id such as
  * `github-app:<slug>`); any other context counts from anyone, as GitHub's required checks without an
@@ -37,8 +44,7 @@ export const notCountedWhy = (policy: ReporterPolicy, context: string, reporter:
   if (policy.localChecks.includes(context)) return reporter === LOCAL_CI_REPORTER ? undefined : 'LOCAL_CI_ONLY';
   const allowed = policy.statusReporters[context];
   if (allowed === undefined) return undefined;
-  const ok = reporter !== undefined && allowed.some((entry) => entry === reporter || tokenReporter(entry) === reporter);
-  return ok ? undefined : 'REPORTER_NOT_ALLOWED';
+  return isNamedReporter(allowed, reporter) ? undefined : 'REPORTER_NOT_ALLOWED';
 };
 
 export interface GatingReports<T> {

@@ -1,4 +1,4 @@
-import { LOCAL_CI_REPORTER, reporterLabel, tokenReporter } from '@railyard/domain';
+import { isNamedReporter, LOCAL_CI_REPORTER, reporterLabel } from '@railyard/domain';
 import { classify } from '../classify/classify';
 import { DEFAULT_CLASSIFICATION_RULES, type ClassificationRules } from '../classify/rules';
 import type { Classification, TestRun } from '../classify/types';
@@ -13,8 +13,7 @@ import { corroborationOf } from './evidence';
  * uploaders were, not the local CI's) is nobody's.
  */
 export const countsAsEvidence = (reporters: readonly string[] | null, reporter: string | undefined): boolean => {
-  if (reporters === null || reporter === LOCAL_CI_REPORTER) return true;
-  return reporter !== undefined && reporters.some((entry) => entry === reporter || tokenReporter(entry) === reporter);
+  return reporters === null || reporter === LOCAL_CI_REPORTER || isNamedReporter(reporters, reporter);
 };
 
 /**
