@@ -9,7 +9,7 @@ export { KurrentEventStore, type KurrentEventStoreOptions } from './kurrent/kurr
 export { PostgresEventStore, DEFAULT_POSTGRES_SCHEMA, type PostgresEventStoreOptions } from './postgres/postgres-event-store';
 export { MemoryBlobStore } from './blob/memory-blob-store';
 export { FsBlobStore, type FsBlobStoreOptions } from './blob/fs-blob-store';
-export { RedisBlobStore, DEFAULT_BLOB_PREFIX, type RedisBlobStoreOptions } from './blob/redis-blob-store';
+export { RedisBlobStore, DEFAULT_BLOB_PREFIX, redisClient, type RedisBlobStoreOptions } from './blob/redis-blob-store';
 export { PostgresBlobStore, type PostgresBlobStoreOptions } from './postgres/postgres-blob-store';
 export { sha256Hex, isBlobName } from './blob/digest';
 export { backoffDelay, type Backoff, type BackoffPolicy } from './shared/backoff';

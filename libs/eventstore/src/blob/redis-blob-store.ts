@@ -3,12 +3,12 @@ import type { BlobStore } from '../blob-port';
 import { assertBlobName, isBlobName, isDigest, sha256Hex } from './digest';
 
 /**
- * ioredis is required when a store opens its own connection, not imported: every process that imports
- * the event store would otherwise load it (about 45 modules) though only a Redis-backed one connects
- * (docs/benchmarks.md, "Test suite time").
+ * ioredis's client class, required when a store opens its own connection, not imported: every process
+ * that imports the event store or the read models would otherwise load it (about 45 modules) though
+ * only a Redis-backed one connects (docs/benchmarks.md, "Test suite time").
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const redisClient = (): typeof Redis => (require('ioredis') as typeof import('ioredis')).Redis;
+export const redisClient = (): typeof Redis => (require('ioredis') as typeof import('ioredis')).Redis;
 
 export interface RedisBlobStoreOptions {
   /** Used when no `client` is given; the store then owns the connection and quits it on close. */

@@ -1,15 +1,7 @@
-import type { RecordedEvent } from '@railyard/eventstore';
+import { redisClient, type RecordedEvent } from '@railyard/eventstore';
 import type Redis from 'ioredis';
 import { encodePosition } from './keys';
 import { DELETE_IF_EQUALS } from './scripts';
-
-/**
- * ioredis is required when a store opens its own connection, not imported: every process that imports
- * the read models would otherwise load it (about 45 modules) though only a Redis-backed one connects
- * (docs/benchmarks.md, "Test suite time").
- */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const redisClient = (): typeof Redis => (require('ioredis') as typeof import('ioredis')).Redis;
 
 // Written into the checkpoint while reset() deletes keys: a reset cut short is finished by the next
 // writer instead of leaving old documents (with positions that would swallow new events) behind.
