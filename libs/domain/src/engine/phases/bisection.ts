@@ -116,8 +116,7 @@ const halvesOf = (members: Entry[]): Entry[][] => {
 };
 
 /** A part of the failed run `parent` is still testing: its verdict may settle the rest without a run. */
-const partTesting = (c: Ctx, parent: string): boolean =>
-  testingRuns(c.s).some((r) => r.bisectionOf === parent && isRunNeeded(c.s, r));
+const partTesting = (c: Ctx, parent: string): boolean => testingRuns(c.s).some((r) => r.bisectionOf === parent && isRunNeeded(c.s, r));
 
 /**
  * The parts of a group to start now. Without the optimization both halves test at once (fastest).
