@@ -113,7 +113,8 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     cancel: (testRunId) => runner.cancel(testRunId),
     retry: ({ contexts, ...input }) => runner.retry(input, contexts),
     reapsPending: () => runner.reapsPending(),
-    isRunning: (testRunId) => runner.isRunning(testRunId),
+    // A run whose checks ended counts until the engine records its verdict: a trigger meanwhile is a no-op.
+    isRunning: (testRunId) => runner.knows(testRunId),
     // A run's reports are uploaded when its checks finish, so they are owed while it runs.
     reportsPending: (testRunId) => runner.isRunning(testRunId),
     rerunsSameCommit: () => true,

@@ -190,6 +190,54 @@ describe('LocalCiRunner', () => {
     expect(finished.map((f) => f.check)).toEqual(['once']);
   });
 
+  it("when a run's checks all ended and posted, then the runner knows it until it is cancelled and a trigger meanwhile reads nothing", async () => {
+    const sha = await commitConfig('ci:\n  once: "echo ran"\n');
+    const id = runId();
+    let reads = 0;
+    const statuses = new Proxy(bed.statuses, {
+      get: (target, key, receiver) =>
+        key === 'reports'
+          ? (...args: Parameters<typeof target.reports>) => (reads++, target.reports(...args))
+          : Reflect.get(target, key, receiver),
+    });
+    const r = bed.runner({ statuses });
+    const input = { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 };
+    await r.trigger(input);
+    await r.whenDone(id);
+    expect([r.isRunning(id), r.knows(id), reads]).toEqual([false, true, 1]);
+    // The engine sees the run testing until it records the verdict, and triggers it again meanwhile.
+    await r.trigger(input);
+    expect(reads).toBe(1);
+    await r.cancel(id);
+    expect(r.knows(id)).toBe(false);
+  });
+
+  it('when a final status could not be posted, then the runner forgets the run and a trigger runs its check again', async () => {
+    const sha = await commitConfig('ci:\n  again: "echo ran"\n');
+    const id = runId();
+    let failOnce = true;
+    const statuses = new Proxy(bed.statuses, {
+      get: (target, key, receiver) =>
+        key === 'set'
+          ? (...args: Parameters<typeof target.set>) => {
+              if (args[2].state !== 'success' || !failOnce) return target.set(...args);
+              failOnce = false;
+              return Promise.reject(new Error('the log is unavailable'));
+            }
+          : Reflect.get(target, key, receiver),
+    });
+    const finished: CheckFinished[] = [];
+    const r = bed.runner({ statuses }, finished);
+    const input = { repo, sha, branch: 'b', testRunId: id, timeoutMinutes: 5 };
+    await r.trigger(input);
+    await r.whenDone(id);
+    expect(r.knows(id)).toBe(false);
+    await r.trigger(input);
+    await r.whenDone(id);
+    expect(finished.map((f) => f.outcome.kind)).toEqual(['passed', 'passed']);
+    expect((await byContext(sha)).again?.state).toBe('success');
+  });
+
   it('when a restarted runner is triggered for a run whose check never finished, then that check runs again', async () => {
     const sha = await commitConfig('ci:\n  again: "echo ran"\n');
     const id = runId();

@@ -134,9 +134,12 @@ interface Run {
   running: Set<CheckProcess>;
   reportFiles: Buffer[];
   done: Promise<void>;
+  /** A status of the run could not be posted: a trigger must run its checks again, so the run is not remembered as finished. */
+  postFailed?: boolean;
 }
 
 const FINAL_STATES = new Set(['success', 'failure', 'error']);
+const FINISHED_KEPT = 10_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
@@ -153,6 +156,12 @@ export class LocalCiRunner {
    * run that replaced it.
    */
   private readonly latestRunOf = new Map<string, { testRunId: string; alive: number }>();
+  /**
+   * Runs whose checks all ended and posted their final statuses, latest last (at most FINISHED_KEPT). Until
+   * the engine records the verdict it sees the run testing and triggers it again; this answers that at
+   * once, where a new start would read the config and the statuses in the verdict's way.
+   */
+  private readonly finished = new Set<string>();
   /** Stopped runs whose processes and checkouts are still being taken down (cancel() does not wait for them). */
   private readonly reaping = new Set<Promise<void>>();
   private readonly slots: Slots;
@@ -263,6 +272,7 @@ export class LocalCiRunner {
       await existing;
       return;
     }
+    if (this.finished.has(input.testRunId)) return;
     const starting = this.start(input);
     this.runs.set(input.testRunId, starting);
     try {
@@ -280,6 +290,7 @@ export class LocalCiRunner {
    * behind a failure goes straight on to their restarts (docs/ci.md, "Cancellation").
    */
   async cancel(testRunId: string): Promise<void> {
+    this.finished.delete(testRunId);
     const run = await this.runs.get(testRunId)?.catch(() => null);
     if (!run) return;
     const reap = this.halt(run, 'cancelled').catch((err: unknown) => {
@@ -298,6 +309,7 @@ export class LocalCiRunner {
     if (!isValidTestRunId(input.testRunId)) throw new Error(`invalid test run id ${JSON.stringify(input.testRunId)}`);
     if (!isObjectId(input.sha)) throw new Error(`not a full commit id: ${JSON.stringify(input.sha)}`);
     const { repo, sha, testRunId } = input;
+    this.finished.delete(testRunId);
     for (const context of contexts) {
       const targetUrl = joinUrl(this.opts.publicUrl(), ciLogPath(testRunId, context));
       await this.opts.statuses.set(repo, sha, {
@@ -331,6 +343,11 @@ export class LocalCiRunner {
   /** Whether this runner has the run's checks queued or running (after a restart it has none). */
   isRunning(testRunId: string): boolean {
     return this.runs.has(testRunId);
+  }
+
+  /** Whether this runner has the run: its checks queued or running, or all ended with their statuses posted. */
+  knows(testRunId: string): boolean {
+    return this.runs.has(testRunId) || this.finished.has(testRunId);
   }
 
   /** Ids of the runs with checks queued or running. */
@@ -399,6 +416,7 @@ export class LocalCiRunner {
       .finally(() => {
         if (timer) clearTimeout(timer);
         this.runs.delete(testRunId);
+        if (!run.stop && !run.postFailed) this.remember(testRunId);
         // Forgotten once no run of this commit is left, however they ended.
         const latest = this.latestRunOf.get(key);
         if (latest && --latest.alive === 0) this.latestRunOf.delete(key);
@@ -406,6 +424,11 @@ export class LocalCiRunner {
         this.logger?.info('ci: run finished', { testRunId, stopped: run.stop ?? null });
       });
     return run;
+  }
+
+  private remember(testRunId: string): void {
+    this.finished.add(testRunId);
+    if (this.finished.size > FINISHED_KEPT) this.finished.delete(this.finished.values().next().value as string);
   }
 
   private async halt(run: Run, why: Stop): Promise<void> {
@@ -648,6 +671,7 @@ export class LocalCiRunner {
         reporter: LOCAL_CI_REPORTER,
       });
     } catch (err) {
+      run.postFailed = true;
       this.logger?.error('ci: could not post a status', { testRunId, check: check.name, state, ...errorFields(err) });
     }
   }
