@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decide, knownEntries, queueIdOf, queueStreamOf, type QueueCommand, type RepoRef, type ReportedStatus } from '@railyard/domain';
+import {
+  decide,
+  DEFAULT_SETTINGS,
+  knownEntries,
+  queueIdOf,
+  queueStreamOf,
+  type QueueCommand,
+  type RepoRef,
+  type ReportedStatus,
+} from '@railyard/domain';
 import { createLocalCi } from '@railyard/ci';
 import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
@@ -275,11 +285,14 @@ export interface OverheadShape {
   concurrency: number;
   checkSeconds: number;
   breakingFraction: number;
+  /** Local CI slots; default C + 1: the queue's C plus the one re-run beside it (flakeRetryConcurrency's default). */
+  ciSlots?: number;
 }
 
 /** The real engine on real git with the local CI, timed against the zero-overhead ideal (also bench calibrate's real side). */
 export const engineOverhead = async (o: OverheadShape) => {
   const breaking = breakingPrs(o.count, o.breakingFraction);
+  const ciSlots = o.ciSlots ?? o.concurrency + DEFAULT_SETTINGS.flakeRetryConcurrency;
   const config = `ci:\n  tests: "sleep ${o.checkSeconds}; ! grep -rqs --exclude=.railyard.yml FAIL ."\nmerge:\n  required_statuses:\n    - tests\n`;
   const b = await bed({ '.railyard.yml': config });
   await b.api.execute(
@@ -307,7 +320,7 @@ export const engineOverhead = async (o: OverheadShape) => {
     await b.api.execute(b.stream, { type: 'SubmitPullRequest', pr }, meta);
   }
   const ci = await createLocalCi({
-    settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency: o.concurrency, killGraceMs: 5000 },
+    settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency: ciSlots, killGraceMs: 5000 },
     eventStore: b.store,
     publicUrl: () => 'http://127.0.0.1:0',
     logger: createLogger('bench-ci', 'error'),
@@ -336,6 +349,9 @@ export const engineOverhead = async (o: OverheadShape) => {
   const seconds = (performance.now() - t0) / 1000;
   const events = await b.store.readStream(b.stream);
   runs = events.filter((e) => e.type === 'TestRunStarted').length;
+  // For reading a run's timeline afterwards (bench/support/timeline.ts): the queue's events as recorded.
+  if (process.env.BENCH_ENGINE_EVENTS)
+    writeFileSync(process.env.BENCH_ENGINE_EVENTS, JSON.stringify(events.map((e) => ({ type: e.type, data: e.data }))));
   await b.close();
   const rounds = idealRounds(o.count, o.concurrency, breaking);
   const idealSeconds = rounds * o.checkSeconds;
@@ -343,7 +359,7 @@ export const engineOverhead = async (o: OverheadShape) => {
     name: 'engine-overhead',
     prs: o.count,
     concurrency: o.concurrency,
-    ciSlots: o.concurrency,
+    ciSlots,
     checkSeconds: o.checkSeconds,
     breaking: breaking.size,
     merged,
@@ -373,8 +389,9 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const concurrency = Number(process.env.BENCH_ENGINE_OVERHEAD_CONCURRENCY ?? 4);
     const checkSeconds = Number(process.env.BENCH_ENGINE_OVERHEAD_CHECK_SECONDS ?? 3);
     const breakingFraction = Number(process.env.BENCH_ENGINE_OVERHEAD_BREAKING ?? 0.1);
+    const slots = process.env.BENCH_ENGINE_OVERHEAD_CI_SLOTS;
     progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${breakingFraction * 100}% breaking`);
-    yield await engineOverhead({ count, concurrency, checkSeconds, breakingFraction });
+    yield await engineOverhead({ count, concurrency, checkSeconds, breakingFraction, ...(slots ? { ciSlots: Number(slots) } : {}) });
   }
   if (!only || only === 'queue') {
     progress('200 PRs at concurrency 8');

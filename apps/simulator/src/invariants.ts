@@ -1,5 +1,6 @@
 import {
   entryOf,
+  isBesideRetry,
   entryStateAfter,
   isTerminal,
   type Entry,
@@ -179,12 +180,16 @@ export class InvariantChecker {
         minute,
       );
     let main = 0;
+    let beside = 0;
     let bisection = 0;
     for (const run of s.runs.values()) {
       if (run.status !== 'testing') continue;
       if (run.bisection) bisection++;
+      else if (isBesideRetry(s, run)) beside++;
       else main++;
     }
+    // Re-runs beside the queue have a budget of their own; those past it took a slot of the queue's.
+    main += Math.max(0, beside - s.settings.flakeRetryConcurrency);
     if (main > s.settings.concurrency)
       throw new InvariantViolation('BUDGET_EXCEEDED', `${main} runs in flight, concurrency is ${s.settings.concurrency}`, minute);
     if (bisection > s.settings.bisectionConcurrency)

@@ -20,6 +20,7 @@ const queueSettings = z
     optimizationMode: z.enum(OPTIMIZATION_MODES),
     directMergeMode: z.enum(DIRECT_MERGE_MODES),
     flakeRetries: z.number().int().min(0).max(MAX_FLAKE_RETRIES),
+    flakeRetryConcurrency: z.number().int().min(0),
   })
   .partial()
   .strict();

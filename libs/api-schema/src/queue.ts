@@ -50,6 +50,10 @@ export const queueSettingsShape = {
     .max(MAX_FLAKE_RETRIES)
     .optional()
     .describe('re-runs of a failed run on the same commit before its PRs are blamed, when the failure may be a flake (0 turns it off)'),
+  // Railyard's addition (docs/api.md): the queue keeps its slots while a lone failure is re-run.
+  flakeRetryConcurrency: uint(0)
+    .optional()
+    .describe('re-runs of lone failures that go on at once beside the queue, outside concurrency (0: they take a slot of the queue)'),
   requiredStatuses: z.array(z.string().trim().min(1).max(255)).max(1000).optional(),
   statusReporters: z
     .record(

@@ -50,6 +50,8 @@ export const queueResponseSchema = z.object({
   mergeMethod: z.enum(MERGE_METHODS),
   // Not in the spec's Queue object; absent for queues created before the setting existed (they use 1).
   flakeRetries: count.optional().describe('re-runs of a failed run on the same commit before blaming, when it may be a flake'),
+  // Railyard's addition (docs/api.md); optional so that answers stored before it still parse.
+  flakeRetryConcurrency: count.optional().describe('re-runs of lone failures that go on beside the queue at once, outside concurrency'),
   requiredStatuses: z.array(z.string()),
   // Railyard's addition (docs/api.md, "Who may report a status"): absent when the queue names nobody.
   statusReporters: z

@@ -40,6 +40,12 @@ export interface QueueSettings {
    * the failure may be a flake (docs/engine.md, Flakes). 0 turns retries off.
    */
   flakeRetries: number;
+  /**
+   * Re-runs of PRs that failed alone going on at once beside the queue, outside `concurrency` (docs/engine.md,
+   * Flakes): the queue keeps every slot while a failure is re-run. Past it a re-run takes a slot of the
+   * queue's; 0 makes every re-run wait for one. CI must have room for `concurrency` plus this many runs.
+   */
+  flakeRetryConcurrency: number;
 }
 
 /** The most re-runs a queue may spend on one failure: more only hides a broken test (docs/decisions.md). */
@@ -69,6 +75,7 @@ export const DEFAULT_SETTINGS: QueueSettings = {
   optimizationMode: 'off',
   mergeMethod: 'squash',
   flakeRetries: 1,
+  flakeRetryConcurrency: 1,
 };
 
 export const MAX_UINT32 = 4294967295;

@@ -20,6 +20,7 @@ const validateSettings = (s: QueueSettingsInput): void => {
   // 0 is accepted: it is the documented default ("do not wait for PRs behind"), see docs/decisions.md.
   if (s.pendingFailureDepth !== undefined) requireInteger('pendingFailureDepth', s.pendingFailureDepth, 0, MAX_UINT32);
   if (s.flakeRetries !== undefined) requireInteger('flakeRetries', s.flakeRetries, 0, MAX_FLAKE_RETRIES);
+  if (s.flakeRetryConcurrency !== undefined) requireInteger('flakeRetryConcurrency', s.flakeRetryConcurrency, 0, MAX_UINT32);
   if (s.batchingMaxSize !== undefined) requireInteger('batchingMaxSize', s.batchingMaxSize, 1, MAX_BATCH_SIZE);
 };
 

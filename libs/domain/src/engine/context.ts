@@ -83,6 +83,10 @@ export const isSuspect = (s: QueueState, e: Entry): boolean => {
 export const retriesBeside = (s: QueueState): boolean =>
   s.settings.flakeRetries > 0 && !(s.settings.canOptimisticallyMerge && s.settings.pendingFailureDepth > 0);
 
+/** A re-run of a PR that failed alone, going on beside the queue: it counts against `flakeRetryConcurrency` first. */
+export const isBesideRetry = (s: QueueState, run: TestRun): boolean =>
+  retriesBeside(s) && run.retry !== undefined && !run.bisection && run.prNumbers.length === 1;
+
 /**
  * A PR that failed alone and stands beside the queue until its failure is settled: pending failure
  * on a run of its own, or testing in that run's re-run. The PRs behind take the failure as real: their

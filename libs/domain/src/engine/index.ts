@@ -10,4 +10,5 @@ export * from './overlaps';
 export * from './plan';
 export * from './runs';
 export { directMergeCandidate, headChecksPassed } from './phases/merges';
+export { isBesideRetry } from './context';
 export { MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs } from './phases/infrastructure';

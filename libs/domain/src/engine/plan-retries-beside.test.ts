@@ -112,6 +112,48 @@ describe('re-runs beside the queue (flakeRetries, no anti-flake witnesses)', () 
     expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'rr1')]);
   });
 
+  it('when a lone failure is re-run, then the re-run goes beside the queue and the PRs behind take every slot of concurrency', () => {
+    const history = [
+      ...queueWith({ flakeRetries: 1, concurrency: 3 }, [1, 2, 3, 4]),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2, [1]),
+      ...runStarted('r3', 3, [1, 2]),
+      ...runFailed('r1', 1),
+      ...restartedWithoutOne(),
+      ...reRun(),
+    ];
+    expect(givenQueue(history).planned(facts())).toEqual([startOf(2), startOf(3, [2]), startOf(4, [2, 3])]);
+  });
+
+  it('when flakeRetryConcurrency is 0, then the re-run takes a slot of the queue and one PR behind waits', () => {
+    const history = [
+      ...queueWith({ flakeRetries: 1, concurrency: 3, flakeRetryConcurrency: 0 }, [1, 2, 3, 4]),
+      ...runStarted('r1', 1),
+      ...runStarted('r2', 2, [1]),
+      ...runStarted('r3', 3, [1, 2]),
+      ...runFailed('r1', 1),
+      ...restartedWithoutOne(),
+      ...reRun(),
+    ];
+    expect(givenQueue(history).planned(facts())).toEqual([startOf(2), startOf(3, [2])]);
+  });
+
+  it('when the beside budget is taken and the queue is full, then a second failure waits for a slot before its re-run', () => {
+    const history = [
+      ...queueWith({ flakeRetries: 1, concurrency: 2 }, [1, 2, 3, 4]),
+      ...runStarted('r1', 1),
+      ...runFailed('r1', 1),
+      ...reRun(),
+      ...runStarted('s2', 2, [], { when: at(50) }),
+      ...runStarted('s3', 3, [2], { when: at(50) }),
+      ...runFailed('s2', 2, at(52)),
+    ];
+    // PR 3 restarts without PR 2; PR 2's re-run would be a second one beside the queue: it waits.
+    expect(givenQueue(history).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
+  });
+
   it('when anti-flake witnesses are on, then the runs stacked on the failed PR go on as its witnesses', () => {
     const history = [
       ...queueWith({ flakeRetries: 1, concurrency: 3, canOptimisticallyMerge: true, pendingFailureDepth: 1 }, [1, 2]),

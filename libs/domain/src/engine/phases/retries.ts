@@ -1,9 +1,9 @@
 import type { QuarantinedFailure } from '../../events-engine';
 import type { TestRun } from '../../state';
 import type { Action } from '../actions';
-import { record, type Ctx } from '../context';
+import { record, retriesBeside, type Ctx } from '../context';
 import { describeTests, judgeFailure, type FailureVerdict } from '../flake-rule';
-import { busyRuns } from './stacks';
+import { besideSlotFree, busyRuns } from './stacks';
 
 /**
  * What the test results uploaded for the run's commit say of its failure, with what is known from
@@ -63,7 +63,9 @@ export const retryDecision = (c: Ctx, run: TestRun): RetryDecision => {
   const verdict = verdictOf(c, run);
   if (verdict.kind === 'genuine') return { kind: 'none' };
   const budget = run.bisection ? c.s.settings.bisectionConcurrency : c.s.settings.concurrency;
-  if (busyRuns(c, run.bisection) >= budget) return { kind: 'wait' };
+  // A lone PR's re-run goes beside the queue while that budget has room; past it, it waits for a queue slot.
+  const beside = retriesBeside(c.s) && !run.bisection && run.prNumbers.length === 1 && besideSlotFree(c);
+  if (!beside && busyRuns(c, run.bisection) >= budget) return { kind: 'wait' };
   const cause = inferred ? 'INFERRED_FAILURE' : verdict.kind === 'unknown' ? 'NO_TEST_RESULTS' : 'FLAKY_TESTS';
   const detail = inferred
     ? `bisection convicted PR(s) ${run.prNumbers.map((n) => `#${n}`).join(', ')} without a failing run of their own, from a failure that may be a flake; run ${attempt} of ${c.s.settings.flakeRetries} on the same commit`

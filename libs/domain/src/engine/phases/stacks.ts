@@ -1,6 +1,6 @@
 import type { Entry } from '../../state';
 import type { Action } from '../actions';
-import { inPlanOrder, isStackable, testingRuns, type Ctx } from '../context';
+import { inPlanOrder, isBesideRetry, isStackable, testingRuns, type Ctx } from '../context';
 import { isRunNeeded } from '../runs';
 import { wantsWitness } from './successors';
 
@@ -48,6 +48,17 @@ export const startRunAction = (c: Ctx, members: readonly Entry[], deps: readonly
   };
 };
 
-/** Runs in flight that count against `concurrency` (normal) or `bisectionConcurrency` (bisection). */
-export const busyRuns = (c: Ctx, bisection: boolean): number =>
-  testingRuns(c.s).filter((r) => r.bisection === bisection && isRunNeeded(c.s, r)).length;
+/**
+ * Runs in flight that count against `concurrency` (normal) or `bisectionConcurrency` (bisection). Re-runs
+ * beside the queue take `flakeRetryConcurrency` first; only those past it take a slot of the queue's.
+ */
+export const busyRuns = (c: Ctx, bisection: boolean): number => {
+  const runs = testingRuns(c.s).filter((r) => r.bisection === bisection && isRunNeeded(c.s, r));
+  if (bisection) return runs.length;
+  const beside = runs.filter((r) => isBesideRetry(c.s, r)).length;
+  return runs.length - Math.min(beside, c.s.settings.flakeRetryConcurrency);
+};
+
+/** Whether a re-run of a failed run that stands beside the queue could start now without taking a slot of the queue's. */
+export const besideSlotFree = (c: Ctx): boolean =>
+  testingRuns(c.s).filter((r) => isRunNeeded(c.s, r) && isBesideRetry(c.s, r)).length < c.s.settings.flakeRetryConcurrency;
