@@ -20,7 +20,7 @@ describe('createQueue', () => {
       .then([queueCreated({ at: NOW })]);
   });
 
-  it('when the defaults are read, then they are single mode, concurrency 1, squash, depth 0, batching off, 5 h timeout, one flake re-run', () => {
+  it('when the defaults are read, then they are single mode, concurrency 1, squash, depth 0, batching off, 5 h timeout, one flake re-run beside the queue', () => {
     expect(DEFAULT_SETTINGS).toStrictEqual({
       mode: 'single',
       concurrency: 1,
@@ -39,6 +39,7 @@ describe('createQueue', () => {
       optimizationMode: 'off',
       mergeMethod: 'squash',
       flakeRetries: 1,
+      flakeRetryConcurrency: 1,
     });
   });
 

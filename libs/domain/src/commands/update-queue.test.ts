@@ -74,6 +74,18 @@ describe('updateQueue', () => {
         .when(settings({ pendingFailureDepth: value }))
         .thenThrows('INVALID_ARGUMENT');
     });
+
+    it.each([0, 2])('when flakeRetryConcurrency is set to %d, then the change is recorded', (value) => {
+      given([created])
+        .when(settings({ flakeRetryConcurrency: value }))
+        .then([configUpdated({ flakeRetryConcurrency: value })]);
+    });
+
+    it.each([-1, 1.5, MAX_UINT32 + 1])('when flakeRetryConcurrency is set to %p, then INVALID_ARGUMENT', (value) => {
+      given([created])
+        .when(settings({ flakeRetryConcurrency: value }))
+        .thenThrows('INVALID_ARGUMENT');
+    });
   });
 
   it('when one invalid field comes with valid ones, then nothing is recorded and INVALID_ARGUMENT', () => {
