@@ -1,3 +1,4 @@
+import type { QueueSettings } from '../config';
 import type { QueueEvent } from '../events';
 import { at } from '../testing/fixtures';
 import { NOW } from '../testing/decider-spec';
@@ -68,6 +69,17 @@ const othersWentOn = (): QueueEvent[] => [
   ...runPassed('s2', 2, at(52)),
 ];
 
+/** Four PRs at concurrency 3: PR 1's run failed under 2 and 3, which restarted, and its re-run started. */
+const reRunUnderFour = (settings: Partial<QueueSettings>): QueueEvent[] => [
+  ...queueWith({ flakeRetries: 1, concurrency: 3, ...settings }, [1, 2, 3, 4]),
+  ...runStarted('r1', 1),
+  ...runStarted('r2', 2, [1]),
+  ...runStarted('r3', 3, [1, 2]),
+  ...runFailed('r1', 1),
+  ...restartedWithoutOne(),
+  ...reRun(),
+];
+
 describe('re-runs beside the queue (flakeRetries, no anti-flake witnesses)', () => {
   it('when a PR fails under others, then the runs stacked on it restart at once instead of waiting for its re-run', () => {
     expect(givenQueue(failedUnderOthers()).planned(facts())).toEqual([
@@ -113,29 +125,11 @@ describe('re-runs beside the queue (flakeRetries, no anti-flake witnesses)', () 
   });
 
   it('when a lone failure is re-run, then the re-run goes beside the queue and the PRs behind take every slot of concurrency', () => {
-    const history = [
-      ...queueWith({ flakeRetries: 1, concurrency: 3 }, [1, 2, 3, 4]),
-      ...runStarted('r1', 1),
-      ...runStarted('r2', 2, [1]),
-      ...runStarted('r3', 3, [1, 2]),
-      ...runFailed('r1', 1),
-      ...restartedWithoutOne(),
-      ...reRun(),
-    ];
-    expect(givenQueue(history).planned(facts())).toEqual([startOf(2), startOf(3, [2]), startOf(4, [2, 3])]);
+    expect(givenQueue(reRunUnderFour({})).planned(facts())).toEqual([startOf(2), startOf(3, [2]), startOf(4, [2, 3])]);
   });
 
   it('when flakeRetryConcurrency is 0, then the re-run takes a slot of the queue and one PR behind waits', () => {
-    const history = [
-      ...queueWith({ flakeRetries: 1, concurrency: 3, flakeRetryConcurrency: 0 }, [1, 2, 3, 4]),
-      ...runStarted('r1', 1),
-      ...runStarted('r2', 2, [1]),
-      ...runStarted('r3', 3, [1, 2]),
-      ...runFailed('r1', 1),
-      ...restartedWithoutOne(),
-      ...reRun(),
-    ];
-    expect(givenQueue(history).planned(facts())).toEqual([startOf(2), startOf(3, [2])]);
+    expect(givenQueue(reRunUnderFour({ flakeRetryConcurrency: 0 })).planned(facts())).toEqual([startOf(2), startOf(3, [2])]);
   });
 
   it('when the beside budget is taken and the queue is full, then a second failure waits for a slot before its re-run', () => {
