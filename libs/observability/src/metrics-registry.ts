@@ -25,11 +25,11 @@ export const railyardMetrics = {
   }),
   /**
    * Observed by the merge engine for each hop from a pass's wake-up (a CI status, an API event, a
-   * tick) to the next check: `decided` (the planner acted), `branch_built`, `check_started`.
+   * tick) to the next check: `decided` (the planner acted), `merge_landed`, `branch_built`, `check_started`.
    */
   engineHopSeconds: new Histogram<'hop'>({
     name: 'railyard_engine_hop_seconds',
-    help: 'Seconds from the merge engine waking up for a queue to each hop towards the next check: decided, branch_built, check_started.',
+    help: 'Seconds from the merge engine waking up for a queue to each hop towards the next check: decided, merge_landed, branch_built, check_started.',
     labelNames: ['hop'],
     buckets: ENGINE_ACTION_BUCKETS,
     registers: [railyardRegistry],

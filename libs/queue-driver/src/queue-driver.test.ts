@@ -26,7 +26,16 @@ interface Deferred {
   resolve(b: TestBranchBuilt): void;
 }
 
-const bed = (plans: Action[][], opts: { startConcurrency?: number; build?: (pr: number) => Promise<TestBranchBuilt> } = {}) => {
+interface BedOptions {
+  startConcurrency?: number;
+  build?: (pr: number) => Promise<TestBranchBuilt>;
+  /** The queue the log answers, the target the facts answer and host calls beyond building and deleting. */
+  state?: QueueState;
+  target?: { sha: string; tree: string };
+  host?: Partial<CodeHost>;
+}
+
+const bed = (plans: Action[][], opts: BedOptions = {}) => {
   const calls: string[] = [];
   const recorded: EngineCommand[] = [];
   const hops: DriverHop[] = [];
@@ -45,6 +54,7 @@ const bed = (plans: Action[][], opts: { startConcurrency?: number; build?: (pr: 
       }
     },
     deleteBranch: async (_repo: unknown, branch: string) => void calls.push(`delete ${branch}`),
+    ...opts.host,
   } as unknown as CodeHost;
   const ci = {
     trigger: async (req: { branch: string }) => void calls.push(`trigger ${req.branch}`),
@@ -55,7 +65,7 @@ const bed = (plans: Action[][], opts: { startConcurrency?: number; build?: (pr: 
   let round = 0;
   const driver = new QueueDriver({
     log: {
-      read: async () => queue(),
+      read: async () => opts.state ?? queue(),
       execute: async (command): Promise<readonly QueueEvent[]> => {
         recorded.push(command);
         calls.push(`record ${command.type}`);
@@ -64,7 +74,7 @@ const bed = (plans: Action[][], opts: { startConcurrency?: number; build?: (pr: 
     },
     facts: {
       read: async () => ({}) as never,
-      target: async () => null,
+      target: async () => opts.target ?? null,
       forgetPull: () => undefined,
       forgetTarget: () => undefined,
     },
@@ -139,6 +149,32 @@ describe('QueueDriver', () => {
     const b = bed([[startOf(1)]]);
     await b.driver.pass();
     expect(b.hops).toEqual(['decided', 'branch_built', 'check_started']);
+  });
+
+  it('when a pass merges a PR, then the merge landing is a hop between the decision and the next check', async () => {
+    const entry = { prNumber: 1, state: 'tests_passed', headSha: SHA(7) } as unknown as QueueState['entries'] extends Map<number, infer E>
+      ? E
+      : never;
+    const merge: Action = {
+      kind: 'merge',
+      prNumber: 1,
+      testRunId: 'run-0',
+      index: 0,
+      before: { sha: SHA(1), tree: SHA(2) },
+      after: { sha: SHA(8), tree: SHA(9) },
+      onto: SHA(1),
+    };
+    const b = bed([[merge], [startOf(2)]], {
+      state: { ...queue(), entries: new Map([[1, entry]]) },
+      target: { sha: SHA(1), tree: SHA(2) },
+      host: {
+        pullRequest: async () => ({ number: 1, state: 'open', headSha: SHA(7), baseBranch: 'main' }) as never,
+        land: async () => ({ landed: true }) as never,
+        markMerged: async () => undefined,
+      },
+    });
+    await b.driver.pass();
+    expect(b.hops).toEqual(['decided', 'merge_landed', 'branch_built', 'check_started']);
   });
 
   it('when the planner keeps acting past maxRounds, then the pass yields and says there is more', async () => {

@@ -63,9 +63,9 @@ export interface DriverDeps {
 
 /**
  * The hops from a wake-up (a CI status, an API event, a tick) to the next check: the planner decided
- * something, a test branch was built, a check was started.
+ * something, a merge moved the target, a test branch was built, a check was started.
  */
-export type DriverHop = 'decided' | 'branch_built' | 'check_started';
+export type DriverHop = 'decided' | 'merge_landed' | 'branch_built' | 'check_started';
 
 type Outcome = 'done' | 'replan' | 'nothing';
 type StartRun = Extract<Action, { kind: 'startRun' }>;
@@ -451,7 +451,10 @@ export class QueueDriver {
   private async land(s: QueueState, sha: string, expected: string): Promise<boolean> {
     const landing = await this.deps.host.land(s.repo, { branch: s.branch, sha, expected });
     this.deps.facts.forgetTarget(s);
-    if (landing.landed) return true;
+    if (landing.landed) {
+      this.hop('merge_landed');
+      return true;
+    }
     this.deps.logger.warn('target branch moved under the engine; planning again', { queueId: s.queueId, expected, actual: landing.actual });
     return false;
   }
