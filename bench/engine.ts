@@ -349,7 +349,7 @@ export const engineOverhead = async (o: OverheadShape) => {
   const seconds = (performance.now() - t0) / 1000;
   const events = await b.store.readStream(b.stream);
   runs = events.filter((e) => e.type === 'TestRunStarted').length;
-  // For reading a run's timeline afterwards (bench/support/timeline.ts): the queue's events as recorded.
+  // For reading a run's timeline afterwards (docs/benchmarks.md, Merge engine): the queue's events as recorded.
   if (process.env.BENCH_ENGINE_EVENTS)
     writeFileSync(process.env.BENCH_ENGINE_EVENTS, JSON.stringify(events.map((e) => ({ type: e.type, data: e.data }))));
   await b.close();
