@@ -96,6 +96,21 @@ describe('the dashboard in a real browser', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, 'pr');
 
+    // Copying a shortened id gives the whole id, as a clipboard event carries it.
+    // As source text: the test's TypeScript has no DOM library.
+    const copied = (await page.evaluate(`(() => {
+      const id = document.querySelector('code.id');
+      const range = document.createRange();
+      range.selectNodeContents(id);
+      document.getSelection().removeAllRanges();
+      document.getSelection().addRange(range);
+      const data = new DataTransfer();
+      id.dispatchEvent(new ClipboardEvent('copy', { clipboardData: data, bubbles: true, cancelable: true }));
+      return { shown: id.textContent, copied: data.getData('text/plain'), full: id.dataset.id };
+    })()`)) as { shown: string; copied: string; full: string };
+    expect(copied.copied).toBe(copied.full);
+    expect(copied.full.length).toBeGreaterThan(copied.shown.length);
+
     await page.getByRole('link', { name: /^Run / }).first().click();
     await expect(page.locator('h1').textContent()).resolves.toMatch(/^Test run /);
     expect(await seriousViolations(page)).toEqual([]);

@@ -29,6 +29,7 @@ fieldset{border:1px solid #d0d7de;border-radius:6px;margin:.5em 0;min-width:0}
 .fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14em,1fr));gap:.5em 1em}
 @media (max-width:640px){main{padding:.8em}table.stack thead{display:none}table.stack tr{display:block;border-bottom:1px solid #d0d7de;padding:.3em 0}table.stack td{display:block;border:0;padding:.1em .2em}table.stack td[data-label]::before{content:attr(data-label) ': ';color:#57606a}}
 .fields label{display:flex;flex-direction:column;gap:.15em}input,select{font:inherit;max-width:100%}
+code.id{cursor:copy}a code.id{cursor:pointer}code.id.copied::after{content:' copied';color:#116329;font-family:system-ui,sans-serif}
 `;
 
 export interface PageFrame {
@@ -51,7 +52,7 @@ export const page = (frame: PageFrame, body: Renderable): SafeHtml =>
         <style>
           ${STYLE}
         </style>
-        ${frame.live ? html`<script src="/dashboard/live.js" defer></script>` : ''}
+        <script src="/dashboard/live.js" defer></script>
       </head>
       <body>
         <header>
@@ -91,10 +92,30 @@ export const stateBadge = (state: string, table: Readonly<Record<string, string>
   html`<span class="state state-${state}" title="${state}" data-code="${state}">${wordsFor(table, state)}</span>`;
 
 /**
- * The live-update script (served at /dashboard/live.js, same origin, so the CSP needs no inline
- * script): on each server-sent event it fetches the page again and swaps the live region.
+ * The page script (served at /dashboard/live.js, same origin, so the CSP needs no inline script). A
+ * shortened id copies as the whole id: selected and copied, or clicked where it is not a link. On a
+ * live page, each server-sent event fetches the page again and swaps the live region.
  */
 export const LIVE_JS = `(() => {
+  const idAt = (node) => {
+    const el = node && (node.nodeType === 1 ? node : node.parentElement);
+    return el && el.closest ? el.closest('code.id') : null;
+  };
+  document.addEventListener('copy', (e) => {
+    const sel = document.getSelection();
+    const id = sel && idAt(sel.anchorNode);
+    if (!id || id !== idAt(sel.focusNode) || !e.clipboardData) return;
+    e.clipboardData.setData('text/plain', id.dataset.id);
+    e.preventDefault();
+  });
+  document.addEventListener('click', (e) => {
+    const id = idAt(e.target);
+    if (!id || id.closest('a') || !navigator.clipboard) return;
+    navigator.clipboard.writeText(id.dataset.id).then(() => {
+      id.classList.add('copied');
+      setTimeout(() => id.classList.remove('copied'), 1500);
+    }, () => undefined);
+  });
   const region = document.getElementById('live');
   const topic = region && region.dataset.live;
   if (!topic || !window.EventSource) return;
