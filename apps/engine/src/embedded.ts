@@ -3,6 +3,7 @@ import type { GithubParts } from '@railyard/github';
 import { LocalCodeHost, type CommitStatusStore } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import { startEngine, type EngineHandle } from './engine';
+import type { EngineSnapshotSettings } from './state-snapshots';
 import { ciByRepo, codeHostByRepo, type HostRoute } from './host/by-host';
 import type { CiPort, CodeHost } from '@railyard/queue-driver';
 
@@ -19,6 +20,8 @@ export interface EmbeddedEngineInput {
   ci: CiPort & { statusStore: CommitStatusStore };
   /** The GitHub App's code host and CI (libs/github openGithub), for repositories of its host; the caller closes it. */
   github?: GithubParts | null;
+  /** Where the engine's state is saved and resumed from (D292); without it the engine reads the log from its start. */
+  snapshots?: EngineSnapshotSettings;
 }
 
 /** The local git host as the engine's code host, reading the CI's status store. */
@@ -53,6 +56,7 @@ export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle &
     verifyMs: input.settings.verifyMs,
     ...(input.settings.mergeabilityPerSecond !== undefined ? { mergeabilityPerSecond: input.settings.mergeabilityPerSecond } : {}),
     ...(input.now ? { now: input.now } : {}),
+    ...(input.snapshots ? { snapshots: input.snapshots } : {}),
   });
   return {
     ...engine,
@@ -60,6 +64,7 @@ export const startEmbeddedEngine = (input: EmbeddedEngineInput): (EngineHandle &
     stop: async () => {
       await engine.stop();
       await host.close();
+      await input.snapshots?.store.close();
     },
   };
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode, type PrSubmitted } from '@railyard/domain';
-import type { BlobStore, EventStore, Subscription } from '@railyard/eventstore';
+import type { BlobStore, EventStore, RecordedEvent } from '@railyard/eventstore';
 import { errorFields, railyardMetrics, timeEngineAction, type Logger } from '@railyard/observability';
 import { ENGINE_ACTOR, engineLog, engineWriter } from './engine-commands';
 import { FactsReader } from './facts';
@@ -18,6 +18,7 @@ import { engineMetrics, watchReaps } from './metrics';
 import { QueueLoop, type BackoffSettings } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
 import { TestResultsIndex, withTestResults } from './test-health-facts';
+import { resumeEngine, scheduleEngineSnapshots, type EngineProgress, type EngineSnapshotSettings } from './state-snapshots';
 
 export interface EngineOptions {
   eventStore: EventStore;
@@ -44,6 +45,8 @@ export interface EngineOptions {
   owns?: (queueId: string) => Promise<boolean>;
   /** Called when a queue is no longer driven here, so its lease can be released. */
   onRelease?: (queueId: string) => Promise<void>;
+  /** Where the engine's state is saved and resumed from, so a start reads only the log's tail (D292); none: from the start. */
+  snapshots?: EngineSnapshotSettings;
 }
 
 export interface EngineHandle {
@@ -179,24 +182,70 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
     return loop;
   };
 
-  const subscription: Subscription = options.eventStore.subscribe({
-    fromPosition: null,
-    onEvents: async (events) => {
-      const touched = new Set<string>();
-      for (const e of events) {
-        if (!e.streamId.startsWith(QUEUE_STREAM_PREFIX) || e.metadata.actor === 'engine') continue;
-        const queueId = e.streamId.slice(QUEUE_STREAM_PREFIX.length);
-        touched.add(queueId);
-        if (e.type === 'PrSubmitted') facts.learnSubmitted(queueId, submittedPull(e.data as PrSubmitted['data']));
-      }
-      // A burst of API commands on a queue is served by one pass a moment later, not one pass per command.
-      for (const q of touched) {
-        const loop = loopOf(q);
-        loop.schedule({ withinMs: gatherWindowMs(options.gatherMs ?? 25, loop.driver.lastEntries) });
-      }
-    },
-    onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),
-  });
+  let progress: EngineProgress | null = null;
+  const onEvents = async (events: RecordedEvent[]): Promise<void> => {
+    const touched = new Set<string>();
+    for (const e of events) {
+      if (!e.streamId.startsWith(QUEUE_STREAM_PREFIX) || e.metadata.actor === 'engine') continue;
+      const queueId = e.streamId.slice(QUEUE_STREAM_PREFIX.length);
+      touched.add(queueId);
+      if (e.type === 'PrSubmitted') facts.learnSubmitted(queueId, submittedPull(e.data as PrSubmitted['data']));
+    }
+    // A burst of API commands on a queue is served by one pass a moment later, not one pass per command.
+    for (const q of touched) {
+      const loop = loopOf(q);
+      loop.schedule({ withinMs: gatherWindowMs(options.gatherMs ?? 25, loop.driver.lastEntries) });
+    }
+    const lastEvent = events[events.length - 1];
+    if (lastEvent) progress = { position: lastEvent.position, eventId: lastEvent.eventId, queues: () => [...loops.keys()] };
+  };
+  // Caught up: the log as it was at start is handled and every queue known then has had its first pass.
+  const reportCaughtUp = (head: bigint | null): void => {
+    const queues = [...loops.values()];
+    void Promise.all(queues.map((l) => l.idle())).then(() =>
+      options.logger.info('engine caught up', {
+        position: head?.toString() ?? null,
+        queues: queues.length,
+        ms: Math.round(performance.now() - startedAt),
+      }),
+    );
+  };
+  // From the snapshot when one fits: its queues are driven at once and only the log after it is read.
+  const startedAt = performance.now();
+  const started = (async () => {
+    const snap = options.snapshots;
+    // A snapshot that cannot be read costs a longer start, never the start: the log is read from its beginning.
+    const resumed = snap
+      ? await resumeEngine(snap.store, options.eventStore, commands).catch((err: unknown) => {
+          options.logger.error('engine snapshot unreadable; reading the log from the start', errorFields(err));
+          return null;
+        })
+      : null;
+    if (resumed)
+      options.logger.info('engine state start', {
+        ...resumed,
+        position: resumed.position?.toString() ?? null,
+        queues: resumed.queues.length,
+      });
+    if (stopping) return null;
+    for (const q of resumed?.queues ?? []) loopOf(q);
+    const head = await options.eventStore.headPosition();
+    let caughtUp = head === null || (resumed?.position ?? -1n) >= head;
+    const subscription = options.eventStore.subscribe({
+      fromPosition: resumed?.position ?? null,
+      onEvents: async (events) => {
+        await onEvents(events);
+        if (caughtUp || head === null || (progress?.position ?? -1n) < head) return;
+        caughtUp = true;
+        reportCaughtUp(head);
+      },
+      onError: (err) => options.logger.error('engine subscription failed', errorFields(err)),
+    });
+    if (caughtUp) reportCaughtUp(head);
+    const snapshotting = snap ? scheduleEngineSnapshots(snap, commands, () => progress, options.logger, resumed?.position ?? null) : null;
+    return { subscription, snapshotting };
+  })();
+  started.catch((err: unknown) => options.logger.error('engine could not start its subscription', errorFields(err)));
 
   const offCi = options.ci.onChange((repo, sha) => onHostEvent({ kind: 'status', repo, sha }));
   const reapsPending = options.ci.reapsPending?.bind(options.ci);
@@ -235,11 +284,14 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
       clearInterval(verify);
       offCi();
       offReaps();
-      await subscription.close();
+      const running = await started.catch(() => null);
+      await running?.subscription.close();
       for (const off of unwatch.values()) off();
       await Promise.all([...loops.values()].map((l) => l.stop()));
       for (const q of loops.keys()) facts.drop(q);
       if (options.onRelease) await Promise.all([...loops.keys()].map((q) => options.onRelease?.(q)));
+      // After the passes ended: the states saved are the last ones this engine folded.
+      await running?.snapshotting?.stop();
     },
   };
 };

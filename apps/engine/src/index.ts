@@ -3,3 +3,10 @@ export { ENGINE_ACTOR, engineLog, engineWriter } from './engine-commands';
 export { FactsReader } from './facts';
 export { QueueLoop, DEFAULT_BACKOFF, type BackoffSettings, type LoopObserver } from './queue-loop';
 export { localCodeHost, startEmbeddedEngine, type EmbeddedEngineInput } from './embedded';
+export {
+  ENGINE_SNAPSHOT_SCHEMA,
+  type EngineSnapshotHead,
+  type EngineSnapshotSettings,
+  type EngineSnapshotStore,
+  type EngineSnapshotStream,
+} from './state-snapshots';

@@ -17,3 +17,4 @@ export * from './identifiers';
 export * from './gating';
 export * from './status-reporters';
 export * from './pr-by-branch';
+export * from './state-snapshot';

@@ -89,4 +89,48 @@ describe('CommandHandler', () => {
     );
     expect(await handlers[0]!.read('s')).toBe(60);
   });
+
+  describe('saved states (D292)', () => {
+    const meta = { actor: 'a', correlationId: 'c' };
+
+    it('when a saved state is taken back, then the stream is read only after it and commands decide on it', async () => {
+      const store = new MemoryEventStore();
+      const first = handlerOn(store);
+      for (const add of [1, 2, 4]) await first.execute('s', { add }, meta);
+      const [saved] = first.saved(0, (state) => state).streams;
+      await first.execute('s', { add: 8 }, meta);
+
+      const next = handlerOn(store);
+      // 1000 instead of the 7 it folds to: only a state taken back, not a fold from the start, can answer it.
+      next.resume({ ...(saved as { streamId: string; revision: number; eventId: string }), state: 1000 });
+      expect(await next.read('s')).toBe(1008);
+      expect((await next.execute('s', { add: 16 }, meta)).state).toBe(1024);
+    });
+
+    it('when the log no longer holds the saved event at its revision, then the stream is folded from its start', async () => {
+      const store = new MemoryEventStore();
+      const other = new MemoryEventStore();
+      const first = handlerOn(other);
+      for (const add of [1, 2]) await first.execute('s', { add }, meta);
+      const [saved] = first.saved(0, (state) => state).streams;
+      // The same stream and revisions in another log: the saved state is not this log's.
+      const here = handlerOn(store);
+      for (const add of [5, 5]) await here.execute('s', { add }, meta);
+
+      const next = handlerOn(store);
+      next.resume({ ...(saved as { streamId: string; revision: number; eventId: string }), state: 3 });
+      expect((await next.execute('s', { add: 1 }, meta)).state).toBe(11);
+    });
+
+    it('when only some streams changed since a save, then only those are copied again', async () => {
+      const store = new MemoryEventStore();
+      const h = handlerOn(store);
+      await h.execute('a', { add: 1 }, meta);
+      await h.execute('b', { add: 1 }, meta);
+      const { version } = h.saved(0, (state) => state);
+      await h.execute('b', { add: 1 }, meta);
+      await h.read('a');
+      expect(h.saved(version, (state) => state).streams.map((s) => s.streamId)).toEqual(['b']);
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import type { EventStore, NewEvent } from './port';
+import type { EventStore, NewEvent, RecordedEvent } from './port';
 import { WrongExpectedRevisionError } from './port';
 
 export interface Decider<S, C, E extends { type: string; data: unknown }, Ctx> {
@@ -24,6 +24,18 @@ export interface HandlerResult<S, E> {
 interface Cached<S> {
   state: S;
   revision: number | 'no_stream';
+  /** The id of the event at `revision`: what a saved copy of the state is checked against when it is taken back. */
+  eventId?: string;
+  /** Raised on every change, so a saver takes only the streams that moved since its last save. */
+  version: number;
+}
+
+/** A stream's folded state as `saved` copies it, with the revision it covers and the id of the event there. */
+export interface SavedStream<B> {
+  streamId: string;
+  revision: number;
+  eventId: string;
+  body: B;
 }
 
 /**
@@ -35,6 +47,9 @@ interface Cached<S> {
 export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx> {
   private readonly cache = new Map<string, Cached<S>>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Streams taken from a saved copy and not yet read: their event at `revision` must still be `eventId`. */
+  private readonly unchecked = new Set<string>();
+  private version = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -60,7 +75,8 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
 
   private async run(streamId: string, command: C, meta: CommandMeta): Promise<HandlerResult<S, E>> {
     const attempts = this.options.maxAttempts ?? 20;
-    const cached = this.cache.get(streamId);
+    // A state taken from a saved copy is never decided on before the log has confirmed it.
+    const cached = this.unchecked.has(streamId) ? undefined : this.cache.get(streamId);
     let current = cached ?? (await this.catchUp(streamId));
     let caughtUp = cached === undefined;
     for (let attempt = 1; ; attempt++) {
@@ -102,7 +118,7 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
       try {
         const result = await this.store.append(streamId, batch, current.revision);
         const state = events.reduce(this.decider.evolve, current.state);
-        this.remember(streamId, { state, revision: result.nextRevision });
+        this.remember(streamId, { state, revision: result.nextRevision, eventId: batch[batch.length - 1]?.eventId });
         return { events, position: result.position, state };
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError) || attempt >= attempts) throw err;
@@ -113,25 +129,62 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
   }
 
   private async catchUp(streamId: string): Promise<Cached<S>> {
-    const cached = this.cache.get(streamId);
+    let cached = this.cache.get(streamId);
+    if (cached && this.unchecked.delete(streamId) && cached.revision !== 'no_stream') {
+      // A saved copy: read from its own revision and keep it only if the log still holds its event there.
+      const tail = await this.store.readStream(streamId, cached.revision);
+      if (tail[0]?.eventId === cached.eventId) return this.fold(streamId, cached, tail.slice(1));
+      this.cache.delete(streamId);
+      cached = undefined;
+    }
     const from = cached && cached.revision !== 'no_stream' ? cached.revision + 1 : 0;
-    const recorded = await this.store.readStream(streamId, from);
-    let state = cached && from > 0 ? cached.state : this.decider.initialState();
-    let revision: number | 'no_stream' = from > 0 && cached ? cached.revision : 'no_stream';
+    return this.fold(streamId, from > 0 ? cached : undefined, await this.store.readStream(streamId, from));
+  }
+
+  private fold(streamId: string, base: Cached<S> | undefined, recorded: RecordedEvent[]): Cached<S> {
+    let state = base ? base.state : this.decider.initialState();
+    let revision: number | 'no_stream' = base ? base.revision : 'no_stream';
+    let eventId = base?.eventId;
     for (const r of recorded) {
       state = this.decider.evolve(state, { type: r.type, data: r.data } as E);
       revision = r.revision;
+      eventId = r.eventId;
     }
-    const next = { state, revision };
-    this.remember(streamId, next);
-    return next;
+    // Nothing new is no change: the version stays, so a saver does not copy the state again.
+    return this.remember(streamId, { state, revision, eventId }, recorded.length > 0 || base === undefined ? undefined : base.version);
   }
 
-  private remember(streamId: string, entry: Cached<S>): void {
+  /**
+   * Copies of the states that changed since `since` (a version this method answered before; 0 for all),
+   * each made by `copy` in this one turn, so none holds half a command. Answers the version they cover.
+   */
+  saved<B>(since: number, copy: (state: S) => B): { version: number; streams: SavedStream<B>[] } {
+    const streams: SavedStream<B>[] = [];
+    for (const [streamId, c] of this.cache) {
+      if (c.version <= since || c.revision === 'no_stream' || c.eventId === undefined || this.unchecked.has(streamId)) continue;
+      streams.push({ streamId, revision: c.revision, eventId: c.eventId, body: copy(c.state) });
+    }
+    return { version: this.version, streams };
+  }
+
+  /** Takes back a saved state; it is used once a read of the stream confirms its event (else the stream is folded from the start). */
+  resume(saved: Omit<SavedStream<S>, 'body'> & { state: S }): void {
+    // Version 0: unchanged since any save, so it is not written back until it moves.
+    this.remember(saved.streamId, { state: saved.state, revision: saved.revision, eventId: saved.eventId }, 0);
+    this.unchecked.add(saved.streamId);
+  }
+
+  private remember(streamId: string, entry: Omit<Cached<S>, 'version'>, version = ++this.version): Cached<S> {
+    const kept = { ...entry, version };
     this.cache.delete(streamId);
-    this.cache.set(streamId, entry);
+    this.cache.set(streamId, kept);
     const max = this.options.maxCachedStreams ?? 1000;
-    if (this.cache.size > max) this.cache.delete(this.cache.keys().next().value as string);
+    if (this.cache.size > max) {
+      const oldest = this.cache.keys().next().value as string;
+      this.cache.delete(oldest);
+      this.unchecked.delete(oldest);
+    }
+    return kept;
   }
 
   private serialised<T>(streamId: string, work: () => Promise<T>): Promise<T> {

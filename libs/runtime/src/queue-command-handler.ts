@@ -10,7 +10,7 @@ import {
   type QueueState,
   type RepoRef,
 } from '@railyard/domain';
-import { CommandHandler, type CommandMeta, type EventStore, type HandlerResult } from '@railyard/eventstore';
+import { CommandHandler, type CommandMeta, type EventStore, type HandlerResult, type SavedStream } from '@railyard/eventstore';
 
 /** A queue by its repository and branch, or by its stream's id (the engine knows its queues by stream). */
 export type QueueAddress = string | { repo: RepoRef; branch: string };
@@ -23,6 +23,14 @@ export interface QueueWriter<C> {
   read(queue: QueueAddress): Promise<QueueState>;
 }
 
+/** A queue writer whose folded states can be saved and taken back (the engine's snapshots, docs/decisions.md D292). */
+export interface SavableQueueWriter<C> extends QueueWriter<C> {
+  /** Copies of the folded states that changed since `since`, for a snapshot (CommandHandler.saved). */
+  saved<B>(since: number, copy: (state: QueueState) => B): { version: number; streams: SavedStream<B>[] };
+  /** Takes a saved state back; the log confirms it before it is used (CommandHandler.resume). */
+  resume(saved: Omit<SavedStream<QueueState>, 'body'> & { state: QueueState }): void;
+}
+
 /**
  * The load → decide → append of a queue's stream with the domain's fold, for every process that
  * writes queue events: `decide` is the API's (`decide`) or the engine's (`decideEngine`, which the
@@ -32,7 +40,7 @@ export const queueCommandHandler = <C>(
   store: EventStore,
   decide: (state: QueueState, command: C, ctx: DecideContext) => QueueEvent[],
   now: () => Date = () => new Date(),
-): QueueWriter<C> => {
+): SavableQueueWriter<C> => {
   const iso = () => now().toISOString();
   const handler = new CommandHandler<QueueState, C, QueueEvent, DecideContext>(
     store,
@@ -47,5 +55,7 @@ export const queueCommandHandler = <C>(
   return {
     execute: (queue, command, meta) => handler.execute(streamOf(queue), command, meta),
     read: (queue) => handler.read(streamOf(queue)),
+    saved: (since, copy) => handler.saved(since, copy),
+    resume: (saved) => handler.resume(saved),
   };
 };
