@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -15,9 +14,9 @@ import {
   type QueueEvent,
   type QueueState,
 } from '@railyard/domain';
-import { SqliteEventStore } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { projectorCurve } from './scale-projector';
+import { procCpuSeconds, ready, readyCurve, seed } from './scale-ready';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
 
@@ -35,6 +34,9 @@ import { workload } from './support/workload';
  *          projector and of Redis per re-submit batch (scale-projector.ts). Default N: 10, 500, 5,000.
  *   start  the embedded server (engine off) over a SQLite log of N events (20 queues): time from spawn
  *          to the first 200 on /readyz, resident set then and at its peak. Default N: 10k, 100k, 300k.
+ *   ready  the same with the engine on, snapshots off against resumed from them: time to /readyz, RSS
+ *          then, the engine's catch-up after it (scale-ready.ts). Not run unless named. Default N:
+ *          100k, 300k, 1M.
  *
  * CPU times (process.cpuUsage) are reported beside wall times: on a loaded machine they stay honest.
  * Every line carries the 1-minute load average so a noisy run can be told apart.
@@ -140,37 +142,6 @@ const queueCurve = (sizes: number[]): Record<string, number>[] =>
     return row;
   });
 
-const seed = async (file: string, events: number): Promise<void> => {
-  const store = new SqliteEventStore({ file, synchronous: 'normal' });
-  try {
-    let chunk: Promise<unknown>[] = [];
-    for (const a of workload({ events })) {
-      chunk.push(store.append(a.streamId, a.events, a.expected));
-      if (chunk.length >= 5000) {
-        await Promise.all(chunk);
-        chunk = [];
-      }
-    }
-    await Promise.all(chunk);
-  } finally {
-    await store.close();
-  }
-};
-
-/** CPU seconds a process has used (utime + stime from /proc, in clock ticks of 1/100 s): honest under load. */
-const procCpuSeconds = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
-
-const ready = async (url: string): Promise<boolean> => {
-  try {
-    return (await fetch(`${url}/readyz`)).status === 200;
-  } catch {
-    return false;
-  }
-};
-
 /** One start of the embedded server on `dir`, until /readyz answers 200, then a clean stop. */
 const timeStart = async (dir: string): Promise<Record<string, number>> => {
   const started = process.hrtime.bigint();
@@ -220,8 +191,9 @@ const sizesOr = (args: string[], fallback: number[]): number[] => {
 };
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
-  const names = ['state', 'queue', 'projector', 'start'];
-  const curves = names.filter((c) => !args.some((a) => names.includes(a)) || args.includes(c));
+  const names = ['state', 'queue', 'projector', 'start', 'ready'];
+  // `ready` seeds and starts a server three times per size (minutes at 1M events): only when named.
+  const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && c !== 'ready') || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
     const rows = stateCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
@@ -256,6 +228,24 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'resumedReadyMs',
       'resumedCpuSeconds',
       'resumedRssMb',
+    ]);
+  }
+  if (curves.includes('ready')) {
+    const rows = await readyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress);
+    for (const r of rows) yield { name: 'scale/ready', load: load(), ...r };
+    yield exponents('scale/ready', rows, 'events', [
+      'replayReadyMs',
+      'replayReadyCpuS',
+      'replayRssMb',
+      'replayCatchUpMs',
+      'replayCatchUpCpuS',
+      'replayPeakMb',
+      'resumedReadyMs',
+      'resumedReadyCpuS',
+      'resumedRssMb',
+      'resumedCatchUpMs',
+      'resumedCatchUpCpuS',
+      'resumedPeakMb',
     ]);
   }
 }

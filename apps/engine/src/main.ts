@@ -8,6 +8,7 @@ import Redis from 'ioredis';
 import { hostsFor, localCodeHost } from './embedded';
 import { startEngine } from './engine';
 import { QueueLeases } from './queue-leases';
+import { RedisEngineState } from './redis-state';
 
 /**
  * `npm run start:engine`: the engine as its own process, beside API and projector processes that
@@ -59,6 +60,10 @@ const main = async (): Promise<void> => {
     mergeabilityPerSecond: config.engine.mergeabilityPerSecond,
     owns: leases.owns,
     onRelease: leases.release,
+    // Resumed from the snapshot beside the read models: a start reads only the log's tail (D292).
+    ...(config.snapshotEveryEvents > 0
+      ? { snapshots: { store: new RedisEngineState(redis, config.redisNamespace), everyEvents: config.snapshotEveryEvents } }
+      : {}),
   });
   // The check runs of a queue are written by the engine that holds its lease: one writer per queue.
   const checkRuns = github

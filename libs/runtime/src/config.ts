@@ -40,7 +40,7 @@ export interface RuntimeConfig {
   logLevel: string;
   /** Over this projection lag (age of the oldest event the read models have not applied), /readyz fails and writes answer 503. */
   projectionMaxLagMs: number;
-  /** Embedded shape: a snapshot of the in-memory read models once they are this many positions past the last; 0 = never. */
+  /** A snapshot of the embedded read models, and of the engine's state in every shape, once this many positions past the last; 0 = never. */
   snapshotEveryEvents: number;
   /** A separate /metrics listener for the standalone engine and projector processes; none when unset. */
   metricsPort?: number;

@@ -35,6 +35,9 @@ export interface RedisKeys {
   hostProblems: string;
   /** STRING: owner id of whoever holds the named lease, with a TTL. */
   lease(name: string): string;
+  /** STRING and HASH (field stream id): the standalone engines' snapshot, head and queue states (D292); not a model key. */
+  engineHead: string;
+  engineStreams: string;
   /** SCAN patterns covering every model key (not the checkpoint, not the leases). */
   modelPatterns: string[];
 }
@@ -65,6 +68,8 @@ export const redisKeys = (namespace: string): RedisKeys => {
     testRunTargets: (queueId, prNumber) => `${base}tt:${queueId}:${prNumber}`,
     hostProblems: `${base}hostproblems`,
     lease: (name) => `${base}lease:${name}`,
+    engineHead: `${base}engine:head`,
+    engineStreams: `${base}engine:streams`,
     modelPatterns: [`${base}q:*`, `${base}pr:*`, `${base}tr:*`, `${base}tt:*`, `${base}hostproblems`],
   };
 };
