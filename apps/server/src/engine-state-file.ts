@@ -1,8 +1,8 @@
-import { chmodSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import type { EngineSnapshotHead, EngineSnapshotStore, EngineSnapshotStream } from '@railyard/engine';
+import type Database from 'better-sqlite3';
+import type { EngineSnapshotHead, EngineSnapshotSettings, EngineSnapshotStore, EngineSnapshotStream } from '@railyard/engine';
 import type { RailyardConfig } from '@railyard/runtime';
+import { openPrivateSqlite } from './private-sqlite';
 
 /** The file beside the event log that holds the engine's snapshot (docs/decisions.md D292). */
 export const ENGINE_STATE_FILE = 'engine-state.sqlite';
@@ -31,21 +31,11 @@ export class EngineStateFile implements EngineSnapshotStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    // The states hold what the events hold: as private as the event log.
-    chmodSync(file, 0o600);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db = openPrivateSqlite(file);
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS engine_head (id INTEGER PRIMARY KEY CHECK (id = 1), schema INTEGER NOT NULL, position TEXT NOT NULL, event_id TEXT NOT NULL, queues TEXT NOT NULL, written_at TEXT NOT NULL);' +
         'CREATE TABLE IF NOT EXISTS engine_streams (stream_id TEXT PRIMARY KEY, schema INTEGER NOT NULL, revision INTEGER NOT NULL, event_id TEXT NOT NULL, body BLOB NOT NULL);',
     );
-  }
-
-  /** Beside a SQLite log when snapshots are on; null otherwise (the engine then reads the log from its start). */
-  static of(config: RailyardConfig): EngineStateFile | null {
-    if (config.eventStore.kind !== 'sqlite' || config.snapshotEveryEvents <= 0) return null;
-    return new EngineStateFile(path.join(path.dirname(config.eventStore.file), ENGINE_STATE_FILE));
   }
 
   async load(): Promise<{ head: EngineSnapshotHead | null; streams: EngineSnapshotStream[] }> {
@@ -84,3 +74,10 @@ export class EngineStateFile implements EngineSnapshotStore {
     this.db.close();
   }
 }
+
+/** The embedded engine's snapshots beside a SQLite log, when the engine runs and snapshots are on; none: it reads the log from its start. */
+export const engineSnapshotsOf = (config: RailyardConfig): { snapshots?: EngineSnapshotSettings } => {
+  if (!config.engine.enabled || config.eventStore.kind !== 'sqlite' || config.snapshotEveryEvents <= 0) return {};
+  const store = new EngineStateFile(path.join(path.dirname(config.eventStore.file), ENGINE_STATE_FILE));
+  return { snapshots: { store, everyEvents: config.snapshotEveryEvents } };
+};

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
 import type { UploadReportsInput } from '@railyard/ci';
-import { startEmbeddedEngine, type EngineSnapshotSettings } from '@railyard/engine';
+import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
 import type { EventStore } from '@railyard/eventstore';
@@ -24,7 +24,7 @@ import { lockDataDir } from './data-dir-lock';
 import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotModel } from './snapshots';
 import { openWebhooks } from './webhooks';
 import { embeddedLocalCi } from './embedded-ci';
-import { EngineStateFile } from './engine-state-file';
+import { engineSnapshotsOf } from './engine-state-file';
 import { startEngineThread } from './engine-thread/start';
 
 export interface RunningServer {
@@ -244,12 +244,6 @@ const startOnBoundServer = async (
       await github?.close();
     },
   };
-};
-
-/** The engine's snapshot beside the log (D292), when the engine runs here and snapshots are on. */
-const engineSnapshotsOf = (config: RailyardConfig): { snapshots?: EngineSnapshotSettings } => {
-  const store = config.engine.enabled ? EngineStateFile.of(config) : null;
-  return store ? { snapshots: { store, everyEvents: config.snapshotEveryEvents } } : {};
 };
 
 /** With the engine on its thread, this one only takes statuses in for the API, as a standalone API does. */

@@ -1,9 +1,9 @@
-import { chmodSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { EventStore } from '@railyard/eventstore';
 import { errorFields, type Logger } from '@railyard/observability';
 import type { Snapshottable } from '@railyard/readmodels';
+import { openPrivateSqlite } from './private-sqlite';
 
 /** The file beside the event log that holds the in-memory read models' snapshots (docs/decisions.md D252). */
 export const SNAPSHOT_FILE = 'read-models.sqlite';
@@ -35,11 +35,7 @@ export class ReadModelSnapshots {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    // The models hold what the events hold: as private as the event log.
-    chmodSync(file, 0o600);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db = openPrivateSqlite(file);
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, schema INTEGER NOT NULL, position TEXT NOT NULL, event_id TEXT NOT NULL, body BLOB NOT NULL, written_at TEXT NOT NULL)',
     );

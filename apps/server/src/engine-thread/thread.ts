@@ -5,7 +5,7 @@ import { checkRunPublisherOf, GithubHintFeed, openGithub } from '@railyard/githu
 import { createLogger, errorFields, railyardRegistry, type Logger } from '@railyard/observability';
 import { openBlobStore, openEventStore } from '@railyard/runtime';
 import { embeddedLocalCi } from '../embedded-ci';
-import { EngineStateFile } from '../engine-state-file';
+import { engineSnapshotsOf } from '../engine-state-file';
 import { withAppendsElsewhere, type AppendOutcome, type AppendRequest } from './appends';
 import { niceThisThread } from './niceness';
 import { Pending } from './pending';
@@ -75,17 +75,8 @@ const startParts = async (
     ? await GithubHintFeed.start(eventStore, (err) => logger.error('github hint feed failed', { error: err.message }))
     : null;
   hints?.listen((hint) => github?.host.announce([hint]));
-  const stateFile = config.engine.enabled ? EngineStateFile.of(config) : null;
-  const engine = startEmbeddedEngine({
-    eventStore,
-    blobs,
-    gitRoot: config.gitRoot,
-    settings: config.engine,
-    logger,
-    ci,
-    github,
-    ...(stateFile ? { snapshots: { store: stateFile, everyEvents: config.snapshotEveryEvents } } : {}),
-  });
+  const parts = { eventStore, blobs, gitRoot: config.gitRoot, settings: config.engine, logger, ci, github };
+  const engine = startEmbeddedEngine({ ...parts, ...engineSnapshotsOf(config) });
   const checkRuns = github
     ? checkRunPublisherOf(github, {
         eventStore,
