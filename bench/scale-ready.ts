@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SqliteEventStore } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
@@ -111,7 +111,10 @@ export const readyCurve = async (sizes: number[], progress: (line: string) => vo
       // Folds the log like the replay, then its clean stop writes both snapshots.
       await timeEngineStart(dir, true, timeoutMs);
       const resumed = await timeEngineStart(dir, true, timeoutMs);
-      const row = { events, ...prefixed('replay', replay), ...prefixed('resumed', resumed) };
+      // What a resumed start reads instead of the log: the engine's snapshot and the read models'.
+      const mb = (file: string): number => round(statSync(path.join(dir, file)).size / 2 ** 20, 1);
+      const files = { engineStateMb: mb('engine-state.sqlite'), readModelsMb: mb('read-models.sqlite') };
+      const row = { events, ...prefixed('replay', replay), ...prefixed('resumed', resumed), ...files };
       progress(JSON.stringify(row));
       rows.push(row);
     } finally {
