@@ -1,5 +1,6 @@
 import { MemoryEventStore } from '../../libs/eventstore/src';
 import { eventStoreContract, newEvent } from './eventstore.contract';
+import { streamRetentionContract } from './stream-retention.contract';
 
 eventStoreContract('memory', async () => ({ store: new MemoryEventStore(), cleanup: async () => undefined }));
 
@@ -33,3 +34,5 @@ describe('memory event store', () => {
     await store.close();
   });
 });
+
+streamRetentionContract('memory', async (clock) => ({ store: new MemoryEventStore({ now: clock.now }), cleanup: async () => undefined }));

@@ -4,10 +4,16 @@ import { withConnection } from '../../libs/eventstore/src/postgres/pooled';
 import { advisoryLockKey } from '../../libs/eventstore/src/postgres/schema';
 import { eventStoreContract, newEvent } from './eventstore.contract';
 import { describePostgres } from './support/postgres';
+import { streamRetentionContract } from './stream-retention.contract';
 
 describePostgres('postgres event store', (db) => {
   eventStoreContract('postgres', async () => {
     const store = await db.openStore();
+    return { store, cleanup: () => db.dropSchema(store.schema) };
+  });
+
+  streamRetentionContract('postgres', async (clock) => {
+    const store = await db.openStore({ now: clock.now });
     return { store, cleanup: () => db.dropSchema(store.schema) };
   });
 

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { SqliteEventStore, type RecordedEvent } from '../../libs/eventstore/src';
 import { recordLogReads } from '../../libs/eventstore/src/sqlite/testing/log-reads';
 import { eventStoreContract, newEvent } from './eventstore.contract';
+import { streamRetentionContract } from './stream-retention.contract';
 import { expectContiguousRevisions, readEverything, writerPool } from './support/store-writer';
 
 // Child processes start through tsx on a shared 2-core machine; this is a hang guard, not a measurement.
@@ -25,6 +26,14 @@ eventStoreContract('sqlite', async () => {
   const dir = await tempDir();
   return {
     store: new SqliteEventStore({ file: join(dir, 'events.sqlite') }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+streamRetentionContract('sqlite', async (clock) => {
+  const dir = await tempDir();
+  return {
+    store: new SqliteEventStore({ file: join(dir, 'events.sqlite'), now: clock.now }),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 });

@@ -13,3 +13,4 @@ export { RedisBlobStore, DEFAULT_BLOB_PREFIX, redisClient, type RedisBlobStoreOp
 export { PostgresBlobStore, type PostgresBlobStoreOptions } from './postgres/postgres-blob-store';
 export { sha256Hex, isBlobName } from './blob/digest';
 export { backoffDelay, type Backoff, type BackoffPolicy } from './shared/backoff';
+export * from './retention-port';

@@ -9,6 +9,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../port';
+import { RETENTION_BATCH, type DropOptions, type DroppedStreams, type StreamRetention } from '../retention-port';
 import { assertAppendable, assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
 import { AppendSignal } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
@@ -33,8 +34,9 @@ export interface MemoryEventStoreOptions {
 }
 
 /** Whole-process event store for unit tests and the ephemeral mode. Positions start at 1. */
-export class MemoryEventStore implements EventStore {
-  private readonly log: StoredEvent[] = [];
+export class MemoryEventStore implements EventStore, StreamRetention {
+  /** Position p at index p - 1; a dropped event leaves a hole, so positions stay where they were. */
+  private readonly log: (StoredEvent | undefined)[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly byId = new Map<string, StoredEventRef>();
   private readonly signal = new AppendSignal();
@@ -93,7 +95,38 @@ export class MemoryEventStore implements EventStore {
     this.assertOpen();
     // Position p sits at index p - 1, so the first event after p is at index p.
     const start = fromPosition === null || fromPosition < 0n ? 0 : Number(fromPosition);
-    return this.log.slice(start, start + Math.max(0, maxCount)).map(toRecorded);
+    const found: RecordedEvent[] = [];
+    for (let i = start; i < this.log.length && found.length < maxCount; i++) {
+      const row = this.log[i];
+      if (row) found.push(toRecorded(row));
+    }
+    return found;
+  }
+
+  async dropStreamsBefore(prefix: string, before: Date, options: DropOptions = {}): Promise<DroppedStreams> {
+    this.assertOpen();
+    const max = Math.max(1, options.maxStreams ?? RETENTION_BATCH);
+    const cutoff = before.toISOString();
+    const after = options.after ?? '';
+    const ids = [...this.streams.keys()].filter((id) => id.startsWith(prefix) && id > after).sort();
+    const candidates = ids.slice(0, max);
+    const dropped: DroppedStreams = { streams: 0, events: 0, bytes: 0, next: ids.length > max ? (candidates.at(-1) ?? null) : null };
+    const head = BigInt(this.log.length);
+    const keepFrom = options.keepFrom !== undefined && options.keepFrom < head ? options.keepFrom : head;
+    for (const id of candidates) {
+      const stream = this.streams.get(id) ?? [];
+      const newest = stream.at(-1);
+      if (!newest || newest.recordedAt >= cutoff || newest.position >= keepFrom) continue;
+      for (const row of stream) {
+        this.log[Number(row.position) - 1] = undefined;
+        this.byId.delete(row.eventId);
+        dropped.bytes += Buffer.byteLength(row.data) + Buffer.byteLength(row.metadata);
+      }
+      this.streams.delete(id);
+      dropped.streams++;
+      dropped.events += stream.length;
+    }
+    return dropped;
   }
 
   async headPosition(): Promise<bigint | null> {

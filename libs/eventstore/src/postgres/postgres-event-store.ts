@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
+import { prefixEnd, RETENTION_BATCH, type DropOptions, type DroppedStreams, type StreamRetention } from '../retention-port';
 import { AppendSignal } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
 import { preparePending, type PendingAppend } from '../shared/pending-append';
@@ -48,7 +49,7 @@ interface Settled {
  * that commits later with a smaller one (docs/decisions.md, D40). Subscriptions poll, woken by
  * LISTEN/NOTIFY.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore, StreamRetention {
   private readonly signal = new AppendSignal();
   private readonly readAhead = new ReadAhead(
     async (after, max) => (await this.tuples('ry_read_all', this.sql.readAll, [after.toString(), max])).map(toRow),
@@ -120,6 +121,36 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.pool.query<{ head: string | null }>(this.sql.head);
     const head = rows[0]?.head ?? null;
     return head === null ? null : BigInt(head);
+  }
+
+  async dropStreamsBefore(prefix: string, before: Date, options: DropOptions = {}): Promise<DroppedStreams> {
+    this.assertOpen();
+    const max = Math.max(1, options.maxStreams ?? RETENTION_BATCH);
+    const after = options.after !== undefined && options.after > prefix ? options.after : prefix;
+    // Found without the lock, deleted under the append lock with the age checked again, so the newest
+    // event cannot change between the check and the delete.
+    const { rows } = await this.pool.query<{ s: string }>(this.sql.oldStreams, [prefix, after, prefixEnd(prefix), before, max]);
+    const candidates = rows.map((r) => r.s);
+    const next = candidates.length < max ? null : (candidates.at(-1) ?? null);
+    if (candidates.length === 0) return { streams: 0, events: 0, bytes: 0, next };
+    const dropped = await withConnection(this.pool, async (client) => {
+      await client.query(this.lockStatement);
+      try {
+        const {
+          rows: [counts],
+        } = await client.query<{ streams: number; events: string; bytes: string }>(this.sql.dropStreams, [
+          candidates,
+          before,
+          options.keepFrom?.toString() ?? null,
+        ]);
+        await client.query('COMMIT');
+        return counts;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+    return { streams: dropped?.streams ?? 0, events: Number(dropped?.events ?? 0), bytes: Number(dropped?.bytes ?? 0), next };
   }
 
   subscribe(options: SubscribeOptions): Subscription {

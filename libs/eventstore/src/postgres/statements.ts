@@ -27,6 +27,26 @@ export const statements = (q: string) => ({
     UNION ALL
     SELECT 's', s.id, NULL, (SELECT max(e.revision) FROM ${q}.events e WHERE e.stream_id = s.id)::text, NULL
       FROM unnest($2::text[]) AS s(id)`,
+  /** Streams with the prefix (between $1 and $3, after $2) whose newest event is older than $4, $5 at most. */
+  oldStreams: `
+    SELECT s FROM (SELECT stream_id COLLATE "C" AS s, recorded_at FROM ${q}.events) e
+     WHERE s >= $1 AND s > $2 AND s < $3
+     GROUP BY s HAVING max(recorded_at) < $4 ORDER BY s LIMIT $5`,
+  /**
+   * Under the append lock: deletes those of the streams $1 still older than $2 whose last event is
+   * before the store's newest (an append then takes the next position after it, never a dropped one)
+   * and before $3 when given (DropOptions.keepFrom).
+   */
+  dropStreams: `
+    WITH old AS (
+      SELECT stream_id, count(*) AS events, sum(octet_length(data::text) + octet_length(metadata::text)) AS bytes
+        FROM ${q}.events WHERE stream_id = ANY($1::text[])
+       GROUP BY stream_id
+      HAVING max(recorded_at) < $2 AND max(position) < least((SELECT max(position) FROM ${q}.events), $3::bigint)
+    ), gone AS (
+      DELETE FROM ${q}.events e USING old WHERE e.stream_id = old.stream_id
+    )
+    SELECT count(*)::int AS streams, coalesce(sum(events), 0)::text AS events, coalesce(sum(bytes), 0)::text AS bytes FROM old`,
   append: `SELECT ${q}.append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)::text AS base`,
 });
 

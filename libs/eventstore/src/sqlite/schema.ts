@@ -1,7 +1,9 @@
 /**
  * Version 1 of the SQLite event log. `global_position` is the rowid: writers are serialised by
- * BEGIN IMMEDIATE and rows are never deleted, so rowid order is commit order, and a poller reading
- * "after position p" can never miss a row that commits later with a smaller position.
+ * BEGIN IMMEDIATE and the row with the largest rowid is never deleted (retention drops old streams
+ * only, never the newest event: D296), so a new rowid is always past every one handed out, rowid order is
+ * commit order, and a poller reading "after position p" can never miss a row that commits later with a
+ * smaller position.
  */
 export const SCHEMA_VERSION = 1;
 

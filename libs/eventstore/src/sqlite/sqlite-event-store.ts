@@ -12,6 +12,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../port';
+import { prefixEnd, RETENTION_BATCH, type DropOptions, type DroppedStreams, type StreamRetention } from '../retention-port';
 import { assertExpectedRevision, resolveRepeatedAppend, type StoredEventRef } from '../shared/append-rules';
 import { AppendSignal, appendSignalForFile } from '../shared/append-signal';
 import { defaultBackoff } from '../shared/backoff';
@@ -50,6 +51,13 @@ interface EventRow {
   recorded_at: string;
 }
 
+interface StreamAge {
+  newest: string | null;
+  last: bigint | null;
+  events: bigint;
+  bytes: bigint | null;
+}
+
 type Written = { result: AppendResult; rows: EventRow[] };
 type AppendOutcome = Written | { error: unknown };
 
@@ -67,7 +75,7 @@ const COLUMNS = 'global_position, stream_id, revision, event_id, type, data, met
  * transaction (so one WAL sync under FULL), each inside its own savepoint that checks its expected
  * revision, so one append's refusal never touches another's events.
  */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, StreamRetention {
   private readonly db: Database.Database;
   private readonly signal: AppendSignal;
   /** Null for an in-memory database, which no other process can append to. */
@@ -209,6 +217,35 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  async dropStreamsBefore(prefix: string, before: Date, options: DropOptions = {}): Promise<DroppedStreams> {
+    this.assertOpen();
+    const max = Math.max(1, options.maxStreams ?? RETENTION_BATCH);
+    const cutoff = before.toISOString();
+    // Found outside the write lock (a range of the stream-id index), deleted under it with the age
+    // checked again: a report that arrived meanwhile keeps its stream.
+    const after = options.after !== undefined && options.after > prefix ? options.after : prefix;
+    const candidates = (this.statements.oldStreams.all(prefix, after, prefixEnd(prefix), cutoff, max) as { stream_id: string }[]).map(
+      (r) => r.stream_id,
+    );
+    const dropped: DroppedStreams = { streams: 0, events: 0, bytes: 0, next: candidates.length < max ? null : (candidates.at(-1) ?? null) };
+    if (candidates.length === 0) return dropped;
+    this.db
+      .transaction(() => {
+        const { head } = this.statements.head.get() as { head: bigint | null };
+        const keepFrom = options.keepFrom !== undefined && head !== null && options.keepFrom < head ? options.keepFrom : head;
+        for (const streamId of candidates) {
+          const s = this.statements.streamAge.get(streamId) as StreamAge;
+          if (s.newest === null || s.newest >= cutoff || s.last === null || keepFrom === null || s.last >= keepFrom) continue;
+          this.statements.dropStream.run(streamId);
+          dropped.streams++;
+          dropped.events += Number(s.events);
+          dropped.bytes += Number(s.bytes ?? 0n);
+        }
+      })
+      .immediate();
+    return dropped;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     await this.subscriptions.closeAll();
@@ -281,6 +318,17 @@ export class SqliteEventStore implements EventStore {
       head: big('SELECT MAX(global_position) AS head FROM events'),
       findById: big('SELECT stream_id, revision, global_position FROM events WHERE event_id = ?'),
       lastRevision: big('SELECT MAX(revision) AS last FROM events WHERE stream_id = ?'),
+      // In stream-id order, so the index on (stream_id, revision) serves the range and the grouping.
+      oldStreams: this.db.prepare(
+        `SELECT stream_id FROM events WHERE stream_id >= ? AND stream_id > ? AND stream_id < ?
+          GROUP BY stream_id HAVING MAX(recorded_at) < ? ORDER BY stream_id LIMIT ?`,
+      ),
+      streamAge: big(
+        `SELECT MAX(recorded_at) AS newest, MAX(global_position) AS last, COUNT(*) AS events,
+                SUM(LENGTH(CAST(data AS BLOB)) + LENGTH(CAST(metadata AS BLOB))) AS bytes
+           FROM events WHERE stream_id = ?`,
+      ),
+      dropStream: this.db.prepare('DELETE FROM events WHERE stream_id = ?'),
       insert: big('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     };
   }
