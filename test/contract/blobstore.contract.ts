@@ -118,6 +118,54 @@ export function blobStoreContract(name: string, makeStore: () => Promise<BlobSto
 
         expect((await store.getNamed(name))?.equals(bytes)).toBe(true);
       });
+
+      describe('expiring named blobs', () => {
+        const note = Buffer.from('# expired\n');
+        const later = (): Date => new Date(Date.now() + 60_000);
+
+        it('when a space is expired before a later instant, then its blobs read as the note and the bytes freed are counted', async () => {
+          await store.putNamed('ci-log/run-1/a.log', Buffer.from('a'.repeat(100)));
+          await store.putNamed('ci-log/run-2/b.log', Buffer.from('b'.repeat(50)));
+
+          const expired = await store.expireNamed('ci-log', later(), note);
+
+          expect(expired).toEqual({ blobs: 2, bytes: 150 - 2 * note.length });
+          expect(await store.getNamed('ci-log/run-1/a.log')).toEqual(note);
+          expect(await store.getNamed('ci-log/run-2/b.log')).toEqual(note);
+        });
+
+        it('when blobs were stored after the instant, then they keep their bytes', async () => {
+          const before = new Date(Date.now() - 60_000);
+          await store.putNamed('ci-log/run-1/a.log', Buffer.from('kept'));
+
+          expect(await store.expireNamed('ci-log', before, note)).toEqual({ blobs: 0, bytes: 0 });
+          expect((await store.getNamed('ci-log/run-1/a.log'))?.toString()).toBe('kept');
+        });
+
+        it('when another space holds old blobs, then expiring one space leaves the other alone', async () => {
+          await store.putNamed('ci-log/run-1/a.log', Buffer.from('log'));
+          await store.putNamed('ci-logs/run-1/a.log', Buffer.from('other'));
+          await store.putNamed('dashboard-sessions/revoked/x', Buffer.from('session'));
+
+          await store.expireNamed('ci-log', later(), note);
+
+          expect((await store.getNamed('ci-logs/run-1/a.log'))?.toString()).toBe('other');
+          expect((await store.getNamed('dashboard-sessions/revoked/x'))?.toString()).toBe('session');
+        });
+
+        it('when a space is expired twice, then the second pass replaces nothing', async () => {
+          await store.putNamed('ci-log/run-1/a.log', Buffer.from('log'));
+          await store.expireNamed('ci-log', later(), note);
+
+          expect(await store.expireNamed('ci-log', later(), note)).toEqual({ blobs: 0, bytes: 0 });
+          expect(await store.getNamed('ci-log/run-1/a.log')).toEqual(note);
+        });
+
+        it('when the space is not one name segment, then expireNamed refuses it', async () => {
+          for (const bad of ['', 'ci-log/run-1', '../x', '.hidden'])
+            await expect(store.expireNamed(bad, later(), note)).rejects.toThrow(RangeError);
+        });
+      });
     });
   });
 }

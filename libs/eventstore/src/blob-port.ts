@@ -16,5 +16,17 @@ export interface BlobStore {
   putNamed(name: string, bytes: Buffer): Promise<void>;
   /** The bytes last stored under `name`, or null (also for a name that is not valid). */
   getNamed(name: string): Promise<Buffer | null>;
+  /**
+   * Replaces with `note` every named blob under `space/` (one name segment) last stored before
+   * `before`, keeping the name, so a reader can tell a blob that expired from one that never was
+   * (retention: docs/decisions.md D296). A blob stored again meanwhile keeps its new bytes. Answers how
+   * many were replaced and the bytes that freed.
+   */
+  expireNamed(space: string, before: Date, note: Buffer): Promise<ExpiredBlobs>;
   close(): Promise<void>;
+}
+
+export interface ExpiredBlobs {
+  blobs: number;
+  bytes: number;
 }

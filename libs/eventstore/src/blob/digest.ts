@@ -27,3 +27,8 @@ export function isBlobName(value: string): boolean {
 export function assertBlobName(value: string): void {
   if (!isBlobName(value)) throw new RangeError(`not a valid blob name: ${JSON.stringify(value.slice(0, 80))}`);
 }
+
+/** A space of named blobs is one segment: `ci-log` holds `ci-log/<run>/<check>.log`. */
+export function assertBlobSpace(value: string): void {
+  if (value.includes('/') || !isBlobName(value)) throw new RangeError(`not a blob name space: ${JSON.stringify(value.slice(0, 80))}`);
+}

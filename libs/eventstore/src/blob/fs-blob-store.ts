@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { BlobStore } from '../blob-port';
-import { assertBlobName, isBlobName, isDigest, sha256Hex } from './digest';
+import type { BlobStore, ExpiredBlobs } from '../blob-port';
+import { assertBlobName, assertBlobSpace, isBlobName, isDigest, sha256Hex } from './digest';
 
 export interface FsBlobStoreOptions {
   /**
@@ -43,6 +43,23 @@ export class FsBlobStore implements BlobStore {
     return readOrNull(join(this.options.dir, 'named', name));
   }
 
+  async expireNamed(space: string, before: Date, note: Buffer): Promise<ExpiredBlobs> {
+    assertBlobSpace(space);
+    const expired = { blobs: 0, bytes: 0 };
+    for (const file of await filesUnder(join(this.options.dir, 'named', space))) {
+      const info = await stat(file).catch(() => null);
+      if (!info?.isFile() || info.mtimeMs >= before.getTime()) continue;
+      // The note's own file is not written again (writing it would make it new for another period).
+      if (info.size === note.length && (await readOrNull(file))?.equals(note)) continue;
+      // Not atomic with the check: a name written again in that instant loses its new bytes. Names
+      // swept here (a check's log) are written while their run lasts, far inside any retention.
+      await writeWhole(file, note);
+      expired.blobs++;
+      expired.bytes += info.size - note.length;
+    }
+    return expired;
+  }
+
   async close(): Promise<void> {
     // Nothing is held open between calls.
   }
@@ -67,6 +84,15 @@ async function writeWhole(target: string, bytes: Buffer): Promise<void> {
     throw err;
   }
   await syncDir(dir);
+}
+
+/** Every file below `dir` (temporary files left by a crash excepted); none when it does not exist. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  return entries.filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => join(e.parentPath, e.name));
 }
 
 async function readOrNull(path: string): Promise<Buffer | null> {

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { BlobStore } from '../blob-port';
-import { assertBlobName, isBlobName, isDigest, sha256Hex } from '../blob/digest';
+import type { BlobStore, ExpiredBlobs } from '../blob-port';
+import { assertBlobName, assertBlobSpace, isBlobName, isDigest, sha256Hex } from '../blob/digest';
 import { openMigratedPool } from './migrate';
 import { DEFAULT_POSTGRES_SCHEMA } from './postgres-event-store';
 import { quoteSchema } from './schema';
@@ -13,6 +13,8 @@ export interface PostgresBlobStoreOptions {
   /** Connections; blob traffic is rare and large, so a small pool of its own. */
   poolSize?: number;
 }
+
+const EXPIRE_BATCH = 200;
 
 /**
  * Blobs as bytea rows in the event store's PostgreSQL schema, for processes on separate machines
@@ -61,6 +63,28 @@ export class PostgresBlobStore implements BlobStore {
     if (!isBlobName(name)) return null;
     const { rows } = await this.pool.query<{ bytes: Buffer }>(`SELECT bytes FROM ${this.q}.named_blobs WHERE name = $1`, [name]);
     return rows[0]?.bytes ?? null;
+  }
+
+  async expireNamed(space: string, before: Date, note: Buffer): Promise<ExpiredBlobs> {
+    assertBlobSpace(space);
+    const expired = { blobs: 0, bytes: 0 };
+    for (;;) {
+      // stored_at is kept: a note is never replaced again, and `bytes <> note` skips it.
+      const { rows } = await this.pool.query<{ blobs: number; bytes: string }>(
+        `WITH old AS (
+           SELECT name, octet_length(bytes) AS size FROM ${this.q}.named_blobs
+            WHERE starts_with(name, $1) AND stored_at < $2 AND bytes <> $3 LIMIT $4 FOR UPDATE
+         ), done AS (
+           UPDATE ${this.q}.named_blobs n SET bytes = $3 FROM old WHERE n.name = old.name AND n.stored_at < $2
+         RETURNING old.size)
+         SELECT count(*)::int AS blobs, coalesce(sum(size - octet_length($3::bytea)), 0)::text AS bytes FROM done`,
+        [`${space}/`, before, note, EXPIRE_BATCH],
+      );
+      const blobs = rows[0]?.blobs ?? 0;
+      expired.blobs += blobs;
+      expired.bytes += Number(rows[0]?.bytes ?? 0);
+      if (blobs < EXPIRE_BATCH) return expired;
+    }
   }
 
   async close(): Promise<void> {
