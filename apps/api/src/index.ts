@@ -18,3 +18,4 @@ export { githubApiOf, openGithubApi, WEBHOOK_PATH, type GithubApiParts } from '.
 
 export * from './readiness/projection-health';
 export * from './routes/webhooks';
+export { startRetention, type RetentionHandle } from './retention';

@@ -19,6 +19,7 @@ import { composeApi } from './compose';
 import { openDistributedWebhooks } from './webhooks-distributed';
 import { githubApiOf } from './github';
 import { openTestHealthStore, testHealthConfigOf } from './test-health';
+import { startRetention } from './retention';
 
 /**
  * `npm run start:api`: the distributed shape's stateless API. Reads come from the Redis read models a
@@ -103,10 +104,19 @@ const main = async (): Promise<void> => {
   selfUrl = `http://${config.host}:${port}`;
   setSelfUrl(selfUrl);
   webhooks.deliverer.start();
+  // Every replica times the sweep; the one holding the retention lease does it (D296).
+  const retention = startRetention({
+    settings: config.retention,
+    eventStore,
+    blobs,
+    logger,
+    lease: { redisUrl: config.redisUrl, namespace: config.redisNamespace, ttlMs: config.projector.leaseTtlMs },
+  });
   logger.info('railyard api listening', { port, eventStore: config.eventStore.kind });
   const stop = () => {
     server.close(() => {
       Promise.all([
+        retention.close(),
         webhooks.close(),
         statuses.close(),
         testHealth.close(),

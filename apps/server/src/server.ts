@@ -1,7 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { composeApi, githubApiOf, openTestHealthStore, testHealthConfigOf, type ComposedApi, type GithubApiParts } from '@railyard/api';
+import {
+  composeApi,
+  githubApiOf,
+  openTestHealthStore,
+  startRetention,
+  testHealthConfigOf,
+  type ComposedApi,
+  type GithubApiParts,
+} from '@railyard/api';
 import type { UploadReportsInput } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
@@ -20,6 +28,7 @@ import {
   openReadModels,
   type RailyardConfig,
 } from '@railyard/runtime';
+import type { RetentionSweeper } from '@railyard/ci';
 import { lockDataDir } from './data-dir-lock';
 import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotModel } from './snapshots';
 import { openWebhooks } from './webhooks';
@@ -30,6 +39,8 @@ import { startEngineThread } from './engine-thread/start';
 export interface RunningServer {
   url: string;
   port: number;
+  /** The retention sweep (D296), for tests and operators' tools that sweep now rather than on the timer. */
+  retention: RetentionSweeper;
   close(): Promise<void>;
 }
 
@@ -217,6 +228,15 @@ const startOnBoundServer = async (
       : null;
   await checkRuns?.start();
   webhooks.deliverer.start();
+  // The only process on this data dir, so no lease; a snapshot's event stays with its stream (D296).
+  const retention = startRetention({
+    settings: config.retention,
+    eventStore,
+    blobs,
+    logger,
+    ...(options.clock ? { clock: options.clock.now } : {}),
+    ...(snapshots ? { keepFrom: () => snapshots.lowestPosition() } : {}),
+  });
   logger.info('railyard listening', {
     port,
     dataDir: config.dataDir,
@@ -227,10 +247,12 @@ const startOnBoundServer = async (
   return {
     url: `http://${config.host}:${port}`,
     port,
+    retention: retention.sweeper,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await checkRuns?.stop();
+      await retention.close();
       await webhooks.close();
       await hints?.close();
       await engine?.stop();

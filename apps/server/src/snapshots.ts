@@ -106,6 +106,12 @@ export class ReadModelSnapshots {
     return rows.reduce<bigint | null>((low, r) => (low === null || BigInt(r.position) < low ? BigInt(r.position) : low), null);
   }
 
+  /** The lowest position a snapshot covers, or null with none: retention keeps the event there (D296). */
+  lowestPosition(): bigint | null {
+    const rows = this.db.prepare('SELECT position FROM snapshots').all() as { position: string }[];
+    return rows.reduce<bigint | null>((low, r) => (low === null || BigInt(r.position) < low ? BigInt(r.position) : low), null);
+  }
+
   close(): void {
     this.db.close();
   }

@@ -44,7 +44,7 @@ export interface OperationDoc {
   errors?: ErrorStatus[];
 }
 
-export type ErrorStatus = 400 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface TagDoc {
   name: string;
@@ -85,6 +85,12 @@ const ERRORS: Record<number, { name: string; description: string; example: { cod
     description:
       'A rule of the queue refuses the command: QUEUE_ALREADY_EXISTS, QUEUE_NOT_EMPTY, QUEUE_NOT_ACCEPTING_SUBMISSIONS, MODE_CHANGE_IN_PROGRESS, PR_NOT_OPEN, PR_NOT_IN_ACTIVE_STATE, PR_TESTS_NOT_RESTARTABLE.',
     example: { code: 'PR_NOT_IN_ACTIVE_STATE', message: 'PR #12 is merged' },
+  },
+  410: {
+    name: 'Gone',
+    description:
+      'It existed and was removed under the retention setting (LOG_EXPIRED: a check log older than RAILYARD_CI_RETENTION_DAYS). Asking again will not bring it back.',
+    example: { code: 'LOG_EXPIRED', message: 'the log of check "test" of test run 3f2c expired under the retention setting' },
   },
   413: {
     name: 'PayloadTooLarge',

@@ -21,3 +21,12 @@ export {
   type CommitStatusListener,
   type CommitStatusStore,
 } from '@railyard/githost';
+export { EXPIRED_LOG_NOTE, isExpiredLog } from './retention/expired-log';
+export { retentionCutoff } from './retention/cutoff';
+export {
+  startRetentionSweeper,
+  sweepRetention,
+  type RetentionOptions,
+  type RetentionPass,
+  type RetentionSweeper,
+} from './retention/sweeper';

@@ -41,8 +41,11 @@ export const ciLogFile = (dataDir: string, testRunId: string, check: string): st
  */
 export const ciLogBlobName = (testRunId: string, check: string): string => {
   if (!isValidTestRunId(testRunId)) throw new Error(`invalid test run id ${JSON.stringify(testRunId)}`);
-  return `ci-log/${testRunId}/${checkFileName(check)}`;
+  return `${CI_LOG_SPACE}/${testRunId}/${checkFileName(check)}`;
 };
+
+/** The blob store's space of archived check logs, which retention sweeps (docs/decisions.md D296). */
+export const CI_LOG_SPACE = 'ci-log';
 
 export const ciLogPath = (testRunId: string, check: string): string =>
   `/ci/logs/${encodeURIComponent(testRunId)}/${encodeURIComponent(check)}`;

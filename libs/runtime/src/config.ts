@@ -117,6 +117,14 @@ export interface EngineSettings {
   mergeabilityPerSecond: number;
 }
 
+/** How long commit statuses and archived check logs are kept (docs/decisions.md D296). */
+export interface RetentionSettings {
+  /** Days after a commit's last status, or a log's archiving, before they are swept; 0 keeps them for ever. */
+  days: number;
+  /** Minutes between sweeps. */
+  sweepMinutes: number;
+}
+
 export interface ProjectorSettings {
   batchSize: number;
   /** How long a killed projector's lease outlives it: the longest a standby waits after a kill -9. */
@@ -129,6 +137,7 @@ export interface ProjectorSettings {
 export interface RailyardConfig extends RuntimeConfig {
   publicUrl?: string;
   ci: CiConfig;
+  retention: RetentionSettings;
   testHealth: TestHealthSettings;
   engine: EngineSettings;
   projector: ProjectorSettings;
@@ -216,6 +225,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       cgroup: e.RAILYARD_CI_CGROUP,
       hiddenPaths: e.RAILYARD_API_TOKENS_FILE ? [path.resolve(e.RAILYARD_API_TOKENS_FILE)] : [],
     },
+    retention: { days: e.RAILYARD_CI_RETENTION_DAYS, sweepMinutes: e.RAILYARD_CI_RETENTION_SWEEP_MINUTES },
     testHealth: {
       orgSlug: e.RAILYARD_ORG_SLUG,
       ...(e.RAILYARD_PAGE_TOKEN_SECRET ? { pageTokenSecret: e.RAILYARD_PAGE_TOKEN_SECRET } : {}),

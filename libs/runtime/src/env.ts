@@ -149,6 +149,9 @@ export const railyardEnvSchema = z.object({
   RAILYARD_CI_DISK_MIB: int(4096, 16, 16_777_216),
   RAILYARD_CI_LOG_MIB: int(64, 1, 1_048_576),
   RAILYARD_CI_CGROUP: textOr('auto'),
+  // Commit-status streams and archived check logs older than this are swept (docs/operations.md, "Retention"); 0 keeps them.
+  RAILYARD_CI_RETENTION_DAYS: int(30, 0, 36_500),
+  RAILYARD_CI_RETENTION_SWEEP_MINUTES: int(60, 1, 7 * 24 * 60),
   RAILYARD_ORG_SLUG: textOr('railyard').refine((v) => SLUG.test(v), { message: "must be letters, digits, '.', '_' or '-'" }),
   RAILYARD_TICKET_URL: text.refine((v) => v === undefined || /^https?:\/\/\S*\{id\}\S*$/i.test(v), {
     message: 'must be an http(s) URL holding {id}, e.g. https://acme.atlassian.net/browse/{id}',

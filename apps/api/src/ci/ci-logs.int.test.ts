@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseTokenList, TokenRegistry } from '@railyard/auth';
-import { ciLogBlobName, ciLogFile, CommitChecker, MAX_ARCHIVED_LOG_BYTES } from '@railyard/ci';
+import { ciLogBlobName, ciLogFile, CommitChecker, MAX_ARCHIVED_LOG_BYTES, sweepRetention } from '@railyard/ci';
 import type { RepoRef } from '@railyard/domain';
 import { MemoryEventStore, PostgresBlobStore } from '@railyard/eventstore';
 import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
@@ -171,6 +171,21 @@ describe('GET /ci/logs/<testRunId>/<check> across nodes', () => {
     expect(res.text).toMatch(/^# railyard ci: the first \d+ of \d+ bytes of this log were dropped;/);
     expect(res.text).toMatch(/the-verdict-line\n# exit code 0\n$|the-verdict-line\n# passed/);
     expect(res.text.split('\n')[1]).toBe('x'.repeat(49));
+  });
+
+  it('when retention swept a finished log, then every node answers 410 LOG_EXPIRED, the runner’s own included', async () => {
+    const { testRunId, exited } = await runOnNodeA('  unit: "echo from-node-a"\n', true);
+    expect(await exited).toBe(0);
+    const later = new Date(Date.now() + 31 * 86_400_000);
+
+    const pass = await sweepRetention({ events: new MemoryEventStore(), logs: blobs, days: 30, clock: () => later });
+
+    expect(pass?.logs?.blobs).toBeGreaterThanOrEqual(1);
+    for (const node of [nodeA, nodeB]) {
+      const res = await getLog(apiOn(node), testRunId, 'unit');
+      expect([res.status, res.body.error?.code]).toEqual([410, 'LOG_EXPIRED']);
+      expect(res.body.error.message).toMatch(/expired under the retention setting/);
+    }
   });
 
   it('when no node ran the check, then 404 LOG_NOT_FOUND', async () => {

@@ -1,7 +1,15 @@
 import { createReadStream, promises as fs } from 'node:fs';
 import type { Response, Router } from 'express';
 import type { TokenRegistry } from '@railyard/auth';
-import { ciLogBlobName, ciLogFile, isValidCheckName, isValidTestRunId, localLogIsAttempt, runningAttemptOf } from '@railyard/ci';
+import {
+  ciLogBlobName,
+  ciLogFile,
+  isExpiredLog,
+  isValidCheckName,
+  isValidTestRunId,
+  localLogIsAttempt,
+  runningAttemptOf,
+} from '@railyard/ci';
 import { requireToken } from '../auth/middleware';
 import type { CiHttpDeps } from '../ci/deps';
 import type { ApiDeps } from '../deps';
@@ -32,7 +40,7 @@ export const ciLogOperations = [
     auth: ({ tokens, ci }) => (ci.sessions ? ci.sessions.tokenOrSession('read') : requireToken(tokens, 'read')),
     parameters: [pathParam('testRunId', 'the test run id', RUN_ID), pathParam('check', 'the check name, as in .railyard.yml', 'test')],
     response: { description: 'The log', mediaType: 'text/plain', text: '$ npm test\n> 42 passed\n' },
-    errors: [400, 404],
+    errors: [400, 404, 410],
     handle: async (_input, { deps: { ci }, req, res }) => {
       const { testRunId, check } = req.params as { testRunId: string; check: string };
       if (!isValidTestRunId(testRunId))
@@ -42,6 +50,14 @@ export const ciLogOperations = [
       if (!isValidCheckName(check))
         throw new ApiError(400, 'VALIDATION_FAILED', 'not a valid check name', [{ field: 'check', message: 'invalid' }]);
       const archived = ci.logs ? await ci.logs.getNamed(ciLogBlobName(testRunId, check)) : null;
+      // Swept by retention (D296): said so, not "never was". The runner's node may still have its file,
+      // which is not served either: every node answers alike.
+      if (archived && isExpiredLog(archived))
+        throw new ApiError(
+          410,
+          'LOG_EXPIRED',
+          `the log of check ${JSON.stringify(check)} of test run ${testRunId} expired under the retention setting`,
+        );
       const running = archived && runningAttemptOf(archived);
       if (archived && !running) {
         res.status(200).set(TEXT).end(archived);

@@ -1,0 +1,118 @@
+import { canDropStreams, type BlobStore, type EventStore, type ExpiredBlobs } from '@railyard/eventstore';
+import { STATUS_STREAM_PREFIX } from '@railyard/githost';
+import { errorFields, type Logger } from '@railyard/observability';
+import { CI_LOG_SPACE } from '../urls';
+import { retentionCutoff } from './cutoff';
+import { EXPIRED_LOG_NOTE } from './expired-log';
+
+/** What one sweep removed; `statuses` null when the event store cannot drop streams (KurrentDB). */
+export interface RetentionPass {
+  before: string;
+  statuses: { streams: number; events: number; bytes: number } | null;
+  logs: ExpiredBlobs | null;
+}
+
+export interface RetentionOptions {
+  events: EventStore;
+  /** The blob store holding archived check logs; null where there is none (the memory mode has one all the same). */
+  logs: Pick<BlobStore, 'expireNamed'> | null;
+  /** RAILYARD_CI_RETENTION_DAYS; 0 keeps everything. */
+  days: number;
+  clock: () => Date;
+  /**
+   * The lowest position a read-model snapshot names (the embedded server's, D252): the stream holding
+   * that event stays, or the snapshot would no longer match the log and its model would be rebuilt.
+   */
+  keepFrom?: () => bigint | null;
+  /** Stops a pass between batches (the process is stopping). */
+  stopped?: () => boolean;
+}
+
+/**
+ * One retention pass (docs/decisions.md D296): commit-status streams whose last report is older than
+ * the retention are dropped, archived check logs older than it become the expired note. Nothing the
+ * queue's own history needs is touched: the engine copies every status it counts into the queue's
+ * stream (TestRunStatusReported), which replay, the audit trail and the read models fold.
+ */
+export const sweepRetention = async (o: RetentionOptions): Promise<RetentionPass | null> => {
+  const before = retentionCutoff(o.clock(), o.days);
+  if (before === null) return null;
+  let statuses: RetentionPass['statuses'] = null;
+  if (canDropStreams(o.events)) {
+    statuses = { streams: 0, events: 0, bytes: 0 };
+    let after: string | undefined;
+    do {
+      const keepFrom = o.keepFrom?.() ?? undefined;
+      const dropped = await o.events.dropStreamsBefore(STATUS_STREAM_PREFIX, before, {
+        ...(after !== undefined ? { after } : {}),
+        ...(keepFrom !== undefined ? { keepFrom } : {}),
+      });
+      statuses.streams += dropped.streams;
+      statuses.events += dropped.events;
+      statuses.bytes += dropped.bytes;
+      after = dropped.next ?? undefined;
+    } while (after !== undefined && !o.stopped?.());
+  }
+  const logs = o.logs && !o.stopped?.() ? await o.logs.expireNamed(CI_LOG_SPACE, before, EXPIRED_LOG_NOTE) : null;
+  return { before: before.toISOString(), statuses, logs };
+};
+
+export interface RetentionSweeper {
+  /** One pass now (the one under way, if any); null when retention keeps everything or another replica sweeps. */
+  runOnce(): Promise<RetentionPass | null>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Sweeps every `minutes` (the first within five minutes of start, so a process restarted more often
+ * than the interval still sweeps). `mayRun` is the distributed shape's lease: only its holder sweeps.
+ */
+export const startRetentionSweeper = (
+  o: RetentionOptions & { minutes: number; logger: Logger; mayRun?: () => Promise<boolean> },
+): RetentionSweeper => {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<RetentionPass | null> | null = null;
+  if (o.days > 0 && !canDropStreams(o.events))
+    o.logger.warn('retention: this event store cannot drop streams, so commit statuses are kept; check logs still expire', {
+      days: o.days,
+    });
+
+  const pass = async (): Promise<RetentionPass | null> => {
+    if (o.mayRun && !(await o.mayRun())) return null;
+    const started = performance.now();
+    const done = await sweepRetention({ ...o, stopped: () => stopped });
+    if (done) o.logger.info('retention sweep', { ...done, ms: Math.round(performance.now() - started) });
+    return done;
+  };
+
+  const runOnce = (): Promise<RetentionPass | null> => {
+    running ??= pass().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  const schedule = (minutes: number): void => {
+    if (stopped || o.days <= 0) return;
+    timer = setTimeout(
+      () => {
+        runOnce()
+          .catch((err: unknown) => o.logger.error('retention sweep failed', errorFields(err)))
+          .finally(() => schedule(o.minutes));
+      },
+      minutes * 60_000 * (0.9 + Math.random() * 0.2),
+    );
+    timer.unref();
+  };
+  schedule(Math.min(o.minutes, 5));
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+};
