@@ -5,7 +5,7 @@ import { sweepRetention } from '@railyard/ci';
 import { FsBlobStore, SqliteEventStore } from '@railyard/eventstore';
 import { STATUS_STREAM_PREFIX } from '@railyard/githost';
 import { historyEntryOf, replayQueue, type HistoryEntry } from '@railyard/readmodels';
-import { commitOnBranch } from '@railyard/testkit';
+import { commitOnBranch, eventually } from '@railyard/testkit';
 import { queueIdOf, queueStreamOf } from '@railyard/domain';
 import { client, REPO } from './support/client';
 import { startProcess, type RunningProcess } from './support/processes';
@@ -22,16 +22,6 @@ jest.setTimeout(240_000);
 let world: World;
 let server: RunningProcess | undefined;
 const DAY = 86_400_000;
-
-const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
 
 const start = async (): Promise<ReturnType<typeof client>> => {
   server = await startProcess('apps/server/src/main.ts', { ...world.env, RAILYARD_ENGINE: 'on', RAILYARD_ENGINE_TICK_MS: '200' });
@@ -102,7 +92,7 @@ describe('retention of commit statuses and check logs', () => {
     expect((await api.createQueue()).status).toBe(200);
     for (const n of [1, 2, 3]) {
       expect((await api.submit(n)).status).toBe(200);
-      await eventually(async () => ((s) => (['merged', 'failed'].includes(s) ? s : undefined))((await api.getPr(n)).body.state as string));
+      await eventually(async () => ['merged', 'failed'].includes((await api.getPr(n)).body.state as string), `PR ${n} ended`, 120_000);
     }
     const runIds = [
       ...new Set((await queueHistory()).flatMap((e) => (e.type === 'TestRunStarted' ? [(e.data as { testRunId: string }).testRunId] : []))),

@@ -18,4 +18,4 @@ export { githubApiOf, openGithubApi, WEBHOOK_PATH, type GithubApiParts } from '.
 
 export * from './readiness/projection-health';
 export * from './routes/webhooks';
-export { startRetention, type RetentionHandle } from './retention';
+export { startRetention, type RetentionHandle, type RetentionSweeper } from './retention';

@@ -1,11 +1,15 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { startRetentionSweeper, type RetentionSweeper } from '@railyard/ci';
-import type { BlobStore, EventStore } from '@railyard/eventstore';
-import type { Logger } from '@railyard/observability';
+import { sweepRetention, type RetentionPass } from '@railyard/ci';
+import { canDropStreams, type BlobStore, type EventStore } from '@railyard/eventstore';
+import { errorFields, type Logger } from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
 import type { RetentionSettings } from '@railyard/runtime';
+import { startPeriodic, type Periodic } from './periodic';
+
+/** `runOnce` answers null when retention keeps everything or another replica holds the lease. */
+export type RetentionSweeper = Periodic<RetentionPass | null>;
 
 export interface RetentionHandle {
   sweeper: RetentionSweeper;
@@ -13,10 +17,11 @@ export interface RetentionHandle {
 }
 
 /**
- * The retention sweep of commit statuses and archived check logs (docs/decisions.md D296). The
- * embedded server is the only process on its data dir and sweeps itself; in the distributed shape
- * every API replica runs the timer and only the holder of the `retention` Redis lease sweeps (like
- * webhooks' endpoint leases, D245), so two replicas never drop the same streams at once.
+ * The retention sweep of commit statuses and archived check logs (docs/decisions.md D296), every
+ * `sweepMinutes` and first within five minutes of start (a process restarted more often than the
+ * interval still sweeps). The embedded server is the only process on its data dir and sweeps itself;
+ * in the distributed shape every API replica runs the timer and only the holder of the `retention`
+ * Redis lease sweeps (like webhooks' endpoint leases, D245), so two replicas never sweep at once.
  */
 export const startRetention = (o: {
   settings: RetentionSettings;
@@ -27,6 +32,9 @@ export const startRetention = (o: {
   keepFrom?: () => bigint | null;
   lease?: { redisUrl: string; namespace: string; ttlMs: number };
 }): RetentionHandle => {
+  const { days, sweepMinutes } = o.settings;
+  if (days > 0 && !canDropStreams(o.eventStore))
+    o.logger.warn('retention: this event store cannot drop streams, so commit statuses are kept; check logs still expire', { days });
   const redis = o.lease ? new Redis(o.lease.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }) : null;
   const lease =
     redis && o.lease
@@ -37,15 +45,24 @@ export const startRetention = (o: {
           ttlMs: o.lease.ttlMs,
         })
       : null;
-  const sweeper = startRetentionSweeper({
-    events: o.eventStore,
-    logs: o.blobs,
-    days: o.settings.days,
-    minutes: o.settings.sweepMinutes,
-    clock: o.clock ?? (() => new Date()),
-    logger: o.logger,
-    ...(o.keepFrom ? { keepFrom: o.keepFrom } : {}),
-    ...(lease ? { mayRun: () => lease.tryAcquire().catch(() => false) } : {}),
+  const sweeper = startPeriodic({
+    minutes: days > 0 ? sweepMinutes : 0,
+    firstAfterMinutes: Math.min(sweepMinutes, 5),
+    pass: async (stopped) => {
+      if (lease && !(await lease.tryAcquire().catch(() => false))) return null;
+      const started = performance.now();
+      const done = await sweepRetention({
+        events: o.eventStore,
+        logs: o.blobs,
+        days,
+        clock: o.clock ?? (() => new Date()),
+        stopped,
+        ...(o.keepFrom ? { keepFrom: o.keepFrom } : {}),
+      });
+      if (done) o.logger.info('retention sweep', { ...done, ms: Math.round(performance.now() - started) });
+      return done;
+    },
+    onError: (err) => o.logger.error('retention sweep failed', errorFields(err)),
   });
   return {
     sweeper,

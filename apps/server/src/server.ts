@@ -28,7 +28,7 @@ import {
   openReadModels,
   type RailyardConfig,
 } from '@railyard/runtime';
-import type { RetentionSweeper } from '@railyard/ci';
+import type { RetentionSweeper } from '@railyard/api';
 import { lockDataDir } from './data-dir-lock';
 import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotModel } from './snapshots';
 import { openWebhooks } from './webhooks';

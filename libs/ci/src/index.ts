@@ -23,10 +23,4 @@ export {
 } from '@railyard/githost';
 export { EXPIRED_LOG_NOTE, isExpiredLog } from './retention/expired-log';
 export { retentionCutoff } from './retention/cutoff';
-export {
-  startRetentionSweeper,
-  sweepRetention,
-  type RetentionOptions,
-  type RetentionPass,
-  type RetentionSweeper,
-} from './retention/sweeper';
+export { sweepRetention, type RetentionOptions, type RetentionPass } from './retention/sweeper';

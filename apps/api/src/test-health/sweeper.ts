@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errorFields, type Logger } from '@railyard/observability';
 import type { TestHealthReadModels } from '@railyard/readmodels';
 import { repoOfId } from '@railyard/testhealth';
+import { startPeriodic } from '../periodic';
 import type { EvaluationResult, TestEvaluator } from './evaluator';
 
 export interface SweeperHandle {
@@ -23,50 +24,23 @@ export const startSweeper = (options: {
   minutes: number;
 }): SweeperHandle => {
   const { store, evaluator, logger } = options;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<EvaluationResult> | null = null;
-  let stopped = false;
-
-  const pass = async (): Promise<EvaluationResult> => {
-    const total = { evaluated: 0, changed: 0 };
-    for (const repoId of await store.repoIds()) {
-      const repo = repoOfId(repoId);
-      if (!repo || stopped) continue;
-      try {
-        const r = await evaluator.sweep(repo, { actor: 'test-health-sweep', correlationId: randomUUID() });
-        total.evaluated += r.evaluated;
-        total.changed += r.changed;
-      } catch (err) {
-        logger.error('test-health sweep failed for a repository', { repo: repoId, ...errorFields(err) });
+  return startPeriodic({
+    minutes: options.minutes,
+    pass: async (stopped) => {
+      const total = { evaluated: 0, changed: 0 };
+      for (const repoId of await store.repoIds()) {
+        const repo = repoOfId(repoId);
+        if (!repo || stopped()) continue;
+        try {
+          const r = await evaluator.sweep(repo, { actor: 'test-health-sweep', correlationId: randomUUID() });
+          total.evaluated += r.evaluated;
+          total.changed += r.changed;
+        } catch (err) {
+          logger.error('test-health sweep failed for a repository', { repo: repoId, ...errorFields(err) });
+        }
       }
-    }
-    return total;
-  };
-
-  const runOnce = (): Promise<EvaluationResult> => {
-    running ??= pass().finally(() => {
-      running = null;
-    });
-    return running;
-  };
-
-  const schedule = () => {
-    if (stopped || options.minutes <= 0) return;
-    // Jitter, so the API processes of a deployment do not all sweep in the same second.
-    const delay = options.minutes * 60_000 * (0.9 + Math.random() * 0.2);
-    timer = setTimeout(() => {
-      void runOnce().finally(schedule);
-    }, delay);
-    timer.unref();
-  };
-  schedule();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
+      return total;
     },
-  };
+    onError: (err) => logger.error('test-health sweep failed', errorFields(err)),
+  });
 };

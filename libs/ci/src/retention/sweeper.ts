@@ -1,6 +1,5 @@
 import { canDropStreams, type BlobStore, type EventStore, type ExpiredBlobs } from '@railyard/eventstore';
 import { STATUS_STREAM_PREFIX } from '@railyard/githost';
-import { errorFields, type Logger } from '@railyard/observability';
 import { CI_LOG_SPACE } from '../urls';
 import { retentionCutoff } from './cutoff';
 import { EXPIRED_LOG_NOTE } from './expired-log';
@@ -55,64 +54,4 @@ export const sweepRetention = async (o: RetentionOptions): Promise<RetentionPass
   }
   const logs = o.logs && !o.stopped?.() ? await o.logs.expireNamed(CI_LOG_SPACE, before, EXPIRED_LOG_NOTE) : null;
   return { before: before.toISOString(), statuses, logs };
-};
-
-export interface RetentionSweeper {
-  /** One pass now (the one under way, if any); null when retention keeps everything or another replica sweeps. */
-  runOnce(): Promise<RetentionPass | null>;
-  stop(): Promise<void>;
-}
-
-/**
- * Sweeps every `minutes` (the first within five minutes of start, so a process restarted more often
- * than the interval still sweeps). `mayRun` is the distributed shape's lease: only its holder sweeps.
- */
-export const startRetentionSweeper = (
-  o: RetentionOptions & { minutes: number; logger: Logger; mayRun?: () => Promise<boolean> },
-): RetentionSweeper => {
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<RetentionPass | null> | null = null;
-  if (o.days > 0 && !canDropStreams(o.events))
-    o.logger.warn('retention: this event store cannot drop streams, so commit statuses are kept; check logs still expire', {
-      days: o.days,
-    });
-
-  const pass = async (): Promise<RetentionPass | null> => {
-    if (o.mayRun && !(await o.mayRun())) return null;
-    const started = performance.now();
-    const done = await sweepRetention({ ...o, stopped: () => stopped });
-    if (done) o.logger.info('retention sweep', { ...done, ms: Math.round(performance.now() - started) });
-    return done;
-  };
-
-  const runOnce = (): Promise<RetentionPass | null> => {
-    running ??= pass().finally(() => {
-      running = null;
-    });
-    return running;
-  };
-
-  const schedule = (minutes: number): void => {
-    if (stopped || o.days <= 0) return;
-    timer = setTimeout(
-      () => {
-        runOnce()
-          .catch((err: unknown) => o.logger.error('retention sweep failed', errorFields(err)))
-          .finally(() => schedule(o.minutes));
-      },
-      minutes * 60_000 * (0.9 + Math.random() * 0.2),
-    );
-    timer.unref();
-  };
-  schedule(Math.min(o.minutes, 5));
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
-  };
 };
