@@ -27,11 +27,28 @@ export const statements = (q: string) => ({
     UNION ALL
     SELECT 's', s.id, NULL, (SELECT max(e.revision) FROM ${q}.events e WHERE e.stream_id = s.id)::text, NULL
       FROM unnest($2::text[]) AS s(id)`,
-  /** Streams with the prefix (between $1 and $3, after $2) whose newest event is older than $4, $5 at most. */
+  /**
+   * Streams with the prefix (between $1 and $3, after $2) whose newest event is older than $4, $5 at
+   * most. A walk of the code-point index, one probe per stream id, with the newest time read from the
+   * same index: a batch costs the streams it passes, never a scan of the log (a GROUP BY over the prefix
+   * reads every status event for each batch).
+   */
   oldStreams: `
-    SELECT s FROM (SELECT stream_id COLLATE "C" AS s, recorded_at FROM ${q}.events) e
-     WHERE s >= $1 AND s > $2 AND s < $3
-     GROUP BY s HAVING max(recorded_at) < $4 ORDER BY s LIMIT $5`,
+    WITH RECURSIVE ids(s) AS (
+      (SELECT stream_id COLLATE "C" FROM ${q}.events
+        WHERE stream_id COLLATE "C" >= $1 AND stream_id COLLATE "C" > $2 AND stream_id COLLATE "C" < $3
+        ORDER BY stream_id COLLATE "C" LIMIT 1)
+      UNION ALL
+      SELECT (SELECT e.stream_id COLLATE "C" FROM ${q}.events e
+               WHERE e.stream_id COLLATE "C" > ids.s AND e.stream_id COLLATE "C" < $3
+               ORDER BY e.stream_id COLLATE "C" LIMIT 1)
+        FROM ids WHERE ids.s IS NOT NULL
+    )
+    SELECT s FROM ids
+     WHERE s IS NOT NULL
+       AND (SELECT e.recorded_at FROM ${q}.events e WHERE e.stream_id COLLATE "C" = ids.s
+             ORDER BY e.stream_id COLLATE "C" DESC, e.recorded_at DESC LIMIT 1) < $4
+     LIMIT $5`,
   /**
    * Under the append lock: deletes those of the streams $1 still older than $2 whose last event is
    * before the store's newest (an append then takes the next position after it, never a dropped one)
