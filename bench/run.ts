@@ -27,6 +27,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   'engine-shape': () => import('./engine-shape'),
   scale: () => import('./scale'),
   webhooks: () => import('./webhooks'),
+  retention: () => import('./retention'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(
