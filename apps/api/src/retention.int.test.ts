@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serialize } from 'node:v8';
 import Redis from 'ioredis';
 import { CI_LOG_SPACE, EXPIRED_LOG_NOTE, sweepRetention } from '@railyard/ci';
 import { FsBlobStore, MemoryEventStore, SqliteEventStore, type EventStore } from '@railyard/eventstore';
@@ -66,6 +67,33 @@ describe('the retention sweep', () => {
 
     const redis = new Redis(REDIS_URL);
     await redis.del(redisKeys(namespace).lease('retention'));
+    await redis.quit();
+    await events.close();
+  });
+
+  it('when the standalone engines’ snapshot names an old status event, then its stream stays, and the older ones go', async () => {
+    const events = new SqliteEventStore({ file: join(dir, 'events.sqlite') });
+    await events.append(statusStreamOf(REPO, 'b'.repeat(40)), [status(1)], 'any');
+    const named = await events.append(statusStreamOf(REPO, 'a'.repeat(40)), [status(2)], 'any');
+    await events.append('queue-q', [queueEvent()], 'any');
+    const namespace = `test-${randomUUID().slice(0, 8)}`;
+    const redis = new Redis(REDIS_URL);
+    await redis.set(redisKeys(namespace).engineHead, serialize({ schema: 1, position: named.position, eventId: 'x', queues: [] }));
+    const handle = startRetention({
+      settings: { days: 30, sweepMinutes: 60 },
+      eventStore: events,
+      blobs: new FsBlobStore({ dir: join(dir, 'blobs') }),
+      logger,
+      clock: () => new Date(Date.now() + 31 * DAY),
+      lease: { redisUrl: REDIS_URL, namespace, ttlMs: 60_000 },
+    });
+    handles.push(handle);
+
+    expect(await handle.sweeper.runOnce()).toMatchObject({ statuses: { streams: 1 } });
+    expect(await events.readStream(statusStreamOf(REPO, 'a'.repeat(40)))).toHaveLength(1);
+    expect(await events.readStream(statusStreamOf(REPO, 'b'.repeat(40)))).toEqual([]);
+
+    await redis.del(redisKeys(namespace).engineHead, redisKeys(namespace).lease('retention'));
     await redis.quit();
     await events.close();
   });

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { deserialize } from 'node:v8';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { sweepRetention, type RetentionPass } from '@railyard/ci';
@@ -7,6 +8,15 @@ import { errorFields, type Logger } from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
 import type { RetentionSettings } from '@railyard/runtime';
 import { startPeriodic, type Periodic } from './periodic';
+
+/**
+ * Where the standalone engines' snapshot stands (D292: `engine:head`, written by apps/engine's
+ * RedisEngineState as v8 serialisation): the event there must stay, or the engines fold from the start.
+ */
+const engineHeadIn = (redis: Redis, namespace: string) => async (): Promise<bigint | null> => {
+  const head = await redis.getBuffer(redisKeys(namespace).engineHead);
+  return head ? (deserialize(head) as { position: bigint }).position : null;
+};
 
 /** `runOnce` answers null when retention keeps everything or another replica holds the lease. */
 export type RetentionSweeper = Periodic<RetentionPass | null>;
@@ -29,7 +39,7 @@ export const startRetention = (o: {
   blobs: BlobStore;
   logger: Logger;
   clock?: () => Date;
-  keepFrom?: () => bigint | null;
+  keepFrom?: () => Promise<bigint | null> | bigint | null;
   lease?: { redisUrl: string; namespace: string; ttlMs: number };
 }): RetentionHandle => {
   const { days, sweepMinutes } = o.settings;
@@ -57,7 +67,7 @@ export const startRetention = (o: {
         days,
         clock: o.clock ?? (() => new Date()),
         stopped,
-        ...(o.keepFrom ? { keepFrom: o.keepFrom } : {}),
+        ...(o.keepFrom ? { keepFrom: o.keepFrom } : redis && o.lease ? { keepFrom: engineHeadIn(redis, o.lease.namespace) } : {}),
       });
       if (done) o.logger.info('retention sweep', { ...done, ms: Math.round(performance.now() - started) });
       return done;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import BetterSqlite, { type Database } from 'better-sqlite3';
 import type { EngineSnapshotHead, EngineSnapshotSettings, EngineSnapshotStore, EngineSnapshotStream } from '@railyard/engine';
 import type { RailyardConfig } from '@railyard/runtime';
 import { openPrivateSqlite } from './private-sqlite';
@@ -28,7 +28,7 @@ interface StreamRow {
  * The head and the changed streams are written in one transaction.
  */
 export class EngineStateFile implements EngineSnapshotStore {
-  private readonly db: Database.Database;
+  private readonly db: Database;
 
   constructor(file: string) {
     this.db = openPrivateSqlite(file);
@@ -80,4 +80,24 @@ export const engineSnapshotsOf = (config: RailyardConfig): { snapshots?: EngineS
   if (!config.engine.enabled || config.eventStore.kind !== 'sqlite' || config.snapshotEveryEvents <= 0) return {};
   const store = new EngineStateFile(path.join(path.dirname(config.eventStore.file), ENGINE_STATE_FILE));
   return { snapshots: { store, everyEvents: config.snapshotEveryEvents } };
+};
+
+/** Where the embedded engine's snapshot stands, or null without one: retention keeps the event there (D296). */
+export const engineHeadPosition = (config: RailyardConfig): bigint | null => {
+  if (config.eventStore.kind !== 'sqlite') return null;
+  try {
+    const db = new BetterSqlite(path.join(path.dirname(config.eventStore.file), ENGINE_STATE_FILE), {
+      readonly: true,
+      fileMustExist: true,
+    });
+    try {
+      const row = db.prepare('SELECT position FROM engine_head WHERE id = 1').get() as { position: string } | undefined;
+      return row ? BigInt(row.position) : null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    // No file or no table yet: the engine has not saved a snapshot.
+    return null;
+  }
 };

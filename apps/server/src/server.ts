@@ -33,7 +33,7 @@ import { lockDataDir } from './data-dir-lock';
 import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotModel } from './snapshots';
 import { openWebhooks } from './webhooks';
 import { embeddedLocalCi } from './embedded-ci';
-import { engineSnapshotsOf } from './engine-state-file';
+import { engineHeadPosition, engineSnapshotsOf } from './engine-state-file';
 import { startEngineThread } from './engine-thread/start';
 
 export interface RunningServer {
@@ -228,14 +228,14 @@ const startOnBoundServer = async (
       : null;
   await checkRuns?.start();
   webhooks.deliverer.start();
-  // The only process on this data dir, so no lease; a snapshot's event stays with its stream (D296).
+  // The only process on this data dir, so no lease; the events the snapshots name stay (D296).
   const retention = startRetention({
     settings: config.retention,
     eventStore,
     blobs,
     logger,
     ...(options.clock ? { clock: options.clock.now } : {}),
-    ...(snapshots ? { keepFrom: () => snapshots.lowestPosition() } : {}),
+    keepFrom: () => lowest(snapshots?.lowestPosition() ?? null, engineHeadPosition(config)),
   });
   logger.info('railyard listening', {
     port,
@@ -267,6 +267,8 @@ const startOnBoundServer = async (
     },
   };
 };
+
+const lowest = (a: bigint | null, b: bigint | null): bigint | null => (a === null ? b : b === null || a < b ? a : b);
 
 /** With the engine on its thread, this one only takes statuses in for the API, as a standalone API does. */
 const apiStatuses = (config: RailyardConfig, eventStore: EventStore, logger: Logger): CommitStatusStore =>

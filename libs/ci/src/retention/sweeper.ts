@@ -19,10 +19,10 @@ export interface RetentionOptions {
   days: number;
   clock: () => Date;
   /**
-   * The lowest position a read-model snapshot names (the embedded server's, D252): the stream holding
-   * that event stays, or the snapshot would no longer match the log and its model would be rebuilt.
+   * The lowest position a snapshot names (read models D252, the engine D292): the stream holding that
+   * event stays, or the snapshot would no longer match the log and be rebuilt from the start.
    */
-  keepFrom?: () => bigint | null;
+  keepFrom?: () => Promise<bigint | null> | bigint | null;
   /** Stops a pass between batches (the process is stopping). */
   stopped?: () => boolean;
 }
@@ -41,7 +41,7 @@ export const sweepRetention = async (o: RetentionOptions): Promise<RetentionPass
     statuses = { streams: 0, events: 0, bytes: 0 };
     let after: string | undefined;
     do {
-      const keepFrom = o.keepFrom?.() ?? undefined;
+      const keepFrom = (await o.keepFrom?.()) ?? undefined;
       const dropped = await o.events.dropStreamsBefore(STATUS_STREAM_PREFIX, before, {
         ...(after !== undefined ? { after } : {}),
         ...(keepFrom !== undefined ? { keepFrom } : {}),
