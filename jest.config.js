@@ -34,7 +34,8 @@ module.exports = {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
-      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      // Builds dist/ when stale: e2e processes run compiled, as in production (D300).
+      globalSetup: '<rootDir>/test/setup/e2e-global-setup.ts',
       // Every answer an e2e suite gets is held against Trunk's published contract (docs/api.md, "Trunk's contract").
       setupFilesAfterEnv: ['<rootDir>/test/setup/slow-tier-timeout.ts', '<rootDir>/test/e2e/support/trunk-hook.ts'],
     },

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
-import { ROOT, startProcess } from './support/processes';
+import { compiled, ROOT, startProcess } from './support/processes';
 import { makeWorld, type World } from './support/world';
 
 /**
@@ -35,7 +35,7 @@ afterAll(async () => {
 /** Runs the server to its end; it must end by itself (a server that started is stopped by the timeout as a failure). */
 const runToExit = (env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> =>
   new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/server/src/main.ts')], {
+    const proc = spawn(process.execPath, [compiled('apps/server/src/main.ts')], {
       cwd: ROOT,
       env: { ...process.env, JEST_WORKER_ID: '', RAILYARD_LOG_LEVEL: 'info', PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,12 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { client, REPO } from './support/client';
 import { configureCi, startEmbedded } from './support/engine-world';
-import { ROOT, type RunningProcess } from './support/processes';
+import type { RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { makeWorld, TOKENS, type World } from './support/world';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { buildCli } = require(path.join(ROOT, 'scripts/build/cli.js')) as { buildCli: (out?: string) => number };
 
 jest.setTimeout(180_000);
 
@@ -35,8 +32,7 @@ const railyard = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
 };
 
 beforeAll(async () => {
-  // Where `npm run build:cli` puts it in a checkout; the server serves it from there.
-  buildCli();
+  // The compiled server serves the bundle its build made beside it (dist/cli/railyard.cjs, D300).
   world = await makeWorld();
   await configureCi(world, { test: SLOW_OR_FAIL_CHECK });
   server = await startEmbedded(world);

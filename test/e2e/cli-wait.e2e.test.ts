@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { client, REPO } from './support/client';
 import { configureCi, eventually, prReaches, startEmbedded } from './support/engine-world';
-import { ROOT, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, type RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { makeWorld, TOKENS, type World } from './support/world';
 
@@ -20,7 +20,7 @@ interface Run {
 
 /** The real `railyard` bin as a CI job runs it: settings from RAILYARD_URL and RAILYARD_TOKEN. */
 const railyard = (args: string[]): { done: Promise<Run>; stdoutSoFar: () => string } => {
-  const child = spawn(process.execPath, ['apps/cli/bin/railyard.js', ...args], {
+  const child = spawn(process.execPath, [RAILYARD_BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, RAILYARD_URL: server.url, RAILYARD_TOKEN: TOKENS.write },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -174,7 +174,7 @@ describe('railyard queue show and status', () => {
     const refused = await new Promise<Run>((resolve) =>
       execFile(
         process.execPath,
-        ['apps/cli/bin/railyard.js', 'restart', '--repo', REPO_SPEC, '--branch', 'main', '--pr', '7'],
+        [RAILYARD_BIN, 'restart', '--repo', REPO_SPEC, '--branch', 'main', '--pr', '7'],
         { cwd: ROOT, env: { ...process.env, RAILYARD_URL: server.url, RAILYARD_TOKEN: TOKENS.write } },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
       ),

@@ -6,12 +6,9 @@ import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { client } from './support/client';
 import { configureCi, eventually, NO_FAIL_CHECK, openPrWithFile, sleep, startEmbedded } from './support/engine-world';
 import { makeWorld, TOKENS } from './support/world';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, startProcess, type RunningProcess } from './support/processes';
 
 jest.setTimeout(300_000);
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { buildCli } = require(path.join(ROOT, 'scripts/build/cli.js')) as { buildCli: (out?: string) => number };
 
 const run = promisify(execFile);
 
@@ -71,7 +68,7 @@ describe("the README's first steps, run as written against a real server", () =>
     let script = shellBlockAfter('README.md', '## First steps');
     script = swap(script, 'localhost:8080', `127.0.0.1:${server.port}`);
     script = swap(script, '/tmp/widgets', path.join(work, 'widgets'));
-    script = swap(script, 'npm run railyard --', `node ${path.join(ROOT, 'apps/cli/bin/railyard.js')}`);
+    script = swap(script, 'npm run railyard --', `node ${RAILYARD_BIN}`);
     const [setup, check] = script.split(/^# 4\..*$/m);
     if (!setup || !check) throw new Error('the first steps no longer have a step 4');
 
@@ -98,8 +95,7 @@ describe("the README's first steps, run as written against a real server", () =>
 
 describe('the CI recipe of docs/ci-integration.md, run as written against a real server', () => {
   it('when a job runs "Getting the CLI in a job" in an empty directory, then it fetches the CLI, submits, waits and exits 0 on the merge', async () => {
-    // The server serves the bundle `npm run build:cli` writes (which `npm start` builds).
-    buildCli();
+    // The compiled server serves the bundle its build made beside it (dist/cli/railyard.cjs).
     const world = await makeWorld();
     await configureCi(world, { test: NO_FAIL_CHECK });
     const embedded = await startEmbedded(world);

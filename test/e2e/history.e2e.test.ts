@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { client, REPO } from './support/client';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, startProcess, type RunningProcess } from './support/processes';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(180_000);
 
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const REPO_SPEC = `${REPO.host}/${REPO.owner}/${REPO.name}`;
 const BRANCH = 'main';
 
@@ -20,8 +18,8 @@ interface CliResult {
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
   new Promise((resolve) => {
     execFile(
-      TSX,
-      [path.join(ROOT, 'apps/cli/src/main.ts'), ...args],
+      process.execPath,
+      [RAILYARD_BIN, ...args],
       { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { parseScrape } from '@railyard/testkit';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { compiled, ROOT, startProcess, type RunningProcess } from './support/processes';
 import { REDIS_URL, dropNamespace, uniqueNamespace } from './support/redis';
 import { TOKENS, makeWorld, type World } from './support/world';
 
@@ -20,7 +20,7 @@ const started = (p: RunningProcess): RunningProcess => {
 /** Runs an entry point to its end (it is expected to refuse to start) and returns what it printed. */
 const runToExit = (script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
+    const proc = spawn(process.execPath, [compiled(script)], {
       cwd: ROOT,
       env: { ...process.env, JEST_WORKER_ID: '', RAILYARD_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { BUILD_DIR } from '../../setup/compiled-build';
 
 export const ROOT = path.resolve(__dirname, '../../..');
+
+/**
+ * An entry point (a path in the sources, e.g. `apps/server/src/main.ts`) as the production build has it.
+ * The tier's global setup builds dist/ when stale (D300): a compiled process starts in half the CPU of
+ * one under tsx, and it is what production runs.
+ */
+export const compiled = (script: string): string => path.join(BUILD_DIR, script.replace(/\.ts$/, '.js'));
+
+/** The `railyard` command from the build: the bin without tsx, on compiled modules (local commands too). */
+export const RAILYARD_BIN = compiled('apps/cli/bin/railyard.js');
 
 export interface RunningProcess {
   proc: ChildProcess;
@@ -21,16 +32,16 @@ const exited = (proc: ChildProcess): Promise<number | null> =>
     : new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
 
 /**
- * Starts one of Railyard's entry points as a real OS process and waits for its structured
- * "listening" log line, which names the port (tests pass PORT=0).
+ * Starts one of Railyard's entry points (named by its source path, run compiled) as a real OS process
+ * and waits for its structured "listening" log line, which names the port (tests pass PORT=0).
  */
 export const startProcess = async (
   script: string,
   env: NodeJS.ProcessEnv,
   opts: { listens?: boolean; ready?: RegExp; timeoutMs?: number } = {},
 ): Promise<RunningProcess> => {
-  // One OS process (the tsx CLI would fork a child), so kill -9 really kills the server.
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
+  // One OS process, so kill -9 really kills the server.
+  const proc = spawn(process.execPath, [compiled(script)], {
     cwd: ROOT,
     env: { ...process.env, JEST_WORKER_ID: '', RAILYARD_LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
