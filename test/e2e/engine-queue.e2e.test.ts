@@ -19,6 +19,7 @@ import {
   type RunningProcess,
   type World,
 } from './support/engine-world';
+import { checkGate } from './support/check-gate';
 
 jest.setTimeout(120_000);
 
@@ -63,6 +64,12 @@ const setup = async (queue: object, checks: Record<string, string> = { tests: NO
 };
 
 const TERMINAL = ['merged', 'failed', 'cancelled'];
+type QueueEvent = Awaited<ReturnType<typeof queueEvents>>[number];
+/** Resolves once the queue of `s` recorded an event `matches` accepts. */
+const eventsReach = (s: Setup, what: string, matches: (e: QueueEvent) => boolean): Promise<true> =>
+  eventually(what, async () => ((await queueEvents(s.world)).some(matches) ? true : undefined), 60_000);
+/** Lets a check go on once the test has acted on the run it holds up (support/check-gate.ts). */
+const testActed = checkGate('the test acted on the running check');
 const reasonsOf = (events: { type: string; data: Record<string, unknown> }[], type: string, pr: number): unknown[] =>
   events.filter((e) => e.type === type && e.data.prNumber === pr).map((e) => e.data.reason);
 
@@ -103,9 +110,11 @@ describe('the merge engine over a real repository and processes', () => {
   });
 
   // The check fails on PR 1 alone and passes once PR 2 is stacked on it: a failure the successor disproves.
-  // PR 1 alone fails at once and the stacked run passes only after 3 s, so the failure is seen first
-  // however the two runs' starts are delayed on a busy machine (with equal sleeps it was a coin toss).
-  const FLAKE_ON_ONE_ALONE = 'if [ -f f1.txt ] && [ ! -f f2.txt ]; then exit 1; fi; sleep 3';
+  // PR 1 alone fails at once; every other run passes only once the test has seen that failure recorded,
+  // so the failure comes first however the runs' starts are delayed on a busy machine (a 3 s sleep in
+  // the other runs was outrun under load, issue 30).
+  const failureSeen = checkGate('the run of PR 1 alone failed');
+  const FLAKE_ON_ONE_ALONE = `if [ -f f1.txt ] && [ ! -f f2.txt ]; then exit 1; fi; ${failureSeen.wait}`;
 
   /** PRs 1 and 2 submitted while paused under FLAKE_ON_ONE_ALONE: the states they end in and the queue's events. */
   const twoOverAFlake = async (queue: object) => {
@@ -113,6 +122,8 @@ describe('the merge engine over a real repository and processes', () => {
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await submitAllThenResume(s, [1, 2]);
+    await eventsReach(s, 'the run of PR 1 alone to fail', (e) => e.type === 'TestRunFailed');
+    failureSeen.open(s.world);
     const states = [(await s.reaches(1, TERMINAL)).state, (await s.reaches(2, TERMINAL)).state];
     return { s, states, events: await queueEvents(s.world) };
   };
@@ -140,11 +151,13 @@ describe('the merge engine over a real repository and processes', () => {
   });
 
   it('when tests are restarted on a testing PR, then its run is replaced and it still merges', async () => {
-    const s = await setup({}, { tests: `sleep 1.5; ${NO_FAIL_CHECK}` });
+    const s = await setup({}, { tests: `${testActed.wait}; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await s.ci.submit(1);
     await s.reaches(1, ['testing']);
     expect((await s.ci.restart(1)).status).toBe(200);
+    await eventsReach(s, 'the first run to be cancelled', (e) => e.type === 'TestRunCancelled');
+    testActed.open(s.world);
     expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
     const events = await queueEvents(s.world);
     expect(events.filter((e) => e.type === 'TestRunStarted')).toHaveLength(2);
@@ -153,23 +166,27 @@ describe('the merge engine over a real repository and processes', () => {
   });
 
   it('when a PR stacked under another run is cancelled, then that run restarts without it', async () => {
-    const s = await setup({ concurrency: 2, state: 'paused' }, { tests: `sleep 1.5; ${NO_FAIL_CHECK}` });
+    const s = await setup({ concurrency: 2, state: 'paused' }, { tests: `${testActed.wait}; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await submitAllThenResume(s, [1, 2]);
     await s.reaches(2, ['testing']);
     expect((await s.ci.cancel(1)).status).toBe(200);
+    await eventsReach(s, 'PR 2 to restart', (e) => e.type === 'TestsRestarted' && e.data.prNumber === 2);
+    testActed.open(s.world);
     expect((await s.reaches(2, TERMINAL)).state).toBe('merged');
     expect(filesOnMain(s.world)).not.toContain('f1.txt');
     expect(reasonsOf(await queueEvents(s.world), 'TestsRestarted', 2)).toEqual(['PREREQUISITE_MERGE_ITEM_CANCELLED']);
   });
 
   it('when someone pushes to the target branch during a run, then the run restarts on the new head and the push stays', async () => {
-    const s = await setup({}, { tests: `sleep 1.5; ${NO_FAIL_CHECK}` });
+    const s = await setup({}, { tests: `${testActed.wait}; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await s.ci.submit(1);
     await s.reaches(1, ['testing']);
     await commitOnBranch(s.world.gitRoot, s.world.repo, { branch: 'main', files: { 'hotfix.txt': 'hot\n' }, message: 'hotfix' });
+    await eventsReach(s, 'PR 1 to restart on the new head', (e) => e.type === 'TestsRestarted' && e.data.prNumber === 1);
+    testActed.open(s.world);
     expect((await s.reaches(1, TERMINAL)).state).toBe('merged');
     expect(filesOnMain(s.world)).toEqual(expect.arrayContaining(['hotfix.txt', 'f1.txt']));
     const events = await queueEvents(s.world);
@@ -238,7 +255,8 @@ describe('the merge engine over a real repository and processes', () => {
   });
 
   it('when a queued PR is pushed to or closed on the host, then it is cancelled with that reason', async () => {
-    const s = await setup({}, { tests: `sleep 2; ${NO_FAIL_CHECK}` });
+    // Held until cancelled: the gate is never opened.
+    const s = await setup({}, { tests: `${testActed.wait}; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await s.ci.submit(1);

@@ -17,6 +17,7 @@ import {
   type RunningProcess,
   type World,
 } from './support/engine-world';
+import { checkGate } from './support/check-gate';
 
 jest.setTimeout(180_000);
 
@@ -43,6 +44,8 @@ afterEach(async () => {
 });
 
 const TERMINAL = ['merged', 'failed', 'cancelled'];
+/** Holds a check until the test has done what must happen while it runs (support/check-gate.ts). */
+const held = checkGate('the test is done with the running check');
 type Ev = { type: string; data: Record<string, unknown> };
 const reasonsOf = (events: Ev[], type: string, pr: number): unknown[] =>
   events.filter((e) => e.type === type && e.data.prNumber === pr).map((e) => e.data.reason);
@@ -85,9 +88,9 @@ const checkParallelMerges = (events: Ev[], world: World): void => {
 
 describe('parallel mode over real repositories and processes (reference trunk §5)', () => {
   it('when two areas are queued, then each PR is tested on its own lane only, a failure restarts only its lane, and the other lane merges meanwhile', async () => {
-    // Runs holding area a are slow: lane b must finish without waiting for them. The margin is what
-    // lane b may lose to a loaded machine (5 checkouts at once): 3 s failed twice at load 9.
-    const check = `if [ -d a ]; then sleep 8; fi; sleep 0.3; ${NO_FAIL_CHECK}`;
+    // Runs holding area a wait until lane b merged: lane b must finish without waiting for them. An
+    // 8 s sleep stood for that before, and a loaded machine could outlast it (3 s failed twice at load 9).
+    const check = `if [ -d a ]; then ${held.wait}; fi; sleep 0.3; ${NO_FAIL_CHECK}`;
     // Enough CI slots for every run at once, so no lane waits for CI capacity the other holds.
     const s = await setup({ mode: 'parallel', concurrency: 5, state: 'paused' }, { tests: check }, { RAILYARD_CI_CONCURRENCY: '5' });
     const lanes: [number, string][] = [
@@ -101,6 +104,8 @@ describe('parallel mode over real repositories and processes (reference trunk §
     for (const [n, area] of lanes) expect((await s.ci.setTargets(n, [`//${area}:all`])).status).toBe(200);
     for (const [n] of lanes) expect((await s.ci.submit(n)).body.state).toBe('pending');
     expect((await s.admin.updateQueue({ state: 'running' })).status).toBe(200);
+    expect((await prReaches(s.server.url, 4, TERMINAL, 150_000)).state).toBe('merged');
+    held.open(s.world);
     const states = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await prReaches(s.server.url, n, TERMINAL, 150_000)).state));
     expect(states).toEqual(['merged', 'merged', 'failed', 'merged', 'merged']);
     const events = await queueEvents(s.world);
@@ -145,12 +150,16 @@ describe('parallel mode over real repositories and processes (reference trunk §
 
 describe('urgent pre-emption and mode switching (reference trunk §3, §5.5)', () => {
   it('when an urgent PR arrives while the only slot is busy, then the running PR is interrupted, the urgent one tested at once and merged first', async () => {
-    const s = await setup({ concurrency: 1 }, { tests: `sleep 2; ${NO_FAIL_CHECK}` });
+    const s = await setup({ concurrency: 1 }, { tests: `${held.wait}; ${NO_FAIL_CHECK}` });
     await openPrWithFile(s.world, 1, '1\n');
     await openPrWithFile(s.world, 2, '2\n');
     await s.ci.submit(1);
     await prReaches(s.server.url, 1, ['testing']);
     expect((await s.ci.submit(2, { priority: 'urgent' })).status).toBe(200);
+    await eventually('PR 1 to be interrupted', async () =>
+      reasonsOf(await queueEvents(s.world), 'TestsRestarted', 1).length > 0 ? true : undefined,
+    );
+    held.open(s.world);
     expect((await prReaches(s.server.url, 2, TERMINAL)).state).toBe('merged');
     expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
     expect(mainLog(s.world).slice(0, 2)).toEqual(['PR 1 (#1)', 'PR 2 (#2)']);
@@ -169,7 +178,7 @@ describe('urgent pre-emption and mode switching (reference trunk §3, §5.5)', (
   });
 
   it('when the mode changes with a PR in flight, then the queue switches modes, refuses changes until it merged, then runs in parallel mode', async () => {
-    const s = await setup({ concurrency: 1 }, { tests: `sleep 2; ${NO_FAIL_CHECK}` });
+    const s = await setup({ concurrency: 1 }, { tests: `${held.wait}; ${NO_FAIL_CHECK}` });
     for (const n of [1, 2, 3]) await openPrWithFile(s.world, n, `${n}\n`);
     await s.ci.submit(1);
     await s.ci.submit(2);
@@ -180,6 +189,7 @@ describe('urgent pre-emption and mode switching (reference trunk §3, §5.5)', (
     const refused = await s.admin.updateQueue({ concurrency: 2 });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('MODE_CHANGE_IN_PROGRESS');
+    held.open(s.world);
 
     expect((await prReaches(s.server.url, 1, TERMINAL)).state).toBe('merged');
     const switched = await eventually('the switch to complete', async () => {

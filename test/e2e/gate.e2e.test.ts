@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import request from 'supertest';
 import { branchSha, commitOnBranch, gitDirOf } from '@railyard/testkit';
+import { checkGate } from './support/check-gate';
 import { REPO } from './support/client';
-import { filesOnMain, prReaches, queueEvents, startEmbedded } from './support/engine-world';
+import { eventually, filesOnMain, prReaches, queueEvents, startEmbedded } from './support/engine-world';
 import { openApiContract } from './support/openapi-contract';
 import type { RunningProcess } from './support/processes';
 import { openPrWithFiles } from './support/slow-check';
@@ -14,8 +15,10 @@ import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(300_000);
 
-/** Fails on a tree holding the word FAIL; takes a while when slow.txt is there, so a forgery comes first. */
-const CHECK = 'if [ -f slow.txt ]; then sleep 15; fi; ! grep -rqs --exclude=.railyard.yml --exclude-dir=.trunk FAIL .';
+/** A check holding slow.txt waits until the test has seen its forgery recorded, so the forgery comes first. */
+const forgeryRecorded = checkGate('the forged status was recorded');
+/** Fails on a tree holding the word FAIL. */
+const CHECK = `if [ -f slow.txt ]; then ${forgeryRecorded.wait}; fi; ! grep -rqs --exclude=.railyard.yml --exclude-dir=.trunk FAIL .`;
 const BASE_CONFIG = `ci:\n  test: ${JSON.stringify(CHECK)}\n  lint: "true"\nmerge:\n  required_statuses: [test]\n`;
 const TERMINAL = ['merged', 'failed', 'cancelled'];
 
@@ -128,6 +131,10 @@ describe('a write token cannot forge the verdict (who reports a status is pinned
     await submit(6);
     const sha = await testBranchSha(6);
     expect((await post('/setCommitStatus', { repo: REPO, sha, context: 'test', state: 'success' })).status).toBe(200);
+    await eventually('the forged status to be recorded', async () =>
+      (await queueEvents(world)).some((e) => e.type === 'TestRunStatusNotCounted') ? true : undefined,
+    );
+    forgeryRecorded.open(world);
     await failedWithNothingOnMain(6);
     const ignored = (await queueEvents(world)).filter((e) => e.type === 'TestRunStatusNotCounted');
     expect(ignored.map((e) => [e.data.context, e.data.state, e.data.reporter, e.data.why])).toEqual([
