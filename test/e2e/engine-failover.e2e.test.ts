@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { checkGate } from './support/check-gate';
 import { startProcess } from './support/processes';
 import { REDIS_URL, dropNamespace, uniqueNamespace } from './support/redis';
 import {
@@ -46,8 +47,10 @@ const attemptsLeft = async (world: World): Promise<number> => {
   return n;
 };
 
-/** A check that runs a process named after `token` for `seconds`, then judges the tree. */
-const slowCheck = (token: string, seconds: number): string => `(exec -a ${token} sleep ${seconds}); ${NO_FAIL_CHECK}`;
+/** Opened once the test has stopped what it stops mid-check (support/check-gate.ts). */
+const stopped = checkGate('the test stopped a process mid-check');
+/** A check that runs a process named after `token` until the test has stopped a process, then judges the tree. */
+const slowCheck = (token: string): string => `(exec -a ${token} sh -c '${stopped.wait}'); ${NO_FAIL_CHECK}`;
 
 const checkIsRunning = (token: string): Promise<true> =>
   eventually(`a check process ${token}`, async () => ((await processesNamed(token)) > 0 ? true : undefined), 90_000);
@@ -101,7 +104,7 @@ describe('engines stopping while a check runs', () => {
 
   /** An API process without an engine, two standalone engines, one PR testing under the one that took the lease. */
   const twoEnginesMidCheck = async (token: string) => {
-    await configureCi(world, { tests: slowCheck(token, 6) });
+    await configureCi(world, { tests: slowCheck(token) });
     const api = await startProcess('apps/server/src/main.ts', world.env);
     processes.push(api);
     expect((await client(api.url, TOKENS.admin).createQueue({ concurrency: 2 })).status).toBe(200);
@@ -122,6 +125,7 @@ describe('engines stopping while a check runs', () => {
     const token = `railyard-failover-k9-${randomBytes(4).toString('hex')}`;
     const { api, holder, standby } = await twoEnginesMidCheck(token);
     await holder.kill9();
+    stopped.open(world);
     expect((await prReaches(api.url, 1, ['merged', 'failed', 'cancelled'], 120_000)).state).toBe('merged');
     expect(firstLine(standby, 'engine took a queue lease')).toBeDefined();
     // The checkout the killed engine was testing in is removed by the engine that took its run over.
@@ -135,6 +139,7 @@ describe('engines stopping while a check runs', () => {
     const token = `railyard-failover-term-${randomBytes(4).toString('hex')}`;
     const { api, holder, standby } = await twoEnginesMidCheck(token);
     expect(await holder.stop()).toBe(0);
+    stopped.open(world);
     expect((await prReaches(api.url, 1, ['merged', 'failed', 'cancelled'], 120_000)).state).toBe('merged');
     // The lease moved by release and announcement, not by expiry: the holder said it released it,
     // and the standby took it (the takeover time is printed for the report, not asserted: timing on a loaded machine).
@@ -154,7 +159,7 @@ describe('engines stopping while a check runs', () => {
 
   it('when the embedded server gets SIGTERM mid-check and starts again, then the PR merges', async () => {
     const token = `railyard-failover-embedded-${randomBytes(4).toString('hex')}`;
-    await configureCi(world, { tests: slowCheck(token, 6) });
+    await configureCi(world, { tests: slowCheck(token) });
     const server = await startEmbedded(world);
     processes.push(server);
     expect((await client(server.url, TOKENS.admin).createQueue({ concurrency: 2 })).status).toBe(200);
@@ -163,6 +168,7 @@ describe('engines stopping while a check runs', () => {
     await prReaches(server.url, 1, ['testing']);
     await checkIsRunning(token);
     expect(await server.stop()).toBe(0);
+    stopped.open(world);
     const again = await startEmbedded(world);
     processes.push(again);
     expect((await prReaches(again.url, 1, ['merged', 'failed', 'cancelled'], 120_000)).state).toBe('merged');

@@ -15,8 +15,12 @@ import {
   type RunningProcess,
   type World,
 } from './support/engine-world';
+import { checkGate } from './support/check-gate';
 
 jest.setTimeout(240_000);
+
+/** Opened once the test removed the running check's checkout (support/check-gate.ts). */
+const removed = checkGate('the checkout was removed');
 
 /** The checkouts (`<run>/<attempt>/src`) of checks running now under the data dir. */
 const checkouts = async (world: World): Promise<string[]> => {
@@ -53,7 +57,8 @@ describe('infrastructure errors in the embedded server', () => {
   it('when the checkout of a running check is removed under it, then the check is retried, the PR merges and the error is counted, not blamed', async () => {
     world = await makeWorld();
     const marker = `railyard-infra-${randomBytes(4).toString('hex')}`;
-    await configureCi(world, { tests: `(exec -a ${marker} sleep 3); ${NO_FAIL_CHECK}` });
+    // Runs until the test removed its checkout (a 3 s sleep could end first on a loaded machine).
+    await configureCi(world, { tests: `(exec -a ${marker} sh -c '${removed.wait}'); ${NO_FAIL_CHECK}` });
     server = await startEmbedded(world);
     expect((await client(server.url, TOKENS.admin).createQueue({ concurrency: 1 })).status).toBe(200);
     await openPrWithFile(world, 1, '1\n');
@@ -66,6 +71,7 @@ describe('infrastructure errors in the embedded server', () => {
       return found.length > 0 ? found : undefined;
     });
     await fs.rm(checkout as string, { recursive: true, force: true });
+    removed.open(world);
 
     expect((await prReaches(server.url, 1, ['merged', 'failed', 'cancelled'], 120_000)).state).toBe('merged');
     const events = await queueEvents(world);

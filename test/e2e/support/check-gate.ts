@@ -4,7 +4,10 @@ import type { World } from './world';
 
 /** A place in a check's command where it waits for the test, and the test's way to let it go on. */
 export interface CheckGate {
-  /** Shell: returns once the gate is open. Put it where a check used to sleep to let the test act first. */
+  /**
+   * Shell: returns once the gate is open, or once the checkout is gone (removed under the check), so a
+   * check never waits on after its tree. Put it where a check used to sleep to let the test act first.
+   */
   wait: string;
   /** Opens the gate in `world`'s repository: every check there waiting at it, now or later, goes on. */
   open(world: World): void;
@@ -20,7 +23,7 @@ export const checkGate = (name: string): CheckGate => {
   const content = `railyard e2e gate: ${name}\n`;
   const sha = execFileSync('git', ['hash-object', '--stdin'], { input: content, encoding: 'utf8' }).trim();
   return {
-    wait: `until git cat-file -e ${sha} 2>/dev/null; do sleep 0.1; done`,
+    wait: `until git cat-file -e ${sha} 2>/dev/null || [ ! -d .git ]; do sleep 0.1; done`,
     open: (world) => {
       execFileSync('git', [`--git-dir=${gitDirOf(world.gitRoot, world.repo)}`, 'hash-object', '-w', '--stdin'], { input: content });
     },
