@@ -5,7 +5,7 @@ import request from 'supertest';
 import { runGit } from '@railyard/githost';
 import { branchSha, commitOnBranch, gitDirOf, treeOf } from '@railyard/testkit';
 import { client, REPO } from './support/client';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, startProcess, type RunningProcess } from './support/processes';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(180_000);
@@ -19,14 +19,9 @@ let admin: ReturnType<typeof client>;
 
 const railyard = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(
-      path.join(ROOT, 'node_modules/.bin/tsx'),
-      ['apps/cli/src/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, ...world.env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, [RAILYARD_BIN, ...args], { cwd: ROOT, env: { ...process.env, ...world.env } }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
   });
 
 const eventually = async <T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {

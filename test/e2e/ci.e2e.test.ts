@@ -8,7 +8,7 @@ import { SqliteEventStore } from '@railyard/eventstore';
 import { localHostStatuses } from '@railyard/githost';
 import { commitOnBranch } from '@railyard/testkit';
 import { client, REPO } from './support/client';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, startProcess, type RunningProcess } from './support/processes';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(120_000);
@@ -20,17 +20,12 @@ let server: RunningProcess;
 let ci: ReturnType<typeof client>;
 let reader: ReturnType<typeof client>;
 
-/** The real CLI (tsx running apps/cli) against the world's data dir. */
+/** The real CLI (the build's `railyard`) against the world's data dir. */
 const railyard = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(
-      path.join(ROOT, 'node_modules/.bin/tsx'),
-      ['apps/cli/src/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, ...world.env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, [RAILYARD_BIN, ...args], { cwd: ROOT, env: { ...process.env, ...world.env } }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
   });
 
 const statusesOf = async (sha: string) =>

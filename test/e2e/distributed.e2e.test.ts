@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { client } from './support/client';
 import { eventually } from './support/engine-world';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, startProcess, type RunningProcess } from './support/processes';
 import { dropNamespace, REDIS_URL, uniqueNamespace } from './support/redis';
 import { makeWorld, TOKENS, type World } from './support/world';
 
@@ -97,7 +97,7 @@ describe('the distributed shape: API and projector as separate processes', () =>
     const metricsBefore = await scrape();
     expect(metricsBefore).toContain('mq_depth_current');
     await proj.stop();
-    const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', 'projections', 'rebuild'], {
+    const { stdout } = await run(process.execPath, [RAILYARD_BIN, 'projections', 'rebuild'], {
       cwd: ROOT,
       env: { ...process.env, ...env },
     });

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { commitOnBranch } from '@railyard/testkit';
 import { REPO } from './support/client';
 import { junitXml, shaOf, testHealthClient, type CaseSpec } from './support/junit';
-import { ROOT, startProcess, type RunningProcess } from './support/processes';
+import { RAILYARD_BIN, ROOT, startProcess, type RunningProcess } from './support/processes';
 import { makeWorld, TOKENS, type World } from './support/world';
 
 jest.setTimeout(120_000);
@@ -39,7 +39,7 @@ const testHealthEventCount = (): number => {
 
 const cli = async (args: string[]) => {
   try {
-    const { stdout, stderr } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/cli/src/main.ts', ...args], {
+    const { stdout, stderr } = await run(process.execPath, [RAILYARD_BIN, ...args], {
       cwd: ROOT,
       env: { ...process.env, RAILYARD_API_URL: server.url, RAILYARD_API_TOKEN: TOKENS.admin, RAILYARD_ORG_SLUG: ORG },
     });
