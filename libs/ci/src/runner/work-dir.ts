@@ -82,13 +82,27 @@ export const createAttempt = async (
 export const removeAttempt = async (dir: string, mounted = true): Promise<void> => {
   // A tmpfs of the check's own goes with its content at once. Leftovers of a dead runner may be one:
   // recovery tries, and a plain directory fails to unmount, quietly.
-  if (mounted) await run('umount', ['--lazy', '--', dir]).catch(() => undefined);
-  await fs.rm(dir, { recursive: true, force: true }).catch(async () => {
+  const unmount = () => run('umount', ['--lazy', '--', dir]).catch(() => undefined);
+  if (mounted) await unmount();
+  // A runner killed while its `mount` ran leaves that mount to land after the unmount above: the
+  // directory is a mount point again (EBUSY), so it is unmounted again, a few times at most.
+  for (let tries = 1; ; tries++) {
+    try {
+      await removeTree(dir);
+      break;
+    } catch (err) {
+      if (!mounted || (err as NodeJS.ErrnoException).code !== 'EBUSY' || tries === 4) throw err;
+      await unmount();
+    }
+  }
+  await fs.rm(`${dir}.owner.json`, { force: true });
+};
+
+const removeTree = (dir: string): Promise<void> =>
+  fs.rm(dir, { recursive: true, force: true }).catch(async () => {
     await run('chmod', ['-R', 'u+rwX', '--', dir]).catch(() => undefined);
     await fs.rm(dir, { recursive: true, force: true });
   });
-  await fs.rm(`${dir}.owner.json`, { force: true });
-};
 
 const isAlive = (pid: number): boolean => {
   try {
