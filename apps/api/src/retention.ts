@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { deserialize } from 'node:v8';
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { sweepRetention, type RetentionPass } from '@railyard/ci';
-import { canDropStreams, type BlobStore, type EventStore } from '@railyard/eventstore';
+import { canDropStreams, redisClient, type BlobStore, type EventStore } from '@railyard/eventstore';
 import { errorFields, type Logger } from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
 import type { RetentionSettings } from '@railyard/runtime';
@@ -45,7 +45,8 @@ export const startRetention = (o: {
   const { days, sweepMinutes } = o.settings;
   if (days > 0 && !canDropStreams(o.eventStore))
     o.logger.warn('retention: this event store cannot drop streams, so commit statuses are kept; check logs still expire', { days });
-  const redis = o.lease ? new Redis(o.lease.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }) : null;
+  // ioredis is required here, on first use, not at import: the embedded server never loads it (D290).
+  const redis = o.lease ? new (redisClient())(o.lease.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }) : null;
   const lease =
     redis && o.lease
       ? new RedisLease({
