@@ -57,7 +57,7 @@ export const unhealthyTestSchema = z.object({
 export const failingTestSchema = unhealthyTestSchema.extend({
   most_common_failures: z
     .array(z.object({ summary: z.string(), occurrence_count: z.number().int().min(0), last_occurrence: time.optional() }))
-    .describe('empty: Railyard does not group failure messages yet'),
+    .describe('failure messages grouped by their first line, the commonest first (at most 5); counted since the test was first seen'),
   failure_rate_last_7d: z.number().min(0).max(1).describe('share of the runs of the last 7 days that ended failed'),
   failure_rate_last_24h: z.number().min(0).max(1).describe('the same over the last 24 hours'),
 });

@@ -1,10 +1,14 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import {
   DEFAULT_CLASSIFICATION_RULES,
+  failureSummary,
   isOutageUpload,
+  mostCommonFailures,
+  tallyFailure,
   isQuarantined,
   TESTS_STREAM_PREFIX,
   type CaseRecord,
+  type FailureCount,
   type QuarantineOverrideSet,
   type StatusRecord,
   type TestImpactChanged,
@@ -20,10 +24,6 @@ type Unaddressed = Omit<WebhookMessage, 'eventId' | 'position' | 'index'>;
 
 const HOUR_MS = 3_600_000;
 const WINDOW_HOURS = 7 * 24;
-/** Distinct failure summaries kept per test: enough for Trunk's "most common", bounded however noisy a test is. */
-const FAILURES_KEPT = 20;
-const FAILURES_SENT = 5;
-const SUMMARY_CHARS = 200;
 
 interface Bucket {
   runs: number;
@@ -38,7 +38,7 @@ interface TestCase {
   variant: string;
   /** Non-skipped runs per hour (epoch hour): the failure rates, to the hour, without keeping every run. */
   hours: Map<number, Bucket>;
-  failures: Map<string, { count: number; last: string }>;
+  failures: FailureCount[];
   status: StatusRecord;
   corroborated: boolean;
   override: Override;
@@ -53,7 +53,6 @@ const SETTING: Record<'always' | 'never' | 'null', string> = {
 };
 const settingOf = (o: Override): string => SETTING[o ?? 'null'];
 const statusOf = (s: TestStatus): 'healthy' | 'flaky' | 'broken' => s.toLowerCase() as 'healthy' | 'flaky' | 'broken';
-const summaryOf = (message: string): string => (message.split('\n', 1)[0] ?? '').trim().slice(0, SUMMARY_CHARS) || 'failed';
 
 /**
  * Turns the test-health streams (`tests-<repo>`) into Trunk's `test_case.status_changed` and
@@ -137,7 +136,7 @@ export class TestCaseMapper {
         parent: '',
         variant: '',
         hours: new Map(),
-        failures: new Map(),
+        failures: [],
         status: { status: 'HEALTHY', reason: '', since: '' },
         corroborated: false,
         override: null,
@@ -162,16 +161,8 @@ export class TestCaseMapper {
         test.hours.set(hour, bucket);
         for (const h of test.hours.keys()) if (h <= hour - WINDOW_HOURS) test.hours.delete(h);
       }
-      if (c.outcome === 'failed' || c.outcome === 'flaky') this.failed(test, summaryOf(c.failureMessage ?? ''), data.at);
-    }
-  }
-
-  private failed(test: TestCase, summary: string, at: string): void {
-    const seen = test.failures.get(summary) ?? { count: 0, last: at };
-    test.failures.set(summary, { count: seen.count + 1, last: at });
-    if (test.failures.size > FAILURES_KEPT) {
-      const rarest = [...test.failures.entries()].sort((a, b) => a[1].count - b[1].count || a[1].last.localeCompare(b[1].last))[0];
-      if (rarest) test.failures.delete(rarest[0]);
+      if (c.outcome === 'failed' || c.outcome === 'flaky')
+        test.failures = tallyFailure(test.failures, failureSummary(c.failureMessage), data.at);
     }
   }
 
@@ -196,10 +187,6 @@ export class TestCaseMapper {
     extra: Record<string, unknown>,
   ): Unaddressed {
     const [host = '', owner = '', name = ''] = repoId.split('~').map(decodeURIComponent);
-    const failures = [...test.failures.entries()]
-      .sort((a, b) => b[1].count - a[1].count || b[1].last.localeCompare(a[1].last))
-      .slice(0, FAILURES_SENT)
-      .map(([summary, f]) => ({ summary, occurrence_count: f.count, last_occurrence: f.last }));
     const status = test.status.since
       ? { value: statusOf(test.status.status), reason: test.status.reason, timestamp: test.status.since }
       : { value: 'healthy', reason: '', timestamp: at };
@@ -211,7 +198,7 @@ export class TestCaseMapper {
       name: test.name ?? testId,
       variant: test.variant,
       status,
-      most_common_failures: failures,
+      most_common_failures: mostCommonFailures(test.failures),
       failure_rate_last_7d: this.rate(test, at, WINDOW_HOURS),
       failure_rate_last_24h: this.rate(test, at, 24),
       codeowners: [],

@@ -71,12 +71,18 @@ describe('test-health views', () => {
     });
   });
 
-  it('when a failing test is shown, then it has the unhealthy fields, its failure rates and no grouped failures', () => {
-    expect(failingTestView(doc, owners, BASE, { last7d: 0.25, last24h: 0.5 })).toEqual({
+  it('when a failing test is shown, then it has the unhealthy fields, its failure rates and its commonest failures', () => {
+    const failures = [{ summary: 'expected 2, got 3', count: 4, last: '2026-03-02T09:00:00.000Z' }];
+    expect(failingTestView({ ...doc, failures }, owners, BASE, { last7d: 0.25, last24h: 0.5 })).toEqual({
       ...unhealthyTestView(doc, owners, BASE),
-      most_common_failures: [],
+      most_common_failures: [{ summary: 'expected 2, got 3', occurrence_count: 4, last_occurrence: '2026-03-02T09:00:00.000Z' }],
       failure_rate_last_7d: 0.25,
       failure_rate_last_24h: 0.5,
     });
+  });
+
+  it('when a document was folded before failures were counted, then it shows none', () => {
+    const { failures: _dropped, ...older } = doc;
+    expect(failingTestView(older, owners, BASE, { last7d: 0, last24h: 0 }).most_common_failures).toEqual([]);
   });
 });

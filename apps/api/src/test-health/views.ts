@@ -1,5 +1,5 @@
 import type { TestDoc } from '@railyard/readmodels';
-import { quarantineSettingOf, type Codeowners, type RepoRef } from '@railyard/testhealth';
+import { mostCommonFailures, quarantineSettingOf, type Codeowners, type RepoRef } from '@railyard/testhealth';
 
 /** Hosts with a public web UI: their repositories link there; every other host links to this server. */
 const FORGES = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org']);
@@ -42,10 +42,10 @@ export interface FailureRates {
   last24h: number;
 }
 
-/** A test as list-failing-tests shows it. Failure messages are not grouped yet, so most_common_failures is empty. */
+/** A test as list-failing-tests shows it, with its failure messages grouped by first line. */
 export const failingTestView = (doc: TestDoc, owners: Codeowners, base: string, rates: FailureRates) => ({
   ...unhealthyTestView(doc, owners, base),
-  most_common_failures: [],
+  most_common_failures: mostCommonFailures(doc.failures),
   failure_rate_last_7d: rates.last7d,
   failure_rate_last_24h: rates.last24h,
 });

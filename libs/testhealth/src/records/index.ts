@@ -9,3 +9,4 @@ export {
   type EncodedCases,
   type ReportedFailure,
 } from './case-records';
+export { failureSummary, tallyFailure, mostCommonFailures, FAILURES_KEPT, FAILURES_SHOWN, type FailureCount } from './failure-tally';

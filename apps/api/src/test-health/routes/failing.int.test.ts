@@ -42,7 +42,7 @@ beforeAll(async () => {
 afterAll(() => bed.close());
 
 describe('list-failing-tests', () => {
-  it('when a test failed in the range, then it alone is listed, with its failure rates; outside the range, none is', async () => {
+  it('when a test failed in the range, then it alone is listed, with its failure rates and message; outside the range, none is', async () => {
     const now = Date.now();
     const listed = await bed.post('/flaky-tests/list-failing-tests', range(now - 3_600_000, now + 60_000));
     expect(listed.status).toBe(200);
@@ -50,7 +50,7 @@ describe('list-failing-tests', () => {
       expect.objectContaining({
         id: roundsId,
         name: 'rounds',
-        most_common_failures: [],
+        most_common_failures: [{ summary: 'off by one', occurrence_count: 1, last_occurrence: expect.any(String) }],
         failure_rate_last_7d: 0.5,
         failure_rate_last_24h: 0.5,
       }),
@@ -71,7 +71,11 @@ describe('list-failing-tests', () => {
 describe('get-test-details and link-ticket-to-test-case', () => {
   it('when the details name the organisation, then they carry the failure rates; another organisation is a 404', async () => {
     const details = await bed.post('/flaky-tests/get-test-details', { repo, org_url_slug: ORG, test_id: roundsId });
-    expect(details.body.test).toMatchObject({ id: roundsId, failure_rate_last_7d: 0.5, most_common_failures: [] });
+    expect(details.body.test).toMatchObject({
+      id: roundsId,
+      failure_rate_last_7d: 0.5,
+      most_common_failures: [{ summary: 'off by one', occurrence_count: 1 }],
+    });
     expect(details.body.test).not.toHaveProperty('ticket');
     const other = await bed.post('/flaky-tests/get-test-details', { repo, org_url_slug: 'elsewhere', test_id: roundsId });
     expect([other.status, other.body.error.code]).toEqual([404, 'ORG_NOT_FOUND']);

@@ -1,4 +1,4 @@
-import type { ActiveMonitor, RepoRef, RunOutcome, TestStatus } from '@railyard/testhealth';
+import type { ActiveMonitor, FailureCount, RepoRef, RunOutcome, TestStatus } from '@railyard/testhealth';
 
 /** Everything the list endpoints, the CI check and the evaluator read about one test. */
 export interface TestDoc {
@@ -30,6 +30,11 @@ export interface TestDoc {
   quarantined: boolean;
   quarantinedAt: string | null;
   ticketUrl: string | null;
+  /**
+   * Its failure messages counted by first line, commonest first (tallyFailure). Absent in documents
+   * folded before they were counted: those read as none until the test fails again.
+   */
+  failures?: FailureCount[];
   /** Highest stream revision among the test's recorded runs. */
   lastRevision: number;
   /** The evaluation the status stands on; an older one arriving late is ignored. */
@@ -106,6 +111,7 @@ export const newTestDoc = (
   quarantined: false,
   quarantinedAt: null,
   ticketUrl: null,
+  failures: [],
   lastRevision: -1,
   basis: null,
 });

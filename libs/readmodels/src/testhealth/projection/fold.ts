@@ -9,6 +9,8 @@ import {
   type TestResultsUploaded,
   type TestStatusChanged,
   type TestTicketLinked,
+  failureSummary,
+  tallyFailure,
 } from '@railyard/testhealth';
 import { newTestDoc, type RunEntry, type StoredTest, type TestDoc, type UploadMeta } from './docs';
 
@@ -69,7 +71,7 @@ export const foldUpload = (
     const after: TestDoc = {
       ...base,
       lastSeenAt: data.at,
-      ...(failed ? { lastFailedAt: data.at } : {}),
+      ...(failed ? { lastFailedAt: data.at, failures: tallyFailure(base.failures ?? [], failureSummary(c.failureMessage), data.at) } : {}),
       ...(c.outcome !== 'skipped' ? { lastRevision: Math.max(base.lastRevision, event.revision) } : {}),
     };
     writes.push(c.outcome === 'skipped' ? { before, after } : { before, after, run: { revision: event.revision, outcome: c.outcome } });
