@@ -6,6 +6,7 @@ import { client, configureCi, eventually, openPrWithFile, prReaches, REPO, start
 import type { RunningProcess } from './support/processes';
 import { openPrWithFiles, SLOW_OR_FAIL_CHECK } from './support/slow-check';
 import { makeWorld, TOKENS, type World } from './support/world';
+import { cartCase, junitXml, shaOf, testHealthClient } from './support/junit';
 
 jest.setTimeout(240_000);
 
@@ -48,6 +49,18 @@ afterAll(async () => {
   await server?.stop();
   await world?.cleanup();
 });
+
+/** A flaky test's html_url, as Trunk's list-unhealthy-tests gives it. */
+const testPageOf = async (name: string): Promise<string> => {
+  const th = testHealthClient(server.url, TOKENS.read, 'railyard');
+  const listed = await th.post('/flaky-tests/list-unhealthy-tests', {
+    repo: REPO,
+    org_url_slug: 'railyard',
+    status: 'FLAKY',
+    page_query: {},
+  });
+  return (listed.body.tests as { name: string; html_url: string }[]).find((t) => t.name === name)?.html_url ?? '';
+};
 
 describe('the dashboard in a real browser', () => {
   it('when a token is wrong, then sign-in says so; when it is right, then a HttpOnly SameSite session cookie is set and the overview shows', async () => {
@@ -129,6 +142,46 @@ describe('the dashboard in a real browser', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('Flaky and quarantined tests');
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, 'tests');
+    await context.close();
+  });
+
+  it('when a test failed and passed on one commit, then the tests page links to its page, which Trunk’s html_url names too, with its commonest failure', async () => {
+    const th = testHealthClient(server.url, TOKENS.write, 'railyard');
+    const upload = (outcome: 'fail' | 'pass', job: string) =>
+      th.post('/uploadTestResults', {
+        repo: REPO,
+        sha: shaOf('dashboard-flake'),
+        branch: 'feature/cart',
+        job,
+        files: [
+          { name: 'junit.xml', contentBase64: Buffer.from(junitXml([cartCase('rounds totals', outcome)], 'cart')).toString('base64') },
+        ],
+      });
+    expect((await upload('fail', 'unit-1')).status).toBe(200);
+    expect((await upload('pass', 'unit-2')).status).toBe(200);
+    const listed = await th.post('/flaky-tests/list-unhealthy-tests', {
+      repo: REPO,
+      org_url_slug: 'railyard',
+      status: 'FLAKY',
+      page_query: {},
+    });
+    const htmlUrl = (listed.body.tests as { name: string; html_url: string }[]).find((t) => t.name === 'rounds totals')?.html_url ?? '';
+    expect(htmlUrl.startsWith(`${server.url}/repos/`)).toBe(true);
+
+    const { context, page } = await signedIn(TOKENS.read);
+    await page.goto(`${server.url}/tests`);
+    await page.getByRole('link', { name: /rounds totals/ }).click();
+    expect(page.url()).toBe(htmlUrl);
+    await expect(page.locator('h1').textContent()).resolves.toBe('cart › rounds totals');
+    const main = (await page.locator('main').textContent()) ?? '';
+    expect(main).toContain('expected 1 to be 2');
+    expect(main).toMatch(/50 % of its runs in 7 days/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, 'test');
+    await page.goto(htmlUrl.replace(/\/tests\/[^/]+$/, ''));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Flaky and quarantined tests');
+    await page.goto(`${htmlUrl.replace(/[^/]+$/, '')}not-a-test`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Not found');
     await context.close();
   });
 
@@ -233,7 +286,7 @@ describe('the dashboard in a real browser', () => {
     await expect(page.locator('main').textContent()).resolves.toMatch(/Ended\s*\d\d:\d\d UTC, after [\d.]+ (s|min)/);
 
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const at of ['/', QUEUE, `${QUEUE}/prs/1`, `${QUEUE}/prs/4`, '/tests']) {
+    for (const at of ['/', QUEUE, `${QUEUE}/prs/1`, `${QUEUE}/prs/4`, '/tests', new URL(await testPageOf('rounds totals')).pathname]) {
       await page.goto(`${server.url}${at}`);
       expect({ at, ...(await widths(page)) }).toEqual({ at, document: 375, header: 375 });
     }

@@ -2,7 +2,15 @@ import express, { Router, type Request, type Response } from 'express';
 import { parseQueueId, queueIdOf, queueStreamOf, type QueueCommand } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import type { MetricsStore, TestHealthReadModels, TestRunView } from '@railyard/readmodels';
-import { decodePageToken, pageInfoFor, PageQueryError, scopeOf } from '@railyard/testhealth';
+import {
+  decodePageToken,
+  failureRateLast24h,
+  failureRateLast7d,
+  pageInfoFor,
+  PageQueryError,
+  repoIdOf,
+  scopeOf,
+} from '@railyard/testhealth';
 import { historyEntryOf, replayQueue, runTimesOf, sortKeyOf } from '@railyard/readmodels';
 import { DomainError } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
@@ -20,6 +28,7 @@ import { queueBody } from './pages/queue';
 import { runBody } from './pages/run';
 import { signInBody } from './pages/sign-in';
 import { TEST_LISTS, testsBody, type TestList } from './pages/tests';
+import { testBody } from './pages/test';
 import type { Session, Sessions } from './session';
 import { PageError, type Shown } from './page-error';
 import { webhookPages } from './webhook-pages';
@@ -314,6 +323,24 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
       `History of ${queue.repo.owner}/${queue.repo.name} ${queue.branch}`,
       historyBody({ queueId: queue.queueId, at, times: entries.map((e) => e.time), replayed }),
     );
+  });
+
+  // A local repository's html_url (test-health/views.ts): its tests are what the dashboard knows of it.
+  router.get('/repos/:host/:owner/:name', (req, res) => {
+    const { host = '', owner = '', name = '' } = req.params as Record<string, string>;
+    res.redirect(302, `/tests?${new URLSearchParams({ repo: repoIdOf({ host, owner, name }) }).toString()}`);
+  });
+
+  // The page every test's html_url names (Trunk's test APIs and webhooks; test-health/views.ts builds it).
+  pageRoute('/repos/:host/:owner/:name/tests/:testId', async (req, res, session) => {
+    const { host = '', owner = '', name = '', testId = '' } = req.params as Record<string, string>;
+    const repoId = repoIdOf({ host, owner, name });
+    const doc = await d.testHealthStore.getTest(repoId, testId);
+    if (!doc) throw new PageError(404, `No test ${testId} in ${host}/${owner}/${name}.`);
+    const runs = (await d.testHealthStore.getHistories(repoId, [testId]))[0]?.runs ?? [];
+    const now = d.clock.now();
+    const rates = { last7d: failureRateLast7d(runs, now), last24h: failureRateLast24h(runs, now) };
+    render(res, session, doc.classname ? `${doc.classname} › ${doc.name}` : doc.name, testBody({ doc, rates, runs, now: now.getTime() }));
   });
 
   pageRoute('/tests', async (req, res, session) => {

@@ -2,6 +2,7 @@ import type { TestDoc } from '@railyard/readmodels';
 import type { PageInfo } from '@railyard/testhealth';
 import { html, type SafeHtml } from '../html';
 import { stateBadge } from '../layout';
+import { testHtmlUrl } from '../../test-health/views';
 
 export const TEST_LISTS = ['flaky', 'broken', 'quarantined'] as const;
 export type TestList = (typeof TEST_LISTS)[number];
@@ -38,7 +39,7 @@ export const testsBody = (d: TestsPageData): SafeHtml =>
         ? html`<p class="muted">No test report has been uploaded yet.</p>`
         : d.rows.length === 0
           ? html`<p class="muted">No ${d.list} test.</p>`
-          : html`<table>
+          : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Test</th>
@@ -53,12 +54,14 @@ export const testsBody = (d: TestsPageData): SafeHtml =>
                 ${d.rows.map(
                   (t) =>
                     html`<tr>
-                      <td>${t.classname ? `${t.classname} › ` : ''}${t.name}</td>
-                      <td>${t.file}</td>
-                      <td>${stateBadge(t.status.toLowerCase())}</td>
-                      <td>${t.since}</td>
-                      <td>${t.quarantined ? 'yes' : 'no'}</td>
-                      <td>${t.pullRequestsImpactedLast7d}</td>
+                      <td data-label="Test">
+                        <a href="${testHtmlUrl(t.repo, t.id, '')}">${t.classname ? `${t.classname} › ` : ''}${t.name}</a>
+                      </td>
+                      <td data-label="File">${t.file}</td>
+                      <td data-label="Status">${stateBadge(t.status.toLowerCase())}</td>
+                      <td data-label="Since">${t.since}</td>
+                      <td data-label="Quarantined">${t.quarantined ? 'yes' : 'no'}</td>
+                      <td data-label="PRs impacted (7 d)">${t.pullRequestsImpactedLast7d}</td>
                     </tr>`,
                 )}
               </tbody>
