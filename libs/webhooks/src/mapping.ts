@@ -3,25 +3,11 @@ import type { RecordedEvent } from '@railyard/eventstore';
 import type { CaseRecord } from '@railyard/testhealth';
 import type { PrAction } from './event-types';
 import type { TrunkEventType, WebhookMessage } from './messages';
+import type { DashboardLinks } from './links';
 import { TestCaseMapper } from './test-case-mapping';
 import { trunkEnum } from './trunk-schemas';
 
-/** Where a message links to: the dashboard's pages, from the server's public address. */
-export interface DashboardLinks {
-  pr(queueId: string, prNumber: number): string;
-  queue(queueId: string): string;
-  /** The flaky-tests page of a repository (by its repo id): Trunk's test_case.html_url. */
-  tests(repoId: string): string;
-}
-
-export const dashboardLinks = (baseUrl: string): DashboardLinks => {
-  const base = baseUrl.replace(/\/+$/, '');
-  return {
-    queue: (queueId) => `${base}/queues/${encodeURIComponent(queueId)}`,
-    pr: (queueId, prNumber) => `${base}/queues/${encodeURIComponent(queueId)}/prs/${prNumber}`,
-    tests: (repoId) => `${base}/tests?repo=${encodeURIComponent(repoId)}`,
-  };
-};
+export { dashboardLinks, type DashboardLinks } from './links';
 
 interface Check {
   context: string;
@@ -92,7 +78,7 @@ export class WebhookMapper {
     private readonly links: DashboardLinks,
     o: { tests?: boolean } = {},
   ) {
-    this.testCases = o.tests === false ? undefined : new TestCaseMapper(links.tests);
+    this.testCases = o.tests === false ? undefined : new TestCaseMapper(links);
   }
 
   /** `cases`: a test upload's cases when the event names a blob instead of carrying them (see TestCaseMapper). */

@@ -42,7 +42,7 @@ describe('WebhookMapper on the test-health streams', () => {
         file_path: 'test/checkout.test.ts',
         parent: 'checkout',
         repository: { html_url: 'https://github.com/acme/rocket' },
-        html_url: 'https://railyard.example.com/tests?repo=github.com~acme~rocket',
+        html_url: `https://railyard.example.com/repos/github.com/acme/rocket/tests/${TEST_ID}`,
         status: { value: 'flaky', timestamp: '2026-12-01T03:00:00.000Z' },
         most_common_failures: [{ summary: 'expected 200', occurrence_count: 2, last_occurrence: '2026-12-01T03:00:00.000Z' }],
         failure_rate_last_7d: 0.5,
@@ -111,10 +111,10 @@ describe('WebhookMapper on the test-health streams', () => {
     expect(mapAll(flaky(new TestsLogBuilder().upload('failed')).events, { tests: false })).toEqual([]);
   });
 
-  it('when a test turns flaky, then Slack says which test, what it is now and links the tests page', () => {
+  it('when a test turns flaky, then Slack says which test, what it is now and links the test’s page', () => {
     const [m] = mapAll(flaky(new TestsLogBuilder().upload('failed')).events);
     expect(slackMessageOf(m!)?.text).toBe(
-      ':test_tube: Test <https://railyard.example.com/tests?repo=github.com~acme~rocket|charges the card> in acme/rocket is now flaky ' +
+      `:test_tube: Test <https://railyard.example.com/repos/github.com/acme/rocket/tests/${TEST_ID}|charges the card> in acme/rocket is now flaky ` +
         '(was healthy): failure_rate: 2 of 4 runs failed; quarantined',
     );
   });

@@ -17,6 +17,7 @@ import {
   type TestStatusChanged,
   type TestTicketLinked,
 } from '@railyard/testhealth';
+import type { DashboardLinks } from './links';
 import type { WebhookMessage } from './messages';
 
 type Override = 'always' | 'never' | null;
@@ -64,7 +65,7 @@ const statusOf = (s: TestStatus): 'healthy' | 'flaky' | 'broken' => s.toLowerCas
 export class TestCaseMapper {
   private readonly tests = new Map<string, TestCase>();
 
-  constructor(private readonly testsPage: (repoId: string) => string) {}
+  constructor(private readonly links: Pick<DashboardLinks, 'test' | 'repository'>) {}
 
   /** `cases`: an upload's cases when they are in the blob store (the event only names them); undefined when unreadable. */
   apply(recorded: RecordedEvent, cases?: readonly CaseRecord[]): Unaddressed[] {
@@ -192,8 +193,8 @@ export class TestCaseMapper {
       : { value: 'healthy', reason: '', timestamp: at };
     const testCase: Record<string, unknown> = {
       id: testId,
-      repository: { html_url: `https://${host}/${owner}/${name}` },
-      html_url: this.testsPage(repoId),
+      repository: { html_url: this.links.repository({ host, owner, name }) },
+      html_url: this.links.test({ host, owner, name }, testId),
       // A test only known from an upload whose cases could not be read is named by its id.
       name: test.name ?? testId,
       variant: test.variant,

@@ -2,5 +2,4 @@ export { createTestHealth, openTestHealthStore, testHealthOperations, type TestH
 export { testHealthConfigOf, pageTokenSecretOf, type TestHealthConfig } from './config';
 export { reportUploader, type RunnerReports, type UploadReports } from './report-uploader';
 export { MAX_UPLOAD_BYTES, type UploadInput, type UploadSummary } from './recorder';
-export { repositoryHtmlUrl, testHtmlUrl } from './views';
 export { repoFactsOf } from './repo-facts';

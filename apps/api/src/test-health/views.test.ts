@@ -1,6 +1,6 @@
 import { newTestDoc } from '@railyard/readmodels';
 import { parseCodeowners } from '@railyard/testhealth';
-import { failingTestView, quarantinedTestView, repositoryHtmlUrl, testHtmlUrl, unhealthyTestView } from './views';
+import { failingTestView, quarantinedTestView, unhealthyTestView } from './views';
 
 const LOCAL = { host: 'git.local', owner: 'acme', name: 'widgets' };
 const BASE = 'http://railyard.test:8080';
@@ -29,12 +29,6 @@ const doc = {
 const owners = parseCodeowners('src/cart/ @acme/cart\n');
 
 describe('test-health views', () => {
-  it('when a repository is on a public forge, then it links there; on the local host, then to this server', () => {
-    expect(repositoryHtmlUrl({ host: 'github.com', owner: 'acme', name: 'shop' }, BASE)).toBe('https://github.com/acme/shop');
-    expect(repositoryHtmlUrl(LOCAL, BASE)).toBe(`${BASE}/repos/git.local/acme/widgets`);
-    expect(testHtmlUrl(LOCAL, doc.id, BASE)).toBe(`${BASE}/repos/git.local/acme/widgets/tests/${doc.id}`);
-  });
-
   it('when an unhealthy test without a ticket is shown, then every spec field is there with the status lowercase and no ticket', () => {
     expect(unhealthyTestView(doc, owners, BASE)).toEqual({
       id: doc.id,

@@ -1,8 +1,7 @@
 import type { TestDoc } from '@railyard/readmodels';
-import type { PageInfo } from '@railyard/testhealth';
+import { testHtmlUrl, type PageInfo } from '@railyard/testhealth';
 import { html, type SafeHtml } from '../html';
 import { stateBadge } from '../layout';
-import { testHtmlUrl } from '../../test-health/views';
 
 export const TEST_LISTS = ['flaky', 'broken', 'quarantined'] as const;
 export type TestList = (typeof TEST_LISTS)[number];
