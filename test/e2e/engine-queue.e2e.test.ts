@@ -104,9 +104,11 @@ describe('the merge engine over a real repository and processes', () => {
     checkMergeInvariants(events, s.world);
     expect(reasonsOf(events, 'PrFailed', 3)).toEqual(['TEST_RUN_REQUIRED_STATUS_FAILED']);
     // Its re-run goes on beside the queue (docs/engine.md, Flakes): the PRs behind restart without it if
-    // they had stacked it, or start without it if they had not started yet; that depends on timing.
+    // they had stacked it, or start without it if they had not started yet; that depends on timing. A PR
+    // behind whose own failure (PR 3 under it) is recorded before PR 3's is re-run beside too, until PR 3's
+    // verdict restarts it without PR 3: that order is timing as well (it failed this test once at load 15).
     const restartedBehind = [4, 5].flatMap((n) => reasonsOf(events, 'TestsRestarted', n));
-    expect(restartedBehind.filter((r) => r !== 'PREREQUISITE_MERGE_ITEM_FAILED')).toEqual([]);
+    expect(restartedBehind.filter((r) => r !== 'PREREQUISITE_MERGE_ITEM_FAILED' && r !== 'FLAKE_RETRY')).toEqual([]);
   });
 
   // The check fails on PR 1 alone and passes once PR 2 is stacked on it: a failure the successor disproves.
