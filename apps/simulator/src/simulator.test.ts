@@ -71,6 +71,18 @@ describe('simulate', () => {
     expect(on.badMerges).toBe(0);
   });
 
+  it('when flakes hit tests classified flaky at the defaults, then the runs stacked on a flaked PR go on and it keeps its place', async () => {
+    const shape = { prs: 300, arrivalsPerHour: 30, failureRate: 0.1, flakeRate: 0.1, queue: { concurrency: 4 } };
+    const blind = await simulate(smallWorkload(shape));
+    const r = await simulate(smallWorkload({ ...shape, testResults: { knownFlaky: 1 } }));
+    // Without results a flake steps aside: the runs on it restart and it is tested again behind them.
+    expect(blind.restarts.FLAKE_RETRY_PASSED ?? 0).toBeGreaterThan(5);
+    expect(r.restarts.FLAKE_RETRY_PASSED ?? 0).toBe(0);
+    expect(r.restarts.PREREQUISITE_MERGE_ITEM_FAILED ?? 0).toBeLessThan(blind.restarts.PREREQUISITE_MERGE_ITEM_FAILED ?? 0);
+    expect(r.ciRunsPerMerge).toBeLessThan(blind.ciRunsPerMerge ?? 0);
+    expect(r.badMerges).toBe(0);
+  });
+
   it('when bad PRs fail on healthy tests, then they are ejected without a re-run', async () => {
     const r = await simulate(
       smallWorkload({

@@ -1,3 +1,4 @@
+import { MAX_FLAKE_RETRIES } from '../config';
 import type { Entry, QueueState, TestRun } from '../state';
 import type { Action } from './actions';
 import type { EngineCommand } from './commands';
@@ -83,6 +84,18 @@ export const isSuspect = (s: QueueState, e: Entry): boolean => {
 export const retriesBeside = (s: QueueState): boolean =>
   s.settings.flakeRetries > 0 && !(s.settings.canOptimisticallyMerge && s.settings.pendingFailureDepth > 0);
 
+/**
+ * How many re-runs a failure may have: `flakeRetries`, or up to MAX_FLAKE_RETRIES for a PR holding
+ * its place whose re-runs keep failing on flaky tests only (D311): another flaky failure in a row is
+ * rarer than a PR ejected for it, and a genuine or unknown failure never gets more, so a queue
+ * without results pays nothing.
+ */
+export const flakeRetriesFor = (s: QueueState, run: TestRun): number => {
+  const { flakeRetries } = s.settings;
+  const again = flakeRetries > 0 && run.retry !== undefined && run.judgement === 'flaky' && holdsPlace(s, run);
+  return again ? Math.max(flakeRetries, MAX_FLAKE_RETRIES) : flakeRetries;
+};
+
 /** A re-run of a PR that failed alone, going on beside the queue: it counts against `flakeRetryConcurrency` first. */
 export const isBesideRetry = (s: QueueState, run: TestRun): boolean =>
   retriesBeside(s) && run.retry !== undefined && !run.bisection && run.prNumbers.length === 1;
@@ -95,8 +108,19 @@ export const isBesideRetry = (s: QueueState, run: TestRun): boolean =>
 export const steppedAside = (s: QueueState, e: Entry): boolean => {
   if (!retriesBeside(s) || (e.state !== 'pending_failure' && e.state !== 'testing')) return false;
   const run = currentRun(s, e);
-  if (!run || run.bisection || run.prNumbers.length !== 1) return false;
+  if (!run || run.bisection || run.prNumbers.length !== 1 || holdsPlace(s, run)) return false;
   return e.state === 'pending_failure' || run.retry !== undefined;
+};
+
+/**
+ * Whether a lone PR's failure named only tests classified flaky (its run's judgement, or what its
+ * re-run was started for): then it is most likely a flake, so the PR keeps its place while it is
+ * re-run beside the queue, and the runs stacked on it go on instead of restarting without it (D310).
+ * A genuine or unknown failure steps aside instead (steppedAside), a re-run that failed genuinely too.
+ */
+export const holdsPlace = (s: QueueState, run: TestRun): boolean => {
+  if (!retriesBeside(s) || run.bisection || run.prNumbers.length !== 1 || run.judgement === 'genuine') return false;
+  return run.retry ? run.retry.cause === 'FLAKY_TESTS' : run.judgement === 'flaky';
 };
 
 /** An entry a new run may stack under the PR it tests: in flight, expected to merge, not a suspect. */

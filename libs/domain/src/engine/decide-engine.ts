@@ -5,6 +5,7 @@ import { isTerminal, type QueueEvent } from '../events';
 import { readinessChange, readinessOf } from '../readiness';
 import { readinessAfterModeChange } from '../commands/queue-admin';
 import { activeEntries, notCountedKey, targetsFor, type Entry, type QueueState, type TestRun } from '../state';
+import { flakeRetriesFor } from './context';
 import type {
   CancelForHostChange,
   CancelTestRun,
@@ -294,7 +295,7 @@ const retryTestRun = (s: QueueState, c: RetryTestRun, ctx: DecideContext): Queue
   if (run.status !== 'failed' && !(run.status === 'cancelled' && run.bisection))
     throw new DomainError('INVALID_ARGUMENT', `test run ${run.testRunId} did not fail; only a failure is re-run`);
   const attempt = (run.retry?.attempt ?? 0) + 1;
-  if (attempt > s.settings.flakeRetries)
+  if (attempt > flakeRetriesFor(s, run))
     throw new DomainError(
       'INVALID_ARGUMENT',
       `test run ${run.testRunId} was already re-run ${attempt - 1} time(s) (flakeRetries ${s.settings.flakeRetries})`,

@@ -2,7 +2,7 @@ import type { QueueEvent } from '../events';
 import { at } from '../testing/fixtures';
 import { NOW } from '../testing/decider-spec';
 import type { FailingTest, HostFacts } from './facts';
-import { batchFailed, batchStarted, facts, runFailed, runStarted, statusReported } from './testing/engine-fixtures';
+import { batchFailed, batchStarted, facts, prOneReRun, runFailed, runStarted, statusReported } from './testing/engine-fixtures';
 import { givenEngine, givenQueue } from './testing/engine-spec';
 import { blamed, queueWith, rec } from './testing/plan-helpers';
 
@@ -23,28 +23,8 @@ const loneFailure = (flakeRetries = 1): QueueEvent[] => [
 ];
 
 /** The events RetryTestRun records for PR 1's run r1 (id-1 from the test context). */
-const retried = (cause: 'NO_TEST_RESULTS' | 'FLAKY_TESTS', detail: string, attempt = 1, of = 'r1'): QueueEvent[] => [
-  { type: 'TestsRestarted', data: { prNumber: 1, reason: 'FLAKE_RETRY', at: NOW } },
-  {
-    type: 'TestRunStarted',
-    data: {
-      testRunId: 'id-1',
-      testBranch: 'railyard-merge/pr-1/r1',
-      testBranchSha: 'r1-c0',
-      baseSha: 'main-0',
-      baseTree: 'T',
-      steps: [{ prNumber: 1, sha: 'r1-c0', tree: 'T+1' }],
-      prNumbers: [1],
-      dependentPrs: [],
-      requiredStatuses: ['tests'],
-      requiredStatusesSource: 'trunk_config',
-      bisection: false,
-      retry: { of, attempt, cause, contexts: ['tests'], detail },
-      at: NOW,
-    },
-  },
-  { type: 'PrTestingStarted', data: { prNumber: 1, testRunId: 'id-1', at: NOW } },
-];
+const retried = (cause: 'NO_TEST_RESULTS' | 'FLAKY_TESTS', detail: string, attempt = 1, of = 'r1'): QueueEvent[] =>
+  prOneReRun({ testRunId: 'id-1', of, attempt, cause, detail, when: NOW });
 
 const NO_RESULTS = 'required check(s) tests failed and no test results name a failing test; re-run 1 of 1 on the same commit';
 

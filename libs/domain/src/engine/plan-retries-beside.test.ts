@@ -2,7 +2,7 @@ import type { QueueSettings } from '../config';
 import type { QueueEvent } from '../events';
 import { at } from '../testing/fixtures';
 import { NOW } from '../testing/decider-spec';
-import { facts, merged, runFailed, runPassed, runStarted } from './testing/engine-fixtures';
+import { facts, merged, prOneReRun, runFailed, runPassed, runStarted } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 import { blamed, mergeStep, queueWith, rec, startOf } from './testing/plan-helpers';
 
@@ -30,28 +30,8 @@ const restartedWithoutOne = (): QueueEvent[] => [
 ];
 
 /** PR 1's run r1 re-run as `rr1` on the same commit. */
-const reRun = (): QueueEvent[] => [
-  { type: 'TestsRestarted', data: { prNumber: 1, reason: 'FLAKE_RETRY', at: at(49) } },
-  {
-    type: 'TestRunStarted',
-    data: {
-      testRunId: 'rr1',
-      testBranch: 'railyard-merge/pr-1/r1',
-      testBranchSha: 'r1-c0',
-      baseSha: 'main-0',
-      baseTree: 'T',
-      steps: [{ prNumber: 1, sha: 'r1-c0', tree: 'T+1' }],
-      prNumbers: [1],
-      dependentPrs: [],
-      requiredStatuses: ['tests'],
-      requiredStatusesSource: 'trunk_config',
-      bisection: false,
-      retry: { of: 'r1', attempt: 1, cause: 'NO_TEST_RESULTS', contexts: ['tests'], detail: NO_RESULTS },
-      at: at(49),
-    },
-  },
-  { type: 'PrTestingStarted', data: { prNumber: 1, testRunId: 'rr1', at: at(49) } },
-];
+const reRun = (): QueueEvent[] =>
+  prOneReRun({ testRunId: 'rr1', of: 'r1', attempt: 1, cause: 'NO_TEST_RESULTS', detail: NO_RESULTS, when: at(49) });
 
 const reRunPassed = (): QueueEvent[] => [
   { type: 'TestRunStatusReported', data: { testRunId: 'rr1', context: 'tests', state: 'success', at: at(55) } },

@@ -1,6 +1,6 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { isSuspect, mergedPrefix, record, steppedAside, type Ctx, type Phase } from '../context';
+import { holdsPlace, isSuspect, mergedPrefix, record, steppedAside, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { staleness } from '../staleness';
 import { redundancy, verifiesInference } from './bisection';
@@ -96,8 +96,9 @@ const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
     const depsMerged = mergedPrefix(c.s, deps) === deps.length;
     // A genuine failure (a healthy test failed) stands at once: no successor can prove it a flake.
     const genuine = failedGenuinely(c, run);
-    // Beside the queue the re-run starts at once: nobody waits for it, and it tests the same commit.
-    const beside = steppedAside(c.s, e);
+    // Beside the queue the re-run starts at once: it tests the same commit, and nobody waits for it
+    // (stepped aside) or the runs stacked on the PR wait for it anyway (it holds its place).
+    const beside = steppedAside(c.s, e) || holdsPlace(c.s, run);
     if (!beside && (!depsMerged || (!genuine && successorsStillTesting(c, [e])))) continue;
     // Before anyone is blamed, a failure that may be a flake is re-run on the same commit (flakeRetries).
     const retry = provenAlone ? { kind: 'none' as const } : retryDecision(c, run);

@@ -1,7 +1,7 @@
 import type { QuarantinedFailure } from '../../events-engine';
 import type { TestRun } from '../../state';
 import type { Action } from '../actions';
-import { record, retriesBeside, type Ctx } from '../context';
+import { flakeRetriesFor, record, retriesBeside, type Ctx } from '../context';
 import { describeTests, judgeFailure, type FailureVerdict } from '../flake-rule';
 import { besideSlotFree, busyRuns } from './stacks';
 
@@ -53,7 +53,8 @@ export type RetryDecision = { kind: 'retry'; action: Action } | { kind: 'wait' }
  */
 export const retryDecision = (c: Ctx, run: TestRun): RetryDecision => {
   const attempt = (run.retry?.attempt ?? 0) + 1;
-  if (attempt > c.s.settings.flakeRetries) return { kind: 'none' };
+  const allowed = flakeRetriesFor(c.s, run);
+  if (attempt > allowed) return { kind: 'none' };
   // A re-run nobody would run waits for ever (docs/engine.md, Flakes).
   if (c.facts.sameCommitReruns === false) return { kind: 'none' };
   const rerunnable = c.facts.rerunnable?.get(run.testBranchSha);
@@ -68,9 +69,9 @@ export const retryDecision = (c: Ctx, run: TestRun): RetryDecision => {
   if (!beside && busyRuns(c, run.bisection) >= budget) return { kind: 'wait' };
   const cause = inferred ? 'INFERRED_FAILURE' : verdict.kind === 'unknown' ? 'NO_TEST_RESULTS' : 'FLAKY_TESTS';
   const detail = inferred
-    ? `bisection convicted PR(s) ${run.prNumbers.map((n) => `#${n}`).join(', ')} without a failing run of their own, from a failure that may be a flake; run ${attempt} of ${c.s.settings.flakeRetries} on the same commit`
+    ? `bisection convicted PR(s) ${run.prNumbers.map((n) => `#${n}`).join(', ')} without a failing run of their own, from a failure that may be a flake; run ${attempt} of ${allowed} on the same commit`
     : verdict.kind === 'unknown'
-      ? `required check(s) ${run.failedContexts.join(', ') || 'unknown'} failed and no test results name a failing test; re-run ${attempt} of ${c.s.settings.flakeRetries} on the same commit`
-      : `only tests classified flaky or quarantined failed: ${describeTests(verdict.tests)}; re-run ${attempt} of ${c.s.settings.flakeRetries} on the same commit`;
+      ? `required check(s) ${run.failedContexts.join(', ') || 'unknown'} failed and no test results name a failing test; re-run ${attempt} of ${allowed} on the same commit`
+      : `only tests classified flaky or quarantined failed: ${describeTests(verdict.tests)}; re-run ${attempt} of ${allowed} on the same commit`;
   return { kind: 'retry', action: record({ type: 'RetryTestRun', testRunId: run.testRunId, cause, detail }) };
 };

@@ -1,4 +1,4 @@
-import type { CommitStatusState, PassReason, QueueEvent, TestRunStep } from '../../index';
+import type { CommitStatusState, FlakeRetryCause, PassReason, QueueEvent, TestRunStep } from '../../index';
 import { at } from '../../testing/fixtures';
 import type { HostFacts, PullFacts, ReportedStatus } from '../facts';
 import { OverlapIndex, type TargetOverlaps } from '../overlaps';
@@ -191,3 +191,34 @@ export const overlapsOf = (lists: Record<string, string[]>): OverlapIndex => {
 };
 
 export const openPull = (headSha: string, o: Partial<PullFacts> = {}): PullFacts => ({ headSha, baseBranch: 'main', state: 'open', ...o });
+
+/** The events RetryTestRun records for a re-run `testRunId` of PR 1's lone run `of`, on r1's commit r1-c0. */
+export const prOneReRun = (o: {
+  testRunId: string;
+  of: string;
+  attempt: number;
+  cause: FlakeRetryCause;
+  detail: string;
+  when: string;
+}): QueueEvent[] => [
+  { type: 'TestsRestarted', data: { prNumber: 1, reason: 'FLAKE_RETRY', at: o.when } },
+  {
+    type: 'TestRunStarted',
+    data: {
+      testRunId: o.testRunId,
+      testBranch: 'railyard-merge/pr-1/r1',
+      testBranchSha: 'r1-c0',
+      baseSha: BASE_SHA,
+      baseTree: BASE_TREE,
+      steps: [{ prNumber: 1, sha: 'r1-c0', tree: treeWith([1]) }],
+      prNumbers: [1],
+      dependentPrs: [],
+      requiredStatuses: ['tests'],
+      requiredStatusesSource: 'trunk_config',
+      bisection: false,
+      retry: { of: o.of, attempt: o.attempt, cause: o.cause, contexts: ['tests'], detail: o.detail },
+      at: o.when,
+    },
+  },
+  { type: 'PrTestingStarted', data: { prNumber: 1, testRunId: o.testRunId, at: o.when } },
+];
