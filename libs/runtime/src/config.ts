@@ -67,6 +67,8 @@ export interface CiConfig {
   /** `auto`: bubblewrap, else the unshare sandbox. `off` is for development only: checks can then read the server's secrets (docs/security.md). */
   sandbox: 'auto' | 'bwrap' | 'unshare' | 'off';
   network: 'none' | 'host';
+  /** How much nicer than the server checks run (Linux niceness, 0-19, added to the process's own; docs/decisions.md D330). */
+  niceness: number;
   /** What one check may use (libs/ci's CheckLimits). */
   limits: { processes: number; memoryMib: number; cpus: number; diskMib: number; logMib: number };
   /** `auto`, `off`, or a delegated cgroup v2 directory for the checks' cgroups. */
@@ -215,6 +217,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       killGraceMs: e.RAILYARD_CI_KILL_GRACE_MS,
       sandbox: e.RAILYARD_CI_SANDBOX,
       network: e.RAILYARD_CI_NETWORK,
+      niceness: e.RAILYARD_CI_NICENESS,
       limits: {
         processes: e.RAILYARD_CI_MAX_PROCESSES,
         memoryMib: e.RAILYARD_CI_MEMORY_MIB,

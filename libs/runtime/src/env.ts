@@ -142,6 +142,7 @@ export const railyardEnvSchema = z.object({
   RAILYARD_CI_KILL_GRACE_MS: int(5000, 0, 600_000),
   RAILYARD_CI_SANDBOX: oneOf(['auto', 'bwrap', 'unshare', 'off']),
   RAILYARD_CI_NETWORK: oneOf(['none', 'host']),
+  RAILYARD_CI_NICENESS: int(10, 0, 19),
   // What one check may use (docs/ci.md, "Limits").
   RAILYARD_CI_MAX_PROCESSES: int(1024, 16, 1_000_000),
   RAILYARD_CI_MEMORY_MIB: int(4096, 64, 16_777_216),
