@@ -15,14 +15,13 @@ import { measureOnce, type LoadResult } from './support/load';
 import { positiveIntFromEnv } from './support/settings';
 
 /**
- * `npm run bench -- contention`: the API of `npm start` while its local CI runs CPU-bound checks, in
- * each of the shapes of VARIANTS, alternating: checks started nicer by the runner (docs/decisions.md
- * D330) or not at all, with the engine on the API's thread or on a worker thread. Each measurement loads getQueue twice on one server: before
- * any check runs, then while BENCH_CHECKS checks each burn a core; the ratio of the two is what the
- * checks cost the API, and a ratio needs no quiet machine.
+ * `npm run bench -- contention`: the API of `npm start` while its local CI runs CPU-bound checks
+ * started nicer by the runner (docs/decisions.md D330) or not at all, alternating. Each measurement
+ * loads getQueue twice on one server: before any check runs, then while BENCH_CHECKS checks each burn
+ * a core; the ratio of the two is what the checks cost the API, and a ratio needs no quiet machine.
  *
  *   BENCH_SECONDS      seconds of load per measurement (6)
- *   BENCH_ROUNDS       measurements per niceness (2)
+ *   BENCH_ROUNDS       measurements per variant (2)
  *   BENCH_CHECKS       checks burning at once (2)
  *   BENCH_CONNECTIONS  concurrent connections (10)
  */
@@ -48,15 +47,10 @@ interface Variant {
   env: Record<string, string>;
 }
 
-/** Where the engine runs, and how much nicer its checks start: the shapes compared side by side. */
+/** How much nicer the runner starts the checks (D330): the shipped 10 against none, side by side. */
 const VARIANTS: Variant[] = [
-  { name: 'main-checks-niced-10', env: { RAILYARD_ENGINE_THREAD: 'main', RAILYARD_CI_NICENESS: '10' } },
-  { name: 'main-checks-niced-0', env: { RAILYARD_ENGINE_THREAD: 'main', RAILYARD_CI_NICENESS: '0' } },
-  // D47 as it was: the checks inherit the worker thread's niceness, the runner adds none.
-  {
-    name: 'worker-thread-niced-10',
-    env: { RAILYARD_ENGINE_THREAD: 'worker', RAILYARD_ENGINE_THREAD_NICENESS: '10', RAILYARD_CI_NICENESS: '0' },
-  },
+  { name: 'checks-niced-10', env: { RAILYARD_CI_NICENESS: '10' } },
+  { name: 'checks-niced-0', env: { RAILYARD_CI_NICENESS: '0' } },
 ];
 
 const measureAt = async (variant: Variant, s: Settings): Promise<{ quiet: LoadResult; checks: LoadResult }> => {

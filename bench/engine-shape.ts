@@ -6,20 +6,20 @@ import { postJson, postOk } from './support/http';
 import { positiveIntFromEnv } from './support/settings';
 
 /**
- * `npm run bench -- engine-shape`: the embedded server with its engine on a worker thread (D46, as
- * shipped) against the engine on the API's own thread (`RAILYARD_ENGINE_THREAD=main`), alternately,
- * on what people feel (issue 31): the server's start, how long a queue takes to merge, and how getQueue
- * answers a dashboard polling it meanwhile. Each run gets a fresh data dir and repository with
+ * `npm run bench -- engine-shape`: the embedded server, its engine on the API's own thread (D331; the
+ * worker thread it replaced is measured beside it in docs/benchmarks.md), on what people feel (issue
+ * 31): the server's start, how long a queue takes to merge, and how getQueue answers a dashboard
+ * polling it meanwhile. Each run gets a fresh data dir and repository with
  * BENCH_PRS PRs (16), a check of BENCH_CHECK_SECONDS (1) in the default sandbox, concurrency 4, every PR
  * submitted at once; getQueue is asked every 250 ms until the queue is empty.
  *
- *   BENCH_ROUNDS  pairs of runs (2)
+ *   BENCH_ROUNDS  runs (2)
  */
 
 const REPO = { host: 'git.bench', owner: 'acme', name: 'shape' };
 const KEY = { repo: REPO, targetBranch: 'main' };
-const SHAPES = ['worker', 'main'] as const;
-type Shape = (typeof SHAPES)[number];
+/** The shape measured: the only one since D331, named as in the rows of the worker thread it replaced. */
+const shape = 'main';
 
 const progress = (line: string): void => void process.stderr.write(`[bench engine-shape] ${line}\n`);
 const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -29,7 +29,7 @@ const percentile = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-const once = async (shape: Shape, prs: number, checkSeconds: number) => {
+const once = async (prs: number, checkSeconds: number) => {
   const dir = await makeTempDir('railyard-bench-shape-');
   const gitRoot = path.join(dir, 'git');
   try {
@@ -45,7 +45,7 @@ const once = async (shape: Shape, prs: number, checkSeconds: number) => {
       gitRoot,
       logDir: dir,
       label: shape,
-      env: { RAILYARD_ENGINE_THREAD: shape, RAILYARD_CI_CONCURRENCY: '4' },
+      env: { RAILYARD_CI_CONCURRENCY: '4' },
     });
     const startSeconds = (performance.now() - started) / 1000;
     try {
@@ -104,9 +104,8 @@ export async function* run(): AsyncIterable<object> {
   const rounds = positiveIntFromEnv('BENCH_ROUNDS', 2);
   const prs = positiveIntFromEnv('BENCH_PRS', 16);
   const checkSeconds = positiveIntFromEnv('BENCH_CHECK_SECONDS', 1);
-  for (let r = 1; r <= rounds; r++)
-    for (const shape of SHAPES) {
-      progress(`round ${r}: engine on the ${shape} thread, ${prs} PRs`);
-      yield { ...(await once(shape, prs, checkSeconds)), round: r };
-    }
+  for (let r = 1; r <= rounds; r++) {
+    progress(`round ${r}: engine on the ${shape} thread, ${prs} PRs`);
+    yield { ...(await once(prs, checkSeconds)), round: r };
+  }
 }

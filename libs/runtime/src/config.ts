@@ -101,16 +101,6 @@ export interface TestHealthSettings {
 export interface EngineSettings {
   /** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
   enabled: boolean;
-  /**
-   * Where the embedded server runs it: `worker`, a thread of its own beside the API's (the default),
-   * or `main`, on the API's own thread (docs/decisions.md D46).
-   */
-  thread: 'worker' | 'main';
-  /**
-   * How much the engine thread yields the CPU to the API's thread (Linux niceness, 0-19, added to the
-   * process's own; 0 leaves it as it is). Only for `thread: 'worker'` (docs/decisions.md D47).
-   */
-  threadNiceness: number;
   tickMs: number;
   /** How often each queue's host facts are re-read whatever the events said. */
   verifyMs: number;
@@ -242,8 +232,6 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     },
     engine: {
       enabled: e.RAILYARD_ENGINE === 'on',
-      thread: e.RAILYARD_ENGINE_THREAD,
-      threadNiceness: e.RAILYARD_ENGINE_THREAD_NICENESS,
       tickMs: e.RAILYARD_ENGINE_TICK_MS,
       verifyMs: e.RAILYARD_ENGINE_VERIFY_MS,
       leaseTtlMs: e.RAILYARD_ENGINE_LEASE_TTL_MS,

@@ -101,7 +101,7 @@ export class SqliteEventStore implements EventStore, StreamRetention {
       // Private from the start: SQLite would create the file (and its -wal and -shm, which copy its
       // mode) world-readable. An empty file is a new database to SQLite. Created only when missing:
       // closing a descriptor of a file drops every POSIX lock this process holds on it, including the
-      // shared lock another connection here keeps (the engine thread's), and without it another
+      // shared lock another connection here keeps (a second store on the same file), and without it another
       // process may take the log as unused and delete its write-ahead log under us.
       mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
       createIfMissing(options.file);
