@@ -24,6 +24,8 @@ export interface RuntimeConfig {
     | { kind: 'memory' };
   redisUrl?: string;
   redisNamespace: string;
+  /** RAILYARD_REDIS_STORED_ANSWERS: API replicas keep built getQueue and PR answers until the queue's next batch (D253, D332). */
+  redisStoredAnswers: boolean;
   readYourWritesTimeoutMs: number;
   /** Requests per second per API token; 0 = no limit. */
   rateLimitPerSecond: number;
@@ -180,6 +182,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     eventStore: eventStoreOf(e, dataDir),
     redisUrl: e.RAILYARD_REDIS_URL,
     redisNamespace: e.RAILYARD_REDIS_NAMESPACE,
+    redisStoredAnswers: e.RAILYARD_REDIS_STORED_ANSWERS === 'on',
     readYourWritesTimeoutMs: e.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS,
     rateLimitPerSecond: e.RAILYARD_RATE_LIMIT_PER_SECOND,
     rateLimitUnauthenticatedPerSecond: e.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
