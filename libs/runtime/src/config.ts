@@ -18,7 +18,7 @@ export interface RuntimeConfig {
    */
   secretsFromDataDir: boolean;
   eventStore:
-    | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' }
+    | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal'; handOver?: boolean }
     | { kind: 'kurrent'; url: string }
     | { kind: 'postgres'; url: string; schema: string }
     | { kind: 'memory' };
@@ -155,6 +155,7 @@ const eventStoreOf = (env: RailyardEnv, dataDir: string): RuntimeConfig['eventSt
     kind: 'sqlite',
     file: path.resolve(env.RAILYARD_SQLITE_FILE ?? path.join(dataDir, 'events.sqlite')),
     synchronous: env.RAILYARD_SQLITE_SYNC,
+    handOver: env.RAILYARD_SQLITE_HAND_OVER === 'on',
   };
 };
 

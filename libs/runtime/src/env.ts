@@ -119,6 +119,7 @@ export const railyardEnvSchema = z.object({
   RAILYARD_EVENTSTORE: text.transform((v) => v?.toLowerCase()),
   RAILYARD_SQLITE_FILE: text,
   RAILYARD_SQLITE_SYNC: oneOf(['full', 'normal']),
+  RAILYARD_SQLITE_HAND_OVER: oneOf(['on', 'off']),
   RAILYARD_KURRENTDB_URL: text,
   RAILYARD_POSTGRES_URL: text,
   RAILYARD_POSTGRES_SCHEMA: textOr('railyard'),
