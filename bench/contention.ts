@@ -15,14 +15,13 @@ import { measureOnce, type LoadResult } from './support/load';
 import { positiveIntFromEnv } from './support/settings';
 
 /**
- * `npm run bench -- contention`: the API of `npm start` while its local CI runs CPU-bound checks, with
- * the engine thread, and so the checks it starts, at the shipped niceness (10) and at none (0),
- * alternating (docs/decisions.md D47). Each measurement loads getQueue twice on one server: before
- * any check runs, then while BENCH_CHECKS checks each burn a core; the ratio of the two is what the
- * checks cost the API, and a ratio needs no quiet machine.
+ * `npm run bench -- contention`: the API of `npm start` while its local CI runs CPU-bound checks
+ * started nicer by the runner (docs/decisions.md D330) or not at all, alternating. Each measurement
+ * loads getQueue twice on one server: before any check runs, then while BENCH_CHECKS checks each burn
+ * a core; the ratio of the two is what the checks cost the API, and a ratio needs no quiet machine.
  *
  *   BENCH_SECONDS      seconds of load per measurement (6)
- *   BENCH_ROUNDS       measurements per niceness (2)
+ *   BENCH_ROUNDS       measurements per variant (2)
  *   BENCH_CHECKS       checks burning at once (2)
  *   BENCH_CONNECTIONS  concurrent connections (10)
  */
@@ -43,7 +42,18 @@ interface Settings {
   connections: number;
 }
 
-const measureAt = async (niceness: number, s: Settings): Promise<{ quiet: LoadResult; checks: LoadResult }> => {
+interface Variant {
+  name: string;
+  env: Record<string, string>;
+}
+
+/** How much nicer the runner starts the checks (D330): the shipped 10 against none, side by side. */
+const VARIANTS: Variant[] = [
+  { name: 'checks-niced-10', env: { RAILYARD_CI_NICENESS: '10' } },
+  { name: 'checks-niced-0', env: { RAILYARD_CI_NICENESS: '0' } },
+];
+
+const measureAt = async (variant: Variant, s: Settings): Promise<{ quiet: LoadResult; checks: LoadResult }> => {
   const token = processToken('bench-burn');
   const burners = (): Promise<number[]> => processesNamed(token);
   const dir = await makeTempDir('railyard-bench-contention-');
@@ -60,9 +70,9 @@ const measureAt = async (niceness: number, s: Settings): Promise<{ quiet: LoadRe
       dataDir: path.join(dir, 'data'),
       gitRoot,
       logDir: dir,
-      label: `niceness-${niceness}`,
+      label: variant.name,
       env: {
-        RAILYARD_ENGINE_THREAD_NICENESS: String(niceness),
+        ...variant.env,
         // The checks' CPU is the point; a sandbox would only add its start-up (bench ci-isolation measures that).
         RAILYARD_CI_SANDBOX: 'off',
         RAILYARD_CI_CONCURRENCY: String(s.checks),
@@ -90,10 +100,8 @@ const measureAt = async (niceness: number, s: Settings): Promise<{ quiet: LoadRe
   }
 };
 
-const NICENESS = [10, 0];
-
 export async function* run(): AsyncIterable<object> {
-  if (process.platform !== 'linux') throw new Error('contention: per-thread niceness is Linux-only');
+  if (process.platform !== 'linux') throw new Error('contention: the checks’ session niceness (autogroup) is Linux-only');
   const s: Settings = {
     seconds: positiveIntFromEnv('BENCH_SECONDS', 6),
     rounds: positiveIntFromEnv('BENCH_ROUNDS', 2),
@@ -101,11 +109,11 @@ export async function* run(): AsyncIterable<object> {
     connections: positiveIntFromEnv('BENCH_CONNECTIONS', 10),
   };
   for (let r = 1; r <= s.rounds; r++) {
-    for (const niceness of NICENESS) {
-      progress(`round ${r}: engine thread niceness ${niceness}`);
-      const { quiet, checks } = await measureAt(niceness, s);
+    for (const variant of VARIANTS) {
+      progress(`round ${r}: ${variant.name}`);
+      const { quiet, checks } = await measureAt(variant, s);
       yield {
-        name: `contention/getQueue/engine-niceness-${niceness}`,
+        name: `contention/getQueue/${variant.name}`,
         round: r,
         checksBurning: s.checks,
         quietReqPerSec: quiet.reqPerSec,

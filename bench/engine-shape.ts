@@ -6,20 +6,25 @@ import { postJson, postOk } from './support/http';
 import { positiveIntFromEnv } from './support/settings';
 
 /**
- * `npm run bench -- engine-shape`: the embedded server with its engine on a worker thread (D46, as
- * shipped) against the engine on the API's own thread (`RAILYARD_ENGINE_THREAD=main`), alternately,
- * on what people feel (issue 31): the server's start, how long a queue takes to merge, and how getQueue
- * answers a dashboard polling it meanwhile. Each run gets a fresh data dir and repository with
+ * `npm run bench -- engine-shape`: the embedded server, its engine on the API's own thread (D331; the
+ * worker thread it replaced is measured beside it in docs/benchmarks.md), on what people feel (issue
+ * 31): the server's start, how long a queue takes to merge, and how getQueue answers a dashboard
+ * polling it meanwhile. As shipped and with each speed workaround of VARIANTS switched off,
+ * alternately (D333: SQLite's hand-over of committed rows). Each run gets a fresh data dir and repository with
  * BENCH_PRS PRs (16), a check of BENCH_CHECK_SECONDS (1) in the default sandbox, concurrency 4, every PR
  * submitted at once; getQueue is asked every 250 ms until the queue is empty.
  *
- *   BENCH_ROUNDS  pairs of runs (2)
+ *   BENCH_ROUNDS  rounds of every variant (2)
  */
 
 const REPO = { host: 'git.bench', owner: 'acme', name: 'shape' };
 const KEY = { repo: REPO, targetBranch: 'main' };
-const SHAPES = ['worker', 'main'] as const;
-type Shape = (typeof SHAPES)[number];
+/** `main` as shipped (named as in the rows of the worker thread D331 replaced), then a workaround off. */
+const VARIANTS = [
+  { name: 'main', env: {} },
+  { name: 'main/sqlite-hand-over-off', env: { RAILYARD_SQLITE_HAND_OVER: 'off' } },
+];
+type Variant = (typeof VARIANTS)[number];
 
 const progress = (line: string): void => void process.stderr.write(`[bench engine-shape] ${line}\n`);
 const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -29,7 +34,7 @@ const percentile = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-const once = async (shape: Shape, prs: number, checkSeconds: number) => {
+const once = async (variant: Variant, prs: number, checkSeconds: number) => {
   const dir = await makeTempDir('railyard-bench-shape-');
   const gitRoot = path.join(dir, 'git');
   try {
@@ -44,8 +49,8 @@ const once = async (shape: Shape, prs: number, checkSeconds: number) => {
       dataDir: path.join(dir, 'data'),
       gitRoot,
       logDir: dir,
-      label: shape,
-      env: { RAILYARD_ENGINE_THREAD: shape, RAILYARD_CI_CONCURRENCY: '4' },
+      label: variant.name.replace('/', '-'),
+      env: { ...variant.env, RAILYARD_CI_CONCURRENCY: '4' },
     });
     const startSeconds = (performance.now() - started) / 1000;
     try {
@@ -57,7 +62,7 @@ const once = async (shape: Shape, prs: number, checkSeconds: number) => {
       const ended: number[] = [];
       const answers: number[] = [];
       while (left.size > 0) {
-        if (performance.now() - t0 > 600_000) throw new Error(`${shape}: ${left.size} PRs still queued after 10 minutes`);
+        if (performance.now() - t0 > 600_000) throw new Error(`${variant.name}: ${left.size} PRs still queued after 10 minutes`);
         const asked = performance.now();
         const { status, text } = await postJson(d.url, '/getQueue', d.token, KEY);
         answers.push(performance.now() - asked);
@@ -78,9 +83,9 @@ const once = async (shape: Shape, prs: number, checkSeconds: number) => {
         const pr = JSON.parse(await postOk(d.url, '/getSubmittedPullRequest', d.token, { ...KEY, pr: { number: n } })) as { state: string };
         if (pr.state === 'merged') merged++;
       }
-      if (!d.alive()) throw new Error(`${shape}: the server exited during the run (its log is in ${dir})`);
+      if (!d.alive()) throw new Error(`${variant.name}: the server exited during the run (its log is in ${dir})`);
       return {
-        name: `engine-shape/${shape}`,
+        name: `engine-shape/${variant.name}`,
         prs,
         merged,
         checkSeconds,
@@ -105,8 +110,8 @@ export async function* run(): AsyncIterable<object> {
   const prs = positiveIntFromEnv('BENCH_PRS', 16);
   const checkSeconds = positiveIntFromEnv('BENCH_CHECK_SECONDS', 1);
   for (let r = 1; r <= rounds; r++)
-    for (const shape of SHAPES) {
-      progress(`round ${r}: engine on the ${shape} thread, ${prs} PRs`);
-      yield { ...(await once(shape, prs, checkSeconds)), round: r };
+    for (const variant of VARIANTS) {
+      progress(`round ${r}: ${variant.name}, ${prs} PRs`);
+      yield { ...(await once(variant, prs, checkSeconds)), round: r };
     }
 }

@@ -98,11 +98,12 @@ interface Backend {
   cleanup(): Promise<void>;
 }
 
-const sqliteBackend = async (): Promise<Backend> => {
+/** SQLite with FULL sync; `handOver` false is the simple design D48's hand-over is measured against (D333). */
+const sqliteBackend = async (handOver = true): Promise<Backend> => {
   const dir = await makeTempDir('railyard-bench-eventstore-');
   return {
-    name: 'sqlite-full',
-    open: async (n) => new SqliteEventStore({ file: path.join(dir, `events-${n}.sqlite`), synchronous: 'full' }),
+    name: handOver ? 'sqlite-full' : 'sqlite-full-no-hand-over',
+    open: async (n) => new SqliteEventStore({ file: path.join(dir, `events-${n}.sqlite`), synchronous: 'full', handOver }),
     cleanup: () => removeTempDir(dir),
   };
 };
@@ -128,7 +129,8 @@ const CASES = [
 export async function* run(args: string[] = []): AsyncIterable<object> {
   const seconds = positiveIntFromEnv('BENCH_SECONDS', 5);
   const allMakers = [
-    { label: 'sqlite-full', make: sqliteBackend },
+    { label: 'sqlite-full', make: () => sqliteBackend() },
+    { label: 'sqlite-full-no-hand-over', make: () => sqliteBackend(false) },
     { label: 'postgres', make: postgresBackend },
   ];
   // Arguments name backends (`sqlite`, `postgres`) or pick cases by substring (`subscribers`).

@@ -28,6 +28,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   scale: () => import('./scale'),
   webhooks: () => import('./webhooks'),
   retention: () => import('./retention'),
+  answers: () => import('./answers'),
 };
 
 dispatch(BENCHMARKS, process.argv.slice(2), { out: (l) => process.stdout.write(l), err: (l) => process.stderr.write(l) }).then(

@@ -19,15 +19,41 @@ const RESUBMITS = 100;
 const READS = 3;
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
-const submit = (n: number): QueueCommand => ({
+export const submit = (n: number): QueueCommand => ({
   type: 'SubmitPullRequest',
   pr: { number: n, title: `PR ${n}`, author: 'bench', headSha: `head-${n}`, baseBranch: 'main', state: 'open', mergeability: 'mergeable' },
 });
 
-const redisCpuMs = async (redis: Redis): Promise<number> => {
+export const redisCpuMs = async (redis: Redis): Promise<number> => {
   const info = await redis.info('cpu');
   const field = (name: string): number => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+};
+
+/**
+ * One paused queue 'bench' holding `prs` active PRs in `store`, applied in batches of 500 events as
+ * the projector would; `run` decides and folds a further command, whose events the caller applies.
+ */
+export const seedPausedQueue = async (store: RedisReadModelStore, prs: number) => {
+  let state = initialQueueState();
+  let ids = 0;
+  const ctx: DecideContext = { now: new Date(EPOCH).toISOString(), newId: () => `entry-${++ids}` };
+  const recorder = new RecordedEventFactory();
+  const run = (c: QueueCommand): QueueEvent[] => {
+    const events = decide(state, c, ctx);
+    for (const e of events) state = evolve(state, e);
+    return events;
+  };
+  let pending = run({ type: 'CreateQueue', queueId: 'bench', repo: REPO, branch: 'main', requiredStatuses: ['tests'], state: 'paused' });
+  for (let n = 1; n <= prs; n++) {
+    pending.push(...run(submit(n)));
+    if (pending.length >= 500) {
+      await store.apply(recorder.record('bench', ...pending));
+      pending = [];
+    }
+  }
+  if (pending.length > 0) await store.apply(recorder.record('bench', ...pending));
+  return { run, recorder };
 };
 
 export const projectorCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {
@@ -38,31 +64,7 @@ export const projectorCurve = async (sizes: number[], progress: (line: string) =
     const redis = new Redis(url, { maxRetriesPerRequest: null });
     const store = new RedisReadModelStore({ redis, namespace });
     try {
-      let state = initialQueueState();
-      let ids = 0;
-      const ctx: DecideContext = { now: new Date(EPOCH).toISOString(), newId: () => `entry-${++ids}` };
-      const recorder = new RecordedEventFactory();
-      const run = (c: QueueCommand): QueueEvent[] => {
-        const events = decide(state, c, ctx);
-        for (const e of events) state = evolve(state, e);
-        return events;
-      };
-      let pending = run({
-        type: 'CreateQueue',
-        queueId: 'bench',
-        repo: REPO,
-        branch: 'main',
-        requiredStatuses: ['tests'],
-        state: 'paused',
-      });
-      for (let n = 1; n <= prs; n++) {
-        pending.push(...run(submit(n)));
-        if (pending.length >= 500) {
-          await store.apply(recorder.record('bench', ...pending));
-          pending = [];
-        }
-      }
-      if (pending.length > 0) await store.apply(recorder.record('bench', ...pending));
+      const { run, recorder } = await seedPausedQueue(store, prs);
       let cpu = 0;
       let wallMs = 0;
       const redisBefore = await redisCpuMs(redis);

@@ -30,6 +30,15 @@ eventStoreContract('sqlite', async () => {
   };
 });
 
+// The simple design D48's hand-over is measured against (D333): the same contract, every read from the file.
+eventStoreContract('sqlite, hand-over off', async () => {
+  const dir = await tempDir();
+  return {
+    store: new SqliteEventStore({ file: join(dir, 'events.sqlite'), handOver: false }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
 streamRetentionContract('sqlite', async (clock) => {
   const dir = await tempDir();
   return {

@@ -1,6 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
@@ -106,24 +105,6 @@ describe('the production build, installed with production dependencies only', ()
     );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ caseCount: 2, failedCount: 1 });
-  });
-
-  it('when the engine runs on its thread, then that thread is the only one made nicer: the thread pool the API uses is not (D47)', async () => {
-    // From the build, nothing on the server's thread used libuv's pool before the engine thread started:
-    // a pool made by the nicer thread would be nicer too, unless the server starts it first.
-    const dataDir = path.join(tmp, 'engine-data');
-    const engine = await startServer({ ...world.env, RAILYARD_DATA_DIR: dataDir, RAILYARD_ENGINE: 'on', RAILYARD_CI_SANDBOX: 'off' });
-    try {
-      const pid = engine.proc.pid as number;
-      const base = getPriority(pid);
-      const nicer = readdirSync(`/proc/${pid}/task`).filter((tid) => getPriority(Number(tid)) > base);
-      expect(nicer).toHaveLength(1);
-      expect(engine.output()).toContain('"message":"engine thread niceness set"');
-    } finally {
-      const exited = new Promise((resolve) => engine.proc.once('exit', resolve));
-      engine.proc.kill('SIGTERM');
-      await exited;
-    }
   });
 
   it('when the compiled CLI is asked for its version, then it answers without a TypeScript loader', async () => {

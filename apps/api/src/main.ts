@@ -44,7 +44,11 @@ const main = async (): Promise<void> => {
   );
   const eventStore = await openEventStore(config);
   const blobs = await openBlobStore(config);
-  const readModels = new RedisReadModelStore({ redis: config.redisUrl, namespace: config.redisNamespace });
+  const readModels = new RedisReadModelStore({
+    redis: config.redisUrl,
+    namespace: config.redisNamespace,
+    storedAnswers: config.redisStoredAnswers,
+  });
   // GitHub's PRs are read through the App when it is configured (docs/github.md).
   const github = config.github ? await openGithub(config.github, { logger }) : null;
   const gitHost = openGitHost(config, github);

@@ -4,7 +4,7 @@ import type { CommitStatusStore } from '@railyard/githost';
 import type { Logger } from '@railyard/observability';
 import type { RailyardConfig } from '@railyard/runtime';
 
-/** The local CI the embedded server's engine triggers and listens to, on whichever thread the engine runs. */
+/** The local CI the embedded server's engine triggers and listens to. */
 export const embeddedLocalCi = async (
   config: RailyardConfig,
   eventStore: EventStore,

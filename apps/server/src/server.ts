@@ -13,9 +13,7 @@ import {
 import type { UploadReportsInput } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
-import { localHostStatuses, type CommitStatusStore } from '@railyard/githost';
-import type { EventStore } from '@railyard/eventstore';
-import { collectProcessMetrics, createLogger, errorFields, listenOrExplain, type Logger } from '@railyard/observability';
+import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
 import { fanOut, runProjector } from '@railyard/projector';
 import { isSnapshottable, MemoryMetricsStore } from '@railyard/readmodels';
 import {
@@ -34,7 +32,6 @@ import { ReadModelSnapshots, scheduleSnapshots, SNAPSHOT_FILE, type SnapshotMode
 import { openWebhooks } from './webhooks';
 import { embeddedLocalCi } from './embedded-ci';
 import { engineHeadPosition, engineSnapshotsOf } from './engine-state-file';
-import { startEngineThread } from './engine-thread/start';
 
 export interface RunningServer {
   url: string;
@@ -163,26 +160,20 @@ const startOnBoundServer = async (
   const api: { composed?: ComposedApi } = {};
   const uploadReports = (input: UploadReportsInput): Promise<void> =>
     api.composed ? api.composed.testHealth.uploadReports(input) : Promise.reject(new Error('the API is not up yet'));
-  // The engine runs on a thread of its own unless a caller hands in parts that live on this one (a
-  // test's clock or GitHub fake) or the events live in this thread's memory (docs/decisions.md D46).
-  const engineThread =
-    config.engine.enabled && config.engine.thread === 'worker' && config.eventStore.kind !== 'memory' && !options.clock && !options.github;
-  const { ci, statuses } = engineThread
-    ? { ci: null, statuses: apiStatuses(config, eventStore, logger) }
-    : await embeddedLocalCi(config, eventStore, blobs, selfUrl, logger, uploadReports);
-  const engine = ci
-    ? startEmbeddedEngine({
-        eventStore,
-        blobs,
-        gitRoot: config.gitRoot,
-        settings: config.engine,
-        logger,
-        ci,
-        github,
-        ...(options.clock ? { now: options.clock.now } : {}),
-        ...engineSnapshotsOf(config),
-      })
-    : await startEngineThread({ config, selfUrl, logger, eventStore, uploadReports });
+  // The engine runs on this thread, as in a standalone engine process: its checks start niced by the
+  // local CI (D330), so they yield the CPU to the API without a thread of their own (D331).
+  const { ci, statuses } = await embeddedLocalCi(config, eventStore, blobs, selfUrl, logger, uploadReports);
+  const engine = startEmbeddedEngine({
+    eventStore,
+    blobs,
+    gitRoot: config.gitRoot,
+    settings: config.engine,
+    logger,
+    ci,
+    github,
+    ...(options.clock ? { now: options.clock.now } : {}),
+    ...engineSnapshotsOf(config),
+  });
   // Outgoing webhooks: endpoints in the event store, checkpoints and the delivery log beside it in the data dir.
   const webhooks = openWebhooks(
     config,
@@ -212,10 +203,9 @@ const startOnBoundServer = async (
   serve(app);
   composed.setSelfUrl(selfUrl);
   // The check runs on GitHub PRs follow the queue from here, beside the engine that drives it (one
-  // process, so one writer; the engine thread writes its own); with the engine off, the standalone
-  // engine writes them under its leases.
+  // process, so one writer); with the engine off, the standalone engine writes them under its leases.
   const checkRuns =
-    githubApi && config.engine.enabled && !engineThread
+    githubApi && config.engine.enabled
       ? new CheckRunPublisher({
           eventStore,
           github: githubApi.app,
@@ -241,7 +231,7 @@ const startOnBoundServer = async (
     port,
     dataDir: config.dataDir,
     eventStore: config.eventStore.kind,
-    engine: config.engine.enabled ? (engineThread ? 'worker' : 'main') : 'off',
+    engine: config.engine.enabled ? 'on' : 'off',
     tokens: tokens.size,
   });
   return {
@@ -256,7 +246,7 @@ const startOnBoundServer = async (
       await webhooks.close();
       await hints?.close();
       await engine?.stop();
-      await (ci ?? statuses).close();
+      await ci.close();
       await projector.stop();
       // A clean stop leaves a snapshot of everything folded, so the next start reads nothing again.
       await snapshotting?.stop();
@@ -269,12 +259,3 @@ const startOnBoundServer = async (
 };
 
 const lowest = (a: bigint | null, b: bigint | null): bigint | null => (a === null ? b : b === null || a < b ? a : b);
-
-/** With the engine on its thread, this one only takes statuses in for the API, as a standalone API does. */
-const apiStatuses = (config: RailyardConfig, eventStore: EventStore, logger: Logger): CommitStatusStore =>
-  localHostStatuses({
-    eventStore,
-    gitRoot: config.gitRoot,
-    actor: 'api',
-    onError: (err) => logger.error('commit status subscription failed', errorFields(err)),
-  });

@@ -91,6 +91,7 @@ export const createLocalCi = async (opts: CreateLocalCiOptions): Promise<LocalCi
     sandbox: { mode: settings.sandbox ?? 'auto', network: settings.network ?? 'none', hiddenPaths: settings.hiddenPaths ?? [] },
     ...(settings.limits ? { limits: settings.limits } : {}),
     ...(settings.cgroup ? { cgroup: settings.cgroup } : {}),
+    ...(settings.niceness ? { niceness: settings.niceness } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.uploadReports ? { uploadReports: opts.uploadReports } : {}),
     ...(opts.onCheckFinished ? { onCheckFinished: opts.onCheckFinished } : {}),

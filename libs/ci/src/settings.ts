@@ -17,6 +17,8 @@ export interface CiSettings {
   limits?: Partial<CheckLimits>;
   /** RAILYARD_CI_CGROUP: `auto` (default), `off`, or a delegated cgroup v2 directory. */
   cgroup?: string;
+  /** RAILYARD_CI_NICENESS: how much nicer than the server checks run, so they yield the CPU to its API (D330). */
+  niceness?: number;
   /** RAILYARD_CI_NETWORK: `none` (default: a loopback of the check's own) or `host`. */
   network?: CheckNetwork;
   /** Files holding secrets that checks must not see even under a system directory (RAILYARD_API_TOKENS_FILE). */

@@ -11,7 +11,7 @@ import { SqliteEventStore, type SqliteSynchronous } from './sqlite/sqlite-event-
 
 export type EventStoreConfig =
   | { kind: 'memory' }
-  | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous; busyTimeoutMs?: number }
+  | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous; busyTimeoutMs?: number; handOver?: boolean }
   | { kind: 'kurrent'; url: string }
   | { kind: 'postgres'; url: string; schema?: string };
 
@@ -27,7 +27,12 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
     case 'memory':
       return new MemoryEventStore();
     case 'sqlite':
-      return new SqliteEventStore({ file: config.file, synchronous: config.synchronous, busyTimeoutMs: config.busyTimeoutMs });
+      return new SqliteEventStore({
+        file: config.file,
+        synchronous: config.synchronous,
+        busyTimeoutMs: config.busyTimeoutMs,
+        handOver: config.handOver,
+      });
     case 'kurrent':
       return new KurrentEventStore({ url: config.url });
     case 'postgres':

@@ -1,4 +1,4 @@
-import { AggregatorRegistry, collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import { railyardRegistry } from './metrics-registry';
 
 const collecting = new WeakSet<Registry>();
@@ -24,35 +24,10 @@ const NAN_SAMPLE = /^[^#].*\s(?:NaN|Nan|nan)$/;
  * absent sample means the same to Prometheus ("no value") and keeps the scrape parseable.
  */
 export const registryText = async (registry: Registry = railyardRegistry): Promise<string> =>
-  (await withThreadSeries(registry))
+  (await registry.metrics())
     .split('\n')
     .filter((line) => !NAN_SAMPLE.test(line))
     .join('\n');
-
-/** What a registry holds, as prom-client hands it between threads (plain data). */
-export type RegistrySnapshot = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
-
-const threadSources = new Map<Registry, Set<() => Promise<RegistrySnapshot>>>();
-
-/**
- * Adds another thread's series (the embedded server's engine thread) to what `registryText` prints
- * for `registry`, summed with this thread's series of the same name and labels: each thread has its
- * own copy of every metric object, and only one of them counts a given event. Until the returned
- * function is called. A source that fails adds nothing to that scrape.
- */
-export const addThreadSeries = (source: () => Promise<RegistrySnapshot>, registry: Registry = railyardRegistry): (() => void) => {
-  const sources = threadSources.get(registry) ?? new Set();
-  threadSources.set(registry, sources);
-  sources.add(source);
-  return () => sources.delete(source);
-};
-
-const withThreadSeries = async (registry: Registry): Promise<string> => {
-  const sources = [...(threadSources.get(registry) ?? [])];
-  if (sources.length === 0) return registry.metrics();
-  const others = await Promise.all(sources.map((s) => s().catch((): RegistrySnapshot => [])));
-  return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...others]).metrics();
-};
 
 /** A label-less gauge of this process (e.g. whether it holds a lease), on the registry its metrics listener serves. */
 export const processGauge = (name: string, help: string, registry: Registry = railyardRegistry): { set(value: number): void } =>

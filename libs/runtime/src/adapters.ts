@@ -28,7 +28,11 @@ export const openBlobStore = (config: RuntimeConfig): Promise<BlobStore> => crea
 export const openReadModels = (config: RuntimeConfig, kind: 'memory' | 'redis'): ReadModelStore => {
   if (kind === 'memory') return new MemoryReadModelStore();
   if (!config.redisUrl) throw new Error('RAILYARD_REDIS_URL is required for Redis read models');
-  return new RedisReadModelStore({ redis: config.redisUrl, namespace: config.redisNamespace });
+  return new RedisReadModelStore({
+    redis: config.redisUrl,
+    namespace: config.redisNamespace,
+    storedAnswers: config.redisStoredAnswers,
+  });
 };
 
 /**

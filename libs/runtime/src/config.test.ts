@@ -15,12 +15,13 @@ describe('loadConfig', () => {
         killGraceMs: 5000,
         sandbox: 'auto',
         network: 'none',
+        niceness: 10,
         hiddenPaths: [],
         limits: { processes: 1024, memoryMib: 4096, cpus: 2, diskMib: 4096, logMib: 64 },
         cgroup: 'auto',
       },
       testHealth: { orgSlug: 'railyard', parseWorkers: 1, maxQueuedParses: 8, sweepMinutes: 60, maxRunsPerTest: 300, retentionDays: 60 },
-      engine: { enabled: true, thread: 'worker', tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000, mergeabilityPerSecond: 10 },
+      engine: { enabled: true, tickMs: 1000, verifyMs: 30_000, leaseTtlMs: 10_000, mergeabilityPerSecond: 10 },
       projector: { batchSize: 500, leaseTtlMs: 10_000, leaseRetryMs: 250 },
     });
     expect(config.publicUrl).toBeUndefined();

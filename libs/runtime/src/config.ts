@@ -18,12 +18,14 @@ export interface RuntimeConfig {
    */
   secretsFromDataDir: boolean;
   eventStore:
-    | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal' }
+    | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal'; handOver?: boolean }
     | { kind: 'kurrent'; url: string }
     | { kind: 'postgres'; url: string; schema: string }
     | { kind: 'memory' };
   redisUrl?: string;
   redisNamespace: string;
+  /** RAILYARD_REDIS_STORED_ANSWERS: API replicas keep built getQueue and PR answers until the queue's next batch (D253, D332). */
+  redisStoredAnswers: boolean;
   readYourWritesTimeoutMs: number;
   /** Requests per second per API token; 0 = no limit. */
   rateLimitPerSecond: number;
@@ -67,6 +69,8 @@ export interface CiConfig {
   /** `auto`: bubblewrap, else the unshare sandbox. `off` is for development only: checks can then read the server's secrets (docs/security.md). */
   sandbox: 'auto' | 'bwrap' | 'unshare' | 'off';
   network: 'none' | 'host';
+  /** How much nicer than the server checks run (Linux niceness, 0-19, added to the process's own; docs/decisions.md D330). */
+  niceness: number;
   /** What one check may use (libs/ci's CheckLimits). */
   limits: { processes: number; memoryMib: number; cpus: number; diskMib: number; logMib: number };
   /** `auto`, `off`, or a delegated cgroup v2 directory for the checks' cgroups. */
@@ -99,16 +103,6 @@ export interface TestHealthSettings {
 export interface EngineSettings {
   /** `RAILYARD_ENGINE=off` leaves the queues to a standalone engine (`npm run start:engine`). */
   enabled: boolean;
-  /**
-   * Where the embedded server runs it: `worker`, a thread of its own beside the API's (the default),
-   * or `main`, on the API's own thread (docs/decisions.md D46).
-   */
-  thread: 'worker' | 'main';
-  /**
-   * How much the engine thread yields the CPU to the API's thread (Linux niceness, 0-19, added to the
-   * process's own; 0 leaves it as it is). Only for `thread: 'worker'` (docs/decisions.md D47).
-   */
-  threadNiceness: number;
   tickMs: number;
   /** How often each queue's host facts are re-read whatever the events said. */
   verifyMs: number;
@@ -161,6 +155,7 @@ const eventStoreOf = (env: RailyardEnv, dataDir: string): RuntimeConfig['eventSt
     kind: 'sqlite',
     file: path.resolve(env.RAILYARD_SQLITE_FILE ?? path.join(dataDir, 'events.sqlite')),
     synchronous: env.RAILYARD_SQLITE_SYNC,
+    handOver: env.RAILYARD_SQLITE_HAND_OVER === 'on',
   };
 };
 
@@ -188,6 +183,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     eventStore: eventStoreOf(e, dataDir),
     redisUrl: e.RAILYARD_REDIS_URL,
     redisNamespace: e.RAILYARD_REDIS_NAMESPACE,
+    redisStoredAnswers: e.RAILYARD_REDIS_STORED_ANSWERS === 'on',
     readYourWritesTimeoutMs: e.RAILYARD_READ_YOUR_WRITES_TIMEOUT_MS,
     rateLimitPerSecond: e.RAILYARD_RATE_LIMIT_PER_SECOND,
     rateLimitUnauthenticatedPerSecond: e.RAILYARD_RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
@@ -215,6 +211,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       killGraceMs: e.RAILYARD_CI_KILL_GRACE_MS,
       sandbox: e.RAILYARD_CI_SANDBOX,
       network: e.RAILYARD_CI_NETWORK,
+      niceness: e.RAILYARD_CI_NICENESS,
       limits: {
         processes: e.RAILYARD_CI_MAX_PROCESSES,
         memoryMib: e.RAILYARD_CI_MEMORY_MIB,
@@ -239,8 +236,6 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     },
     engine: {
       enabled: e.RAILYARD_ENGINE === 'on',
-      thread: e.RAILYARD_ENGINE_THREAD,
-      threadNiceness: e.RAILYARD_ENGINE_THREAD_NICENESS,
       tickMs: e.RAILYARD_ENGINE_TICK_MS,
       verifyMs: e.RAILYARD_ENGINE_VERIFY_MS,
       leaseTtlMs: e.RAILYARD_ENGINE_LEASE_TTL_MS,

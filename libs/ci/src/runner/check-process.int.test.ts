@@ -1,7 +1,6 @@
 import { existsSync, promises as fs } from 'node:fs';
 import { getPriority } from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { checkArgv, startCheck } from './check-process';
 
@@ -68,48 +67,33 @@ describe('startCheck', () => {
   });
 });
 
-/**
- * Starts a check from a worker thread made `by` nicer (Linux keeps niceness per thread, and the
- * engine thread starts checks this way: apps/server's engine-thread/niceness.ts); the check writes
- * its own niceness and its session's scheduling group into files.
- */
-const checkFromNicerThread = (workDir: string, by: number): Promise<void> => {
-  const source = `
-    require(${JSON.stringify(require.resolve('tsx/cjs'))});
-    const { readlinkSync, openSync, closeSync } = require('node:fs');
-    const { getPriority, setPriority } = require('node:os');
-    const { parentPort, workerData } = require('node:worker_threads');
-    const { checkArgv, startCheck } = require(${JSON.stringify(path.join(__dirname, 'check-process.ts'))});
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (workerData.by > 0) setPriority(tid, Math.min(19, getPriority(tid) + workerData.by));
-    const logFd = openSync(workerData.dir + '/log', 'w');
-    startCheck({ argv: checkArgv('nice > niceness; cat /proc/self/autogroup > autogroup'), cwd: workerData.dir, env: { PATH: process.env.PATH }, logFd })
-      .then((p) => p.exited)
-      .then((exit) => { closeSync(logFd); parentPort.postMessage(exit); });
-  `;
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(source, { eval: true, workerData: { dir: workDir, by } });
-    worker.once('message', (exit: { code: number | null }) => {
-      void worker.terminate();
-      if (exit.code === 0) resolve();
-      else reject(new Error(`the check exited ${String(exit.code)}`));
-    });
-    worker.once('error', reject);
-  });
+/** Runs a check started `niceness` nicer; it writes its own niceness and its session's scheduling group into files. */
+const checkAtNiceness = async (niceness: number): Promise<{ niceness: string; autogroup: string }> => {
+  const log = await fs.open(path.join(dir, 'log'), 'w');
+  try {
+    const argv = checkArgv("awk '{ print $19 }' /proc/self/stat > niceness; cat /proc/self/autogroup > autogroup");
+    const proc = await startCheck({ argv, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, logFd: log.fd, niceness });
+    expect(await proc.exited).toMatchObject({ code: 0, started: true });
+  } finally {
+    await log.close();
+  }
+  const read = (name: string): Promise<string> => fs.readFile(path.join(dir, name), 'utf8');
+  return { niceness: (await read('niceness')).trim(), autogroup: await read('autogroup') };
 };
 
 const autogroups = existsSync('/proc/self/autogroup');
-if (!autogroups) console.log('SKIPPED check-process autogroup tests: this kernel has no /proc/self/autogroup');
-(autogroups ? describe : describe.skip)('startCheck from a nicer thread, where the kernel schedules sessions as groups', () => {
-  it('when the thread that starts the check is 5 nicer, then the check and its session’s group are 5 nicer', async () => {
+if (!autogroups) console.log('SKIPPED check-process niceness tests: this kernel has no /proc/self/autogroup');
+(autogroups ? describe : describe.skip)('startCheck with a niceness, where the kernel schedules sessions as groups', () => {
+  it('when the check is started 5 nicer, then its process and its session’s group run 5 nicer than this process', async () => {
     const nicer = Math.min(19, getPriority() + 5);
-    await checkFromNicerThread(dir, 5);
-    expect((await fs.readFile(path.join(dir, 'niceness'), 'utf8')).trim()).toBe(String(nicer));
-    expect(await fs.readFile(path.join(dir, 'autogroup'), 'utf8')).toMatch(new RegExp(`^/autogroup-\\d+ nice ${nicer}\n$`));
+    const seen = await checkAtNiceness(5);
+    expect(seen.niceness).toBe(String(nicer));
+    expect(seen.autogroup).toMatch(new RegExp(`^/autogroup-\\d+ nice ${nicer}\n$`));
   });
 
-  it('when the thread that starts the check is not nicer, then its session’s group has the process’s niceness (0 unless it was started nicer)', async () => {
-    await checkFromNicerThread(dir, 0);
-    expect(await fs.readFile(path.join(dir, 'autogroup'), 'utf8')).toMatch(new RegExp(`^/autogroup-\\d+ nice ${getPriority()}\n$`));
+  it('when the check is started at niceness 0, then it and its session’s group run at this process’s niceness', async () => {
+    const seen = await checkAtNiceness(0);
+    expect(seen.niceness).toBe(String(getPriority()));
+    expect(seen.autogroup).toMatch(new RegExp(`^/autogroup-\\d+ nice ${getPriority()}\n$`));
   });
 });

@@ -16,7 +16,7 @@ const WRAPPER = [
   "trap '' TERM",
   // The wrapper leads a session of its own (spawn's `detached`), and where the kernel schedules by
   // session (autogroup) that session weighs as much as the whole server, whatever the check's
-  // niceness. So the session takes the niceness this shell inherited (the engine thread's, D47);
+  // niceness. So the session takes the niceness this shell was started with (startCheck's `nice`);
   // best effort: the kernel limits how often an unprivileged process may change it.
   'read -r st < /proc/$$/stat 2>/dev/null && st=(${st##*) }) && [ "${st[16]:-0}" -gt 0 ] && { echo "${st[16]}" > /proc/self/autogroup; } 2>/dev/null',
   '( read -r -u 3 _; kill -KILL -- -$$ ) 4>&- &',
@@ -99,6 +99,11 @@ export interface StartCheckOptions {
   logFd: number;
   /** The `cgroup.procs` of the check's cgroup, joined before anything else runs. */
   cgroupProcs?: string;
+  /**
+   * How much nicer than this process the check runs (Linux niceness, added, capped at 19; 0 or unset:
+   * as this process), so that a CPU-heavy check yields to the server's API (docs/decisions.md D330).
+   */
+  niceness?: number;
 }
 
 const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
@@ -115,7 +120,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Starts the argv in its own process group; rejects when it cannot be started at all. */
 export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', WRAPPER, 'railyard-check', opts.cgroupProcs ?? '', ...opts.argv], {
+    const wrapper = ['bash', '-c', WRAPPER, 'railyard-check', opts.cgroupProcs ?? '', ...opts.argv];
+    // `nice` execs the wrapper in the same process: the pid is still the group's, and everything the
+    // check starts, its watchdog included, inherits the niceness. Raising it needs no privilege.
+    const argv = opts.niceness ? ['nice', '-n', String(opts.niceness), ...wrapper] : wrapper;
+    const child = spawn(argv[0] as string, argv.slice(1), {
       cwd: opts.cwd,
       env: opts.env,
       detached: true,

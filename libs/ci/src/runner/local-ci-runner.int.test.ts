@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
+import { getPriority } from 'node:os';
 import * as path from 'node:path';
 import type { RepoRef } from '@railyard/domain';
 import type { CommitStatus } from '@railyard/githost';
@@ -102,6 +103,16 @@ describe('LocalCiRunner', () => {
     expect(log).toContain('RAILYARD_REPO=git.test/acme/widgets');
     expect(log).toContain('HOME=/tmp');
     expect(log).not.toContain('secret-secret');
+  });
+
+  it('when the runner is given a niceness, then a check’s process runs that much nicer than the server, in its sandbox', async () => {
+    // The check reads its own niceness (field 19 of its stat): a CPU-heavy check then yields to the API (D330).
+    const sha = await commitConfig('ci:\n  nice: "awk \'{ print \\"niceness=\\" $19 }\' /proc/self/stat"\n');
+    const id = runId();
+    const r = bed.runner({ niceness: 7 });
+    await r.trigger({ repo, sha, branch: 'railyard-merge/pr-1/x', testRunId: id, timeoutMinutes: 5 });
+    await r.whenDone(id);
+    expect(await bed.logOf(id, 'nice')).toContain(`niceness=${Math.min(19, getPriority() + 7)}\n`);
   });
 
   it('when a check outlives the timeout, then its whole process tree is killed, even a child ignoring SIGTERM, and it reports error', async () => {

@@ -81,6 +81,8 @@ export interface LocalCiRunnerOptions {
   limits?: Partial<CheckLimits>;
   /** Where checks' cgroups go: `auto` (default), `off`, or a delegated cgroup v2 directory (limits/cgroup.ts). */
   cgroup?: string;
+  /** How much nicer than this process checks run (check-process.ts). Default 0. */
+  niceness?: number;
   /** Where the checks' PATH, LANG, LC_ALL and TZ come from; nothing else of it passes. Default: this process's environment. */
   baseEnv?: NodeJS.ProcessEnv;
   /**
@@ -509,6 +511,7 @@ export class LocalCiRunner {
           env: checkEnv(this.opts.baseEnv ?? process.env, run.input, check.name, kind === 'off' ? workspace.scratch : '/tmp'),
           logFd: log.fd,
           ...(cgroup ? { cgroupProcs: cgroup.procs } : {}),
+          ...(this.opts.niceness ? { niceness: this.opts.niceness } : {}),
         });
       } catch (err) {
         outcome = infrastructure('CI_CHECK_NOT_STARTED', `could not start: ${(err as Error).message}`);

@@ -36,8 +36,8 @@ describe('SQLite event store: committed events handed to caught-up subscribers',
     await rm(dir, { recursive: true, force: true });
   });
 
-  const open = (pollIntervalMs = 20): SqliteEventStore => {
-    const store = new SqliteEventStore({ file: join(dir, 'events.sqlite'), pollIntervalMs });
+  const open = (pollIntervalMs = 20, handOver = true): SqliteEventStore => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.sqlite'), pollIntervalMs, handOver });
     stores.push(store);
     return store;
   };
@@ -74,6 +74,23 @@ describe('SQLite event store: committed events handed to caught-up subscribers',
     expect(second.slice(1)).toEqual(first.slice(1));
     expect(second[1]?.data).not.toBe(first[1]?.data);
     expect(first.slice(1)).toEqual(await store.readAll(1n, 10));
+  });
+
+  it('when the hand-over is off, then woken subscribers read the log for the same events, as the simple design does (D333)', async () => {
+    const store = open(60_000, false);
+    await store.append('s-0', [event(0)], 'no_stream');
+    const seen = follow(store);
+    await until(() => seen.length === 1);
+    const reads = recordLogReads();
+    try {
+      await store.append('s-a', [event(1), event(2)], 'no_stream');
+      await until(() => seen.length === 3);
+      // The page the commit woke it for, then the short page that says the log ends there.
+      await until(() => reads.reads.length >= 2);
+    } finally {
+      reads.restore();
+    }
+    expect(seen.slice(1)).toEqual(await store.readAll(1n, 10));
   });
 
   it('when an append of the group is refused, then subscribers are given exactly the events that were written', async () => {

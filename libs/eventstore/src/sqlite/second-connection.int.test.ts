@@ -7,8 +7,8 @@ import type { NewEvent } from '../port';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /**
- * The embedded server opens the log twice in one process (its engine thread has a connection of its
- * own). POSIX locks belong to the process: closing any descriptor of the file drops them all, so the
+ * One process may open the log twice (two stores on the same file, as the embedded server's engine
+ * thread once did). POSIX locks belong to the process: closing any descriptor of the file drops them all, so the
  * second open must not open and close the existing file itself, or another process (a CLI reading
  * history) may take the file as unused, checkpoint and delete the write-ahead log under the server.
  */

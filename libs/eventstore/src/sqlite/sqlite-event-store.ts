@@ -38,6 +38,12 @@ export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for appends made by other processes. */
   pollIntervalMs?: number;
   now?: () => Date;
+  /**
+   * Whether a commit hands its rows to the subscriptions it wakes, and a short page ends the log while
+   * this process is the file's only writer (D48; default). Off: every subscription reads the file and
+   * reads again to find the end (`RAILYARD_SQLITE_HAND_OVER=off`, D333).
+   */
+  handOver?: boolean;
 }
 
 interface EventRow {
@@ -82,6 +88,7 @@ export class SqliteEventStore implements EventStore, StreamRetention {
   private readonly file: string | null;
   private readonly subscriptions = new SubscriptionSet();
   private readonly committed: CommittedTail<EventRow>;
+  private readonly handOver: boolean;
   private readonly now: () => Date;
   private readonly pollIntervalMs: number;
   private readonly statements;
@@ -97,11 +104,12 @@ export class SqliteEventStore implements EventStore, StreamRetention {
     this.file = inMemory ? null : resolve(options.file);
     this.signal = this.file === null ? new AppendSignal() : appendSignalForFile(this.file);
     this.committed = new CommittedTail(() => this.signal.appendCount);
+    this.handOver = options.handOver ?? true;
     if (!inMemory) {
       // Private from the start: SQLite would create the file (and its -wal and -shm, which copy its
       // mode) world-readable. An empty file is a new database to SQLite. Created only when missing:
       // closing a descriptor of a file drops every POSIX lock this process holds on it, including the
-      // shared lock another connection here keeps (the engine thread's), and without it another
+      // shared lock another connection here keeps (a second store on the same file), and without it another
       // process may take the log as unused and delete its write-ahead log under us.
       mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
       createIfMissing(options.file);
@@ -165,7 +173,7 @@ export class SqliteEventStore implements EventStore, StreamRetention {
     const last = rows[rows.length - 1];
     if (last === undefined) return;
     this.signal.notify(last.global_position);
-    this.offerCommitted(rows);
+    if (this.handOver) this.offerCommitted(rows);
     if (this.file !== null) fileWakeFor(this.file, this.signal).announce();
   }
 
@@ -200,12 +208,13 @@ export class SqliteEventStore implements EventStore, StreamRetention {
     // The watch first: whether it is on decides how the subscription reads.
     const wake = this.file === null ? null : fileWakeFor(this.file, this.signal);
     const release = wake?.acquire() ?? (() => undefined);
+    const handOver = this.handOver;
     const source: PollSource = {
       readAfter: (after, max) => this.readAfter(after, max),
       signal: this.signal,
       // An in-memory database has no other writer; a file, while this process is its only one (D48).
       get signalsEveryAppend() {
-        return wake === null || wake.onlyWriterSoFar;
+        return wake === null || (handOver && wake.onlyWriterSoFar);
       },
     };
     const subscription = new PollingSubscription(source, options, this.pollIntervalMs, defaultBackoff);

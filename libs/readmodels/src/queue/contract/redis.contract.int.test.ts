@@ -14,6 +14,11 @@ const Q = testQueueId();
 const AT = '2026-03-01T09:00:00.000Z';
 
 readModelContract('redis', () => new RedisReadModelStore({ redis: bed.url, namespace: bed.namespace }));
+// The simple design the stored answers are measured against (D332): the same answers, built on every read.
+readModelContract(
+  'redis, answers built on every read',
+  () => new RedisReadModelStore({ redis: bed.url, namespace: bed.namespace, storedAnswers: false }),
+);
 
 redisSpecifics(bed, () => keys.checkpoint, {
   open: (redis) => new RedisReadModelStore({ redis, namespace: bed.namespace }),
@@ -84,6 +89,19 @@ describe('RedisReadModelStore specifics', () => {
     expect(JSON.parse((await store.getQueueAnswer(Q)) ?? 'null').enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual(
       [2],
     );
+  });
+
+  it('when stored answers are off, then every read builds the answer from the documents and keeps none', async () => {
+    const simple = new RedisReadModelStore({ redis: bed.redis, namespace: bed.namespace, storedAnswers: false });
+    const factory = new RecordedEventFactory();
+    await simple.apply(factory.record(Q, queueCreated(Q, AT), prSubmitted(1, AT), prSubmitted(2, AT)));
+    const built = await simple.getQueueAnswer(Q);
+    expect(JSON.parse(built ?? 'null').enqueuedPullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual([1, 2]);
+    expect(JSON.parse((await simple.getPrAnswer(Q, 2)) ?? 'null')).toMatchObject({ prNumber: 2 });
+    expect(await bed.redis.exists(keys.queueAnswer(Q), keys.prAnswers(Q))).toBe(0);
+    // An answer another replica stored is not what this one reads: it builds its own.
+    await bed.redis.set(keys.queueAnswer(Q), 'an answer another replica stored');
+    expect(await simple.getQueueAnswer(Q)).toBe(built);
   });
 
   it('when a batch lands while a read builds the getQueue answer, then the mixed build is not kept and the answer is rebuilt', async () => {

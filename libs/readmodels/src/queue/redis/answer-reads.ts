@@ -46,10 +46,12 @@ const buildQueueAnswer = async (redis: Redis, k: RedisKeys, queueId: string) => 
  * The stored getQueue answer, or, when a batch has changed the queue since it was stored, the answer
  * built now and stored for the reads after it. It is stored only if the queue's answer version has not
  * moved since the read began, so a build that mixes two batches is never kept (docs/decisions.md D253).
+ * With `stored` false every read builds the answer and keeps nothing: the simple design (D332).
  */
-export const readQueueAnswer = async (redis: Redis, k: RedisKeys, queueId: string): Promise<string | null> => {
-  const stored = await redis.get(k.queueAnswer(queueId));
-  if (stored !== null) return stored;
+export const readQueueAnswer = async (redis: Redis, k: RedisKeys, queueId: string, stored = true): Promise<string | null> => {
+  if (!stored) return (await buildQueueAnswer(redis, k, queueId)).json;
+  const kept = await redis.get(k.queueAnswer(queueId));
+  if (kept !== null) return kept;
   let built: string | null = null;
   for (let attempt = 1; attempt <= BUILD_ATTEMPTS; attempt++) {
     const { version, json } = await buildQueueAnswer(redis, k, queueId);
@@ -73,9 +75,10 @@ export const readPrAnswer = async (
   readModels: Pick<ReadModelStore, 'getTestRun'>,
   queueId: string,
   prNumber: number,
+  stored = true,
 ): Promise<string | null> => {
-  const stored = await redis.hget(k.prAnswers(queueId), String(prNumber));
-  if (stored !== null) return stored;
+  const kept = stored ? await redis.hget(k.prAnswers(queueId), String(prNumber)) : null;
+  if (kept !== null) return kept;
   const reply = (await READ_PR_PLACE.run(
     redis,
     [k.queue(queueId), k.pr(queueId, prNumber), k.active(queueId), k.answerVersion(queueId)],
@@ -93,6 +96,6 @@ export const readPrAnswer = async (
   const explanation = explainViewWith(queue?.view ?? null, view, ahead, await explainRunOf(readModels, view));
   const json = JSON.stringify(prResponse(view, explanation));
   // Kept for the next reads unless a batch moved the version meanwhile (its run may then be newer).
-  await STORE_IF_UNCHANGED.run(redis, [k.answerVersion(queueId), k.prAnswers(queueId)], [version, String(prNumber), json]);
+  if (stored) await STORE_IF_UNCHANGED.run(redis, [k.answerVersion(queueId), k.prAnswers(queueId)], [version, String(prNumber), json]);
   return json;
 };

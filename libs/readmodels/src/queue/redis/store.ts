@@ -22,6 +22,11 @@ export interface RedisReadModelStoreOptions {
   namespace: string;
   /** How often waitFor re-reads the checkpoint. */
   pollMs?: number;
+  /**
+   * Whether a built getQueue or PR answer is kept for the reads until the queue's next batch (D253;
+   * default) or built on every read (`RAILYARD_REDIS_STORED_ANSWERS=off`, D332).
+   */
+  storedAnswers?: boolean;
 }
 
 /**
@@ -32,9 +37,11 @@ export interface RedisReadModelStoreOptions {
 export class RedisReadModelStore implements ReadModelStore {
   readonly keys: RedisKeys;
   private readonly base: RedisCheckpoint;
+  private readonly storedAnswers: boolean;
 
   constructor(options: RedisReadModelStoreOptions) {
     this.keys = redisKeys(options.namespace);
+    this.storedAnswers = options.storedAnswers ?? true;
     this.base = new RedisCheckpoint({
       redis: options.redis,
       checkpointKey: this.keys.checkpoint,
@@ -137,11 +144,11 @@ export class RedisReadModelStore implements ReadModelStore {
   }
 
   getQueueAnswer(queueId: string): Promise<string | null> {
-    return readQueueAnswer(this.base.redis, this.keys, queueId);
+    return readQueueAnswer(this.base.redis, this.keys, queueId, this.storedAnswers);
   }
 
   getPrAnswer(queueId: string, prNumber: number): Promise<string | null> {
-    return readPrAnswer(this.base.redis, this.keys, this, queueId, prNumber);
+    return readPrAnswer(this.base.redis, this.keys, this, queueId, prNumber, this.storedAnswers);
   }
 
   async listHostProblems(): Promise<QueueView[]> {
