@@ -31,6 +31,7 @@ const main = async (): Promise<void> => {
   // Before anything is bound or written: replicas must not each make up their own secrets (docs/security.md).
   requireApiSecrets(config);
   const logger = createLogger('railyard-api', config.logLevel);
+  for (const s of config.ignoredSettings) logger.warn('setting ignored', { setting: s.name, why: s.why });
   // Bound first, so a port in use is reported as such before anything is opened (docs/operations.md).
   let handler: RequestListener = (_req, res) => void res.writeHead(503, { 'Retry-After': '1' }).end();
   const server = createServer((req, res) => handler(req, res));

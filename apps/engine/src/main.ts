@@ -19,6 +19,7 @@ const main = async (): Promise<void> => {
   // Redis defaulted as in the API, so the blob store (impacted targets, CI logs) is the API's too.
   const config = withDistributedRedis(loadConfig());
   const logger = createLogger('railyard-engine', config.logLevel);
+  for (const s of config.ignoredSettings) logger.warn('setting ignored', { setting: s.name, why: s.why });
   collectProcessMetrics();
   // RAILYARD_METRICS_PORT: bound first, so a port in use stops the engine before it takes any queue.
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer({ port: config.metricsPort, host: config.host });

@@ -5,7 +5,8 @@ import { projectorConfigFromEnv } from './config';
 describe('projectorConfigFromEnv', () => {
   it('when nothing is set, then it uses SQLite under ./data, local Redis and namespace rm1, a 10 s lease a standby tries every 250 ms, and no metrics port', () => {
     expect(projectorConfigFromEnv({})).toEqual({
-      eventStore: { kind: 'sqlite', file: path.resolve('./data', 'events.sqlite'), synchronous: 'full' },
+      ignoredSettings: [],
+      eventStore: { kind: 'sqlite', file: path.resolve('./data', 'events.sqlite'), synchronous: 'full', handOver: true },
       blobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'ry:{rm1}:blob:' },
       redisUrl: 'redis://127.0.0.1:6379',
       namespace: 'rm1',
@@ -87,7 +88,7 @@ describe('projectorConfigFromEnv: lease and metrics settings', () => {
 describe('projectorConfigFromEnv and the other processes', () => {
   it('when RAILYARD_SQLITE_FILE and RAILYARD_SQLITE_SYNC are set, then the projector reads the same store the API writes', () => {
     const config = projectorConfigFromEnv({ RAILYARD_SQLITE_FILE: '/srv/railyard/events.sqlite', RAILYARD_SQLITE_SYNC: 'normal' });
-    expect(config.eventStore).toEqual({ kind: 'sqlite', file: '/srv/railyard/events.sqlite', synchronous: 'normal' });
+    expect(config.eventStore).toEqual({ kind: 'sqlite', file: '/srv/railyard/events.sqlite', synchronous: 'normal', handOver: true });
   });
 
   it('when RAILYARD_KURRENTDB_URL is set, then KurrentDB is used, as everywhere else', () => {

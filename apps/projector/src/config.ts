@@ -1,7 +1,9 @@
 import type { BlobStoreConfig, EventStoreConfig } from '@railyard/eventstore';
-import { blobStoreConfigOf, loadConfig, withDistributedRedis } from '@railyard/runtime';
+import { blobStoreConfigOf, loadConfig, withDistributedRedis, type IgnoredSetting } from '@railyard/runtime';
 
 export interface ProjectorConfig {
+  /** RAILYARD_ variables set but read by nothing, warned of at start. */
+  ignoredSettings: IgnoredSetting[];
   eventStore: EventStoreConfig;
   /** Where the API put the upload case lists the test-health projection reads (D185). */
   blobs: BlobStoreConfig;
@@ -30,6 +32,7 @@ export const projectorConfigFromEnv = (env: Env): ProjectorConfig => {
   // Redis defaulted as in the API and the engine, so all find the blobs in the same place.
   const config = withDistributedRedis(loadConfig(env));
   return {
+    ignoredSettings: config.ignoredSettings,
     eventStore: config.eventStore,
     blobs: blobStoreConfigOf(config),
     redisUrl: config.redisUrl,

@@ -21,6 +21,7 @@ const main = async (): Promise<void> => {
   applyEnvFile(process.env, process.cwd());
   const logger = createLogger('projector');
   const config = projectorConfigFromEnv(process.env);
+  for (const s of config.ignoredSettings) logger.warn('setting ignored', { setting: s.name, why: s.why });
   collectProcessMetrics();
   // Bound before the lease is sought: a metrics port in use stops this process before it projects anything.
   const metricsServer: MetricsServer | null =

@@ -57,6 +57,7 @@ export const startServer = async (
 ): Promise<RunningServer> => {
   const config = { ...loadConfig(), ...overrides };
   const logger = options.logger ?? createLogger('railyard', config.logLevel);
+  for (const s of config.ignoredSettings) logger.warn('setting ignored', { setting: s.name, why: s.why });
   // The data dir, then the port, before anything else starts: a second `npm start` on the same data
   // dir (whatever its port) or on a used port stops here, with no engine or projector started. Until
   // the models have caught up every request but /healthz is answered 503 STARTING.

@@ -1,3 +1,4 @@
+import { ignoredSettings, type IgnoredSetting } from './ignored-settings';
 import path from 'node:path';
 import { parseGithubSettings, type GithubSettings } from '@railyard/github';
 import { parseRailyardEnv, type RailyardEnv } from './env';
@@ -130,6 +131,8 @@ export interface ProjectorSettings {
 /** Every process shape's settings, from one parse of the environment (env.ts). */
 export interface RailyardConfig extends RuntimeConfig {
   publicUrl?: string;
+  /** RAILYARD_ variables set but read by nothing (retired, or misspelt): each process warns of them at start. */
+  ignoredSettings: IgnoredSetting[];
   ci: CiConfig;
   retention: RetentionSettings;
   testHealth: TestHealthSettings;
@@ -172,6 +175,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   const dataDir = path.resolve(e.RAILYARD_DATA_DIR);
   const publicUrl = e.RAILYARD_PUBLIC_URL;
   return {
+    ignoredSettings: ignoredSettings(env),
     port: e.PORT,
     host: e.RAILYARD_HOST,
     ...(publicUrl ? { publicUrl } : {}),

@@ -6,3 +6,4 @@ export * from './env-file';
 export * from './tokens-file';
 export * from './secrets';
 export * from './queue-command-handler';
+export * from './ignored-settings';
