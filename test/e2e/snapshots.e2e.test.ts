@@ -88,6 +88,36 @@ describe('read-model snapshots (D252)', () => {
     expect([...listed].sort((a, b) => a - b)).toEqual([...acked.keys()].sort((a, b) => a - b));
   });
 
+  it('when ended PRs were paged out of memory and the server is killed with -9, then they are read back exactly (D320)', async () => {
+    const ci = client(server?.url ?? '', TOKENS.write);
+    for (let n = 1; n <= 5; n++) expect((await ci.cancel(n)).status).toBe(200);
+    const covered = head();
+    const pagedPrs = (): Map<string, number> =>
+      withDbIfAny('read-models.sqlite', (db) => {
+        const rows = db.prepare("SELECT num FROM paged WHERE model = 'queue' AND kind = 'pr'").all() as { num: number }[];
+        return new Map(rows.map((r) => [String(r.num), r.num]));
+      });
+    await eventually(
+      () => (snapshotPositions().get('queue') ?? 0n) >= covered && pagedPrs().size >= 5,
+      'a snapshot that paged the cancelled PRs out',
+      60_000,
+    );
+    const reader = client(server?.url ?? '', TOKENS.read);
+    const before = await Promise.all([1, 2, 3, 4, 5, 6].map(async (n) => (await reader.getPr(n)).body as unknown));
+    const queueBefore = (await reader.getQueue()).body as unknown;
+    expect(before[0]).toMatchObject({ prNumber: 1, state: 'cancelled' });
+    await server?.kill9();
+
+    server = await startProcess('apps/server/src/main.ts', env());
+    expect(starts(server)).toEqual(['resumed', 'resumed', 'resumed']);
+    const after = client(server.url, TOKENS.read);
+    expect(await Promise.all([1, 2, 3, 4, 5, 6].map(async (n) => (await after.getPr(n)).body as unknown))).toEqual(before);
+    expect((await after.getQueue()).body).toEqual(queueBefore);
+    // A PR read back from the file takes new events as one that stayed in memory would.
+    expect((await client(server.url, TOKENS.write).submit(1)).status).toBe(200);
+    expect((await after.getPr(1)).body).toMatchObject({ prNumber: 1, state: 'pending' });
+  });
+
   it('when a snapshot was written by an older schema, then the model is rebuilt from the events, not read', async () => {
     await server?.stop();
     const db = new Database(path.join(world.dataDir, 'read-models.sqlite'));
@@ -98,6 +128,8 @@ describe('read-model snapshots (D252)', () => {
     server = await startProcess('apps/server/src/main.ts', env());
     expect(starts(server)).toEqual(['older-schema', 'resumed', 'resumed']);
     const after = client(server.url, TOKENS.read);
-    for (let n = 1; n <= 10; n++) expect((await after.getPr(n)).body).toMatchObject({ prNumber: n, state: 'pending' });
+    for (const n of [1, 6, 7, 8, 9, 10]) expect((await after.getPr(n)).body).toMatchObject({ prNumber: n, state: 'pending' });
+    // Its paged-out documents went with the snapshot: the ended PRs come from the events again.
+    for (let n = 2; n <= 5; n++) expect((await after.getPr(n)).body).toMatchObject({ prNumber: n, state: 'cancelled' });
   });
 });

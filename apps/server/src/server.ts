@@ -13,6 +13,7 @@ import {
 import type { UploadReportsInput } from '@railyard/ci';
 import { startEmbeddedEngine } from '@railyard/engine';
 import { CheckRunPublisher, GithubHintFeed, openGithub } from '@railyard/github';
+import type { RecordedEvent } from '@railyard/eventstore';
 import { collectProcessMetrics, createLogger, listenOrExplain, type Logger } from '@railyard/observability';
 import { fanOut, runProjector } from '@railyard/projector';
 import { isSnapshottable, MemoryMetricsStore } from '@railyard/readmodels';
@@ -137,14 +138,6 @@ const startOnBoundServer = async (
       ? new ReadModelSnapshots(path.join(path.dirname(config.eventStore.file), SNAPSHOT_FILE))
       : null;
   const restored = snapshots ? await snapshots.restore(snapshotModels, eventStore, logger) : [];
-  // One subscription feeds the three in-memory projections: the log is read once at start, not three times.
-  const projector = runProjector({ eventStore, readModels: fanOut([readModels, metrics, testHealthStore]), logger });
-  // The port opens only once the models hold every event already stored: no reader sees a half-built model.
-  if (head !== null && !(await readModels.waitFor(head, 10 * 60_000))) throw new Error('read models did not catch up with the event store');
-  if (head !== null && !(await metrics.waitFor(head, 10 * 60_000)))
-    throw new Error('the metrics read model did not catch up with the event store');
-  if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000)))
-    throw new Error('the test-health read models did not catch up with the event store');
   const resumedAt = restored.reduce<bigint | null>(
     (low, r) => (r.resumedAt === null ? null : low === null || r.resumedAt < low ? r.resumedAt : low),
     null,
@@ -155,6 +148,17 @@ const startOnBoundServer = async (
         resumedAt,
       )
     : null;
+  // One subscription feeds the three in-memory projections: the log is read once at start, not three times.
+  const models = fanOut([readModels, metrics, testHealthStore]);
+  // Checked after each batch: a long log folded from the start pages its cold documents out as it goes (D320).
+  const target = snapshotting ? { ...models, apply: (e: RecordedEvent[]) => models.apply(e).then(snapshotting.afterBatch) } : models;
+  const projector = runProjector({ eventStore, readModels: target, logger });
+  // The port opens only once the models hold every event already stored: no reader sees a half-built model.
+  if (head !== null && !(await readModels.waitFor(head, 10 * 60_000))) throw new Error('read models did not catch up with the event store');
+  if (head !== null && !(await metrics.waitFor(head, 10 * 60_000)))
+    throw new Error('the metrics read model did not catch up with the event store');
+  if (head !== null && !(await testHealthStore.waitFor(head, 10 * 60_000)))
+    throw new Error('the test-health read models did not catch up with the event store');
   const port = (server.address() as AddressInfo).port;
   const selfUrl = `http://${config.host}:${port}`;
   // Reports the checks write go to test health, which the API composition below creates.

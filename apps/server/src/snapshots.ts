@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { EventStore } from '@railyard/eventstore';
 import { errorFields, type Logger } from '@railyard/observability';
 import type { Snapshottable } from '@railyard/readmodels';
+import { PagedDocsTable } from './paged-docs';
 import { openPrivateSqlite } from './private-sqlite';
 
 /** The file beside the event log that holds the in-memory read models' snapshots (docs/decisions.md D252). */
@@ -33,19 +34,24 @@ export interface RestoreOutcome {
  */
 export class ReadModelSnapshots {
   private readonly db: Database.Database;
+  private readonly paged: PagedDocsTable;
 
   constructor(file: string) {
     this.db = openPrivateSqlite(file);
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, schema INTEGER NOT NULL, position TEXT NOT NULL, event_id TEXT NOT NULL, body BLOB NOT NULL, written_at TEXT NOT NULL)',
     );
+    this.paged = new PagedDocsTable(this.db);
   }
 
   /** Restores each model from its snapshot where one fits; the others start empty and fold the log from the start. */
   async restore(models: readonly Snapshottable[], events: EventStore, logger: Logger): Promise<RestoreOutcome[]> {
     const outcomes: RestoreOutcome[] = [];
     for (const model of models) {
+      model.pageTo?.(this.paged.of(model.snapshotName));
       const outcome = await this.restoreOne(model, events);
+      // Paged-out documents belong to the snapshot they were written with: a model folded from the start has none.
+      if (outcome.why !== 'resumed') this.paged.clear(model.snapshotName);
       outcomes.push(outcome);
       logger.info('read model start', { model: outcome.name, from: outcome.why, position: outcome.resumedAt?.toString() ?? null });
     }
@@ -75,12 +81,18 @@ export class ReadModelSnapshots {
     const started = performance.now();
     const taken = models.flatMap((model) => {
       const snap = model.snapshot();
-      return snap ? [{ model, position: snap.position, body: serialize(snap.body) }] : [];
+      if (!snap) return [];
+      const pagedOut = snap.pagedOut ?? [];
+      return [
+        { model, position: snap.position, body: serialize(snap.body), pagedOut, pages: this.paged.stage(model.snapshotName, pagedOut) },
+      ];
     });
     const rows: Row[] = [];
+    const written: typeof taken = [];
     for (const t of taken) {
       const eventId = await eventIdAt(events, t.position);
       if (eventId === undefined) continue;
+      written.push(t);
       rows.push({
         name: t.model.snapshotName,
         schema: t.model.snapshotSchema,
@@ -96,11 +108,15 @@ export class ReadModelSnapshots {
     const at = new Date().toISOString();
     this.db.transaction(() => {
       for (const row of rows) upsert.run({ ...row, at });
+      for (const t of written) t.pages();
     })();
+    // Durable now: what the snapshot paged out may leave memory.
+    for (const t of written) t.model.pagedOutDone?.(t.pagedOut);
     // The copy blocks the event loop: how long, and how large, is what an operator tunes the interval by.
     logger?.info('read-model snapshot written', {
       ms: Math.round(performance.now() - started),
       bytes: rows.reduce((n, r) => n + r.body.length, 0),
+      pagedOut: written.reduce((n, t) => n + t.pagedOut.length, 0),
       position: rows[0]?.position ?? null,
     });
     return rows.reduce<bigint | null>((low, r) => (low === null || BigInt(r.position) < low ? BigInt(r.position) : low), null);
@@ -136,8 +152,15 @@ export interface SnapshotScheduleOptions {
   checkMs?: number;
 }
 
-/** Writes a snapshot whenever the models have moved `everyEvents` past the last one, checked on a timer, and at stop. */
-export const scheduleSnapshots = (o: SnapshotScheduleOptions, lastAt: bigint | null): { stop(): Promise<void> } => {
+/**
+ * Writes a snapshot whenever the models have moved `everyEvents` past the last one, checked on a timer,
+ * after each batch the projector applies (`afterBatch`: a long catch-up keeps the event loop too busy
+ * for the timer, and pages its cold documents out as it goes, D320), and at stop.
+ */
+export const scheduleSnapshots = (
+  o: SnapshotScheduleOptions,
+  lastAt: bigint | null,
+): { afterBatch(): Promise<void>; stop(): Promise<void> } => {
   let last = lastAt;
   let writing: Promise<void> = Promise.resolve();
   const due = async (every = BigInt(o.everyEvents)): Promise<boolean> => {
@@ -156,11 +179,11 @@ export const scheduleSnapshots = (o: SnapshotScheduleOptions, lastAt: bigint | n
       },
       (err: unknown) => void o.logger.error('writing the read-model snapshot failed', errorFields(err)),
     );
-  const timer = setInterval(() => {
-    writing = writing.then(async () => ((await due()) ? write() : undefined));
-  }, o.checkMs ?? 5_000);
+  const check = (): Promise<void> => (writing = writing.then(async () => ((await due()) ? write() : undefined)));
+  const timer = setInterval(() => void check(), o.checkMs ?? 5_000);
   timer.unref();
   return {
+    afterBatch: check,
     /** Stops the timer; a clean stop then saves what was folded since the last snapshot, if anything. */
     async stop() {
       clearInterval(timer);

@@ -12,7 +12,7 @@ export { RedisLease, type RedisLeaseOptions } from './redis/lease';
 export { redisKeys, encodePosition, type RedisKeys } from './redis/keys';
 /** The audit trail of a queue's stream and its replay to any moment. */
 export * from './history';
-export { isSnapshottable, type Snapshottable } from './memory/snapshot';
+export { isSnapshottable, type PagedDoc, type PagedDocs, type Snapshottable } from './memory/snapshot';
 /** Every Redis projection of a namespace, and the rebuild of read models from the whole log. */
 export { openRedisProjections } from './redis-projections';
 export { rebuildProjections, type RebuildOptions, type RebuildResult, type RebuildTarget } from './rebuild';

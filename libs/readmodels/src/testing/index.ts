@@ -4,3 +4,4 @@ export * from './recorded';
 export * as testRunTesting from './testruns';
 export * as metricsTesting from './metrics';
 export * as testHealthTesting from './testhealth';
+export * from './paged';

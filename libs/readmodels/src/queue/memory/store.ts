@@ -8,7 +8,7 @@ import { isActive } from '../projection/order';
 import { pageOf, type PrListPage, type PrListQuery } from '../projection/listing';
 import { ActiveOrder } from './active-order';
 import { MemoryTestRuns, type TestRunsSnapshot } from '../../testruns/memory/store';
-import type { Snapshottable } from '../../memory/snapshot';
+import type { PagedDoc, PagedDocs, Snapshottable } from '../../memory/snapshot';
 import type { TestRunView } from '../../testruns/projection/docs';
 import { CheckpointWaiters } from '../../memory/waiters';
 
@@ -38,6 +38,22 @@ const withNumber = (sorted: number[], n: number): number[] => {
   return sorted;
 };
 
+/** Index of the first number above `n` in `sorted`. */
+const firstAbove = (sorted: number[], n: number): number => {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) <= n) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
+/** The kind of a PR document paged out of memory (D320), and how many a listing reads back at once. */
+const PR = 'pr';
+const PAGED_READ = 256;
+
 /** Read models in process memory: the embedded mode (rebuilt from the event store at start) and unit tests. */
 interface QueueSnapshot {
   queues: Map<string, QueueDoc>;
@@ -48,13 +64,20 @@ interface QueueSnapshot {
 export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
   readonly snapshotName = 'queue';
   // Raise with any change to the documents or to how the queue and test-run projections fold them.
-  readonly snapshotSchema = 1;
+  // 2: the body holds only hot documents, the others are paged out beside it (D320).
+  readonly snapshotSchema = 2;
   private queues = new Map<string, QueueDoc>();
   private prs = new Map<string, PrDoc>();
   /** Active PR keys per queue in queue order, so listing a queue neither walks every PR ever submitted nor sorts. */
   private active = new Map<string, ActiveOrder>();
-  /** Every PR number with a document, per queue, ascending (listPrs); emptied when the queue is created again. */
+  /** Every PR number with a document in memory, per queue, ascending (listPrs); emptied when the queue is created again. */
   private numbers = new Map<string, number[]>();
+  /**
+   * PR documents that left the active order and finished runs, paged out at earlier snapshots (D320):
+   * memory then holds the hot state and what changed since the last snapshot, not every PR ever.
+   * Memory wins over a paged copy, which is never newer. Null (unit tests): everything stays in memory.
+   */
+  private paged: PagedDocs | null = null;
   private position: bigint | null = null;
   private readonly waiters = new CheckpointWaiters();
   private readonly testRuns = new MemoryTestRuns();
@@ -67,10 +90,10 @@ export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
     const targets = targetsOfBatch(fresh);
     const docs: DocSet = { queues: new Map(), prs: new Map() };
     for (const id of targets.queueIds) docs.queues.set(id, this.queues.get(id) ?? null);
-    for (const key of targets.prs.keys()) docs.prs.set(key, this.prs.get(key) ?? null);
+    for (const key of targets.prs.keys()) docs.prs.set(key, this.prDoc(key) ?? null);
     const changes = foldBatch(docs, fresh);
     // Before the PR documents below are replaced: runs record their PRs as they were.
-    this.testRuns.apply(fresh, (key) => this.prs.get(key));
+    this.testRuns.apply(fresh, (key) => this.prDoc(key));
 
     for (const id of changes.queueIds) {
       const doc = docs.queues.get(id);
@@ -99,9 +122,43 @@ export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
     return this.position;
   }
 
-  snapshot(): { position: bigint; body: QueueSnapshot } | null {
+  pageTo(paged: PagedDocs): void {
+    this.paged = paged;
+    this.testRuns.pageTo(paged);
+  }
+
+  /** The PR's document: in memory, else as paged out. */
+  private prDoc(key: string): PrDoc | undefined {
+    const hot = this.prs.get(key);
+    if (hot || !this.paged) return hot;
+    const doc = this.paged.get(PR, key) as PrDoc | undefined;
+    return doc ? frozen(doc) : undefined;
+  }
+
+  /** With somewhere to page to, the PRs out of the active order leave the body and are paged out. */
+  snapshot(): { position: bigint; body: QueueSnapshot; pagedOut: PagedDoc[] } | null {
     if (this.position === null) return null;
-    return { position: this.position, body: { queues: this.queues, prs: this.prs, testRuns: this.testRuns.snapshot() } };
+    const runs = this.testRuns.snapshot();
+    if (!this.paged) return { position: this.position, body: { queues: this.queues, prs: this.prs, testRuns: runs.body }, pagedOut: [] };
+    const prs = new Map<string, PrDoc>();
+    const pagedOut: PagedDoc[] = runs.pagedOut;
+    for (const [key, doc] of this.prs) {
+      const { queueId, prNumber } = doc.view;
+      if (isActive(this.queues.get(queueId) ?? null, doc)) prs.set(key, doc);
+      else pagedOut.push({ kind: PR, key, group: queueId, num: prNumber, doc });
+    }
+    return { position: this.position, body: { queues: this.queues, prs, testRuns: runs.body }, pagedOut };
+  }
+
+  pagedOutDone(docs: readonly PagedDoc[]): void {
+    for (const d of docs) {
+      if (d.kind !== PR || this.prs.get(d.key) !== d.doc) continue;
+      this.prs.delete(d.key);
+      const numbers = this.numbers.get(d.group);
+      const at = numbers ? firstAbove(numbers, d.num - 1) : -1;
+      if (numbers && numbers[at] === d.num) numbers.splice(at, 1);
+    }
+    this.testRuns.pagedOutDone(docs);
   }
 
   /** The documents, frozen again; the indexes are built from them as `apply` builds them. */
@@ -154,20 +211,47 @@ export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
   }
 
   async listPrs(queueId: string, query: PrListQuery): Promise<PrListPage> {
-    return pageOf(this.currentViews(queueId), query);
+    return pageOf(this.currentViews(queueId, query.afterPrNumber ?? -Infinity), query);
   }
 
-  /** The queue's PRs of its current generation, in number order, read as the page needs them. */
-  private *currentViews(queueId: string): Generator<PrView> {
-    for (const n of this.numbers.get(queueId) ?? []) {
-      const doc = this.currentPr(queueId, n);
-      if (doc) yield doc.view;
+  /**
+   * The queue's PRs of its current generation above `after`, in number order, read as the page needs
+   * them: the numbers in memory merged with the paged-out ones, memory's copy first where both are.
+   */
+  private *currentViews(queueId: string, after: number): Generator<PrView> {
+    const queue = this.queues.get(queueId) ?? null;
+    const hot = this.numbers.get(queueId) ?? [];
+    let i = firstAbove(hot, after);
+    let paged: { num: number; doc: unknown }[] = [];
+    let j = 0;
+    let pagedAfter = after;
+    let pagedMore = this.paged !== null;
+    for (;;) {
+      if (j === paged.length && pagedMore && this.paged) {
+        paged = this.paged.range(PR, queueId, pagedAfter, PAGED_READ);
+        j = 0;
+        pagedMore = paged.length === PAGED_READ;
+        pagedAfter = paged[paged.length - 1]?.num ?? pagedAfter;
+      }
+      const h = hot[i];
+      const p = paged[j];
+      if (h === undefined && p === undefined) return;
+      let doc: PrDoc | null;
+      if (h !== undefined && (p === undefined || h <= p.num)) {
+        if (p?.num === h) j++;
+        i++;
+        doc = this.prs.get(prKeyOf(queueId, h)) ?? null;
+      } else {
+        j++;
+        doc = p ? frozen(p.doc as PrDoc) : null;
+      }
+      if (isCurrent(queue, doc)) yield doc.view;
     }
   }
 
   /** The PR's document when it belongs to the queue as it is now. */
   private currentPr(queueId: string, prNumber: number): PrDoc | null {
-    const doc = this.prs.get(prKeyOf(queueId, prNumber)) ?? null;
+    const doc = this.prDoc(prKeyOf(queueId, prNumber)) ?? null;
     return isCurrent(this.queues.get(queueId) ?? null, doc) ? doc : null;
   }
 
@@ -198,6 +282,7 @@ export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
   }
 
   async reset(): Promise<void> {
+    this.paged?.forget();
     this.testRuns.reset();
     this.queues = new Map();
     this.prs = new Map();

@@ -2,6 +2,10 @@ import type { RecordedEvent } from '@railyard/eventstore';
 import type { PrDoc } from '../../queue/projection/docs';
 import type { PrTargetsDoc, TestRunDoc, TestRunView } from '../projection/docs';
 import { foldTestRuns, testRunKeyOf, testRunRefsOf, type TestRunDocSet } from '../projection/project';
+import type { PagedDoc, PagedDocs } from '../../memory/snapshot';
+
+/** The kind of a finished run's document paged out of memory (D320). */
+const RUN = 'run';
 
 export interface TestRunsSnapshot {
   runs: Map<string, TestRunDoc>;
@@ -12,12 +16,22 @@ export interface TestRunsSnapshot {
 export class MemoryTestRuns {
   private runs = new Map<string, TestRunDoc>();
   private targets = new Map<string, PrTargetsDoc>();
+  /** Finished runs paged out at earlier snapshots; null keeps every run in memory. */
+  private paged: PagedDocs | null = null;
+
+  pageTo(paged: PagedDocs): void {
+    this.paged = paged;
+  }
+
+  private doc(key: string): TestRunDoc | undefined {
+    return this.runs.get(key) ?? (this.paged?.get(RUN, key) as TestRunDoc | undefined);
+  }
 
   /** `prDoc` answers the PR documents as they were before this batch. */
   apply(events: readonly RecordedEvent[], prDoc: (key: string) => PrDoc | undefined): void {
     const refs = testRunRefsOf(events);
     const docs: TestRunDocSet = { runs: new Map(), targets: new Map(), prs: new Map() };
-    for (const key of refs.runs.keys()) docs.runs.set(key, this.runs.get(key) ?? null);
+    for (const key of refs.runs.keys()) docs.runs.set(key, this.doc(key) ?? null);
     for (const key of refs.targets.keys()) docs.targets.set(key, this.targets.get(key) ?? null);
     for (const key of refs.prs.keys()) {
       const view = prDoc(key)?.view;
@@ -35,8 +49,11 @@ export class MemoryTestRuns {
   }
 
   get(queueId: string, testRunId: string): TestRunView | null {
-    const doc = this.runs.get(testRunKeyOf(queueId, testRunId));
-    return doc ? structuredClone(doc.view) : null;
+    const key = testRunKeyOf(queueId, testRunId);
+    const hot = this.runs.get(key);
+    if (hot) return structuredClone(hot.view);
+    // Read back from the file: a copy of its own already.
+    return (this.paged?.get(RUN, key) as TestRunDoc | undefined)?.view ?? null;
   }
 
   reset(): void {
@@ -44,9 +61,24 @@ export class MemoryTestRuns {
     this.targets = new Map();
   }
 
-  /** The documents as they are, for the queue store's snapshot (memory/snapshot.ts). */
-  snapshot(): TestRunsSnapshot {
-    return { runs: this.runs, targets: this.targets };
+  /**
+   * The documents as they are, for the queue store's snapshot (memory/snapshot.ts); with somewhere to
+   * page to, finished runs (which later events rarely touch) leave the body and are paged out.
+   */
+  snapshot(): { body: TestRunsSnapshot; pagedOut: PagedDoc[] } {
+    if (!this.paged) return { body: { runs: this.runs, targets: this.targets }, pagedOut: [] };
+    const runs = new Map<string, TestRunDoc>();
+    const pagedOut: PagedDoc[] = [];
+    for (const [key, doc] of this.runs) {
+      if (doc.view.status === 'in_progress') runs.set(key, doc);
+      else pagedOut.push({ kind: RUN, key, group: doc.view.queueId, num: 0, doc });
+    }
+    return { body: { runs, targets: this.targets }, pagedOut };
+  }
+
+  /** Drops the paged-out runs that no event changed since their snapshot was taken. */
+  pagedOutDone(docs: readonly PagedDoc[]): void {
+    for (const d of docs) if (d.kind === RUN && this.runs.get(d.key) === d.doc) this.runs.delete(d.key);
   }
 
   restore(body: TestRunsSnapshot): void {
