@@ -133,4 +133,49 @@ describe('CommandHandler', () => {
       expect(h.saved(version, (state) => state).streams.map((s) => s.streamId)).toEqual(['b']);
     });
   });
+
+  describe('its cache (D321)', () => {
+    /** A store that counts the events its stream reads hand back: what a folded-again stream costs. */
+    const counting = (): { store: MemoryEventStore; read: () => number } => {
+      const store = new MemoryEventStore();
+      let read = 0;
+      const readStream = store.readStream.bind(store);
+      store.readStream = async (...args: Parameters<MemoryEventStore['readStream']>) => {
+        const events = await readStream(...args);
+        read += events.length;
+        return events;
+      };
+      return { store, read: () => read };
+    };
+    const meta = { actor: 'a', correlationId: 'c' };
+    const weighed = (store: MemoryEventStore, maxCachedWeight: number) =>
+      new CommandHandler(store, counter, {
+        context: () => ({}),
+        newEventId: () => `e${++ids}`,
+        schemaVersion: 1,
+        now: () => '2026-01-01T00:00:00.000Z',
+        weigh: (s) => 1 + Math.floor(s / 100),
+        maxCachedWeight,
+      });
+
+    it('when more streams than the old 1,000 are read in turn and their weight fits, then no stream is folded again', async () => {
+      const { store, read } = counting();
+      const handler = weighed(store, 5_000);
+      for (let n = 0; n < 2_000; n++) await handler.execute(`s${n}`, { add: 1 }, meta);
+      const before = read();
+      for (let n = 0; n < 2_000; n++) expect(await handler.read(`s${n}`)).toBe(1);
+      expect(read() - before).toBe(0);
+    });
+
+    it('when the states outweigh the budget, then the least recently used are folded again on their next read', async () => {
+      const { store, read } = counting();
+      const handler = weighed(store, 3);
+      for (const s of ['a', 'b', 'c']) await handler.execute(s, { add: 150 }, meta);
+      const before = read();
+      expect(await handler.read('c')).toBe(150);
+      expect(read() - before).toBe(0);
+      expect(await handler.read('a')).toBe(150);
+      expect(read() - before).toBe(1);
+    });
+  });
 });

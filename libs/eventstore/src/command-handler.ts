@@ -28,6 +28,8 @@ interface Cached<S> {
   eventId?: string;
   /** Raised on every change, so a saver takes only the streams that moved since its last save. */
   version: number;
+  /** What the state costs to keep (options.weigh), counted against options.maxCachedWeight. */
+  weight: number;
 }
 
 /** A stream's folded state as `saved` copies it, with the revision it covers and the id of the event there. */
@@ -50,6 +52,7 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
   /** Streams taken from a saved copy and not yet read: their event at `revision` must still be `eventId`. */
   private readonly unchecked = new Set<string>();
   private version = 0;
+  private weight = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -59,7 +62,15 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
       newEventId: () => string;
       schemaVersion: number;
       now: () => string;
+      /** The cache's budget with the default weight of 1 per stream. */
       maxCachedStreams?: number;
+      /**
+       * What one folded state costs to keep, and the cache's budget in that unit (D321): a budget in
+       * streams alone evicts small idle states as soon as there are more streams than it, and then
+       * every touch of each one folds its stream again.
+       */
+      weigh?: (state: S) => number;
+      maxCachedWeight?: number;
       maxAttempts?: number;
     },
   ) {}
@@ -174,13 +185,17 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
     this.unchecked.add(saved.streamId);
   }
 
-  private remember(streamId: string, entry: Omit<Cached<S>, 'version'>, version = ++this.version): Cached<S> {
-    const kept = { ...entry, version };
+  private remember(streamId: string, entry: Omit<Cached<S>, 'version' | 'weight'>, version = ++this.version): Cached<S> {
+    const kept = { ...entry, version, weight: this.options.weigh ? this.options.weigh(entry.state) : 1 };
+    this.weight -= this.cache.get(streamId)?.weight ?? 0;
     this.cache.delete(streamId);
     this.cache.set(streamId, kept);
-    const max = this.options.maxCachedStreams ?? 1000;
-    if (this.cache.size > max) {
+    this.weight += kept.weight;
+    const max = this.options.maxCachedWeight ?? this.options.maxCachedStreams ?? 1000;
+    // The least recently used go first; the state just remembered stays whatever it weighs.
+    while (this.weight > max && this.cache.size > 1) {
       const oldest = this.cache.keys().next().value as string;
+      this.weight -= this.cache.get(oldest)?.weight ?? 0;
       this.cache.delete(oldest);
       this.unchecked.delete(oldest);
     }

@@ -32,6 +32,14 @@ export interface SavableQueueWriter<C> extends QueueWriter<C> {
 }
 
 /**
+ * What a queue's folded state costs to keep in the cache, in entries and runs (its closed books, D250,
+ * bound the ended ones): an idle queue weighs about 1, so thousands of them stay folded (D321).
+ */
+export const queueStateWeight = (s: QueueState): number => 1 + s.entries.size + s.closed.size + s.runs.size;
+/** About 250,000 entries and runs, some hundreds of MB at most; 5,000 idle queues use a few percent of it. */
+export const QUEUE_CACHE_WEIGHT = 250_000;
+
+/**
  * The load → decide → append of a queue's stream with the domain's fold, for every process that
  * writes queue events: `decide` is the API's (`decide`) or the engine's (`decideEngine`, which the
  * API's GitHub webhooks use too), so a rule is decided once whoever records it.
@@ -50,6 +58,8 @@ export const queueCommandHandler = <C>(
       newEventId: randomUUID,
       schemaVersion: QUEUE_EVENT_SCHEMA_VERSION,
       now: iso,
+      weigh: queueStateWeight,
+      maxCachedWeight: QUEUE_CACHE_WEIGHT,
     },
   );
   return {
