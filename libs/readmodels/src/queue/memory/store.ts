@@ -1,3 +1,4 @@
+import { isTerminal } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import { AHEAD_NAMED, explainRunOf, explainViews, explainViewWith, queueAnswerJson } from '../explain';
 import { prResponse } from '../views';
@@ -211,21 +212,23 @@ export class MemoryReadModelStore implements ReadModelStore, Snapshottable {
   }
 
   async listPrs(queueId: string, query: PrListQuery): Promise<PrListPage> {
-    return pageOf(this.currentViews(queueId, query.afterPrNumber ?? -Infinity), query);
+    // A paged-out PR of the current generation has ended: a filter on a live state needs none of them.
+    const paged = query.state === undefined || isTerminal(query.state);
+    return pageOf(this.currentViews(queueId, query.afterPrNumber ?? -Infinity, paged), query);
   }
 
   /**
    * The queue's PRs of its current generation above `after`, in number order, read as the page needs
    * them: the numbers in memory merged with the paged-out ones, memory's copy first where both are.
    */
-  private *currentViews(queueId: string, after: number): Generator<PrView> {
+  private *currentViews(queueId: string, after: number, withPaged: boolean): Generator<PrView> {
     const queue = this.queues.get(queueId) ?? null;
     const hot = this.numbers.get(queueId) ?? [];
     let i = firstAbove(hot, after);
     let paged: { num: number; doc: unknown }[] = [];
     let j = 0;
     let pagedAfter = after;
-    let pagedMore = this.paged !== null;
+    let pagedMore = withPaged && this.paged !== null;
     for (;;) {
       if (j === paged.length && pagedMore && this.paged) {
         paged = this.paged.range(PR, queueId, pagedAfter, PAGED_READ);
