@@ -16,6 +16,7 @@ import {
 } from '@railyard/domain';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { projectorCurve } from './scale-projector';
+import { queuesCurve } from './scale-queues';
 import { procCpuSeconds, ready, readyCurve, seed } from './scale-ready';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
@@ -37,6 +38,9 @@ import { workload } from './support/workload';
  *   ready  the same with the engine on, snapshots off against resumed from them: time to /readyz, RSS
  *          then, the engine's catch-up after it (scale-ready.ts). Not run unless named. Default N:
  *          100k, 300k, 1M.
+ *   queues  N idle queues read in turn as the engine's tick does: CPU per queue per read of the queue
+ *          command handler, with its budget before D321 and as shipped (scale-queues.ts). Not run
+ *          unless named. Default N: 500, 1,000, 2,000, 5,000.
  *
  * CPU times (process.cpuUsage) are reported beside wall times: on a loaded machine they stay honest.
  * Every line carries the 1-minute load average so a noisy run can be told apart.
@@ -191,9 +195,10 @@ const sizesOr = (args: string[], fallback: number[]): number[] => {
 };
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
-  const names = ['state', 'queue', 'projector', 'start', 'ready'];
+  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues'];
   // `ready` seeds and starts a server three times per size (minutes at 1M events): only when named.
-  const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && c !== 'ready') || args.includes(c));
+  const onlyNamed = ['ready', 'queues'];
+  const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && !onlyNamed.includes(c)) || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
     const rows = stateCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
@@ -230,6 +235,11 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'resumedRssMb',
     ]);
   }
+  if (curves.includes('queues')) {
+    const rows = await queuesCurve(sizesOr(sizes, [500, 1_000, 2_000, 5_000]), progress);
+    for (const r of rows) yield { name: 'scale/queues', load: load(), ...r };
+    yield exponents('scale/queues', rows, 'queues', ['beforeReadCpuUs', 'readCpuUs']);
+  }
   if (curves.includes('ready')) {
     const rows = await readyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress);
     for (const r of rows) yield { name: 'scale/ready', load: load(), ...r };
@@ -240,6 +250,9 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'replayCatchUpMs',
       'replayCatchUpCpuS',
       'replayPeakMb',
+      'firstReadyCpuS',
+      'firstRssMb',
+      'firstPeakMb',
       'resumedReadyMs',
       'resumedReadyCpuS',
       'resumedRssMb',
