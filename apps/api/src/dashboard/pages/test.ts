@@ -25,7 +25,10 @@ const quarantineWords = (d: TestDoc): string =>
         ? 'yes, automatically'
         : 'no';
 
-/** One test: what test health knows of it, its commonest failures and its latest runs (html_url of Trunk's test APIs). */
+/**
+ * One test: what test health knows of it, its commonest failures and its latest runs (html_url of
+ * Trunk's test APIs). A ticket linked without RAILYARD_TICKET_URL is a `urn:x-ticket:` name: shown, not linked.
+ */
 export const testBody = (d: TestPageData): SafeHtml => {
   const t = d.doc;
   const failures = mostCommonFailures(t.failures);
@@ -56,7 +59,7 @@ export const testBody = (d: TestPageData): SafeHtml => {
       ${
         t.ticketUrl
           ? html`<dt>Ticket</dt>
-              <dd><a href="${t.ticketUrl}">${t.ticketUrl}</a></dd>`
+              <dd>${/^https?:\/\//i.test(t.ticketUrl) ? html`<a href="${t.ticketUrl}">${t.ticketUrl}</a>` : t.ticketUrl}</dd>`
           : ''
       }
     </dl>
