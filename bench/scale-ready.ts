@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { SqliteEventStore } from '@railyard/eventstore';
+import { SqliteEventStore, type EventStore } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
@@ -17,21 +17,26 @@ import { workload } from './support/workload';
 
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
+/** The workload's appends, 5,000 in flight at a time (each chunk is group-committed together, in order). */
+export const appendWorkload = async (store: EventStore, events: number, progress?: (line: string) => void): Promise<void> => {
+  let chunk: Promise<unknown>[] = [];
+  let appended = 0;
+  for (const a of workload({ events })) {
+    chunk.push(store.append(a.streamId, a.events, a.expected));
+    appended += a.events.length;
+    if (chunk.length >= 5000) {
+      await Promise.all(chunk);
+      chunk = [];
+      if (appended % 500_000 < 10_000) progress?.(`seeded ${appended} of ${events}`);
+    }
+  }
+  await Promise.all(chunk);
+};
+
 export const seed = async (file: string, events: number, progress?: (line: string) => void): Promise<void> => {
   const store = new SqliteEventStore({ file, synchronous: 'normal' });
   try {
-    let chunk: Promise<unknown>[] = [];
-    let appended = 0;
-    for (const a of workload({ events })) {
-      chunk.push(store.append(a.streamId, a.events, a.expected));
-      appended += a.events.length;
-      if (chunk.length >= 5000) {
-        await Promise.all(chunk);
-        chunk = [];
-        if (appended % 500_000 < 10_000) progress?.(`seeded ${appended} of ${events}`);
-      }
-    }
-    await Promise.all(chunk);
+    await appendWorkload(store, events, progress);
   } finally {
     await store.close();
   }
@@ -93,7 +98,7 @@ const timeEngineStart = async (dir: string, snapshots: boolean, timeoutMs: numbe
   }
 };
 
-const prefixed = (prefix: string, row: Record<string, number>): Record<string, number> =>
+export const prefixed = (prefix: string, row: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => [`${prefix}${k[0]?.toUpperCase()}${k.slice(1)}`, v]));
 
 export const readyCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {

@@ -17,12 +17,13 @@ import {
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { projectorCurve } from './scale-projector';
 import { queuesCurve } from './scale-queues';
+import { distributedReadyCurve } from './scale-ready-distributed';
 import { procCpuSeconds, ready, readyCurve, seed } from './scale-ready';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
 
 /**
- * `npm run bench -- scale [state|queue|projector|start] [sizes...]`: how cost grows with history and with queue
+ * `npm run bench -- scale [state|queue|projector|start|ready|queues|ready-distributed] [sizes...]`: how cost grows with history and with queue
  * length (issue 29). Each curve prints one line per size and one `…/exponent` line: the least-squares
  * slope of log(cost) against log(size), 0 for flat, 1 for linear.
  *
@@ -41,6 +42,9 @@ import { workload } from './support/workload';
  *   queues  N idle queues read in turn as the engine's tick does: CPU per queue per read of the queue
  *          command handler, with its budget before D321 and as shipped (scale-queues.ts). Not run
  *          unless named. Default N: 500, 1,000, 2,000, 5,000.
+ *   ready-distributed  the distributed shape (PostgreSQL log, Redis read models and engine snapshot):
+ *          resumed start of the projector, API and engine, each: CPU and RSS at ready
+ *          (scale-ready-distributed.ts). Not run unless named. Default N: 100k, 300k, 1M.
  *
  * CPU times (process.cpuUsage) are reported beside wall times: on a loaded machine they stay honest.
  * Every line carries the 1-minute load average so a noisy run can be told apart.
@@ -195,9 +199,9 @@ const sizesOr = (args: string[], fallback: number[]): number[] => {
 };
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
-  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues'];
+  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues', 'ready-distributed'];
   // `ready` seeds and starts a server three times per size (minutes at 1M events): only when named.
-  const onlyNamed = ['ready', 'queues'];
+  const onlyNamed = ['ready', 'queues', 'ready-distributed'];
   const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && !onlyNamed.includes(c)) || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
@@ -259,6 +263,20 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'resumedCatchUpMs',
       'resumedCatchUpCpuS',
       'resumedPeakMb',
+    ]);
+  }
+  if (curves.includes('ready-distributed')) {
+    const rows = await distributedReadyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress);
+    for (const r of rows) yield { name: 'scale/ready-distributed', load: load(), ...r };
+    yield exponents('scale/ready-distributed', rows, 'events', [
+      'projectorCpuS',
+      'projectorRssMb',
+      'apiCpuS',
+      'apiRssMb',
+      'engineCpuS',
+      'engineRssMb',
+      'enginePeakMb',
+      'engineSnapshotMb',
     ]);
   }
 }
