@@ -253,8 +253,10 @@ export const startEngine = (options: EngineOptions): EngineHandle => {
 
   const tickMs = options.tickMs ?? 1000;
   const verifyMs = options.verifyMs ?? 30_000;
+  // An idle queue (no PR, nothing planned) waits for an event or the verify timer: thousands of empty
+  // queues cost a state read, facts and a plan each per tick otherwise (issue 29's 5,000 queues).
   const tick = setInterval(() => {
-    for (const loop of loops.values()) loop.schedule();
+    for (const loop of loops.values()) if (!loop.driver.idle) loop.schedule();
   }, tickMs);
   const verify = setInterval(() => {
     for (const loop of loops.values()) loop.schedule({ verify: true });

@@ -101,6 +101,17 @@ describe('QueueDriver', () => {
     expect(b.driver.stats).toEqual({ passes: 1, rounds: 0, actions: 0 });
   });
 
+  it('when a pass settles with no PR in the queue, then the driver is idle; with a PR waiting, it is not', async () => {
+    const empty = bed([]);
+    await empty.driver.pass();
+    expect(empty.driver.idle).toBe(true);
+    const waiting = queue();
+    waiting.entries.set(1, { prNumber: 1, state: 'pending' } as never);
+    const holding = bed([], { state: waiting });
+    await holding.driver.pass();
+    expect(holding.driver.idle).toBe(false);
+  });
+
   it('when a round starts several runs, then their branches are built at once up to startConcurrency and recorded in plan order', async () => {
     const pending: Deferred[] = [];
     const b = bed([[startOf(1), startOf(2), startOf(3)]], {

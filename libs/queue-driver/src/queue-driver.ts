@@ -1,4 +1,5 @@
 import {
+  activeEntries,
   DomainError,
   gatingConfigCommit,
   plan as realPlan,
@@ -102,6 +103,7 @@ export class QueueDriver {
   readonly stats: DriverStats = { passes: 0, rounds: 0, actions: 0 };
   private stopped = false;
   private entries = 0;
+  private quiet = false;
 
   private wokeAt = 0;
   private decided = false;
@@ -121,12 +123,22 @@ export class QueueDriver {
     return this.entries;
   }
 
+  /**
+   * The last pass settled with nothing to do and no PR in the queue. Nothing but an event (the queue's
+   * own stream, the code host, CI) can then give a pass work: no rule of the planner acts on time alone
+   * without a PR, so the engine's tick leaves such a queue to those wake-ups and to its verify timer.
+   */
+  get idle(): boolean {
+    return this.quiet;
+  }
+
   async pass(opts: { verify?: boolean } = {}): Promise<PassEnd> {
     this.stats.passes++;
     const maxRounds = this.deps.maxRounds ?? 200;
     let verify = opts.verify ?? false;
     this.wokeAt = this.deps.now().getTime();
     this.decided = false;
+    this.quiet = false;
     for (let round = 0; round < maxRounds; round++) {
       if (this.stopped) return 'settled';
       const state = await this.deps.log.read();
@@ -136,7 +148,10 @@ export class QueueDriver {
       const facts = await this.deps.facts.read(state, { verify });
       verify = false;
       const actions = (this.deps.plan ?? realPlan)(state, this.deps.now().toISOString(), facts);
-      if (actions.length === 0) return 'settled';
+      if (actions.length === 0) {
+        this.quiet = activeEntries(state).length === 0;
+        return 'settled';
+      }
       this.stats.rounds++;
       if (!this.decided) this.hop('decided');
       this.decided = true;
