@@ -26,19 +26,6 @@ const frozen = <T>(value: T): T => {
   return value;
 };
 
-/** `sorted` with `n` in its place (the same array when it holds it already). */
-const withNumber = (sorted: number[], n: number): number[] => {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as number) < n) lo = mid + 1;
-    else hi = mid;
-  }
-  if (sorted[lo] !== n) sorted.splice(lo, 0, n);
-  return sorted;
-};
-
 /** Index of the first number above `n` in `sorted`. */
 const firstAbove = (sorted: number[], n: number): number => {
   let lo = 0;
@@ -49,6 +36,13 @@ const firstAbove = (sorted: number[], n: number): number => {
     else hi = mid;
   }
   return lo;
+};
+
+/** `sorted` with PR number `n` in its place (the same array when it holds it already). */
+const withNumber = (sorted: number[], n: number): number[] => {
+  const at = firstAbove(sorted, n - 1);
+  if (sorted[at] !== n) sorted.splice(at, 0, n);
+  return sorted;
 };
 
 /** The kind of a PR document paged out of memory (D320), and how many a listing reads back at once. */
