@@ -2,15 +2,8 @@ import express, { Router, type Request, type Response } from 'express';
 import { parseQueueId, queueIdOf, queueStreamOf, type QueueCommand } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import type { MetricsStore, TestHealthReadModels, TestRunView } from '@railyard/readmodels';
-import {
-  decodePageToken,
-  failureRateLast24h,
-  failureRateLast7d,
-  pageInfoFor,
-  PageQueryError,
-  repoIdOf,
-  scopeOf,
-} from '@railyard/testhealth';
+import { decodePageToken, pageInfoFor, PageQueryError, repoIdOf, scopeOf } from '@railyard/testhealth';
+import { failureRatesOfRuns } from '../test-health/failure-rates';
 import { historyEntryOf, replayQueue, runTimesOf, sortKeyOf } from '@railyard/readmodels';
 import { DomainError } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
@@ -339,7 +332,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     if (!doc) throw new PageError(404, `No test ${testId} in ${host}/${owner}/${name}.`);
     const runs = (await d.testHealthStore.getHistories(repoId, [testId]))[0]?.runs ?? [];
     const now = d.clock.now();
-    const rates = { last7d: failureRateLast7d(runs, now), last24h: failureRateLast24h(runs, now) };
+    const rates = failureRatesOfRuns(runs, now);
     render(res, session, doc.classname ? `${doc.classname} › ${doc.name}` : doc.name, testBody({ doc, rates, runs, now: now.getTime() }));
   });
 
