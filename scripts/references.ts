@@ -1,7 +1,8 @@
 /**
  * Keeps the written record true: every decision (`Dnn`) and every file that a comment or a doc cites
- * must exist in the repository. A citation of a file outside it (research notes kept elsewhere) is
- * as dead as a renamed one, because a reader of the repository cannot open it.
+ * must exist in the repository. A citation of a file outside the repository (research notes kept
+ * elsewhere) is as dead as a renamed one, because a reader of the repository cannot open it. Each
+ * decision also keeps a status and stays short.
  *
  *   node --import tsx scripts/references.ts --check   # exit 1 and list each dead reference
  */
@@ -73,6 +74,32 @@ const citingLines = (file: string, text: string): string[] => {
   });
 };
 
+/** The longest a decision may run, its title and status included (CONTRIBUTING.md: "at most ~15 lines"). */
+const DECISION_LINES = 16;
+
+/**
+ * The shape of docs/decisions.md that keeps it a record and not a log: each `## Dnn.` entry says its
+ * status on the line after its title (accepted, or superseded by the decision that replaced it) and
+ * is at most DECISION_LINES long; measurements go to docs/benchmarks.md. Reported as dead references
+ * of the entry's title line.
+ */
+export const malformedDecisions = (root: string): DeadReference[] => {
+  const file = 'docs/decisions.md';
+  const lines = readFileSync(path.join(root, file), 'utf8').split('\n');
+  const titles = lines.flatMap((line, i) => (/^## D\d{1,3}\. /.test(line) ? [i] : []));
+  return titles.flatMap((at, k) => {
+    const end = titles[k + 1] ?? lines.length;
+    let last = end - 1;
+    while (last > at && (lines[last] as string).trim() === '') last--;
+    const id = (lines[at] as string).slice(3).split('.')[0] as string;
+    const problems: DeadReference[] = [];
+    if (!/^Status: (accepted|superseded)/.test(lines[at + 1] ?? ''))
+      problems.push({ file, line: at + 1, cited: `${id} without a Status line` });
+    if (last - at + 1 > DECISION_LINES) problems.push({ file, line: at + 1, cited: `${id} of ${last - at + 1} lines` });
+    return problems;
+  });
+};
+
 export const deadReferences = (root: string): DeadReference[] => {
   const decisions = decisionIds(root);
   const all = filesOf(root);
@@ -94,10 +121,11 @@ export const deadReferences = (root: string): DeadReference[] => {
 };
 
 if (require.main === module) {
-  const dead = deadReferences(path.resolve(__dirname, '..'));
+  const root = path.resolve(__dirname, '..');
+  const dead = deadReferences(root);
   for (const d of dead) console.error(`${d.file}:${d.line}: cites ${d.cited}, which is not in the repository`);
-  if (dead.length > 0) {
-    console.error(`${dead.length} dead reference(s): cite a decision or file that exists, or say the fact itself`);
-    process.exit(1);
-  }
+  const malformed = malformedDecisions(root);
+  for (const d of malformed) console.error(`${d.file}:${d.line}: decision ${d.cited}: a Status line and at most ${DECISION_LINES} lines`);
+  if (dead.length > 0) console.error(`${dead.length} dead reference(s): cite a decision or file that exists, or say the fact itself`);
+  if (dead.length > 0 || malformed.length > 0) process.exit(1);
 }

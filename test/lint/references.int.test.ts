@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { deadReferences } from '../../scripts/references';
+import { deadReferences, malformedDecisions } from '../../scripts/references';
 
 /** A git work tree holding `files`, the way the check reads the repository (git ls-files). */
 const repoWith = (files: Record<string, string>): string => {
@@ -16,7 +16,7 @@ const repoWith = (files: Record<string, string>): string => {
 };
 
 const LIVE = {
-  'docs/decisions.md': '# Decisions\n\n## D1. One thing\n\n## D2. Another\n',
+  'docs/decisions.md': '# Decisions\n\n## D1. One thing\nStatus: accepted.\n\n## D2. Another\nStatus: superseded by D1.\n',
   'docs/engine.md': 'See D1 and `libs/a/src/a.ts`; the user writes `.railyard.yml` and `src/cart.test.ts`.\n',
   'libs/a/src/a.ts': "// Why: D2 (docs/engine.md).\nexport const fixture = 'docs/none.md D9';\n",
 };
@@ -53,7 +53,19 @@ describe('the reference check (npm run lint)', () => {
     ]);
   });
 
-  it('when this repository is checked, then it cites nothing that is missing', () => {
-    expect(deadReferences(path.resolve(__dirname, '../..'))).toEqual([]);
+  it('when a decision has no Status line or runs past 16 lines, then each is reported at its title', () => {
+    const long = Array.from({ length: 16 }, (_, i) => `Line ${i}.`).join('\n');
+    const root = tree({
+      ...LIVE,
+      'docs/decisions.md': `# Decisions\n\n## D1. Short\nStatus: accepted.\n\n## D2. No status\nWhy.\n\n## D3. Long\nStatus: accepted.\n${long}\n`,
+    });
+    expect(malformedDecisions(root).map((d) => `${d.line} ${d.cited}`)).toEqual(['6 D2 without a Status line', '9 D3 of 18 lines']);
+    expect(malformedDecisions(tree(LIVE))).toEqual([]);
+  });
+
+  it('when this repository is checked, then it cites nothing that is missing and every decision is short with a status', () => {
+    const root = path.resolve(__dirname, '../..');
+    expect(deadReferences(root)).toEqual([]);
+    expect(malformedDecisions(root)).toEqual([]);
   });
 });
