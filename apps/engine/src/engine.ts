@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseQueueId, queueStreamOf, QUEUE_STREAM_PREFIX, type HostProblemCode, type PrSubmitted } from '@railyard/domain';
-import type { BlobStore, EventStore, RecordedEvent } from '@railyard/eventstore';
+import type { Backoff, BlobStore, EventStore, RecordedEvent } from '@railyard/eventstore';
 import { errorFields, railyardMetrics, timeEngineAction, type Logger } from '@railyard/observability';
 import { ENGINE_ACTOR, engineLog, engineWriter } from './engine-commands';
 import { FactsReader } from './facts';
@@ -15,7 +15,7 @@ import {
 } from '@railyard/queue-driver';
 import { gatherWindowMs } from './gather';
 import { engineMetrics, watchReaps } from './metrics';
-import { QueueLoop, type BackoffSettings } from './queue-loop';
+import { QueueLoop } from './queue-loop';
 import { TargetOverlapsCache } from './targets';
 import { TestResultsIndex, withTestResults } from './test-health-facts';
 import { resumeEngine, scheduleEngineSnapshots, type EngineProgress, type EngineSnapshotSettings } from './state-snapshots';
@@ -35,7 +35,7 @@ export interface EngineOptions {
   verifyMs?: number;
   /** Mergeability worked out per second for PRs behind each queue's window (docs/engine.md, "Mergeability"). */
   mergeabilityPerSecond?: number;
-  backoff?: BackoffSettings;
+  backoff?: Backoff;
   /**
    * How long a pass waits after an API command on its queue, to serve the commands that follow it too;
    * a queue with many entries waits longer (`gatherWindowMs`).

@@ -2,9 +2,7 @@ import { backoffDelay, type Backoff } from '@railyard/eventstore';
 import type { QueueDriver } from '@railyard/queue-driver';
 
 /** The first delay after a failed pass, and the longest however many passes failed in a row. */
-export type BackoffSettings = Backoff;
-
-export const DEFAULT_BACKOFF: BackoffSettings = { minMs: 200, maxMs: 60_000 };
+export const DEFAULT_BACKOFF: Backoff = { minMs: 200, maxMs: 60_000 };
 
 /** What the loop tells its owner about failures: once when a queue starts failing (or fails differently), once when it recovers. */
 export interface LoopObserver {
@@ -45,7 +43,7 @@ export class QueueLoop {
       /** Whether this process may drive the queue now (a lease in the distributed shape). */
       owns: (queueId: string) => Promise<boolean>;
       observer: LoopObserver;
-      backoff?: BackoffSettings;
+      backoff?: Backoff;
     },
   ) {}
 

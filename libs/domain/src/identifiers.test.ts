@@ -1,5 +1,6 @@
 import {
   branchNameProblem,
+  formatRepo,
   isObjectId,
   isValidBranchName,
   isValidRepoRef,
@@ -39,6 +40,12 @@ describe('repository segments (host, owner, name)', () => {
     expect(parseRepoSpec('git.test/acme/widgets')).toEqual({ host: 'git.test', owner: 'acme', name: 'widgets' });
     expect(parseRepoSpec('acme/widgets')).toBeNull();
     expect(parseRepoSpec('../acme/widgets')).toBeNull();
+  });
+
+  it('when a repository is written as one name, then it is host/owner/name and parses back', () => {
+    const repo = { host: 'github.com', owner: 'trunk-io', name: 'trunk' };
+    expect(formatRepo(repo)).toBe('github.com/trunk-io/trunk');
+    expect(parseRepoSpec(formatRepo(repo))).toEqual(repo);
   });
 });
 

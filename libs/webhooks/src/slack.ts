@@ -1,3 +1,4 @@
+import { repoSlug } from '@railyard/domain';
 import type { WebhookEventType } from './event-types';
 import type { WebhookMessage } from './messages';
 
@@ -25,7 +26,7 @@ const link = (url: string, text: string): string => `<${url.replace(/[<>|]/g, en
  */
 export const slackMessageOf = (message: WebhookMessage): { text: string; blocks: unknown[] } | undefined => {
   const p = message.payload as Record<string, unknown>;
-  const repo = `${message.repo.owner}/${message.repo.name}`;
+  const repo = repoSlug(message.repo);
   const where = `${repo} → ${message.targetBranch}`;
   const details = String(p.http_details_url ?? '');
   const prRef = (): string => link(details, `#${String(p.pr_number)} ${String(p.railyard_pr_title ?? '')}`.trim());

@@ -1,5 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
-import { parseQueueId, queueIdOf, queueStreamOf, type QueueCommand } from '@railyard/domain';
+import { formatRepo, parseQueueId, queueIdOf, queueStreamOf, repoSlug, type QueueCommand } from '@railyard/domain';
 import type { EventStore } from '@railyard/eventstore';
 import type { MetricsStore, TestHealthReadModels, TestRunView } from '@railyard/readmodels';
 import { decodePageToken, pageInfoFor, PageQueryError, repoIdOf, scopeOf } from '@railyard/testhealth';
@@ -243,7 +243,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   pageRoute('/queues/:queueId', async (req, res, session) => {
     const { view } = await queueOf(String(req.params.queueId));
     const body = await queuePageBody(view.queueId, session);
-    render(res, session, `Queue ${view.repo.owner}/${view.repo.name} ${view.branch}`, body, `queue:${view.queueId}`);
+    render(res, session, `Queue ${repoSlug(view.repo)} ${view.branch}`, body, `queue:${view.queueId}`);
   });
 
   const queuePageBody = async (queueId: string, session: Session): Promise<SafeHtml> => {
@@ -313,7 +313,7 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
     render(
       res,
       session,
-      `History of ${queue.repo.owner}/${queue.repo.name} ${queue.branch}`,
+      `History of ${repoSlug(queue.repo)} ${queue.branch}`,
       historyBody({ queueId: queue.queueId, at, times: entries.map((e) => e.time), replayed }),
     );
   });
@@ -327,9 +327,10 @@ export const dashboardRouter = (deps: ApiDeps, d: DashboardDeps): Router => {
   // The page every test's html_url names (Trunk's test APIs and webhooks; test-health/views.ts builds it).
   pageRoute('/repos/:host/:owner/:name/tests/:testId', async (req, res, session) => {
     const { host = '', owner = '', name = '', testId = '' } = req.params as Record<string, string>;
-    const repoId = repoIdOf({ host, owner, name });
+    const repo = { host, owner, name };
+    const repoId = repoIdOf(repo);
     const doc = await d.testHealthStore.getTest(repoId, testId);
-    if (!doc) throw new PageError(404, `No test ${testId} in ${host}/${owner}/${name}.`);
+    if (!doc) throw new PageError(404, `No test ${testId} in ${formatRepo(repo)}.`);
     const runs = (await d.testHealthStore.getHistories(repoId, [testId]))[0]?.runs ?? [];
     const now = d.clock.now();
     const rates = failureRatesOfRuns(runs, now);

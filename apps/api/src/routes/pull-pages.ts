@@ -1,5 +1,5 @@
 import { pullRequestPageSchema } from '@railyard/api-schema';
-import { repoRefProblems } from '@railyard/domain';
+import { formatRepo, repoRefProblems } from '@railyard/domain';
 import type { ApiDeps } from '../deps';
 import { ApiError } from '../http/errors';
 import { operationOf } from '../http/operation';
@@ -36,7 +36,7 @@ export const pullPageOperations = [
       const bad = repoRefProblems(repo).map(({ part, problem }) => ({ field: part, message: problem }));
       if (bad.length > 0) throw validationError(bad);
       const pr = await deps.gitHost.getPullRequest(repo, Number(number));
-      if (!pr) throw new ApiError(404, 'PR_NOT_FOUND', `no PR #${number} in ${host}/${owner}/${name}`);
+      if (!pr) throw new ApiError(404, 'PR_NOT_FOUND', `no PR #${number} in ${formatRepo(repo)}`);
       return pr;
     },
   }),

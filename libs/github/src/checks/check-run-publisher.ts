@@ -8,6 +8,7 @@ import {
   type QueueEvent,
   type QueueState,
   type RepoRef,
+  repoSlug,
 } from '@railyard/domain';
 import type { EventStore, RecordedEvent, Subscription } from '@railyard/eventstore';
 import type { GithubApp, GithubLogger, GithubOctokit } from '../github-app';
@@ -290,7 +291,7 @@ export class CheckRunPublisher {
   }
 
   private async clientFor(repo: RepoRef): Promise<GithubOctokit | null> {
-    const name = `${repo.owner}/${repo.name}`;
+    const name = repoSlug(repo);
     let id = this.installations.get(name);
     if (id === undefined) {
       id = await this.o.github.installationIdFor(repo.owner, repo.name);

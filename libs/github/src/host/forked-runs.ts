@@ -1,4 +1,4 @@
-import type { RepoRef } from '@railyard/domain';
+import { type RepoRef, repoSlug } from '@railyard/domain';
 import type { GithubApp } from '../github-app';
 import { orNullOn404, RepoClients } from './repo-client';
 
@@ -36,8 +36,8 @@ export const forkedRunVerifier = (app: GithubApp) => {
       orNullOn404(octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { ...params, run_id: runId })),
       orNullOn404(octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...params, pull_number: prNumber })),
     ]);
-    if (!run) return { ok: false, why: `${repo.owner}/${repo.name} has no workflow run ${runId}` };
-    if (!pull) return { ok: false, why: `${repo.owner}/${repo.name} has no PR #${prNumber}` };
+    if (!run) return { ok: false, why: `${repoSlug(repo)} has no workflow run ${runId}` };
+    if (!pull) return { ok: false, why: `${repoSlug(repo)} has no PR #${prNumber}` };
     const r = run.data as unknown as RunJson;
     const p = pull.data as unknown as PullJson;
     if (p.state !== 'open') return { ok: false, why: `PR #${prNumber} is not open` };

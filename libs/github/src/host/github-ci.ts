@@ -1,4 +1,4 @@
-import type { RepoRef, ReportedStatus, RequiredStatusesSource } from '@railyard/domain';
+import { type RepoRef, type ReportedStatus, type RequiredStatusesSource, repoSlug } from '@railyard/domain';
 import {
   parseRailyardConfig,
   parseTrunkConfig,
@@ -169,7 +169,7 @@ export class GithubCi {
   }
 
   private async branchRules(api: RepoApi, branch: string): Promise<string[]> {
-    const key = `${api.repo.owner}/${api.repo.name}\0${branch}`;
+    const key = `${repoSlug(api.repo)}\0${branch}`;
     const known = this.rules.get(key);
     if (known) return known;
     const [rulesets, classic] = await Promise.all([api.rulesetChecks(branch), api.protectionChecks(branch)]);

@@ -1,4 +1,4 @@
-import { formatRepo, githubAppReporter, githubUserReporter, type RepoRef } from '@railyard/domain';
+import { formatRepo, githubAppReporter, githubUserReporter, repoSlug, type RepoRef } from '@railyard/domain';
 import { GitHostError, isValidBranchName } from '@railyard/githost';
 import { LRUCache } from 'lru-cache';
 import type { GithubOctokit } from '../github-app';
@@ -144,7 +144,7 @@ export class RepoApi {
     const res = await orNullOn404(
       this.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...this.params, commit_sha: sha }),
     );
-    if (res === null) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${this.repo.owner}/${this.repo.name}`);
+    if (res === null) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${repoSlug(this.repo)}`);
     const c = res.data;
     const commit: GitCommit = {
       sha: c.sha,
@@ -221,8 +221,7 @@ export class RepoApi {
     const res = await orNullOn404(
       this.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...this.params, basehead: `${base}...${head}`, per_page: 1 }),
     );
-    if (res === null)
-      throw new GitHostError('REVISION_NOT_FOUND', `cannot compare ${base} and ${head} in ${this.repo.owner}/${this.repo.name}`);
+    if (res === null) throw new GitHostError('REVISION_NOT_FOUND', `cannot compare ${base} and ${head} in ${repoSlug(this.repo)}`);
     return { status: res.data.status, baseSha: res.data.base_commit.sha, baseUrl: res.data.base_commit.html_url };
   }
 
@@ -234,8 +233,7 @@ export class RepoApi {
         basehead: `${checkSha(base, 'base')}...${checkSha(head, 'head')}`,
       }),
     );
-    if (res === null)
-      throw new GitHostError('REVISION_NOT_FOUND', `cannot compare ${base} and ${head} in ${this.repo.owner}/${this.repo.name}`);
+    if (res === null) throw new GitHostError('REVISION_NOT_FOUND', `cannot compare ${base} and ${head} in ${repoSlug(this.repo)}`);
     if (res.data.total_commits > res.data.commits.length)
       throw new GitHostError(
         'INVALID_INPUT',

@@ -1,4 +1,4 @@
-import type { RepoRef } from '@railyard/domain';
+import { type RepoRef, repoSlug } from '@railyard/domain';
 import { GitHostError } from '@railyard/githost';
 import type { GithubApp, GithubOctokit } from '../github-app';
 
@@ -40,8 +40,8 @@ export class RepoClients {
   /** The installation client of `repo`, after checking its owner and name are names GitHub allows. */
   async of(repo: RepoRef): Promise<GithubOctokit> {
     if (!OWNER_OR_NAME.test(repo.owner) || !OWNER_OR_NAME.test(repo.name) || repo.name.endsWith('.git'))
-      throw new GitHostError('INVALID_INPUT', `not a GitHub repository name: ${repo.owner}/${repo.name}`);
-    const key = `${repo.owner}/${repo.name}`.toLowerCase();
+      throw new GitHostError('INVALID_INPUT', `not a GitHub repository name: ${repoSlug(repo)}`);
+    const key = repoSlug(repo).toLowerCase();
     let client = this.clients.get(key);
     if (client === undefined) {
       client = this.lookup(repo);
@@ -53,12 +53,12 @@ export class RepoClients {
 
   /** Forgets the client of `repo` (the App was uninstalled or the repository removed from it). */
   forget(repo: RepoRef): void {
-    this.clients.delete(`${repo.owner}/${repo.name}`.toLowerCase());
+    this.clients.delete(repoSlug(repo).toLowerCase());
   }
 
   private async lookup(repo: RepoRef): Promise<GithubOctokit> {
     const id = await this.app.installationIdFor(repo.owner, repo.name);
-    if (id === null) throw new GitHostError('REPO_NOT_FOUND', `the GitHub App is not installed on ${repo.owner}/${repo.name}`);
+    if (id === null) throw new GitHostError('REPO_NOT_FOUND', `the GitHub App is not installed on ${repoSlug(repo)}`);
     return this.app.installation(id);
   }
 }

@@ -1,3 +1,4 @@
+import { repoSlug } from '@railyard/domain';
 import { isGitHostError, type GitHostErrorCode } from '@railyard/githost';
 import {
   CODEOWNERS_PATHS,
@@ -119,7 +120,7 @@ export class GithubRepoFacts implements RepoFacts {
     } catch (err) {
       if (isGitHostError(err) && ABSENT.has(err.code)) return absent;
       if (statusOf(err) === 404) return absent;
-      throw new RepoFactsUnavailable(`GitHub did not answer for ${what} of ${repo.owner}/${repo.name}: ${messageOf(err)}`, err);
+      throw new RepoFactsUnavailable(`GitHub did not answer for ${what} of ${repoSlug(repo)}: ${messageOf(err)}`, err);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { repoSlug } from '@railyard/domain';
 import { histogramOf, type HistogramSample, type Labels, type MetricFamily, type ValueSample } from '@railyard/observability';
 import {
   CI_RUN_BUCKETS,
@@ -17,7 +18,7 @@ import {
  * repositories apart, so every queue's series are unique (docs/metrics.md).
  */
 const labelsOf = (doc: QueueMetricsDoc, queueType: QueueType, extra: Record<string, string> = {}): Labels => ({
-  repo: `${doc.repo.owner}/${doc.repo.name}`,
+  repo: repoSlug(doc.repo),
   repo_host: doc.repo.host,
   branch: doc.branch,
   queue_type: queueType,

@@ -1,4 +1,4 @@
-import { testIdOf, repoFullNameOf } from './test-id';
+import { testIdOf } from './test-id';
 import { uuidV5, uuidVersion } from './uuid-v5';
 
 describe('uuidV5', () => {
@@ -70,9 +70,5 @@ describe('testIdOf', () => {
 
   it('when the file differs, then the id differs', () => {
     expect(testIdOf({ ...example, file: 'src/other.rs' })).not.toBe(testIdOf(example));
-  });
-
-  it('when building the repo full name from a repo reference, then it is host/owner/name', () => {
-    expect(repoFullNameOf({ host: 'github.com', owner: 'trunk-io', name: 'trunk' })).toBe('github.com/trunk-io/trunk');
   });
 });

@@ -7,7 +7,7 @@ import { uuidV5, uuidVersion } from './uuid-v5';
 export interface TestIdentity {
   /** Organisation slug (Trunk's org_url_slug). */
   orgSlug: string;
-  /** `host/owner/name`, e.g. `github.com/acme/shop`; see repoFullNameOf. */
+  /** `host/owner/name`, e.g. `github.com/acme/shop`: the domain's formatRepo. */
   repoFullName: string;
   file?: string;
   classname?: string;
@@ -17,10 +17,6 @@ export interface TestIdentity {
   variant?: string;
   /** The testcase `id` attribute from the report, when the runner wrote one. */
   explicitId?: string;
-}
-
-export function repoFullNameOf(repo: { host: string; owner: string; name: string }): string {
-  return `${repo.host}/${repo.owner}/${repo.name}`;
 }
 
 const hashParts = (parts: readonly string[]): string => uuidV5(parts.join('#'));

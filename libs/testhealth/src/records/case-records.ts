@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CaseRecord, CasesRef, RepoRef } from '../events/events';
-import { repoFullNameOf, testIdOf } from '../identity/test-id';
+import { formatRepo } from '@railyard/domain';
+import { testIdOf } from '../identity/test-id';
 import { DEFAULT_JUNIT_LIMITS } from '../junit/limits';
 import { normalizePath, truncate } from '../junit/text';
 import type { TestCaseResult } from '../junit/types';
@@ -10,7 +11,7 @@ export const INLINE_CASES_MAX_BYTES = 64 * 1024;
 
 /** The recorded form of parsed cases, with the id every later lookup uses. */
 export function caseRecordsOf(cases: readonly TestCaseResult[], context: { orgSlug: string; repo: RepoRef }): CaseRecord[] {
-  const repoFullName = repoFullNameOf(context.repo);
+  const repoFullName = formatRepo(context.repo);
   return cases.map((c) => ({
     id: testIdOf({
       orgSlug: context.orgSlug,
@@ -94,7 +95,7 @@ export function testIdOfReported(failure: ReportedFailure, context: { orgSlug: s
   const field = (value: string | undefined) => truncate(value ?? '', DEFAULT_JUNIT_LIMITS.maxFieldLength).text;
   return testIdOf({
     orgSlug: context.orgSlug,
-    repoFullName: repoFullNameOf(context.repo),
+    repoFullName: formatRepo(context.repo),
     file: field(normalizePath(failure.file ?? '', {})),
     classname: field(failure.classname),
     parent: field(failure.parent),
