@@ -3,7 +3,8 @@ import { constants, promises as fs, openSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import request from 'supertest';
-import { isObjectId, isValidBranchName, repoRefProblems, type RepoRef } from '@railyard/domain';
+import { OPERATIONS } from '@railyard/api';
+import { formatRepo, isObjectId, isValidBranchName, repoRefProblems, repoSlug, type RepoRef } from '@railyard/domain';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { REPO } from './support/client';
 import { startProcess, type RunningProcess } from './support/processes';
@@ -141,7 +142,6 @@ const repo = fc.oneof(fc.constant(REPO), fc.record({ host: segment, owner: segme
 const ids = fc.record({ repo, branch, sha });
 type Ids = { repo: RepoRef; branch: string; sha: string };
 
-const RUN = '7e3c2a10-5b7d-4e1f-9a2b-3c4d5e6f7a8b';
 /** Percent-encodes; a lone surrogate, which has no UTF-8 form, goes as the invalid bytes it would be. */
 const enc = (s: string): string => {
   try {
@@ -154,47 +154,42 @@ const b64 = Buffer.from('<testsuite name="s"><testcase name="t"/></testsuite>').
 const post = (p: string, token: string, body: object) => request(server.url).post(p).set('x-api-token', token).send(body).timeout(10_000);
 const get = (p: string, token: string) => request(server.url).get(p).set('x-api-token', token).timeout(10_000);
 
-/** Every endpoint that takes a repository, a branch or a SHA, built from one set of generated identifiers. */
+/** An operation's own request example with the generated identifiers wherever it names a repository, a branch or a commit. */
+const withIds = (example: unknown, i: Ids): unknown => {
+  if (Array.isArray(example)) return example.map((e) => withIds(e, i));
+  if (example === null || typeof example !== 'object') return example;
+  return Object.fromEntries(
+    Object.entries(example).map(([key, value]) => {
+      if (key === 'repo') return [key, typeof value === 'string' ? formatRepo(i.repo) : i.repo];
+      if (key === 'targetBranch' || key === 'branch') return [key, i.branch];
+      if (key === 'sha') return [key, i.sha];
+      return [key, withIds(value, i)];
+    }),
+  );
+};
+
+/**
+ * Every endpoint that takes a repository, a branch or a SHA, built from one set of generated identifiers:
+ * each JSON operation of the table whose example names a `repo`, sent as its example, and the few that
+ * take them in the path or the query.
+ */
 const ENDPOINTS: Record<string, (i: Ids) => request.Test> = {
-  createQueue: (i) => post('/v1/createQueue', TOKENS.admin, { repo: i.repo, targetBranch: i.branch }),
-  updateQueue: (i) => post('/v1/updateQueue', TOKENS.admin, { repo: i.repo, targetBranch: i.branch, concurrency: 1 }),
-  deleteQueue: (i) => post('/v1/deleteQueue', TOKENS.admin, { repo: i.repo, targetBranch: i.branch }),
-  getQueue: (i) => post('/v1/getQueue', TOKENS.read, { repo: i.repo, targetBranch: i.branch }),
-  submitPullRequest: (i) => post('/v1/submitPullRequest', TOKENS.write, { repo: i.repo, targetBranch: i.branch, pr: { number: 1 } }),
-  cancelPullRequest: (i) => post('/v1/cancelPullRequest', TOKENS.write, { repo: i.repo, targetBranch: i.branch, pr: { number: 1 } }),
-  restartTests: (i) => post('/v1/restartTestsOnPullRequest', TOKENS.write, { repo: i.repo, targetBranch: i.branch, pr: { number: 1 } }),
-  getSubmittedPullRequest: (i) =>
-    post('/v1/getSubmittedPullRequest', TOKENS.read, { repo: i.repo, targetBranch: i.branch, pr: { number: 1 } }),
-  setImpactedTargets: (i) =>
-    post('/v1/setImpactedTargets', TOKENS.write, {
-      repo: i.repo,
-      targetBranch: i.branch,
-      pr: { number: 1, sha: i.sha },
-      impactedTargets: ['a'],
+  ...Object.fromEntries(
+    OPERATIONS.flatMap((op) => {
+      const example = op.request?.example;
+      if (op.method !== 'post' || op.scope === 'public' || typeof example !== 'object' || example === null || !('repo' in example))
+        return [];
+      return [[op.operationId, (i: Ids) => post(op.path, TOKENS[op.scope as keyof typeof TOKENS], withIds(example, i) as object)]];
     }),
-  getQueueHistory: (i) => post('/v1/getQueueHistory', TOKENS.read, { repo: i.repo, targetBranch: i.branch }),
-  testingDetails: (i) => post('/v1/getMergeQueueTestingDetails', TOKENS.read, { repo: i.repo, targetBranch: i.branch, testRunId: RUN }),
-  setCommitStatus: (i) => post('/v1/setCommitStatus', TOKENS.write, { repo: i.repo, sha: i.sha, context: 'ci', state: 'success' }),
-  getCommitStatuses: (i) => post('/v1/getCommitStatuses', TOKENS.read, { repo: i.repo, sha: i.sha }),
-  uploadJson: (i) =>
-    post('/v1/uploadTestResults', TOKENS.write, {
-      repo: `${i.repo.host}/${i.repo.owner}/${i.repo.name}`,
-      branch: i.branch,
-      sha: i.sha,
-      files: [{ name: 'r.xml', contentBase64: b64 }],
-    }),
+  ),
   uploadXml: (i) =>
     request(server.url)
-      .post(`/v1/uploadTestResults?repo=${enc(`${i.repo.host}/${i.repo.owner}/${i.repo.name}`)}&branch=${enc(i.branch)}&sha=${enc(i.sha)}`)
+      .post(`/v1/uploadTestResults?repo=${enc(formatRepo(i.repo))}&branch=${enc(i.branch)}&sha=${enc(i.sha)}`)
       .set('x-api-token', TOKENS.write)
       .set('content-type', 'application/xml')
       .send(Buffer.from(b64, 'base64'))
       .timeout(10_000),
-  listQuarantined: (i) =>
-    post('/v1/flaky-tests/list-quarantined-tests', TOKENS.read, { repo: i.repo, org_url_slug: 'railyard', page_query: { page_size: 10 } }),
-  testDetails: (i) => post('/v1/flaky-tests/get-test-details', TOKENS.read, { repo: i.repo, test_id: RUN }),
-  reclassify: (i) => post('/v1/flaky-tests/reclassify', TOKENS.admin, { repo: i.repo }),
-  metrics: (i) => get(`/v1/getMergeQueueMetrics?repo=${enc(`${i.repo.owner}/${i.repo.name}`)}&repoHost=${enc(i.repo.host)}`, TOKENS.read),
+  metrics: (i) => get(`/v1/getMergeQueueMetrics?repo=${enc(repoSlug(i.repo))}&repoHost=${enc(i.repo.host)}`, TOKENS.read),
   pullPage: (i) => get(`/repos/${enc(i.repo.host)}/${enc(i.repo.owner)}/${enc(i.repo.name)}/pulls/1`, TOKENS.read),
   ciLog: (i) => get(`/ci/logs/${enc(i.branch)}/${enc(i.repo.name)}`, TOKENS.read),
 };
