@@ -1,4 +1,4 @@
-import type { ActiveMonitor, FailureCount, RepoRef, RunOutcome, TestStatus } from '@railyard/testhealth';
+import type { ActiveMonitor, FailureCount, RepoRef, RunOutcome, TestRun, TestStatus } from '@railyard/testhealth';
 
 /** Everything the list endpoints, the CI check and the evaluator read about one test. */
 export interface TestDoc {
@@ -48,16 +48,8 @@ export interface StoredTest {
 }
 
 /** The upload a run belongs to: joined with the run's outcome it becomes a classify TestRun. */
-export interface UploadMeta {
+export interface UploadMeta extends Pick<TestRun, 'at' | 'commitSha' | 'treeSha' | 'branch' | 'prNumber' | 'ciJob' | 'reporter'> {
   revision: number;
-  at: string;
-  commitSha: string;
-  treeSha?: string;
-  branch: string;
-  prNumber?: number;
-  ciJob?: string;
-  /** Who uploaded it (uploaderOf): whether its runs count as quarantine evidence depends on it. */
-  reporter?: string;
   testCount: number;
   failedCount: number;
 }
