@@ -33,6 +33,7 @@ export {
 } from './local/pull-file';
 export { RefReader, isValidRefName, parsePackedRefs } from './local/refs';
 export { LocalRepoFacts } from './local/test-health-facts';
+export { isProcessAlive } from './local/lock-owner';
 export { existingRepoDir, repoDirOrThrow } from './local/repos';
 export {
   COMMIT_STATUS_STATES,

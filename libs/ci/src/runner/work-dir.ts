@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { isProcessAlive } from '@railyard/githost';
 
 const run = promisify(execFile);
 
@@ -104,22 +105,12 @@ const removeTree = (dir: string): Promise<void> =>
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, but someone else's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 const isLeftover = (owner: Owner | null): boolean => {
   if (!owner) return true;
   // The same pid as ours after a restart (containers often reuse it) is a previous life unless one
   // of this process's runners made it.
   if (owner.pid === process.pid) return !liveRunners.has(owner.runner);
-  return !isAlive(owner.pid);
+  return !isProcessAlive(owner.pid);
 };
 
 /** Removes every attempt whose runner is gone; answers how many. */

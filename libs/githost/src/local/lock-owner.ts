@@ -42,7 +42,8 @@ export const parseLockOwner = (text: string): LockOwner | undefined => {
   }
 };
 
-const running = (pid: number): boolean => {
+/** Whether a process of this host runs: signal 0 checks without sending anything. */
+export const isProcessAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
@@ -55,7 +56,7 @@ const running = (pid: number): boolean => {
 /** Whether a lock with this content and age was left by a writer that is gone. */
 export const isAbandoned = (owner: LockOwner | undefined, ageMs: number): boolean => {
   if (owner === undefined || owner.host !== hostname()) return ageMs > ORPHAN_LOCK_AGE_MS;
-  if (!running(owner.pid)) return true;
+  if (!isProcessAlive(owner.pid)) return true;
   const started = startOf(owner.pid);
   return owner.started !== undefined && started !== undefined && started !== owner.started;
 };

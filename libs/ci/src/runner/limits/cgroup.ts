@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { isProcessAlive } from '@railyard/githost';
 import { MIB, type CheckLimits, type LimitName } from './limits';
 
 /** The controllers a check's cgroup needs: processes, memory, CPU. */
@@ -70,15 +71,6 @@ export const probeCgroup = async (setting: string): Promise<CgroupProbe> => {
   }
 };
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * Groups of checks whose runner process is gone (a crash): their names start with that pid. A group
  * still holding processes cannot be removed (EBUSY) and stays; an empty one goes.
@@ -86,7 +78,7 @@ const isAlive = (pid: number): boolean => {
 const removeLeftovers = async (root: string): Promise<void> => {
   for (const entry of await fs.readdir(root, { withFileTypes: true }).catch(() => [])) {
     const pid = Number(/^(\d+)-/.exec(entry.name)?.[1]);
-    if (entry.isDirectory() && pid > 0 && pid !== process.pid && !isAlive(pid))
+    if (entry.isDirectory() && pid > 0 && pid !== process.pid && !isProcessAlive(pid))
       await fs.rmdir(path.join(root, entry.name)).catch(() => undefined);
   }
 };
