@@ -67,6 +67,21 @@ const pulls = new LRUCache<string, { etag: string; view: PullView }>({ max: 10_0
 
 const blobs = new LRUCache<string, string>({ max: 2_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (text) => Math.max(1, text.length) });
 
+/** GitHub's git commit object (read or written) as the port's GitCommit. */
+const gitCommitOf = (c: {
+  sha: string;
+  tree: { sha: string };
+  parents: { sha: string }[];
+  message: string;
+  author: { name: string; email: string; date: string };
+}): GitCommit => ({
+  sha: c.sha,
+  tree: c.tree.sha,
+  parents: c.parents.map((p) => p.sha),
+  message: c.message,
+  author: { name: c.author.name, email: c.author.email, date: c.author.date },
+});
+
 /**
  * The REST calls of one repository the adapter makes, each one request (the adapter counts them per
  * merged PR: docs/benchmarks.md). Names are checked here, where they become URLs.
@@ -145,14 +160,7 @@ export class RepoApi {
       this.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...this.params, commit_sha: sha }),
     );
     if (res === null) throw new GitHostError('REVISION_NOT_FOUND', `no commit ${sha} in ${repoSlug(this.repo)}`);
-    const c = res.data;
-    const commit: GitCommit = {
-      sha: c.sha,
-      tree: c.tree.sha,
-      parents: c.parents.map((p) => p.sha),
-      message: c.message,
-      author: { name: c.author.name, email: c.author.email, date: c.author.date },
-    };
+    const commit = gitCommitOf(res.data);
     commits.set(key, commit);
     return commit;
   }
@@ -166,14 +174,7 @@ export class RepoApi {
       message: input.message,
       ...(input.author ? { author: input.author } : {}),
     });
-    const c = res.data;
-    const commit: GitCommit = {
-      sha: c.sha,
-      tree: c.tree.sha,
-      parents: c.parents.map((p) => p.sha),
-      message: c.message,
-      author: { name: c.author.name, email: c.author.email, date: c.author.date },
-    };
+    const commit = gitCommitOf(res.data);
     commits.set(this.cacheKey(commit.sha), commit);
     return commit;
   }
