@@ -69,7 +69,7 @@ interface Source {
   name: 'sqlite' | 'postgres';
   /** Prefix of the result names. */
   prefix: string;
-  open(): Promise<{ store: EventStore; cleanup: () => Promise<void> }>;
+  open(): Promise<{ store: EventStore; cleanup: () => Promise<void>; alternates?: { suffix: string; store: EventStore }[] }>;
 }
 
 const SOURCES: Source[] = [
@@ -89,7 +89,14 @@ const SOURCES: Source[] = [
     open: async () => {
       const db = await createTestDatabase(postgresUrlFromEnv(), 'bench_rebuild');
       try {
-        return { store: await PostgresEventStore.open({ url: db.url }), cleanup: () => db.drop() };
+        const store = await PostgresEventStore.open({ url: db.url });
+        // The same log read without ReadAhead: the simple design D335 judges it against.
+        const plain = await PostgresEventStore.open({ url: db.url, readAhead: false });
+        const cleanup = async () => {
+          await plain.close();
+          await db.drop();
+        };
+        return { store, cleanup, alternates: [{ suffix: 'no-read-ahead', store: plain }] };
       } catch (err) {
         await db.drop();
         throw err;
@@ -121,7 +128,7 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
   const targets = ['memory', 'redis'].filter((t) => !args.some((a) => a === 'memory' || a === 'redis') || args.includes(t));
   const sources = SOURCES.filter((src) => !args.some((a) => a === 'sqlite' || a === 'postgres') || args.includes(src.name));
   for (const source of sources) {
-    const { store, cleanup } = await source.open();
+    const { store, cleanup, alternates = [] } = await source.open();
     try {
       progress(`writing ${count} events into ${source.name}`);
       const seconds = await seed(store, count);
@@ -129,11 +136,14 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       const head = await store.headPosition();
 
       if (targets.includes('memory')) {
-        const memory = new MemoryReadModelStore();
-        try {
-          yield await timeRebuild(`${source.prefix}/memory`, store, memory, head, batchSize);
-        } finally {
-          await memory.close();
+        for (const reader of [{ suffix: '', store }, ...alternates]) {
+          const memory = new MemoryReadModelStore();
+          try {
+            const name = `${source.prefix}/memory${reader.suffix ? `/${reader.suffix}` : ''}`;
+            yield await timeRebuild(name, reader.store, memory, head, batchSize);
+          } finally {
+            await memory.close();
+          }
         }
       }
       if (targets.includes('redis')) {

@@ -12,6 +12,12 @@ describePostgres('postgres event store', (db) => {
     return { store, cleanup: () => db.dropSchema(store.schema) };
   });
 
+  // RAILYARD_POSTGRES_READ_AHEAD=off (D335): every read its own query, the same answers.
+  eventStoreContract('postgres without read-ahead', async () => {
+    const store = await db.openStore({ readAhead: false });
+    return { store, cleanup: () => db.dropSchema(store.schema) };
+  });
+
   streamRetentionContract('postgres', async (clock) => {
     const store = await db.openStore({ now: clock.now });
     return { store, cleanup: () => db.dropSchema(store.schema) };

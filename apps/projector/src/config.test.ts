@@ -38,7 +38,12 @@ describe('projectorConfigFromEnv', () => {
 
   it('when RAILYARD_POSTGRES_URL is set, then PostgreSQL is used, in schema railyard unless RAILYARD_POSTGRES_SCHEMA says otherwise', () => {
     const url = 'postgres://railyard@db:5432/railyard';
-    expect(projectorConfigFromEnv({ RAILYARD_POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url, schema: 'railyard' });
+    expect(projectorConfigFromEnv({ RAILYARD_POSTGRES_URL: url }).eventStore).toEqual({
+      kind: 'postgres',
+      url,
+      schema: 'railyard',
+      readAhead: true,
+    });
     expect(projectorConfigFromEnv({ RAILYARD_POSTGRES_URL: url, RAILYARD_POSTGRES_SCHEMA: 'ry2' }).eventStore).toMatchObject({
       schema: 'ry2',
     });

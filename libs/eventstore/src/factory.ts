@@ -13,7 +13,7 @@ export type EventStoreConfig =
   | { kind: 'memory' }
   | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous; busyTimeoutMs?: number; handOver?: boolean }
   | { kind: 'kurrent'; url: string }
-  | { kind: 'postgres'; url: string; schema?: string };
+  | { kind: 'postgres'; url: string; schema?: string; readAhead?: boolean };
 
 export type BlobStoreConfig =
   | { kind: 'memory' }
@@ -36,7 +36,7 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
     case 'kurrent':
       return new KurrentEventStore({ url: config.url });
     case 'postgres':
-      return PostgresEventStore.open({ url: config.url, schema: config.schema });
+      return PostgresEventStore.open({ url: config.url, schema: config.schema, readAhead: config.readAhead });
   }
 }
 

@@ -21,7 +21,7 @@ export interface RuntimeConfig {
   eventStore:
     | { kind: 'sqlite'; file: string; synchronous: 'full' | 'normal'; handOver?: boolean }
     | { kind: 'kurrent'; url: string }
-    | { kind: 'postgres'; url: string; schema: string }
+    | { kind: 'postgres'; url: string; schema: string; readAhead: boolean }
     | { kind: 'memory' };
   redisUrl?: string;
   redisNamespace: string;
@@ -152,7 +152,13 @@ const eventStoreOf = (env: RailyardEnv, dataDir: string): RuntimeConfig['eventSt
   if (kind === 'postgres' && !env.RAILYARD_POSTGRES_URL)
     throw new Error('RAILYARD_EVENTSTORE=postgres needs RAILYARD_POSTGRES_URL (postgres://…)');
   if (kind.startsWith('kurrent')) return { kind: 'kurrent', url: env.RAILYARD_KURRENTDB_URL as string };
-  if (kind === 'postgres') return { kind: 'postgres', url: env.RAILYARD_POSTGRES_URL as string, schema: env.RAILYARD_POSTGRES_SCHEMA };
+  if (kind === 'postgres')
+    return {
+      kind: 'postgres',
+      url: env.RAILYARD_POSTGRES_URL as string,
+      schema: env.RAILYARD_POSTGRES_SCHEMA,
+      readAhead: env.RAILYARD_POSTGRES_READ_AHEAD === 'on',
+    };
   if (kind === 'memory') return { kind: 'memory' };
   return {
     kind: 'sqlite',

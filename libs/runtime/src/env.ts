@@ -123,6 +123,7 @@ export const railyardEnvSchema = z.object({
   RAILYARD_KURRENTDB_URL: text,
   RAILYARD_POSTGRES_URL: text,
   RAILYARD_POSTGRES_SCHEMA: textOr('railyard'),
+  RAILYARD_POSTGRES_READ_AHEAD: oneOf(['on', 'off']),
   RAILYARD_REDIS_URL: text,
   RAILYARD_REDIS_NAMESPACE: textOr('rm1'),
   RAILYARD_REDIS_STORED_ANSWERS: oneOf(['on', 'off']),

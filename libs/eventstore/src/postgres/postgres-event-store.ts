@@ -30,6 +30,12 @@ export interface PostgresEventStoreOptions {
   idleInTransactionTimeoutMs?: number;
   /** How long an append waits for the append lock before its batch fails (the caller may retry). */
   lockTimeoutMs?: number;
+  /**
+   * Reads of the log go through `ReadAhead` (the next full page fetched while the reader folds this
+   * one, one read shared by readers asking at once, this process's committed rows handed over).
+   * `false` is the simple design it is judged against: every readAll is its own query (D335).
+   */
+  readAhead?: boolean;
   now?: () => Date;
 }
 
@@ -51,10 +57,9 @@ interface Settled {
  */
 export class PostgresEventStore implements EventStore, StreamRetention {
   private readonly signal = new AppendSignal();
-  private readonly readAhead = new ReadAhead(
-    async (after, max) => (await this.tuples('ry_read_all', this.sql.readAll, [after.toString(), max])).map(toRow),
-    () => this.signal.appendCount,
-  );
+  private readonly readPage = async (after: bigint, max: number) =>
+    (await this.tuples('ry_read_all', this.sql.readAll, [after.toString(), max])).map(toRow);
+  private readonly readAhead: ReadAhead<ReturnType<typeof toRow>> | null;
   private readonly subscriptions = new SubscriptionSet();
   private readonly sql: ReturnType<typeof statements>;
   private readonly lockKey: string;
@@ -79,6 +84,7 @@ export class PostgresEventStore implements EventStore, StreamRetention {
     this.listener = new AppendListener(listenConfig, notifyChannel(schema), this.signal, defaultBackoff);
     this.now = options.now ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.readAhead = options.readAhead === false ? null : new ReadAhead(this.readPage, () => this.signal.appendCount);
   }
 
   /** Connects and brings the schema up to date (one process migrates, the others wait for it). */
@@ -113,7 +119,10 @@ export class PostgresEventStore implements EventStore, StreamRetention {
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
     this.assertOpen();
     if (maxCount <= 0) return [];
-    return (await this.readAhead.page(fromPosition ?? 0n, Math.floor(maxCount))).map((row) => toRecorded(row.tuple));
+    const after = fromPosition ?? 0n;
+    const max = Math.floor(maxCount);
+    const rows = this.readAhead ? await this.readAhead.page(after, max) : await this.readPage(after, max);
+    return rows.map((row) => toRecorded(row.tuple));
   }
 
   async headPosition(): Promise<bigint | null> {
@@ -213,7 +222,7 @@ export class PostgresEventStore implements EventStore, StreamRetention {
     const { plan, base } = settled;
     if (plan.rows.length > 0) {
       this.signal.notify(base + BigInt(plan.rows.length));
-      this.readAhead.offer(base, committedRows(plan, base));
+      this.readAhead?.offer(base, committedRows(plan, base));
     }
     plan.outcomes.forEach((outcome, i) => {
       const p = batch[i] as PendingAppend;
