@@ -15,6 +15,7 @@ import {
   type QueueState,
 } from '@railyard/domain';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
+import { metricsFoldCurve } from './scale-metrics';
 import { projectorCurve } from './scale-projector';
 import { queuesCurve } from './scale-queues';
 import { distributedReadyCurve } from './scale-ready-distributed';
@@ -23,7 +24,7 @@ import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
 
 /**
- * `npm run bench -- scale [state|queue|projector|start|ready|queues|ready-distributed] [sizes...]`: how cost grows with history and with queue
+ * `npm run bench -- scale [state|queue|projector|start|ready|queues|ready-distributed|metrics-redis] [sizes...]`: how cost grows with history and with queue
  * length (issue 29). Each curve prints one line per size and one `…/exponent` line: the least-squares
  * slope of log(cost) against log(size), 0 for flat, 1 for linear.
  *
@@ -45,6 +46,9 @@ import { workload } from './support/workload';
  *   ready-distributed  the distributed shape (PostgreSQL log, Redis read models and engine snapshot):
  *          resumed start of the projector, API and engine, each: CPU and RSS at ready
  *          (scale-ready-distributed.ts). Not run unless named. Default N: 100k, 300k, 1M.
+ *   metrics-redis  the Redis metrics projection alone folded from position 0 over N events of the
+ *          rebuild workload: CPU of the folding process and of Redis, what the model stores
+ *          (scale-metrics.ts). Not run unless named. Default N: 300k, 1M, 2M.
  *
  * CPU times (process.cpuUsage) are reported beside wall times: on a loaded machine they stay honest.
  * Every line carries the 1-minute load average so a noisy run can be told apart.
@@ -199,9 +203,9 @@ const sizesOr = (args: string[], fallback: number[]): number[] => {
 };
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
-  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues', 'ready-distributed'];
+  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues', 'ready-distributed', 'metrics-redis'];
   // `ready` seeds and starts a server three times per size (minutes at 1M events): only when named.
-  const onlyNamed = ['ready', 'queues', 'ready-distributed'];
+  const onlyNamed = ['ready', 'queues', 'ready-distributed', 'metrics-redis'];
   const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && !onlyNamed.includes(c)) || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
@@ -225,6 +229,11 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'queueAnswerStoredCpuUs',
       'prAnswerCpuUs',
     ]);
+  }
+  if (curves.includes('metrics-redis')) {
+    const rows = await metricsFoldCurve(sizesOr(sizes, [300_000, 1_000_000, 2_000_000]), progress);
+    for (const r of rows) yield { name: 'scale/metrics-redis', load: load(), ...r };
+    yield exponents('scale/metrics-redis', rows, 'events', ['foldCpuS', 'redisCpuS', 'storedKb', 'failedPerQueue']);
   }
   if (curves.includes('start')) {
     const rows = await startCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
