@@ -6,7 +6,9 @@ import { LuaScript } from './script';
  * mid-batch) from interleaving: the loser re-reads and folds again.
  *
  * KEYS[1] checkpoint, KEYS[2..] touched keys. ARGV[1] expected checkpoint ('' = none), ARGV[2] new
- * checkpoint, then ops: S <key#> <value> | D <key#> | Z <key#> <score> <member> | R <key#> <member> | H <key#> <field> <value>.
+ * checkpoint, then ops: S <key#> <value> | D <key#> | Z <key#> <score> <member> | R <key#> <member> | H <key#> <field> <value>
+ * | X <key#> <field> (HDEL) | T <hash#> <zset#> <score>: the members of the sorted set scored below
+ * `score` leave it and the hash (the metrics' old failures, D312).
  * Every key is passed in KEYS, none is built in the script, so it stays correct on a cluster.
  */
 export const APPLY_BATCH = new LuaScript(`
@@ -31,6 +33,19 @@ while i <= n do
     i = i + 3
   elseif op == 'H' then
     redis.call('HSET', key, ARGV[i + 2], ARGV[i + 3])
+    i = i + 4
+  elseif op == 'X' then
+    redis.call('HDEL', key, ARGV[i + 2])
+    i = i + 3
+  elseif op == 'T' then
+    local zset = KEYS[tonumber(ARGV[i + 2])]
+    local below = '(' .. ARGV[i + 3]
+    local old = redis.call('ZRANGEBYSCORE', zset, '-inf', below)
+    -- unpack takes a few thousand values at most: delete in slices.
+    for j = 1, #old, 1000 do
+      redis.call('HDEL', key, unpack(old, j, math.min(j + 999, #old)))
+    end
+    redis.call('ZREMRANGEBYSCORE', zset, '-inf', below)
     i = i + 4
   else
     return redis.error_reply('unknown op ' .. tostring(op))

@@ -5,6 +5,7 @@ import {
   CI_RUN_BUCKETS,
   FLAKE_RETRY_BUCKETS,
   METRICS_WINDOW_MS,
+  type FailedPr,
   type LiveEntry,
   type LogKind,
   type QueueMetricsDoc,
@@ -101,17 +102,17 @@ const observeRetries = (doc: QueueMetricsDoc, retries: number): void => {
   h.count += 1;
 };
 
-const rememberFailure = (doc: QueueMetricsDoc, key: string, entry: LiveEntry, at: number): void => {
-  for (const [pr, f] of Object.entries(doc.failed)) if (f.at < at - FAILURE_MEMORY_MS) delete doc.failed[pr];
-  const previous = doc.failed[key];
+const rememberFailure = (failed: FailedPrs, key: string, entry: LiveEntry, at: number): void => {
+  failed.forgetBefore(at - FAILURE_MEMORY_MS);
+  const previous = failed.get(key);
   const failures = previous && previous.headSha === entry.headSha ? previous.failures + 1 : 1;
-  doc.failed[key] = { headSha: entry.headSha, failures, at };
+  failed.set(key, { headSha: entry.headSha, failures, at });
 };
 
-const countInnocentEjections = (doc: QueueMetricsDoc, key: string, entry: LiveEntry): void => {
-  const previous = doc.failed[key];
+const countInnocentEjections = (doc: QueueMetricsDoc, failed: FailedPrs, key: string, entry: LiveEntry): void => {
+  const previous = failed.get(key);
   if (previous && previous.headSha === entry.headSha) doc.totals.innocentEjections += previous.failures;
-  delete doc.failed[key];
+  failed.delete(key);
 };
 
 const countBisection = (doc: QueueMetricsDoc, testRunId: string | undefined): void => {
@@ -129,18 +130,55 @@ const trackRun = (doc: QueueMetricsDoc, testRunId: string, type: QueueType): voi
 };
 
 /**
+ * Where a queue's failed PRs are kept while a fold reads and changes them: the document's own map
+ * (memory), or a store's own structure that loads only the PRs a batch names (Redis, D312).
+ */
+export interface FailedPrs {
+  get(pr: string): FailedPr | undefined;
+  set(pr: string, failed: FailedPr): void;
+  delete(pr: string): void;
+  /** Forgets every failure that happened before `horizon` (epoch ms). */
+  forgetBefore(horizon: number): void;
+  /** Forgets them all: the queue was created again or deleted. */
+  clear(): void;
+}
+
+/** The document's own `failed` map as FailedPrs. */
+export const failedInDoc = (doc: QueueMetricsDoc): FailedPrs => ({
+  get: (pr) => doc.failed[pr],
+  set: (pr, failed) => void (doc.failed[pr] = failed),
+  delete: (pr) => void delete doc.failed[pr],
+  forgetBefore: (horizon) => {
+    for (const [pr, f] of Object.entries(doc.failed)) if (f.at < horizon) delete doc.failed[pr];
+  },
+  clear: () => void (doc.failed = {}),
+});
+
+/** Which FailedPrs a fold uses for a queue; absent, the document's own map. */
+export type FailedPrsOf = (queueId: string) => FailedPrs;
+
+/** The key (PR number) of the failed-PR record an event may read or change, if any. */
+export const failedPrKeyOf = (event: RecordedEvent): string | undefined => {
+  if (event.type !== 'PrSubmitted' && event.type !== 'PrMerged' && event.type !== 'PrFailed') return undefined;
+  const prNumber = (event.data as { prNumber?: unknown }).prNumber;
+  return typeof prNumber === 'number' ? String(prNumber) : undefined;
+};
+
+/**
  * Folds one event into its queue's metrics document and returns it, or null once the queue is
  * deleted. It MUTATES the document it is given (a busy queue's log is long and copying it per event
  * would dominate): callers pass a copy they own, as foldMetricsBatch does. Events at or below the
  * document's position are skipped.
  */
-export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEvent): QueueMetricsDoc | null => {
+export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEvent, failedOf?: FailedPrsOf): QueueMetricsDoc | null => {
   const target = targetOf(event);
   if (!target || (doc && event.position <= BigInt(doc.position))) return doc;
   const position = event.position.toString();
   const e = asQueueEvent(event);
+  if (e.type === 'QueueCreated' || e.type === 'QueueDeleted') failedOf?.(target.queueId).clear();
   if (e.type === 'QueueCreated') return emptyMetricsDoc(target.queueId, position);
   if (!doc || e.type === 'QueueDeleted') return null;
+  const failed = failedOf ? failedOf(target.queueId) : failedInDoc(doc);
 
   const at = eventTime(event);
   switch (e.type) {
@@ -165,7 +203,8 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
         runs: 0,
         headSha: d.headSha,
       };
-      if (doc.failed[key] && doc.failed[key].headSha !== d.headSha) delete doc.failed[key];
+      const previous = failed.get(key);
+      if (previous && previous.headSha !== d.headSha) failed.delete(key);
       break;
     }
     default:
@@ -182,9 +221,9 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
     if (e.type === 'PrMerged') {
       observeCiRuns(doc, entry.runs);
       observeRetries(doc, entry.retries ?? 0);
-      countInnocentEjections(doc, key, entry);
+      countInnocentEjections(doc, failed, key, entry);
     }
-    if (e.type === 'PrFailed') rememberFailure(doc, key, entry, at);
+    if (e.type === 'PrFailed') rememberFailure(failed, key, entry, at);
     move(doc, key, entry, moved.state, at, e, startingType);
     const after = doc.entries[key];
     if (e.type === 'TestsRestarted' && e.data.reason === 'FLAKE_RETRY' && after)

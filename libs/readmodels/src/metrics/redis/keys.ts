@@ -8,12 +8,24 @@ import { redisKeys } from '../../redis/keys';
 export interface MetricsRedisKeys {
   /** STRING: position of the last applied event, zero-padded (or the reset marker). */
   checkpoint: string;
-  /** STRING: JSON QueueMetricsDoc. */
+  /** STRING: JSON QueueMetricsDoc without `failed` (from format 2 on, D312). */
   queue(queueId: string): string;
+  /** HASH: field PR number, value JSON FailedPr; the queue's failed PRs. */
+  failed(queueId: string): string;
+  /** ZSET: member PR number, score the failure's epoch ms; the same PRs by time, so old ones are trimmed by range. */
+  failedAt(queueId: string): string;
+  /** STRING: the stored format (METRICS_REDIS_FORMAT); a model without it, or with another, is rebuilt. */
+  format: string;
   /** ZSET (score 0): ids of the queues that have a document. */
   index: string;
   modelPattern: string;
 }
+
+/**
+ * How the model is stored: 1 (unnamed) kept `failed` inside each queue's document, 2 keeps it in a hash
+ * and a sorted set per queue (D312). Raised with any change to the stored shape or to the fold.
+ */
+export const METRICS_REDIS_FORMAT = '2';
 
 export const metricsRedisKeys = (namespace: string): MetricsRedisKeys => {
   // Validates the namespace the same way as the queue views do.
@@ -22,6 +34,9 @@ export const metricsRedisKeys = (namespace: string): MetricsRedisKeys => {
   return {
     checkpoint: `${base}checkpoint`,
     queue: (queueId) => `${base}q:${queueId}`,
+    failed: (queueId) => `${base}q:${queueId}:failed`,
+    failedAt: (queueId) => `${base}q:${queueId}:failedat`,
+    format: `${base}format`,
     index: `${base}queues`,
     modelPattern: `${base}q:*`,
   };
