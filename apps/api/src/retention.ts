@@ -3,7 +3,7 @@ import { deserialize } from 'node:v8';
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import { sweepRetention, type RetentionPass } from '@railyard/ci';
-import { canDropStreams, redisClient, type BlobStore, type EventStore } from '@railyard/eventstore';
+import { canDropStreams, expiresStreamsByAge, redisClient, type BlobStore, type EventStore } from '@railyard/eventstore';
 import { errorFields, type Logger } from '@railyard/observability';
 import { RedisLease, redisKeys } from '@railyard/readmodels';
 import type { RetentionSettings } from '@railyard/runtime';
@@ -43,8 +43,16 @@ export const startRetention = (o: {
   lease?: { redisUrl: string; namespace: string; ttlMs: number };
 }): RetentionHandle => {
   const { days, sweepMinutes } = o.settings;
-  if (days > 0 && !canDropStreams(o.eventStore))
-    o.logger.warn('retention: this event store cannot drop streams, so commit statuses are kept; check logs still expire', { days });
+  if (days > 0 && !canDropStreams(o.eventStore)) {
+    const byAge = expiresStreamsByAge(o.eventStore) ? o.eventStore.streamMaxAge : null;
+    // KurrentDB (D314): the server expires what the sweep cannot drop, in streams created since.
+    if (byAge)
+      o.logger.info('retention: commit-status streams expire by their $maxAge, given as each is created; older streams keep theirs', {
+        days,
+        maxAgeSeconds: byAge.seconds,
+      });
+    else o.logger.warn('retention: this event store cannot drop streams, so commit statuses are kept; check logs still expire', { days });
+  }
   // ioredis is required here, on first use, not at import: the embedded server never loads it (D290).
   const redis = o.lease ? new (redisClient())(o.lease.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 }) : null;
   const lease =

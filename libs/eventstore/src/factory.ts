@@ -5,6 +5,7 @@ import { RedisBlobStore } from './blob/redis-blob-store';
 import { KurrentEventStore } from './kurrent/kurrent-event-store';
 import { MemoryEventStore } from './memory/memory-event-store';
 import type { EventStore } from './port';
+import type { StreamMaxAge } from './retention-port';
 import { PostgresBlobStore } from './postgres/postgres-blob-store';
 import { PostgresEventStore } from './postgres/postgres-event-store';
 import { SqliteEventStore, type SqliteSynchronous } from './sqlite/sqlite-event-store';
@@ -12,7 +13,7 @@ import { SqliteEventStore, type SqliteSynchronous } from './sqlite/sqlite-event-
 export type EventStoreConfig =
   | { kind: 'memory' }
   | { kind: 'sqlite'; file: string; synchronous?: SqliteSynchronous; busyTimeoutMs?: number; handOver?: boolean }
-  | { kind: 'kurrent'; url: string }
+  | { kind: 'kurrent'; url: string; streamMaxAge?: StreamMaxAge }
   | { kind: 'postgres'; url: string; schema?: string; readAhead?: boolean };
 
 export type BlobStoreConfig =
@@ -34,7 +35,7 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
         handOver: config.handOver,
       });
     case 'kurrent':
-      return new KurrentEventStore({ url: config.url });
+      return new KurrentEventStore({ url: config.url, ...(config.streamMaxAge ? { streamMaxAge: config.streamMaxAge } : {}) });
     case 'postgres':
       return PostgresEventStore.open({ url: config.url, schema: config.schema, readAhead: config.readAhead });
   }

@@ -1,7 +1,8 @@
 /**
  * Retention of whole streams the queue's own history does not need (commit statuses: docs/decisions.md
- * D296). Not every store can truncate: KurrentDB has no adapter for it yet, so callers ask
- * `canDropStreams` and skip the sweep otherwise.
+ * D296). Not every store can truncate: KurrentDB cannot list streams by prefix, so callers ask
+ * `canDropStreams` and skip the sweep otherwise; KurrentDB instead gives those streams a `$maxAge`
+ * as they are created (`StreamMaxAge`, D314).
  */
 export interface DroppedStreams {
   streams: number;
@@ -44,3 +45,16 @@ export const prefixEnd = (prefix: string): string => {
 };
 
 export const RETENTION_BATCH = 500;
+
+/** Streams whose id starts with `prefix` keep events for `seconds` only: set by the store as it creates them (D314). */
+export interface StreamMaxAge {
+  prefix: string;
+  seconds: number;
+}
+
+/** A store that expires the events of some streams by itself, with the rule it applies (null: none). */
+export interface ExpiresStreamsByAge {
+  readonly streamMaxAge: StreamMaxAge | null;
+}
+
+export const expiresStreamsByAge = (store: object): store is ExpiresStreamsByAge => 'streamMaxAge' in store;

@@ -2,11 +2,22 @@ import path from 'node:path';
 import { createBlobStore, createEventStore, type BlobStore, type BlobStoreConfig, type EventStore } from '@railyard/eventstore';
 import type { RepoRef } from '@railyard/domain';
 import type { GithubParts } from '@railyard/github';
-import { LocalGitHost, type GitHost } from '@railyard/githost';
+import { LocalGitHost, STATUS_STREAM_PREFIX, type GitHost } from '@railyard/githost';
 import { MemoryReadModelStore, RedisReadModelStore, type ReadModelStore } from '@railyard/readmodels';
-import type { RuntimeConfig } from './config';
+import type { RetentionSettings, RuntimeConfig } from './config';
 
-export const openEventStore = (config: RuntimeConfig): Promise<EventStore> => createEventStore(config.eventStore);
+const DAY_SECONDS = 24 * 60 * 60;
+
+/**
+ * The event store as configured; on KurrentDB, which cannot drop streams by prefix, commit-status
+ * streams are given RAILYARD_CI_RETENTION_DAYS as their `$maxAge` when they are created (D314).
+ */
+export const openEventStore = (config: Pick<RuntimeConfig, 'eventStore'> & { retention?: RetentionSettings }): Promise<EventStore> => {
+  const store = config.eventStore;
+  const days = config.retention?.days ?? 0;
+  if (store.kind !== 'kurrent' || days <= 0) return createEventStore(store);
+  return createEventStore({ ...store, streamMaxAge: { prefix: STATUS_STREAM_PREFIX, seconds: days * DAY_SECONDS } });
+};
 
 /**
  * Where blobs live (docs/decisions.md, D185): in the event store's PostgreSQL schema when there is

@@ -2,24 +2,29 @@ import { SubscriptionSet } from '../shared/subscription-set';
 import type { AppendStreamState, KurrentDBClient } from '@kurrent/kurrentdb-client';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, SubscribeOptions, Subscription } from '../port';
 import { WrongExpectedRevisionError } from '../port';
+import type { ExpiresStreamsByAge, StreamMaxAge } from '../retention-port';
 import { assertAppendable } from '../shared/append-rules';
 import { defaultBackoff, type BackoffPolicy } from '../shared/backoff';
 import { kurrentdb } from './client';
 import { toBigInt, toEventData, toRecorded } from './kurrent-mapping';
 import { KurrentSubscription } from './kurrent-subscription';
+import { expireIfCreated } from './stream-max-age';
 
 export interface KurrentEventStoreOptions {
   /** e.g. `kurrentdb://admin:changeit@localhost:2113?tls=false`. */
   url: string;
   /** How a dropped live subscription is re-established. */
   resubscribe?: Partial<BackoffPolicy>;
+  /** Streams given a `$maxAge` as they are created: commit statuses under RAILYARD_CI_RETENTION_DAYS (D314). */
+  streamMaxAge?: StreamMaxAge;
 }
 
 /**
  * The distributed event store. Positions are $all commit positions. Event ids must be UUIDs, and
  * KurrentDB only recognises a repeated id within the same stream.
  */
-export class KurrentEventStore implements EventStore {
+export class KurrentEventStore implements EventStore, ExpiresStreamsByAge {
+  readonly streamMaxAge: StreamMaxAge | null;
   private readonly client: KurrentDBClient;
   private readonly backoff: BackoffPolicy;
   private readonly subscriptions = new SubscriptionSet();
@@ -28,6 +33,7 @@ export class KurrentEventStore implements EventStore {
   constructor(options: KurrentEventStoreOptions) {
     this.client = kurrentdb().KurrentDBClient.connectionString(options.url);
     this.backoff = { ...defaultBackoff, ...options.resubscribe };
+    this.streamMaxAge = options.streamMaxAge ?? null;
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -38,6 +44,9 @@ export class KurrentEventStore implements EventStore {
     try {
       const result = await this.client.appendToStream(streamId, events.map(toEventData), { streamState });
       const nextRevision = Number(result.nextExpectedRevision);
+      // If this throws the events are in, without the age: a retry of the same ids is answered as the
+      // same first append (the server recognises them), so it sets it then.
+      await expireIfCreated(this.client, this.streamMaxAge, streamId, nextRevision, events.length);
       const commit = result.position?.commit;
       return { nextRevision, position: commit === undefined ? await this.positionOf(streamId, nextRevision) : toBigInt(commit) };
     } catch (err) {
