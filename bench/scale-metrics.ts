@@ -1,9 +1,8 @@
 import { RedisMetricsStore } from '@railyard/readmodels';
 import type { RecordedEvent } from '@railyard/eventstore';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { redisCpuMs } from './scale-projector';
-import { dropNamespace } from './support/redis-namespace';
-import { redisUrlFromEnv, uniqueNamespace } from './support/settings';
+import { redisCurve } from './support/redis-curve';
 import { workload } from './support/workload';
 
 /**
@@ -62,14 +61,12 @@ const storedSize = async (redis: Redis, namespace: string): Promise<{ kb: number
   return { kb: round(bytes / 1024, 0), failed, queues };
 };
 
-export const metricsFoldCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {
-  const url = redisUrlFromEnv();
-  const rows: Record<string, number>[] = [];
-  for (const events of sizes) {
-    const namespace = uniqueNamespace('scalemetrics');
-    const redis = new Redis(url, { maxRetriesPerRequest: null });
-    const store = new RedisMetricsStore({ redis, namespace });
-    try {
+export const metricsFoldCurve = (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> =>
+  redisCurve(
+    sizes,
+    'scalemetrics',
+    (redis, namespace) => new RedisMetricsStore({ redis, namespace }),
+    async (events, store, redis, namespace) => {
       let cpu = 0;
       let batch: RecordedEvent[] = [];
       const redisBefore = await redisCpuMs(redis);
@@ -89,7 +86,7 @@ export const metricsFoldCurve = async (sizes: number[], progress: (line: string)
       const wallS = Number(process.hrtime.bigint() - started) / 1e9;
       const redisMs = (await redisCpuMs(redis)) - redisBefore;
       const size = await storedSize(redis, namespace);
-      const row = {
+      return {
         events,
         foldCpuS: round(cpu / 1e6),
         redisCpuS: round(redisMs / 1000),
@@ -97,13 +94,6 @@ export const metricsFoldCurve = async (sizes: number[], progress: (line: string)
         storedKb: size.kb,
         failedPerQueue: round(size.failed / Math.max(1, size.queues), 0),
       };
-      progress(JSON.stringify(row));
-      rows.push(row);
-    } finally {
-      await store.close();
-      redis.disconnect();
-      await dropNamespace(url, namespace);
-    }
-  }
-  return rows;
-};
+    },
+    progress,
+  );

@@ -1,9 +1,8 @@
 import { decide, evolve, initialQueueState, type DecideContext, type QueueCommand, type QueueEvent } from '@railyard/domain';
 import { RedisReadModelStore } from '@railyard/readmodels';
 import { RecordedEventFactory } from '@railyard/readmodels/testing';
-import Redis from 'ioredis';
-import { dropNamespace } from './support/redis-namespace';
-import { redisUrlFromEnv, uniqueNamespace } from './support/settings';
+import type Redis from 'ioredis';
+import { redisCurve } from './support/redis-curve';
 
 /**
  * The distributed shape's read side per event (issue 29): one paused queue holding N active PRs in
@@ -56,14 +55,12 @@ export const seedPausedQueue = async (store: RedisReadModelStore, prs: number) =
   return { run, recorder };
 };
 
-export const projectorCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {
-  const url = redisUrlFromEnv();
-  const rows: Record<string, number>[] = [];
-  for (const prs of sizes) {
-    const namespace = uniqueNamespace('scaleproj');
-    const redis = new Redis(url, { maxRetriesPerRequest: null });
-    const store = new RedisReadModelStore({ redis, namespace });
-    try {
+export const projectorCurve = (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> =>
+  redisCurve(
+    sizes,
+    'scaleproj',
+    (redis, namespace) => new RedisReadModelStore({ redis, namespace }),
+    async (prs, store, redis) => {
       const { run, recorder } = await seedPausedQueue(store, prs);
       let cpu = 0;
       let wallMs = 0;
@@ -97,7 +94,7 @@ export const projectorCurve = async (sizes: number[], progress: (line: string) =
       }
       let prUs = 0;
       for (let i = 0; i < 20; i++) prUs += await readCpu(() => store.getPrAnswer('bench', prs - (i % prs)));
-      const row = {
+      return {
         prs,
         resubmitCpuUs: round(cpu / RESUBMITS, 0),
         resubmitWallUs: round((wallMs * 1000) / RESUBMITS, 0),
@@ -107,13 +104,6 @@ export const projectorCurve = async (sizes: number[], progress: (line: string) =
         prAnswerCpuUs: round(prUs / 20, 0),
         answerKb: round(Buffer.byteLength((await store.getQueueAnswer('bench')) ?? '') / 1024, 0),
       };
-      progress(JSON.stringify(row));
-      rows.push(row);
-    } finally {
-      await store.close();
-      redis.disconnect();
-      await dropNamespace(url, namespace);
-    }
-  }
-  return rows;
-};
+    },
+    progress,
+  );
