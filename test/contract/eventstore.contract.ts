@@ -151,6 +151,14 @@ export function eventStoreContract(name: string, makeStore: () => Promise<StoreU
         expect(await store.readStream(stream, 5)).toEqual([]);
       });
 
+      it('when reading with a maxCount, then at most that many events from the revision come back, in order', async () => {
+        const stream = uniqueStream('page');
+        await store.append(stream, numbered(5), 'no_stream');
+        expect((await store.readStream(stream, 1, 2)).map((e) => e.revision)).toEqual([1, 2]);
+        expect((await store.readStream(stream, 4, 2)).map((e) => e.revision)).toEqual([4]);
+        expect(await store.readStream(stream, 5, 2)).toEqual([]);
+      });
+
       it('when an append has no events, then it is refused', async () => {
         await expect(store.append(uniqueStream('empty'), [], 'any')).rejects.toThrow(RangeError);
       });

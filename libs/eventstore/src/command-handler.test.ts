@@ -19,7 +19,52 @@ const handlerOn = (store: MemoryEventStore) =>
     now: () => '2026-01-01T00:00:00.000Z',
   });
 
+/** A store that answers every readStream as given and records the pages asked for. */
+class RecordingReads extends MemoryEventStore {
+  readonly reads: { from: number | undefined; max: number | undefined; got: number }[] = [];
+  override async readStream(streamId: string, fromRevision?: number, maxCount?: number) {
+    const events = await super.readStream(streamId, fromRevision, maxCount);
+    this.reads.push({ from: fromRevision, max: maxCount, got: events.length });
+    return events;
+  }
+}
+
+const appendAdds = async (store: MemoryEventStore, streamId: string, count: number): Promise<void> => {
+  const events = Array.from({ length: count }, (_, i) => ({
+    eventId: `seed-${streamId}-${i}`,
+    type: 'Added',
+    data: { by: 1 },
+    metadata: { schemaVersion: 1, at: '2026-01-01T00:00:00.000Z', actor: 'a', correlationId: 'c' },
+  }));
+  await store.append(streamId, events, 'no_stream');
+};
+
 describe('CommandHandler', () => {
+  it('when a stream longer than a page is folded, then it is read a page at a time and the state covers every event', async () => {
+    const store = new RecordingReads();
+    await appendAdds(store, 's', 2500);
+    expect(await handlerOn(store).read('s')).toBe(2500);
+    expect(store.reads).toEqual([
+      { from: 0, max: 1000, got: 1000 },
+      { from: 1000, max: 1000, got: 1000 },
+      { from: 2000, max: 1000, got: 500 },
+    ]);
+  });
+
+  it('when a saved state is taken back behind a long tail, then the tail is folded a page at a time', async () => {
+    const store = new RecordingReads();
+    await appendAdds(store, 's', 1500);
+    const [tenth] = await store.readStream('s', 9, 1);
+    const handler = handlerOn(store);
+    handler.resume({ streamId: 's', revision: 9, eventId: tenth?.eventId ?? '', state: 10 });
+    store.reads.length = 0;
+    expect(await handler.read('s')).toBe(1500);
+    expect(store.reads).toEqual([
+      { from: 9, max: 1000, got: 1000 },
+      { from: 1009, max: 1000, got: 491 },
+    ]);
+  });
+
   it('when the caller passes a richer meta object, then only actor, correlation and causation ids reach the event metadata', async () => {
     const store = new MemoryEventStore();
     const richMeta = { actor: 'ci', correlationId: 'c1', req: { socket: {} }, res: {} };

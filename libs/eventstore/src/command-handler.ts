@@ -32,6 +32,9 @@ interface Cached<S> {
   weight: number;
 }
 
+/** Events read per query while a stream is folded: a page's events are garbage once folded (D313). */
+const STREAM_PAGE = 1000;
+
 /** A stream's folded state as `saved` copies it, with the revision it covers and the id of the event there. */
 export interface SavedStream<B> {
   streamId: string;
@@ -143,13 +146,34 @@ export class CommandHandler<S, C, E extends { type: string; data: unknown }, Ctx
     let cached = this.cache.get(streamId);
     if (cached && this.unchecked.delete(streamId) && cached.revision !== 'no_stream') {
       // A saved copy: read from its own revision and keep it only if the log still holds its event there.
-      const tail = await this.store.readStream(streamId, cached.revision);
-      if (tail[0]?.eventId === cached.eventId) return this.fold(streamId, cached, tail.slice(1));
+      const first = await this.store.readStream(streamId, cached.revision, STREAM_PAGE);
+      if (first[0]?.eventId === cached.eventId) {
+        const folded = this.fold(streamId, cached, first.slice(1));
+        return first.length < STREAM_PAGE ? folded : await this.foldRest(streamId, folded);
+      }
       this.cache.delete(streamId);
       cached = undefined;
     }
     const from = cached && cached.revision !== 'no_stream' ? cached.revision + 1 : 0;
-    return this.fold(streamId, from > 0 ? cached : undefined, await this.store.readStream(streamId, from));
+    const first = await this.store.readStream(streamId, from, STREAM_PAGE);
+    const folded = this.fold(streamId, from > 0 ? cached : undefined, first);
+    // A short tail (every command's case) is folded with no further await, as it always was.
+    return first.length < STREAM_PAGE ? folded : await this.foldRest(streamId, folded);
+  }
+
+  /**
+   * Folds the rest of a stream a page at a time after a full first page: a long stream folded from
+   * the start (a first start, a state evicted) holds one page of events, not the whole stream (D313:
+   * twenty queue streams read whole at once were most of a 2 GB peak).
+   */
+  private async foldRest(streamId: string, folded: Cached<S>): Promise<Cached<S>> {
+    let current = folded;
+    for (;;) {
+      if (current.revision === 'no_stream') return current;
+      const page = await this.store.readStream(streamId, current.revision + 1, STREAM_PAGE);
+      current = this.fold(streamId, current, page);
+      if (page.length < STREAM_PAGE) return current;
+    }
   }
 
   private fold(streamId: string, base: Cached<S> | undefined, recorded: RecordedEvent[]): Cached<S> {

@@ -78,8 +78,11 @@ export interface EventStore {
    * original result and writes nothing (an HTTP retry after a lost answer is harmless).
    */
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** The stream's events from `fromRevision` (inclusive, default 0); [] when the stream does not exist. */
-  readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]>;
+  /**
+   * The stream's events from `fromRevision` (inclusive, default 0), at most `maxCount` of them when
+   * given; [] when the stream does not exist. A caller paging must accept more than it asked for.
+   */
+  readStream(streamId: string, fromRevision?: number, maxCount?: number): Promise<RecordedEvent[]>;
   /** Up to `maxCount` events after `fromPosition` (exclusive; null = from the start), in position order. */
   readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]>;
   /** Position of the newest event, or null for an empty store. */

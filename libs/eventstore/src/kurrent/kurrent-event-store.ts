@@ -60,9 +60,9 @@ export class KurrentEventStore implements EventStore, ExpiresStreamsByAge {
     }
   }
 
-  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return this.readStreamRange(streamId, Math.max(0, fromRevision), Number.MAX_SAFE_INTEGER);
+    return this.readStreamRange(streamId, Math.max(0, fromRevision), maxCount ?? Number.MAX_SAFE_INTEGER);
   }
 
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {

@@ -86,9 +86,10 @@ export class MemoryEventStore implements EventStore, StreamRetention {
     return { nextRevision: last.revision, position: last.position };
   }
 
-  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return (this.streams.get(streamId) ?? []).slice(Math.max(0, fromRevision)).map(toRecorded);
+    const from = Math.max(0, fromRevision);
+    return (this.streams.get(streamId) ?? []).slice(from, maxCount === undefined ? undefined : from + maxCount).map(toRecorded);
   }
 
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {

@@ -111,9 +111,14 @@ export class PostgresEventStore implements EventStore, StreamRetention {
     });
   }
 
-  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return (await this.tuples('ry_read_stream', this.sql.readStream, [streamId, Math.max(0, fromRevision)])).map(toRecorded);
+    const from = Math.max(0, fromRevision);
+    const tuples =
+      maxCount === undefined
+        ? await this.tuples('ry_read_stream', this.sql.readStream, [streamId, from])
+        : await this.tuples('ry_read_stream_page', this.sql.readStreamPage, [streamId, from, maxCount]);
+    return tuples.map(toRecorded);
   }
 
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {

@@ -16,6 +16,7 @@ const COLUMNS = `e.position::text, e.stream_id, e.revision::text, e.event_id, e.
  */
 export const statements = (q: string) => ({
   readStream: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision`,
+  readStreamPage: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
   readAll: `SELECT ${COLUMNS} FROM ${q}.events e WHERE e.position > $1 ORDER BY e.position LIMIT $2`,
   head: `SELECT max(position)::text AS head FROM ${q}.events`,
   /**

@@ -188,9 +188,14 @@ export class SqliteEventStore implements EventStore, StreamRetention {
     this.committed.offer(first - 1n, consecutive ? rows : []);
   }
 
-  async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordedEvent[]> {
     this.assertOpen();
-    return (this.statements.readStream.all(streamId, Math.max(0, fromRevision)) as EventRow[]).map(toRecorded);
+    const from = Math.max(0, fromRevision);
+    const rows =
+      maxCount === undefined
+        ? this.statements.readStream.all(streamId, from)
+        : this.statements.readStreamPage.all(streamId, from, maxCount);
+    return (rows as EventRow[]).map(toRecorded);
   }
 
   async readAll(fromPosition: bigint | null, maxCount: number): Promise<RecordedEvent[]> {
@@ -323,6 +328,7 @@ export class SqliteEventStore implements EventStore, StreamRetention {
     const big = (sql: string) => this.db.prepare(sql).safeIntegers(true);
     return {
       readStream: big(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`),
+      readStreamPage: big(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`),
       readAll: big(`SELECT ${COLUMNS} FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`),
       head: big('SELECT MAX(global_position) AS head FROM events'),
       findById: big('SELECT stream_id, revision, global_position FROM events WHERE event_id = ?'),
