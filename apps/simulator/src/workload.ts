@@ -21,6 +21,7 @@ const queueSettings = z
     directMergeMode: z.enum(DIRECT_MERGE_MODES),
     flakeRetries: z.number().int().min(0).max(MAX_FLAKE_RETRIES),
     flakeRetryConcurrency: z.number().int().min(0),
+    unknownFailuresHoldPlace: z.boolean(),
   })
   .partial()
   .strict();

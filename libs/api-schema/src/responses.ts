@@ -52,6 +52,8 @@ export const queueResponseSchema = z.object({
   flakeRetries: count.optional().describe('re-runs of a failed run on the same commit before blaming, when it may be a flake'),
   // Railyard's addition (docs/api.md); optional so that answers stored before it still parse.
   flakeRetryConcurrency: count.optional().describe('re-runs of lone failures that go on beside the queue at once, outside concurrency'),
+  // Railyard's addition (docs/api.md, D322); optional so that answers stored before it still parse.
+  unknownFailuresHoldPlace: z.boolean().optional().describe('a lone failure no test results name keeps its place while re-run'),
   requiredStatuses: z.array(z.string()),
   // Railyard's addition (docs/api.md, "Who may report a status"): absent when the queue names nobody.
   statusReporters: z

@@ -46,6 +46,12 @@ export interface QueueSettings {
    * queue's; 0 makes every re-run wait for one. CI must have room for `concurrency` plus this many runs.
    */
   flakeRetryConcurrency: number;
+  /**
+   * A lone failure of unknown kind (no test results name a failing test) keeps its place while it is
+   * re-run beside the queue, and the runs stacked on it judge it (D322): the first of them to pass
+   * clears it, the first to fail makes it step aside. Off: it steps aside at once (D204).
+   */
+  unknownFailuresHoldPlace: boolean;
 }
 
 /** The most re-runs a queue may spend on one failure: more only hides a broken test (docs/decisions.md). */
@@ -76,6 +82,7 @@ export const DEFAULT_SETTINGS: QueueSettings = {
   mergeMethod: 'squash',
   flakeRetries: 1,
   flakeRetryConcurrency: 1,
+  unknownFailuresHoldPlace: true,
 };
 
 export const MAX_UINT32 = 4294967295;

@@ -32,6 +32,11 @@ export interface Entry extends EntryFacts {
    * PR moves to another run, and the evidence must not be asked for again.
    */
   hasSuccessor?: true;
+  /**
+   * A run with this entry stacked under it failed since its own run started: evidence that a failure
+   * of unknown kind of the entry is real, so it steps aside instead of holding its place (D322).
+   */
+  successorFailed?: true;
 }
 
 export type TestRunStatus = 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -340,6 +345,11 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const { testRunId, judgement } = event.data;
       if (judgement !== undefined)
         updateRun(s, testRunId, (r) => ({ ...r, judgement, ...(judgement === 'genuine' ? { genuineFailure: true } : {}) }));
+      for (const n of s.runs.get(testRunId)?.dependentPrs ?? []) {
+        const e = s.entries.get(n);
+        if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e.successorFailed)
+          s.entries.set(n, { ...e, successorFailed: true });
+      }
       return endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
     }
     case 'TestRunTimedOut':
@@ -352,7 +362,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
       // A re-run of the same commit is the same test: the successors that stacked the PR still witness it.
       const rerun = s.runs.get(event.data.testRunId)?.retry !== undefined;
-      const { retestAlone: _done, hasSuccessor: _old, ...rest } = e;
+      const { retestAlone: _done, hasSuccessor: _old, successorFailed: _evidence, ...rest } = e;
       s.entries.set(e.prNumber, { ...(rerun ? e : rest), testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;

@@ -68,13 +68,15 @@ export const testingRuns = (s: QueueState): TestRun[] => [...s.runs.values()].fi
 
 /**
  * A suspect may be the cause of a failure: it is pending failure, or testing in a bisection run (part
- * of a failed batch being split). Runs leave suspects out of their stacks, as Zuul re-parents items
- * behind a failing one (peers §2.5), and nothing behind a suspect merges before it is settled.
+ * of a failed batch being split), or in the re-run of a failure it stepped aside for or holds its
+ * place on while the runs behind judge it (heldOnSuspicion). New runs leave suspects out of their
+ * stacks, as Zuul re-parents items behind a failing one (peers §2.5), and nothing behind a suspect
+ * merges before it is settled.
  */
 export const isSuspect = (s: QueueState, e: Entry): boolean => {
   if (e.state === 'pending_failure') return true;
   if (e.state !== 'testing') return false;
-  return currentRun(s, e)?.bisection === true || steppedAside(s, e);
+  return currentRun(s, e)?.bisection === true || steppedAside(s, e) || heldOnSuspicion(s, e);
 };
 
 /**
@@ -120,7 +122,29 @@ export const steppedAside = (s: QueueState, e: Entry): boolean => {
  */
 export const holdsPlace = (s: QueueState, run: TestRun): boolean => {
   if (!retriesBeside(s) || run.bisection || run.prNumbers.length !== 1 || run.judgement === 'genuine') return false;
-  return run.retry ? run.retry.cause === 'FLAKY_TESTS' : run.judgement === 'flaky';
+  if (run.retry ? run.retry.cause === 'FLAKY_TESTS' : run.judgement === 'flaky') return true;
+  return heldOnUnknown(s, run);
+};
+
+/**
+ * With `unknownFailuresHoldPlace` (D322), a lone failure that no test results name keeps its place
+ * while no run stacked on its PR has failed since (Entry.successorFailed): the runs already stacked on
+ * it go on and include its change, so the first of them to pass proves it (optimisticPasses) and the
+ * first to fail is evidence of a real break, after which it steps aside (steppedAside) as any unknown
+ * failure does. It stays a suspect meanwhile (isSuspect): new runs leave it out, since most such
+ * failures are real, and its re-run passing first brings it back as a stepped-aside one's does.
+ */
+const heldOnUnknown = (s: QueueState, run: TestRun): boolean => {
+  if (!s.settings.unknownFailuresHoldPlace) return false;
+  const unknown = run.retry ? run.retry.cause === 'NO_TEST_RESULTS' : run.status === 'failed' && run.judgement !== 'flaky';
+  return unknown && s.entries.get(run.prNumbers[0] as number)?.successorFailed !== true;
+};
+
+/** A PR holding its place on a failure of unknown kind (heldOnUnknown): pending failure, or testing in its re-run. */
+export const heldOnSuspicion = (s: QueueState, e: Entry): boolean => {
+  if (e.state !== 'pending_failure' && e.state !== 'testing') return false;
+  const run = currentRun(s, e);
+  return run !== undefined && (e.state === 'pending_failure' || run.retry !== undefined) && holdsPlace(s, run) && heldOnUnknown(s, run);
 };
 
 /** An entry a new run may stack under the PR it tests: in flight, expected to merge, not a suspect. */

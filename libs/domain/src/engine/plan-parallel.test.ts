@@ -132,13 +132,17 @@ describe('plan: parallel mode lanes (reference trunk §5.1)', () => {
 });
 
 describe('plan: parallel mode failures and merges', () => {
+  // A failure steps aside at once here (D204), as with unknownFailuresHoldPlace off.
   const lanes = (): QueueEvent[] => [
-    ...parallelQueue([
-      [1, 'fe'],
-      [2, 'be'],
-      [3, 'fe'],
-      [4, 'be'],
-    ]),
+    ...parallelQueue(
+      [
+        [1, 'fe'],
+        [2, 'be'],
+        [3, 'fe'],
+        [4, 'be'],
+      ],
+      { unknownFailuresHoldPlace: false },
+    ),
     ...runStarted('r1', 1),
     ...runStarted('r2', 2),
     ...runStarted('r3', 3, [1]),

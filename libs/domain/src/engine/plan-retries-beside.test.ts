@@ -9,13 +9,14 @@ import { blamed, mergeStep, queueWith, rec, startOf } from './testing/plan-helpe
 /**
  * Re-runs beside the queue (docs/engine.md, Flakes): without anti-flake witnesses, a failure is taken
  * as real for the PRs behind it, which restart at once without the failing PR, while its re-run goes
- * on in a slot of its own. Its pass brings it back; a second failure ejects it.
+ * on in a slot of its own. Its pass brings it back; a second failure ejects it. These queues turn
+ * `unknownFailuresHoldPlace` off: with it on (the default, D322) such a failure first holds its place.
  */
 const NO_RESULTS = 'required check(s) tests failed and no test results name a failing test; re-run 1 of 1 on the same commit';
 
 /** PRs 1, 2, 3 in flight, stacked on each other; PR 1's run r1 failed. */
 const failedUnderOthers = (): QueueEvent[] => [
-  ...queueWith({ flakeRetries: 1, concurrency: 3 }, [1, 2, 3]),
+  ...queueWith({ flakeRetries: 1, unknownFailuresHoldPlace: false, concurrency: 3 }, [1, 2, 3]),
   ...runStarted('r1', 1),
   ...runStarted('r2', 2, [1]),
   ...runStarted('r3', 3, [1, 2]),
@@ -51,7 +52,7 @@ const othersWentOn = (): QueueEvent[] => [
 
 /** Four PRs at concurrency 3: PR 1's run failed under 2 and 3, which restarted, and its re-run started. */
 const reRunUnderFour = (settings: Partial<QueueSettings>): QueueEvent[] => [
-  ...queueWith({ flakeRetries: 1, concurrency: 3, ...settings }, [1, 2, 3, 4]),
+  ...queueWith({ flakeRetries: 1, unknownFailuresHoldPlace: false, concurrency: 3, ...settings }, [1, 2, 3, 4]),
   ...runStarted('r1', 1),
   ...runStarted('r2', 2, [1]),
   ...runStarted('r3', 3, [1, 2]),
@@ -94,7 +95,13 @@ describe('re-runs beside the queue (flakeRetries, no anti-flake witnesses)', () 
   });
 
   it('when the re-run passes and no PR behind left it out, then it keeps its place and merges from the re-run', () => {
-    const history = [...queueWith({ flakeRetries: 1 }, [1]), ...runStarted('r1', 1), ...runFailed('r1', 1), ...reRun(), ...reRunPassed()];
+    const history = [
+      ...queueWith({ flakeRetries: 1, unknownFailuresHoldPlace: false }, [1]),
+      ...runStarted('r1', 1),
+      ...runFailed('r1', 1),
+      ...reRun(),
+      ...reRunPassed(),
+    ];
     const merge = mergeStep(1, 'rr1', 0, { sha: 'main-0', tree: 'T' }, 'T+1');
     expect(givenQueue(history).planned(facts())).toEqual([{ ...merge, after: { sha: 'r1-c0', tree: 'T+1' } }]);
   });
@@ -114,7 +121,7 @@ describe('re-runs beside the queue (flakeRetries, no anti-flake witnesses)', () 
 
   it('when the beside budget is taken and the queue is full, then a second failure waits for a slot before its re-run', () => {
     const history = [
-      ...queueWith({ flakeRetries: 1, concurrency: 2 }, [1, 2, 3, 4]),
+      ...queueWith({ flakeRetries: 1, unknownFailuresHoldPlace: false, concurrency: 2 }, [1, 2, 3, 4]),
       ...runStarted('r1', 1),
       ...runFailed('r1', 1),
       ...reRun(),
@@ -130,7 +137,10 @@ describe('re-runs beside the queue (flakeRetries, no anti-flake witnesses)', () 
 
   it('when anti-flake witnesses are on, then the runs stacked on the failed PR go on as its witnesses', () => {
     const history = [
-      ...queueWith({ flakeRetries: 1, concurrency: 3, canOptimisticallyMerge: true, pendingFailureDepth: 1 }, [1, 2]),
+      ...queueWith(
+        { flakeRetries: 1, unknownFailuresHoldPlace: false, concurrency: 3, canOptimisticallyMerge: true, pendingFailureDepth: 1 },
+        [1, 2],
+      ),
       ...runStarted('r1', 1),
       ...runStarted('r2', 2, [1]),
       ...runFailed('r1', 1),

@@ -1,6 +1,6 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { holdsPlace, isSuspect, mergedPrefix, record, steppedAside, type Ctx, type Phase } from '../context';
+import { heldOnSuspicion, holdsPlace, isSuspect, mergedPrefix, record, steppedAside, type Ctx, type Phase } from '../context';
 import { currentRun } from '../runs';
 import { staleness } from '../staleness';
 import { redundancy, verifiesInference } from './bisection';
@@ -13,7 +13,8 @@ import { successorsStillTesting, wantsWitness } from './successors';
  * (pendingFailureDepth > 0): that is the anti-flake protection of reference trunk §4.4.
  */
 export const optimisticPasses: Phase = (c) => {
-  if (!c.s.settings.canOptimisticallyMerge) return [];
+  const optimistic = c.s.settings.canOptimisticallyMerge;
+  if (!optimistic && !c.s.settings.unknownFailuresHoldPlace) return [];
   const out: Action[] = [];
   const proven = new Set<number>();
   const antiFlake = c.s.settings.pendingFailureDepth > 0;
@@ -26,7 +27,8 @@ export const optimisticPasses: Phase = (c) => {
       // The run must still predict d's own merge: something d depends on may have come back since.
       if (!de || proven.has(d) || staleness(c, de, run) !== undefined) continue;
       const suspect = isSuspect(c.s, de);
-      if ((de.state === 'testing' && !suspect) || (suspect && antiFlake)) {
+      // A PR holding its place on a failure of unknown kind is cleared by the first run behind it that passes (D322).
+      if ((optimistic && ((de.state === 'testing' && !suspect) || (suspect && antiFlake))) || heldOnSuspicion(c.s, de)) {
         proven.add(d);
         out.push(record({ type: 'PassBySuccessor', prNumber: d, testRunId: run.testRunId }));
       }

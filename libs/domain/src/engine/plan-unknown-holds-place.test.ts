@@ -1,0 +1,64 @@
+import type { QueueEvent } from '../events';
+import { at } from '../testing/fixtures';
+import { facts, prOneReRun, runFailed, runPassed, runStarted } from './testing/engine-fixtures';
+import { givenQueue } from './testing/engine-spec';
+import { blamed, queueWith, rec, startOf } from './testing/plan-helpers';
+
+/**
+ * With `unknownFailuresHoldPlace` (D322), a lone failure that no test results name keeps its place
+ * while its re-run goes on beside the queue, and the runs stacked on it judge it: they include its
+ * change, so the first of them to pass proves it, and the first to fail is evidence of a real break.
+ */
+const UNKNOWN = 'required check(s) tests failed and no test results name a failing test; re-run 1 of 1 on the same commit';
+
+/** PRs 1, 2, 3 in flight at concurrency 3, stacked on each other; PR 1's run r1 failed, no results. */
+const failedUnderOthers = (): QueueEvent[] => [
+  ...queueWith({ flakeRetries: 1, concurrency: 3, unknownFailuresHoldPlace: true }, [1, 2, 3, 4]),
+  ...runStarted('r1', 1),
+  ...runStarted('r2', 2, [1]),
+  ...runStarted('r3', 3, [1, 2]),
+  ...runFailed('r1', 1),
+];
+
+const reRun = (): QueueEvent[] =>
+  prOneReRun({ testRunId: 'rr1', of: 'r1', attempt: 1, cause: 'NO_TEST_RESULTS', detail: UNKNOWN, when: at(48) });
+
+describe('a failure of unknown kind holds its place while the runs behind judge it (unknownFailuresHoldPlace)', () => {
+  it('when a PR fails under others with no test results, then the runs stacked on it go on and its re-run starts at once', () => {
+    expect(givenQueue(failedUnderOthers()).planned(facts())).toEqual([
+      rec({ type: 'RetryTestRun', testRunId: 'r1', cause: 'NO_TEST_RESULTS', detail: UNKNOWN }),
+    ]);
+  });
+
+  it('when its re-run is in flight, then a new run leaves it out, as most such failures are real', () => {
+    expect(givenQueue([...failedUnderOthers(), ...reRun()]).planned(facts())).toEqual([startOf(4, [2, 3])]);
+  });
+
+  it('when a run stacked on it passes before its re-run ends, then that run clears it', () => {
+    const history = [...failedUnderOthers(), ...reRun(), ...runPassed('r2', 2, at(50))];
+    expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })]);
+  });
+
+  it('when a run stacked on it fails, then the runs stacked on it restart without it at once', () => {
+    const history = [...failedUnderOthers(), ...reRun(), ...runFailed('r2', 2, at(50))];
+    expect(givenQueue(history).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
+  });
+
+  it('when its re-run fails before any run stacked on it passed, then it is ejected', () => {
+    const history = [...failedUnderOthers(), ...reRun(), ...runFailed('rr1', 1, at(50))];
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'rr1')]);
+  });
+
+  it('when the setting is off, then the runs stacked on it restart without it as before (D204)', () => {
+    const off = failedUnderOthers().map((e) =>
+      e.type === 'QueueCreated' ? { ...e, data: { ...e.data, settings: { ...e.data.settings, unknownFailuresHoldPlace: false } } } : e,
+    );
+    expect(givenQueue(off).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
+  });
+});
