@@ -14,12 +14,14 @@ import {
 import { createLocalCi } from '@railyard/ci';
 import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
-import { SqliteEventStore } from '@railyard/eventstore';
+import { SqliteEventStore, type BlobStore } from '@railyard/eventstore';
 import { LocalGitHost, LocalGitWriter, localHostStatuses, RefReader, repoDirOf, type CommitStatusStore } from '@railyard/githost';
 import { createLogger } from '@railyard/observability';
 import { queueCommandHandler } from '@railyard/runtime';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { engineLatency, type TimedEvent } from './support/engine-latency';
+import { benchTestHealth, seedFlakyHistory } from './support/bench-test-health';
+import { checkScript, REPORTS_DIR, withFlakes } from './support/flaky-checks';
 
 /**
  * `npm run bench -- engine`: the merge engine in process on a real SQLite log and real bare repository.
@@ -27,7 +29,9 @@ import { engineLatency, type TimedEvent } from './support/engine-latency';
  *   engine-build-20-ahead   buildTestBranch with 20 PRs stacked under the tested one
  *   engine-200-prs          200 PRs, concurrency 8, local CI running `true`: merges/min, engine CPU s/merge
  *   engine-overhead         N PRs (a fraction breaking the build), checks of T s, concurrency C with C CI slots, real
- *                           git and the local CI: the zero-overhead ideal time (rounds of T) over the measured time
+ *                           git and the local CI: the zero-overhead ideal time (rounds of T) over the measured time;
+ *                           with BENCH_ENGINE_OVERHEAD_FLAKY, also with that fraction of check runs flaking, beside
+ *                           the flake-free run, with and without JUnit results
  */
 
 const REPO: RepoRef = { host: 'bench.local', owner: 'acme', name: 'rail' };
@@ -117,10 +121,17 @@ const openAndSubmit = async (b: Bed, numbers: number[]): Promise<void> => {
 };
 
 /** The engine on the bed; a CI without a status store of its own gets one on the bed's event store. */
-const engineOn = (b: Bed, ci: CiPort & { statusStore?: CommitStatusStore }, tickMs = 50): EngineHandle => {
+const engineOn = (b: Bed, ci: CiPort & { statusStore?: CommitStatusStore }, tickMs = 50, blobs?: BlobStore): EngineHandle => {
   const statuses = ci.statusStore ?? localHostStatuses({ eventStore: b.store, gitRoot: b.gitRoot });
   const host = localCodeHost(b.gitRoot, statuses);
-  const engine = startEngine({ eventStore: b.store, host, ci, logger: createLogger('bench-engine', 'error'), tickMs });
+  const engine = startEngine({
+    eventStore: b.store,
+    host,
+    ci,
+    logger: createLogger('bench-engine', 'error'),
+    tickMs,
+    ...(blobs ? { blobs } : {}),
+  });
   return {
     ...engine,
     stop: async () => {
@@ -287,14 +298,31 @@ export interface OverheadShape {
   breakingFraction: number;
   /** Local CI slots; default C + 1: the queue's C plus the one re-run beside it (flakeRetryConcurrency's default). */
   ciSlots?: number;
+  /** A fraction of check runs failing spuriously, drawn per (PR, attempt) from `seed` (support/flaky-checks.ts). */
+  flaky?: { fraction: number; seed: number };
+  /** Checks write JUnit results the local CI uploads to test health, seeded with the flaky test's history. */
+  junit?: boolean;
 }
 
 /** The real engine on real git with the local CI, timed against the zero-overhead ideal (also bench calibrate's real side). */
 export const engineOverhead = async (o: OverheadShape) => {
   const breaking = breakingPrs(o.count, o.breakingFraction);
   const ciSlots = o.ciSlots ?? o.concurrency + DEFAULT_SETTINGS.flakeRetryConcurrency;
-  const config = `ci:\n  tests: "sleep ${o.checkSeconds}; ! grep -rqs --exclude=.railyard.yml FAIL ."\nmerge:\n  required_statuses:\n    - tests\n`;
-  const b = await bed({ '.railyard.yml': config });
+  const plain = !o.flaky && !o.junit;
+  // The first shape's check is kept as it was, so its figures compare with those recorded before the flaky knob.
+  const check = plain ? `sleep ${o.checkSeconds}; ! grep -rqs --exclude=.railyard.yml FAIL .` : 'sh bench-check.sh';
+  const reports = o.junit ? `reports:\n  - ${REPORTS_DIR}/*.xml\n` : '';
+  const config = `ci:\n  tests: "${check}"\n${reports}merge:\n  required_statuses:\n    - tests\n`;
+  const b = await bed({ '.railyard.yml': config, ...(plain ? {} : { 'bench-check.sh': checkScript(o.checkSeconds, o.junit === true) }) });
+  const health = o.junit ? benchTestHealth(b.store, b.gitRoot, createLogger('bench-testhealth', 'error')) : undefined;
+  const seeded = health
+    ? await seedFlakyHistory(
+        health.testHealth,
+        b.store,
+        REPO,
+        (await new RefReader(1).read(repoDirOf(b.gitRoot, REPO) as string, 'refs/heads/main')) as string,
+      )
+    : undefined;
   await b.api.execute(
     b.stream,
     {
@@ -319,14 +347,20 @@ export const engineOverhead = async (o: OverheadShape) => {
     if (!pr) throw new Error(`PR ${n} missing`);
     await b.api.execute(b.stream, { type: 'SubmitPullRequest', pr }, meta);
   }
-  const ci = await createLocalCi({
+  const localCi = await createLocalCi({
     settings: { dataDir: b.dir, gitRoot: b.gitRoot, concurrency: ciSlots, killGraceMs: 5000 },
     eventStore: b.store,
     publicUrl: () => 'http://127.0.0.1:0',
     logger: createLogger('bench-ci', 'error'),
+    ...(health ? { uploadReports: health.testHealth.uploadReports } : {}),
+  });
+  const { ci, draws } = withFlakes(localCi, {
+    gitDir: (repo) => repoDirOf(b.gitRoot, repo) as string,
+    seed: o.flaky?.seed ?? 0,
+    fraction: o.flaky?.fraction ?? 0,
   });
   // The engine as it runs in production: the default tick (1 s); it acts on CI's status events.
-  const engine = engineOn(b, ci, 1000);
+  const engine = engineOn(b, ci, 1000, health?.blobs);
   const t0 = performance.now();
   await b.api.execute(b.stream, { type: 'UpdateQueue', state: 'running' }, meta);
   engine.poke();
@@ -345,10 +379,19 @@ export const engineOverhead = async (o: OverheadShape) => {
   } finally {
     await engine.stop();
     await ci.close();
+    await health?.close();
   }
   const seconds = (performance.now() - t0) / 1000;
   const events = await b.store.readStream(b.stream);
   runs = events.filter((e) => e.type === 'TestRunStarted').length;
+  const ejected = knownEntries(await b.api.read(b.stream)).filter((e) => e.state === 'failed' && !breaking.has(e.prNumber));
+  const retries: Record<string, number> = {};
+  for (const e of events)
+    if (e.type === 'TestRunStarted') {
+      const cause = (e.data as { retry?: { cause: string } }).retry?.cause;
+      if (cause) retries[cause] = (retries[cause] ?? 0) + 1;
+    }
+  const waived = events.filter((e) => e.type === 'TestRunSucceeded' && (e.data as { quarantined?: unknown[] }).quarantined?.length).length;
   // For reading a run's timeline afterwards (docs/benchmarks.md, Merge engine): the queue's events as recorded.
   if (process.env.BENCH_ENGINE_EVENTS)
     writeFileSync(process.env.BENCH_ENGINE_EVENTS, JSON.stringify(events.map((e) => ({ type: e.type, data: e.data }))));
@@ -365,6 +408,11 @@ export const engineOverhead = async (o: OverheadShape) => {
     merged,
     failed,
     runs,
+    runsPerMerge: round(runs / Math.max(merged, 1), 3),
+    ...(o.flaky ? { flakyFraction: o.flaky.fraction, seed: o.flaky.seed, flakedRuns: draws.flaked } : {}),
+    ...(o.junit ? { junit: true, seededFlakyTest: seeded, quarantineWaivers: waived } : {}),
+    innocentEjections: ejected.map((e) => e.prNumber),
+    reRunsByCause: retries,
     idealRounds: rounds,
     idealSeconds,
     seconds: round(seconds, 1),
@@ -373,6 +421,32 @@ export const engineOverhead = async (o: OverheadShape) => {
     breakingPrs: [...breaking],
   };
 };
+
+/**
+ * The flaky shape beside the flake-free run of the same shape, with JUnit results (the failures name
+ * a test classified flaky, D310/D311) and without (BENCH_ENGINE_OVERHEAD_FLAKY_RESULTS: junit, none,
+ * or both, the default): issue 26 asks the flaky run for ratio >= 0.85, no innocent ejection and CI
+ * runs per merge within +10% of the flake-free run's.
+ */
+async function* flakyBesideFlakeFree(shape: OverheadShape, fraction: number, seed: number): AsyncIterable<object> {
+  const which = process.env.BENCH_ENGINE_OVERHEAD_FLAKY_RESULTS ?? 'both';
+  for (const junit of [true, false]) {
+    if (which !== 'both' && which !== (junit ? 'junit' : 'none')) continue;
+    progress(`${junit ? 'JUnit results' : 'no results'}: flake-free, then ${fraction * 100}% of check runs flaky (seed ${seed})`);
+    const free = await engineOverhead({ ...shape, junit });
+    const flaky = await engineOverhead({ ...shape, junit, flaky: { fraction, seed } });
+    yield free;
+    yield flaky;
+    yield {
+      name: 'engine-overhead-flaky-vs-flake-free',
+      results: junit ? 'junit' : 'none',
+      ratio: [free.ratio, flaky.ratio],
+      runsPerMerge: [free.runsPerMerge, flaky.runsPerMerge],
+      runsPerMergeOverFlakeFree: round(flaky.runsPerMerge / free.runsPerMerge, 3),
+      innocentEjections: [free.innocentEjections.length, flaky.innocentEjections.length],
+    };
+  }
+}
 
 export async function* run(args: string[]): AsyncIterable<object> {
   const only = args[0];
@@ -390,8 +464,11 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const checkSeconds = Number(process.env.BENCH_ENGINE_OVERHEAD_CHECK_SECONDS ?? 3);
     const breakingFraction = Number(process.env.BENCH_ENGINE_OVERHEAD_BREAKING ?? 0.1);
     const slots = process.env.BENCH_ENGINE_OVERHEAD_CI_SLOTS;
+    const flaky = Number(process.env.BENCH_ENGINE_OVERHEAD_FLAKY ?? 0);
+    const shape = { count, concurrency, checkSeconds, breakingFraction, ...(slots ? { ciSlots: Number(slots) } : {}) };
     progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${breakingFraction * 100}% breaking`);
-    yield await engineOverhead({ count, concurrency, checkSeconds, breakingFraction, ...(slots ? { ciSlots: Number(slots) } : {}) });
+    if (flaky > 0) yield* flakyBesideFlakeFree(shape, flaky, Number(process.env.BENCH_ENGINE_OVERHEAD_FLAKY_SEED ?? 1));
+    else yield await engineOverhead(shape);
   }
   if (!only || only === 'queue') {
     progress('200 PRs at concurrency 8');

@@ -12,6 +12,7 @@ import { MemoryTestHealthStore, RedisTestHealthStore, type TestHealthReadModels 
 import { startServer } from '@railyard/server';
 import { encodeCases, testsStreamOf, TEST_HEALTH_EVENT_SCHEMA_VERSION, type CaseRecord, type TestHealthEvent } from '@railyard/testhealth';
 import { createRepoWithCommits, makeTempDir, removeTempDir } from '@railyard/testkit';
+import { BENCH_TEST_HEALTH_CONFIG } from './support/bench-test-health';
 import { dropNamespace } from './support/redis-namespace';
 import { positiveIntFromEnv, redisUrlFromEnv, uniqueNamespace } from './support/settings';
 
@@ -253,15 +254,7 @@ const serveRoutes = async (
   blobs: MemoryBlobStore,
   gitRoot: string,
 ): Promise<{ url: string; testHealth: TestHealth; close: () => Promise<void> }> => {
-  const config: TestHealthConfig = {
-    orgSlug: ORG,
-    pageTokenSecret: 'bench-page-token-secret',
-    parseWorkers: 0,
-    maxQueuedParses: 0,
-    sweepMinutes: 0,
-    maxRunsPerTest: 300,
-    retentionDays: 60,
-  };
+  const config: TestHealthConfig = { ...BENCH_TEST_HEALTH_CONFIG, orgSlug: ORG };
   const testHealth = createTestHealth({
     eventStore: new MemoryEventStore(),
     blobs,

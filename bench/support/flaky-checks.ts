@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RepoRef } from '@railyard/domain';
+import type { CiPort, CiTrigger } from '@railyard/queue-driver';
+
+/**
+ * Flaky checks for `bench engine overhead` (BENCH_ENGINE_OVERHEAD_FLAKY): a fraction of check runs
+ * fail spuriously. Whether one does is drawn per (tested PR, attempt) from a seed, where the attempt
+ * counts the runs started for that PR (first run, restarts, re-runs), so the same queue history
+ * draws the same flakes. The bench's CI wrapper draws when a run is triggered and leaves a marker
+ * the check reads: a file named after the run in `bench-flakes/` under the repository's objects,
+ * which the sandbox mounts read-only at the path the checkout's `alternates` names.
+ */
+
+export const FLAKY_TEST = 'sometimes times out';
+export const REPORTS_DIR = 'reports';
+
+/** Whether the run of `pr`'s `attempt`-th test flakes: a uniform draw from (seed, PR, attempt) under `fraction`. */
+export const flakes = (seed: number, pr: number, attempt: number, fraction: number): boolean => {
+  if (fraction <= 0) return false;
+  const digest = createHash('sha256').update(`${seed}:${pr}:${attempt}`).digest();
+  return digest.readUInt32BE(0) / 2 ** 32 < fraction;
+};
+
+/**
+ * The check: wait T seconds, fail when a PR file of the tree says FAIL (a real break) or when the
+ * run's flake marker exists. With `reports`, it writes a JUnit file: one test per PR file, failing
+ * for a break (a test first seen failing is new, so the failure is genuine; one test shared by every
+ * break would fail often enough to be classified flaky itself), and the flaky test, failing on a flake.
+ */
+export const checkScript = (checkSeconds: number, reports: boolean): string => {
+  const failure = '<failure message=\\"failed\\"/>';
+  const junit = [
+    `mkdir -p ${REPORTS_DIR}`,
+    '{',
+    '  echo "<testsuites><testsuite name=\\"bench\\">"',
+    '  for f in f*.txt; do',
+    `    r=""; grep -qs FAIL "$f" && r="${failure}"`,
+    '    echo "<testcase classname=\\"bench\\" name=\\"content of $f\\">$r</testcase>"',
+    '  done',
+    `  r=""; [ "$flake" = 1 ] && r="${failure}"`,
+    `  echo "<testcase classname=\\"bench\\" name=\\"${FLAKY_TEST}\\">$r</testcase>"`,
+    '  echo "</testsuite></testsuites>"',
+    `} > ${REPORTS_DIR}/junit.xml`,
+  ];
+  return [
+    '#!/bin/sh',
+    `sleep ${checkSeconds}`,
+    'broken=0; flake=0',
+    'cat f*.txt 2>/dev/null | grep -qs FAIL && broken=1',
+    'objects=$(cat .git/objects/info/alternates)',
+    '[ -e "$objects/bench-flakes/$RAILYARD_TEST_RUN_ID" ] && flake=1',
+    ...(reports ? junit : []),
+    '[ "$broken" = 0 ] && [ "$flake" = 0 ]',
+    '',
+  ].join('\n');
+};
+
+/** The PR a queue test branch names (`railyard-merge/pr-<n>/<id>`). */
+const testedPr = (branch: string): number | undefined => {
+  const n = /^railyard-merge\/pr-(\d+)\//.exec(branch)?.[1];
+  return n === undefined ? undefined : Number(n);
+};
+
+export interface FlakeDraws {
+  /** Runs started per tested PR, and those drawn to flake. */
+  attempts: Map<number, number>;
+  flaked: number;
+}
+
+/**
+ * The CI with flakes drawn on each trigger: the marker is written before the check can start. Every
+ * other call goes to the CI as it is (its status store too, which the bench's engine uses).
+ */
+export const withFlakes = <T extends CiPort>(
+  ci: T,
+  o: { gitDir: (repo: RepoRef) => string; seed: number; fraction: number },
+): { ci: T; draws: FlakeDraws } => {
+  const draws: FlakeDraws = { attempts: new Map(), flaked: 0 };
+  const trigger = async (req: CiTrigger): Promise<void> => {
+    const pr = testedPr(req.branch);
+    if (pr !== undefined) {
+      const attempt = (draws.attempts.get(pr) ?? 0) + 1;
+      draws.attempts.set(pr, attempt);
+      if (flakes(o.seed, pr, attempt, o.fraction)) {
+        const dir = path.join(o.gitDir(req.repo), 'objects', 'bench-flakes');
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(path.join(dir, req.testRunId), '');
+        draws.flaked++;
+      }
+    }
+    await ci.trigger(req);
+  };
+  return { ci: { ...ci, trigger }, draws };
+};
