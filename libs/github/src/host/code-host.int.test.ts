@@ -273,6 +273,31 @@ describe('GitHub code host on the fake GitHub', () => {
       });
     });
 
+    it('when a run is built on a commit Railyard made without touching the configuration, then its statuses come from the base’s file with no tree read', async () => {
+      await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.railyard.yml': 'merge:\n  required_statuses: [base-ci]\n' } });
+      const b = await base();
+      const trees = () => bed.fake.requests.count((r) => r.route === 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}');
+      const atBase = { queueList: [], repo: REPO, configSha: b.sha, branch: 'main' };
+      expect(await bed.ci.resolveRequiredStatuses(atBase)).toEqual({ statuses: ['base-ci'], source: 'trunk_config' });
+      const plain = await buildOne(await openPr('plain', { 'p.txt': 'p\n' }), b.sha, 'squash', 'cfg3');
+      const before = trees();
+      expect(await bed.ci.resolveRequiredStatuses({ ...atBase, configSha: plain.sha })).toEqual({
+        statuses: ['base-ci'],
+        source: 'trunk_config',
+      });
+      expect(trees()).toBe(before);
+      const own = await buildOne(
+        await openPr('config', { '.railyard.yml': 'merge:\n  required_statuses: [pr-ci]\n' }),
+        b.sha,
+        'squash',
+        'cfg4',
+      );
+      expect(await bed.ci.resolveRequiredStatuses({ ...atBase, configSha: own.sha })).toEqual({
+        statuses: ['pr-ci'],
+        source: 'trunk_config',
+      });
+    });
+
     it('when .railyard.yml, .trunk/trunk.yaml or the queue name required statuses, then the branch rules are added to them, never dropped', async () => {
       bed.fake.addRuleset(FULL, { branches: ['main'], requiredChecks: [{ context: 'lint' }] });
       await bed.fake.commit({ repo: FULL, branch: 'main', files: { '.trunk/trunk.yaml': 'merge:\n  required_statuses: [trunk-ci]\n' } });

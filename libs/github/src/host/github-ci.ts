@@ -110,7 +110,8 @@ export class GithubCi {
     const listed =
       input.queueList.length > 0
         ? requiredStatusesFrom(input.queueList, { railyard: null, trunk: null })
-        : requiredStatusesFrom([], await this.configAt(api, input.configSha));
+        : // A commit this adapter built without touching the files holds its base's: read there, usually from memory.
+          requiredStatusesFrom([], await this.configAt(api, this.host.configCommitOf(input.repo, input.configSha)));
     if ('error' in listed && listed.error === 'START_TEST_RUN_CONFIG_PARSING_FAILURE') return listed;
     const rules = input.branch === undefined ? [] : await this.branchRules(api, input.branch);
     // Nobody here runs the `ci:` checks of .railyard.yml: GitHub's own CI reports every context.
