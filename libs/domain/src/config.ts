@@ -82,7 +82,8 @@ export const DEFAULT_SETTINGS: QueueSettings = {
   mergeMethod: 'squash',
   flakeRetries: 1,
   flakeRetryConcurrency: 1,
-  unknownFailuresHoldPlace: true,
+  // Opt-in (D322): it merges a PR whose own run failed once a run stacked on it passes.
+  unknownFailuresHoldPlace: false,
 };
 
 export const MAX_UINT32 = 4294967295;

@@ -10,7 +10,7 @@ import { blamed, mergeStep, queueWith, rec, startOf } from './testing/plan-helpe
  * Re-runs beside the queue (docs/engine.md, Flakes): without anti-flake witnesses, a failure is taken
  * as real for the PRs behind it, which restart at once without the failing PR, while its re-run goes
  * on in a slot of its own. Its pass brings it back; a second failure ejects it. These queues turn
- * `unknownFailuresHoldPlace` off: with it on (the default, D322) such a failure first holds its place.
+ * `unknownFailuresHoldPlace` off: with it on (opt-in, D322) such a failure first holds its place.
  */
 const NO_RESULTS = 'required check(s) tests failed and no test results name a failing test; re-run 1 of 1 on the same commit';
 
