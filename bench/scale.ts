@@ -80,6 +80,12 @@ const exponents = (name: string, rows: Record<string, number>[], x: string, ys: 
   ...Object.fromEntries(ys.map((y) => [y, growthExponent(rows.map((r) => ({ x: r[x] as number, y: r[y] as number })))])),
 });
 
+/** A curve's rows, each with the load average when it is printed, then the curve's growth exponents. */
+async function* curve(name: string, rows: Record<string, number>[], x: string, ys: string[]): AsyncIterable<object> {
+  for (const r of rows) yield { name, load: load(), ...r };
+  yield exponents(name, rows, x, ys);
+}
+
 const facts = (): HostFacts => ({ target: { sha: 'main-0', tree: 'tree-0' }, pulls: new Map(), statuses: new Map(), testBranches: [] });
 
 const submit = (n: number): QueueCommand => ({
@@ -209,19 +215,19 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
   const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && !onlyNamed.includes(c)) || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
-    const rows = stateCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
-    for (const r of rows) yield { name: 'scale/state', load: load(), ...r };
-    yield exponents('scale/state', rows, 'events', ['entries', 'foldCpuMs', 'heapMb', 'planUs', 'submitUs']);
+    yield* curve('scale/state', stateCurve(sizesOr(sizes, [10_000, 100_000, 300_000])), 'events', [
+      'entries',
+      'foldCpuMs',
+      'heapMb',
+      'planUs',
+      'submitUs',
+    ]);
   }
   if (curves.includes('queue')) {
-    const rows = queueCurve(sizesOr(sizes, [10, 500, 5_000]));
-    for (const r of rows) yield { name: 'scale/queue', load: load(), ...r };
-    yield exponents('scale/queue', rows, 'prs', ['resubmitCpuUs']);
+    yield* curve('scale/queue', queueCurve(sizesOr(sizes, [10, 500, 5_000])), 'prs', ['resubmitCpuUs']);
   }
   if (curves.includes('projector')) {
-    const rows = await projectorCurve(sizesOr(sizes, [10, 500, 5_000]), progress);
-    for (const r of rows) yield { name: 'scale/projector', load: load(), ...r };
-    yield exponents('scale/projector', rows, 'prs', [
+    yield* curve('scale/projector', await projectorCurve(sizesOr(sizes, [10, 500, 5_000]), progress), 'prs', [
       'resubmitCpuUs',
       'resubmitWallUs',
       'redisCpuUs',
@@ -231,14 +237,15 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
     ]);
   }
   if (curves.includes('metrics-redis')) {
-    const rows = await metricsFoldCurve(sizesOr(sizes, [300_000, 1_000_000, 2_000_000]), progress);
-    for (const r of rows) yield { name: 'scale/metrics-redis', load: load(), ...r };
-    yield exponents('scale/metrics-redis', rows, 'events', ['foldCpuS', 'redisCpuS', 'storedKb', 'failedPerQueue']);
+    yield* curve('scale/metrics-redis', await metricsFoldCurve(sizesOr(sizes, [300_000, 1_000_000, 2_000_000]), progress), 'events', [
+      'foldCpuS',
+      'redisCpuS',
+      'storedKb',
+      'failedPerQueue',
+    ]);
   }
   if (curves.includes('start')) {
-    const rows = await startCurve(sizesOr(sizes, [10_000, 100_000, 300_000]));
-    for (const r of rows) yield { name: 'scale/start', load: load(), ...r };
-    yield exponents('scale/start', rows, 'events', [
+    yield* curve('scale/start', await startCurve(sizesOr(sizes, [10_000, 100_000, 300_000])), 'events', [
       'readyMs',
       'cpuSeconds',
       'rssMb',
@@ -249,14 +256,13 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
     ]);
   }
   if (curves.includes('queues')) {
-    const rows = await queuesCurve(sizesOr(sizes, [500, 1_000, 2_000, 5_000]), progress);
-    for (const r of rows) yield { name: 'scale/queues', load: load(), ...r };
-    yield exponents('scale/queues', rows, 'queues', ['beforeReadCpuUs', 'readCpuUs']);
+    yield* curve('scale/queues', await queuesCurve(sizesOr(sizes, [500, 1_000, 2_000, 5_000]), progress), 'queues', [
+      'beforeReadCpuUs',
+      'readCpuUs',
+    ]);
   }
   if (curves.includes('ready')) {
-    const rows = await readyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress);
-    for (const r of rows) yield { name: 'scale/ready', load: load(), ...r };
-    yield exponents('scale/ready', rows, 'events', [
+    yield* curve('scale/ready', await readyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress), 'events', [
       'replayReadyMs',
       'replayReadyCpuS',
       'replayRssMb',
@@ -275,17 +281,11 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
     ]);
   }
   if (curves.includes('ready-distributed')) {
-    const rows = await distributedReadyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress);
-    for (const r of rows) yield { name: 'scale/ready-distributed', load: load(), ...r };
-    yield exponents('scale/ready-distributed', rows, 'events', [
-      'projectorCpuS',
-      'projectorRssMb',
-      'apiCpuS',
-      'apiRssMb',
-      'engineCpuS',
-      'engineRssMb',
-      'enginePeakMb',
-      'engineSnapshotMb',
-    ]);
+    yield* curve(
+      'scale/ready-distributed',
+      await distributedReadyCurve(sizesOr(sizes, [100_000, 300_000, 1_000_000]), progress),
+      'events',
+      ['projectorCpuS', 'projectorRssMb', 'apiCpuS', 'apiRssMb', 'engineCpuS', 'engineRssMb', 'enginePeakMb', 'engineSnapshotMb'],
+    );
   }
 }
