@@ -115,6 +115,9 @@ const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
   }
 };
 
+/** How long after the exit fd 4 may stay open before the check is judged without waiting further. */
+const MARKER_WAIT_MS = 2000;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the argv in its own process group; rejects when it cannot be started at all. */
@@ -131,26 +134,32 @@ export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
       stdio: ['ignore', opts.logFd, opts.logFd, 'pipe', 'pipe'],
     });
     let started = false;
+    let markerGone = false;
     const marker = child.stdio[4];
     marker?.on('data', () => (started = true));
-    // Every holder of fd 4 is gone once the group is: its end means the byte, if any, was read. Bounded,
-    // so that a holder nobody foresaw cannot keep the check from being judged.
-    const markerClosed = new Promise<void>((done) => {
-      const timer = setTimeout(done, 2000);
-      timer.unref();
-      if (!marker) return done();
-      marker.once('close', () => {
-        clearTimeout(timer);
-        done();
-      });
-    });
+    marker?.once('close', () => (markerGone = true));
     const exited = new Promise<CheckExit>((done) => {
       child.once('exit', (code, signal) => {
         // Whatever the command left running in the background goes with it, as on any CI runner.
         // The group still exists while such processes live, so its id cannot have been reused.
         signalGroup(child.pid ?? 0, 'SIGKILL');
         child.stdio[3]?.destroy();
-        void markerClosed.then(() => done({ code, signal, started }));
+        // Node may report the exit before the byte that was written ahead of it has been read: the
+        // byte is judged once fd 4 is closed by every holder. Bounded from the exit (a holder nobody
+        // foresaw must not keep the check from being judged), then one more poll of the loop, so
+        // that a byte already in the pipe is read even when the loop was late.
+        const judge = () =>
+          setImmediate(() => {
+            marker?.destroy();
+            done({ code, signal, started });
+          });
+        if (!marker || markerGone) return judge();
+        const timer = setTimeout(judge, MARKER_WAIT_MS);
+        timer.unref();
+        marker.once('close', () => {
+          clearTimeout(timer);
+          judge();
+        });
       });
     });
     child.once('error', (err) => reject(err));
