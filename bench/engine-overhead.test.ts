@@ -1,4 +1,4 @@
-import { breakingPrs, idealRounds } from './engine';
+import { breakingList, breakingPrs, idealRounds } from './engine';
 
 describe('engine-overhead: the zero-overhead ideal', () => {
   it('when no PR breaks, then the rounds are the PRs over the concurrency, rounded up', () => {
@@ -17,5 +17,22 @@ describe('engine-overhead: the zero-overhead ideal', () => {
     const bad = breakingPrs(40, 0.1);
     expect([...bad]).toEqual([6, 16, 26, 36]);
     expect(idealRounds(40, 4, bad)).toBe(12);
+  });
+});
+
+describe('where the breaks fall (BENCH_ENGINE_OVERHEAD_BREAKING_AT)', () => {
+  it('when a list is given, then it is the set of breaking PRs, sorted and without repeats', () => {
+    expect(breakingList('7, 2,2', 40)).toEqual([2, 7]);
+    expect(breakingList(undefined, 40)).toBeUndefined();
+    expect(breakingList(' ', 40)).toBeUndefined();
+  });
+
+  it('when a number is not a PR of the bench, then it is refused', () => {
+    expect(() => breakingList('0,41', 40)).toThrow('not 0, 41');
+    expect(() => breakingList('x', 40)).toThrow('between 1 and 40');
+  });
+
+  it('when breaks sit next to each other, then the ideal pays a round for each', () => {
+    expect(idealRounds(8, 4, new Set([1, 2]))).toBe(4);
   });
 });

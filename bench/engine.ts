@@ -28,7 +28,7 @@ import { checkScript, REPORTS_DIR, withFlakes } from './support/flaky-checks';
  *   engine-status-to-merge  last required status reported → target branch moved (controlled CI)
  *   engine-build-20-ahead   buildTestBranch with 20 PRs stacked under the tested one
  *   engine-200-prs          200 PRs, concurrency 8, local CI running `true`: merges/min, engine CPU s/merge
- *   engine-overhead         N PRs (a fraction breaking the build), checks of T s, concurrency C with C CI slots, real
+ *   engine-overhead         N PRs (a fraction breaking the build, or BENCH_ENGINE_OVERHEAD_BREAKING_AT), checks of T s, concurrency C with C CI slots, real
  *                           git and the local CI: the zero-overhead ideal time (rounds of T) over the measured time;
  *                           with BENCH_ENGINE_OVERHEAD_FLAKY, also with that fraction of check runs flaking, beside
  *                           the flake-free run, with and without JUnit results
@@ -291,11 +291,22 @@ export const breakingPrs = (count: number, fraction: number): Set<number> => {
   return out;
 };
 
+/** `BENCH_ENGINE_OVERHEAD_BREAKING_AT`: PR numbers (1..count), comma-separated, for where the breaks fall. */
+export const breakingList = (value: string | undefined, count: number): number[] | undefined => {
+  if (value === undefined || value.trim() === '') return undefined;
+  const list = value.split(',').map((v) => Number(v.trim()));
+  const wrong = list.filter((n) => !Number.isInteger(n) || n < 1 || n > count);
+  if (wrong.length > 0) throw new Error(`BENCH_ENGINE_OVERHEAD_BREAKING_AT: PR numbers between 1 and ${count}, not ${wrong.join(', ')}`);
+  return [...new Set(list)].sort((a, b) => a - b);
+};
+
 export interface OverheadShape {
   count: number;
   concurrency: number;
   checkSeconds: number;
   breakingFraction: number;
+  /** The PRs that break the build, by number; when given, instead of every `1 / breakingFraction`-th. */
+  breakingAt?: readonly number[];
   /** Local CI slots; default C + 1: the queue's C plus the one re-run beside it (flakeRetryConcurrency's default). */
   ciSlots?: number;
   /** A fraction of check runs failing spuriously, drawn per (PR, attempt) from `seed` (support/flaky-checks.ts). */
@@ -306,7 +317,7 @@ export interface OverheadShape {
 
 /** The real engine on real git with the local CI, timed against the zero-overhead ideal (also bench calibrate's real side). */
 export const engineOverhead = async (o: OverheadShape) => {
-  const breaking = breakingPrs(o.count, o.breakingFraction);
+  const breaking = o.breakingAt ? new Set(o.breakingAt) : breakingPrs(o.count, o.breakingFraction);
   const ciSlots = o.ciSlots ?? o.concurrency + DEFAULT_SETTINGS.flakeRetryConcurrency;
   const plain = !o.flaky && !o.junit;
   // The first shape's check is kept as it was, so its figures compare with those recorded before the flaky knob.
@@ -465,8 +476,17 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const breakingFraction = Number(process.env.BENCH_ENGINE_OVERHEAD_BREAKING ?? 0.1);
     const slots = process.env.BENCH_ENGINE_OVERHEAD_CI_SLOTS;
     const flaky = Number(process.env.BENCH_ENGINE_OVERHEAD_FLAKY ?? 0);
-    const shape = { count, concurrency, checkSeconds, breakingFraction, ...(slots ? { ciSlots: Number(slots) } : {}) };
-    progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${breakingFraction * 100}% breaking`);
+    const breakingAt = breakingList(process.env.BENCH_ENGINE_OVERHEAD_BREAKING_AT, count);
+    const shape = {
+      count,
+      concurrency,
+      checkSeconds,
+      breakingFraction,
+      ...(breakingAt ? { breakingAt } : {}),
+      ...(slots ? { ciSlots: Number(slots) } : {}),
+    };
+    const which = breakingAt ? `PRs ${breakingAt.join(', ')}` : `${breakingFraction * 100}%`;
+    progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${which} breaking`);
     if (flaky > 0) yield* flakyBesideFlakeFree(shape, flaky, Number(process.env.BENCH_ENGINE_OVERHEAD_FLAKY_SEED ?? 1));
     else yield await engineOverhead(shape);
   }
