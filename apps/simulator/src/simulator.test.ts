@@ -39,8 +39,9 @@ describe('simulate', () => {
     expect(r.badMerges).toBe(0);
   });
 
-  it('when runs flake, then good PRs are ejected and counted as innocent', async () => {
-    const r = await simulate(smallWorkload({ prs: 200, flakeRate: 0.2, queue: { concurrency: 2 } }));
+  it('when runs flake and nothing re-runs them, then good PRs are ejected and counted as innocent', async () => {
+    // At the defaults the re-runs and the runs stacked on a failed PR clear flakes (D336): none is ejected here.
+    const r = await simulate(smallWorkload({ prs: 200, flakeRate: 0.2, queue: { concurrency: 2, flakeRetries: 0 } }));
     expect(r.flakes).toBeGreaterThan(0);
     expect(r.innocentEjections).toBeGreaterThan(0);
     expect(r.culpritEjections).toBe(0);

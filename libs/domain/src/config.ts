@@ -48,8 +48,9 @@ export interface QueueSettings {
   flakeRetryConcurrency: number;
   /**
    * A lone failure of unknown kind (no test results name a failing test) keeps its place while it is
-   * re-run beside the queue, and the runs stacked on it judge it (D322): the first of them to pass
-   * clears it, the first to fail makes it step aside. Off: it steps aside at once (D204).
+   * re-run beside the queue, and the runs stacked on it judge it (D322, D336): the first of them to
+   * pass vouches for it (it still merges from its own re-run unless `canOptimisticallyMerge`), the
+   * first to fail before that makes it step aside. Off: it steps aside at once (D204).
    */
   unknownFailuresHoldPlace: boolean;
 }
@@ -82,8 +83,8 @@ export const DEFAULT_SETTINGS: QueueSettings = {
   mergeMethod: 'squash',
   flakeRetries: 1,
   flakeRetryConcurrency: 1,
-  // Opt-in (D322): it merges a PR whose own run failed once a run stacked on it passes.
-  unknownFailuresHoldPlace: false,
+  // On since D336: a PR held on a failure merges only from its own re-run, unless optimistic merging is on.
+  unknownFailuresHoldPlace: true,
 };
 
 export const MAX_UINT32 = 4294967295;

@@ -58,6 +58,6 @@ describe('queue state snapshots (D292)', () => {
     // number and pin the new digest beside it (an older snapshot is then folded again, never misread).
     const text = JSON.stringify(view(foldQueue(history)), (_k, v: unknown) => (v instanceof Map ? [...v] : v));
     const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-    expect({ schema: QUEUE_STATE_SCHEMA, digest }).toEqual({ schema: 3, digest: '6e6677bbf6694644' });
+    expect({ schema: QUEUE_STATE_SCHEMA, digest }).toEqual({ schema: 4, digest: '3136783a07d94e39' });
   });
 });

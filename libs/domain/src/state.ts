@@ -13,6 +13,7 @@ import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
 import { EntryMap } from './entry-order';
 import { foldFailureRate } from './engine/batch-size';
+import { countsAsRerun, foldRerunPasses } from './engine/rerun-passes';
 import type { NotCountedWhy } from './status-reporters';
 
 /** An entry of the queue: the facts every side folds alike (entry.ts), and the write side's scheduling fields. */
@@ -37,6 +38,12 @@ export interface Entry extends EntryFacts {
    * of unknown kind of the entry is real, so it steps aside instead of holding its place (D322).
    */
   successorFailed?: true;
+  /**
+   * A run with this entry stacked under it passed since its own run started: its change passed once,
+   * so a failure of unknown kind of its own is most likely a flake. It keeps its place whatever runs
+   * behind fail next, and its re-runs may go on up to MAX_FLAKE_RETRIES (D336).
+   */
+  successorPassed?: true;
 }
 
 export type TestRunStatus = 'testing' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -143,6 +150,8 @@ export interface QueueState {
   hostProblem?: { code: HostProblemCode; detail: string; since: string };
   /** Moving estimate of how often a PR fails in this queue (engine/batch-size.ts); absent before any outcome. */
   failureRate?: number;
+  /** Moving estimate of how often a re-run of a failure no test results name passes (engine/rerun-passes.ts); absent before any. */
+  rerunPassRate?: number;
 }
 
 export const initialQueueState = (): QueueState => ({
@@ -339,8 +348,16 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
     }
     case 'TestRunStuck':
       return updateRun(s, event.data.testRunId, (r) => ({ ...r, stuck: { code: event.data.code, since: event.data.at } }));
-    case 'TestRunSucceeded':
-      return endRun(s, event.data.testRunId, 'succeeded', event.data.at);
+    case 'TestRunSucceeded': {
+      for (const n of s.runs.get(event.data.testRunId)?.dependentPrs ?? []) {
+        const e = s.entries.get(n);
+        if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e.successorPassed)
+          s.entries.set(n, { ...e, successorPassed: true });
+      }
+      const rerun = countsAsRerun(s.runs.get(event.data.testRunId));
+      const passed = endRun(s, event.data.testRunId, 'succeeded', event.data.at);
+      return rerun ? { ...passed, rerunPassRate: foldRerunPasses(s.rerunPassRate, true) } : passed;
+    }
     case 'TestRunFailed': {
       const { testRunId, judgement } = event.data;
       if (judgement !== undefined)
@@ -350,7 +367,9 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
         if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e.successorFailed)
           s.entries.set(n, { ...e, successorFailed: true });
       }
-      return endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
+      const rerun = countsAsRerun(s.runs.get(testRunId));
+      const failed = endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
+      return rerun ? { ...failed, rerunPassRate: foldRerunPasses(s.rerunPassRate, false) } : failed;
     }
     case 'TestRunTimedOut':
       return endRun(s, event.data.testRunId, 'timed_out', event.data.at);
@@ -362,7 +381,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
       // A re-run of the same commit is the same test: the successors that stacked the PR still witness it.
       const rerun = s.runs.get(event.data.testRunId)?.retry !== undefined;
-      const { retestAlone: _done, hasSuccessor: _old, successorFailed: _evidence, ...rest } = e;
+      const { retestAlone: _done, hasSuccessor: _old, successorFailed: _evidence, successorPassed: _proof, ...rest } = e;
       s.entries.set(e.prNumber, { ...(rerun ? e : rest), testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;

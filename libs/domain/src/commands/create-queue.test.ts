@@ -40,7 +40,7 @@ describe('createQueue', () => {
       mergeMethod: 'squash',
       flakeRetries: 1,
       flakeRetryConcurrency: 1,
-      unknownFailuresHoldPlace: false,
+      unknownFailuresHoldPlace: true,
     });
   });
 

@@ -1,4 +1,5 @@
 import { MAX_FLAKE_RETRIES } from '../config';
+import { FLAKY_QUEUE_RERUN_PASSES } from './rerun-passes';
 import type { Entry, QueueState, TestRun } from '../state';
 import type { Action } from './actions';
 import type { EngineCommand } from './commands';
@@ -88,14 +89,18 @@ export const retriesBeside = (s: QueueState): boolean =>
 
 /**
  * How many re-runs a failure may have: `flakeRetries`, or up to MAX_FLAKE_RETRIES for a PR holding
- * its place whose re-runs keep failing on flaky tests only (D311): another flaky failure in a row is
- * rarer than a PR ejected for it, and a genuine or unknown failure never gets more, so a queue
- * without results pays nothing.
+ * its place whose re-runs keep failing on flaky tests only (D311) or, with no results, after a run
+ * stacked on it passed (D336): then its change passed once, and another flake in a row is rarer than
+ * a PR ejected for it. A genuine failure never gets more, nor an unknown one nothing vouches for.
  */
 export const flakeRetriesFor = (s: QueueState, run: TestRun): number => {
   const { flakeRetries } = s.settings;
-  const again = flakeRetries > 0 && run.retry !== undefined && run.judgement === 'flaky' && holdsPlace(s, run);
-  return again ? Math.max(flakeRetries, MAX_FLAKE_RETRIES) : flakeRetries;
+  if (flakeRetries === 0 || run.retry === undefined) return flakeRetries;
+  if (unwitnessed(s, run)) return Math.min(flakeRetries + 1, Math.max(flakeRetries, MAX_FLAKE_RETRIES));
+  if (!holdsPlace(s, run)) return flakeRetries;
+  const vouched =
+    run.judgement === 'flaky' || (heldOnUnknown(s, run) && s.entries.get(run.prNumbers[0] as number)?.successorPassed === true);
+  return vouched ? Math.max(flakeRetries, MAX_FLAKE_RETRIES) : flakeRetries;
 };
 
 /** A re-run of a PR that failed alone, going on beside the queue: it counts against `flakeRetryConcurrency` first. */
@@ -127,25 +132,46 @@ export const holdsPlace = (s: QueueState, run: TestRun): boolean => {
 };
 
 /**
- * With `unknownFailuresHoldPlace` (D322), a lone failure that no test results name keeps its place
- * while no run stacked on its PR has failed since (Entry.successorFailed): the runs already stacked on
- * it go on and include its change, so the first of them to pass proves it (optimisticPasses) and the
- * first to fail is evidence of a real break, after which it steps aside (steppedAside) as any unknown
- * failure does. It stays a suspect meanwhile (isSuspect): new runs leave it out, since most such
- * failures are real, and its re-run passing first brings it back as a stepped-aside one's does.
+ * With `unknownFailuresHoldPlace` (on by default, D322, D336), a lone failure that no test results name
+ * keeps its place while no run stacked on its PR has failed since (Entry.successorFailed), or once one
+ * passed (Entry.successorPassed): the runs already stacked on it go on and include its change, so the
+ * first of them to pass vouches for it, and the first to fail before that is evidence of a real break,
+ * after which it steps aside (steppedAside) as any unknown failure does.
  */
 const heldOnUnknown = (s: QueueState, run: TestRun): boolean => {
   if (!s.settings.unknownFailuresHoldPlace) return false;
   const unknown = run.retry ? run.retry.cause === 'NO_TEST_RESULTS' : run.status === 'failed' && run.judgement !== 'flaky';
-  return unknown && s.entries.get(run.prNumbers[0] as number)?.successorFailed !== true;
+  const e = s.entries.get(run.prNumbers[0] as number);
+  // Without a run stacked on it nobody can judge it, and the PRs behind would wait for its re-run in vain.
+  return unknown && e?.hasSuccessor === true && (e.successorFailed !== true || e.successorPassed === true);
+};
+
+/**
+ * A lone failure of unknown kind, stepped aside, that no run stacked on its PR could judge: its own
+ * re-run failing too is the only evidence. In a queue whose re-runs do pass (rerun-passes.ts) two
+ * flakes in a row are then not rare next to a real break nothing else caught, so it gets one re-run
+ * more, beside the queue where nobody waits for it (D336).
+ */
+const unwitnessed = (s: QueueState, run: TestRun): boolean => {
+  if (!s.settings.unknownFailuresHoldPlace || run.bisection || run.prNumbers.length !== 1 || run.retry?.cause !== 'NO_TEST_RESULTS')
+    return false;
+  return (s.rerunPassRate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES && s.entries.get(run.prNumbers[0] as number)?.hasSuccessor !== true;
 };
 
 /** A PR holding its place on a failure of unknown kind (heldOnUnknown): pending failure, or testing in its re-run. */
-export const heldOnSuspicion = (s: QueueState, e: Entry): boolean => {
+export const heldOnUnknownFailure = (s: QueueState, e: Entry): boolean => {
   if (e.state !== 'pending_failure' && e.state !== 'testing') return false;
   const run = currentRun(s, e);
   return run !== undefined && (e.state === 'pending_failure' || run.retry !== undefined) && holdsPlace(s, run) && heldOnUnknown(s, run);
 };
+
+/**
+ * A PR held on a failure of unknown kind that no run stacked on it has vouched for yet: a suspect
+ * (isSuspect), so new runs leave it out, since most such failures are real. Once one passed it is
+ * expected to merge and new runs stack it; it still merges only from its own re-run, unless optimistic
+ * merging lets that run prove it (optimisticPasses): a PR must pass its own test to merge (D336).
+ */
+export const heldOnSuspicion = (s: QueueState, e: Entry): boolean => e.successorPassed !== true && heldOnUnknownFailure(s, e);
 
 /** An entry a new run may stack under the PR it tests: in flight, expected to merge, not a suspect. */
 export const isStackable = (s: QueueState, e: Entry): boolean => (e.state === 'testing' || e.state === 'tests_passed') && !isSuspect(s, e);

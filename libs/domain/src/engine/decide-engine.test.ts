@@ -177,7 +177,8 @@ describe('CancelTestRun', () => {
 });
 
 describe('PassBySuccessor', () => {
-  const history = [...queue, ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runPassed('r2', 2)];
+  const optimistic = [queueCreated({ settings: { canOptimisticallyMerge: true } }), ...queue.slice(1)];
+  const history = [...optimistic, ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runPassed('r2', 2)];
 
   it('when a run stacking the PR passed, then the PR passes by it and its own run is cancelled', () => {
     givenEngine(history)
@@ -194,8 +195,14 @@ describe('PassBySuccessor', () => {
       .then([]);
   });
 
+  it('when canOptimisticallyMerge is off, then INVALID_ARGUMENT: a PR must pass its own run to merge (D336)', () => {
+    givenEngine([...queue, ...runStarted('r1', 1), ...runStarted('r2', 2, [1]), ...runPassed('r2', 2)])
+      .when({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })
+      .thenThrows('INVALID_ARGUMENT');
+  });
+
   it('when the run did not stack the PR, then INVALID_ARGUMENT', () => {
-    givenEngine([...queue, ...runStarted('r1', 1), ...runStarted('r3', 3), ...runPassed('r3', 3)])
+    givenEngine([...optimistic, ...runStarted('r1', 1), ...runStarted('r3', 3), ...runPassed('r3', 3)])
       .when({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r3' })
       .thenThrows('INVALID_ARGUMENT');
   });

@@ -364,6 +364,9 @@ const passBySuccessor = (s: QueueState, c: PassBySuccessor, at: string): QueueEv
   if (e.state === 'tests_passed' || isTerminal(e.state)) return [];
   if (e.state !== 'testing' && e.state !== 'pending_failure')
     throw stale(`PR #${c.prNumber} is ${e.state}; only a PR testing or pending failure can pass by a successor`);
+  // Without optimistic merging a PR must pass its own run to merge (D336): a successor only vouches for it.
+  if (!s.settings.canOptimisticallyMerge)
+    throw new DomainError('INVALID_ARGUMENT', `PR #${c.prNumber} cannot pass by a successor: canOptimisticallyMerge is off`);
   const run = s.runs.get(c.testRunId);
   if (!run || run.status !== 'succeeded' || !run.dependentPrs.includes(c.prNumber))
     throw new DomainError('INVALID_ARGUMENT', `test run ${c.testRunId} did not pass with PR #${c.prNumber} stacked in it`);

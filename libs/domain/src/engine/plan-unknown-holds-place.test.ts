@@ -34,9 +34,9 @@ describe('a failure of unknown kind holds its place while the runs behind judge 
     expect(givenQueue([...failedUnderOthers(), ...reRun()]).planned(facts())).toEqual([startOf(4, [2, 3])]);
   });
 
-  it('when a run stacked on it passes before its re-run ends, then that run clears it', () => {
+  it('when a run stacked on it passes before its re-run ends, then that run vouches for it and the next run stacks it (D336)', () => {
     const history = [...failedUnderOthers(), ...reRun(), ...runPassed('r2', 2, at(50))];
-    expect(givenQueue(history).planned(facts())).toEqual([rec({ type: 'PassBySuccessor', prNumber: 1, testRunId: 'r2' })]);
+    expect(givenQueue(history).planned(facts())).toEqual([startOf(4, [1, 2, 3])]);
   });
 
   it('when a run stacked on it fails, then the runs stacked on it restart without it at once', () => {
@@ -47,9 +47,19 @@ describe('a failure of unknown kind holds its place while the runs behind judge 
     ]);
   });
 
-  it('when its re-run fails before any run stacked on it passed, then it is ejected', () => {
+  it('when its re-run fails while the runs stacked on it are testing, then it is not ejected yet and new runs leave it out (D336)', () => {
     const history = [...failedUnderOthers(), ...reRun(), ...runFailed('rr1', 1, at(50))];
-    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'rr1')]);
+    expect(givenQueue(history).planned(facts())).toEqual([startOf(4, [2, 3])]);
+  });
+
+  it('when its re-run fails and a run stacked on it failed, then it is ejected once the runs behind restarted without it', () => {
+    const history = [...failedUnderOthers(), ...reRun(), ...runFailed('r2', 2, at(49)), ...runFailed('rr1', 1, at(50))];
+    const restartedBehind: QueueEvent[] = [2, 3].map((prNumber) => ({
+      type: 'TestsRestarted',
+      data: { prNumber, reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: at(49) },
+    }));
+    const cancelled: QueueEvent = { type: 'TestRunCancelled', data: { testRunId: 'r3', reason: 'TESTS_RESTARTED', at: at(49) } };
+    expect(givenQueue([...history, ...restartedBehind, cancelled]).planned(facts())).toEqual([blamed(1, 'rr1')]);
   });
 
   it('when the setting is off, then the runs stacked on it restart without it as before (D204)', () => {

@@ -1,7 +1,17 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
-import { heldOnSuspicion, holdsPlace, isSuspect, mergedPrefix, record, steppedAside, type Ctx, type Phase } from '../context';
-import { currentRun } from '../runs';
+import {
+  heldOnUnknownFailure,
+  holdsPlace,
+  isSuspect,
+  mergedPrefix,
+  record,
+  steppedAside,
+  testingRuns,
+  type Ctx,
+  type Phase,
+} from '../context';
+import { currentRun, isRunNeeded } from '../runs';
 import { staleness } from '../staleness';
 import { redundancy, verifiesInference } from './bisection';
 import { failedGenuinely, retryDecision } from './retries';
@@ -10,11 +20,12 @@ import { successorsStillTesting, wantsWitness } from './successors';
 /**
  * canOptimisticallyMerge: a run that passed with PRs stacked under it proves them. A suspect (pending
  * failure, or being bisected) is cleared this way only when the queue waits for successors
- * (pendingFailureDepth > 0): that is the anti-flake protection of reference trunk §4.4.
+ * (pendingFailureDepth > 0): that is the anti-flake protection of reference trunk §4.4. Without
+ * optimistic merging a PR must pass its own run to merge: a run stacked on a PR held on a failure of
+ * unknown kind only vouches for it (Entry.successorPassed, D336).
  */
 export const optimisticPasses: Phase = (c) => {
-  const optimistic = c.s.settings.canOptimisticallyMerge;
-  if (!optimistic && !c.s.settings.unknownFailuresHoldPlace) return [];
+  if (!c.s.settings.canOptimisticallyMerge) return [];
   const out: Action[] = [];
   const proven = new Set<number>();
   const antiFlake = c.s.settings.pendingFailureDepth > 0;
@@ -28,7 +39,7 @@ export const optimisticPasses: Phase = (c) => {
       if (!de || proven.has(d) || staleness(c, de, run) !== undefined) continue;
       const suspect = isSuspect(c.s, de);
       // A PR holding its place on a failure of unknown kind is cleared by the first run behind it that passes (D322).
-      if ((optimistic && ((de.state === 'testing' && !suspect) || (suspect && antiFlake))) || heldOnSuspicion(c.s, de)) {
+      if ((de.state === 'testing' && !suspect) || (suspect && antiFlake) || heldOnUnknownFailure(c.s, de)) {
         proven.add(d);
         out.push(record({ type: 'PassBySuccessor', prNumber: d, testRunId: run.testRunId }));
       }
@@ -82,6 +93,16 @@ export const restartsAndBlame: Phase = (c) => {
   return blameSettled(c, (e) => !wantsWitness(c, e));
 };
 
+/**
+ * A PR held on a failure of unknown kind whose re-runs failed is ejected only once no run stacked on it
+ * can still vouch for it: while one is testing it waits, and that run passing earns it another re-run
+ * (flakeRetriesFor), failing makes it step aside (D336). The runs behind wait for it anyway.
+ */
+const awaitsVoucher = (c: Ctx, e: Entry): boolean =>
+  e.successorPassed !== true &&
+  heldOnUnknownFailure(c.s, e) &&
+  testingRuns(c.s).some((r) => r.dependentPrs.includes(e.prNumber) && isRunNeeded(c.s, r));
+
 /** PRs pending failure whose failure is their own and whose anti-flake window is closed, if `ready` says so. */
 const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
   const blamed: Action[] = [];
@@ -104,7 +125,7 @@ const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
     if (!beside && (!depsMerged || (!genuine && successorsStillTesting(c, [e])))) continue;
     // Before anyone is blamed, a failure that may be a flake is re-run on the same commit (flakeRetries).
     const retry = provenAlone ? { kind: 'none' as const } : retryDecision(c, run);
-    if (retry.kind === 'wait' || (retry.kind === 'none' && !depsMerged)) continue;
+    if (retry.kind === 'wait' || (retry.kind === 'none' && (!depsMerged || awaitsVoucher(c, e)))) continue;
     blamed.push(retry.kind === 'retry' ? retry.action : blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;

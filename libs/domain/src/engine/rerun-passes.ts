@@ -1,0 +1,24 @@
+import type { TestRun } from '../state';
+
+/**
+ * Weight of one re-run's outcome in the queue's estimate of how often a failure no test results name
+ * passes when run again on the same commit: about the last 50 such re-runs count, as for the failure
+ * rate (batch-size.ts).
+ */
+export const RERUN_PASS_WEIGHT = 0.02;
+
+/**
+ * Past this estimate the queue's checks flake: two failures of one commit in a row no longer settle
+ * it, so a failure nothing else judged gets one more re-run (flakeRetriesFor, D336). A queue whose
+ * re-runs never pass stays at 0 and pays nothing for it.
+ */
+export const FLAKY_QUEUE_RERUN_PASSES = 0.05;
+
+/** Whether the run is a re-run of a failure of unknown kind whose outcome the estimate counts. */
+export const countsAsRerun = (run: TestRun | undefined): boolean => run?.retry?.cause === 'NO_TEST_RESULTS' && !run.bisection;
+
+/** The estimate after one more such re-run passed or failed; absent (0) before any. */
+export const foldRerunPasses = (rate: number | undefined, passed: boolean): number => {
+  const before = rate ?? 0;
+  return before + RERUN_PASS_WEIGHT * ((passed ? 1 : 0) - before);
+};
