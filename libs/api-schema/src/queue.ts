@@ -54,11 +54,11 @@ export const queueSettingsShape = {
   flakeRetryConcurrency: uint(0)
     .optional()
     .describe('re-runs of lone failures that go on at once beside the queue, outside concurrency (0: they take a slot of the queue)'),
-  // Railyard's addition (docs/api.md, D322).
+  // Railyard's addition (docs/api.md, D322, D336): on by default, false opts out.
   unknownFailuresHoldPlace: z
     .boolean()
     .optional()
-    .describe('a lone failure no test results name keeps its place while re-run; the runs stacked on it clear it or step it aside'),
+    .describe('a lone failure no test results name keeps its place while re-run (default true); the runs stacked on it vouch for it or step it aside'),
   requiredStatuses: z.array(z.string().trim().min(1).max(255)).max(1000).optional(),
   statusReporters: z
     .record(
