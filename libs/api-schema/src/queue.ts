@@ -58,7 +58,9 @@ export const queueSettingsShape = {
   unknownFailuresHoldPlace: z
     .boolean()
     .optional()
-    .describe('a lone failure no test results name keeps its place while re-run (default true); the runs stacked on it vouch for it or step it aside'),
+    .describe(
+      'a lone failure no test results name keeps its place while re-run (default true); the runs stacked on it vouch for it or step it aside',
+    ),
   requiredStatuses: z.array(z.string().trim().min(1).max(255)).max(1000).optional(),
   statusReporters: z
     .record(
