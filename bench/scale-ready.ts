@@ -3,6 +3,7 @@ import path from 'node:path';
 import { SqliteEventStore, type EventStore } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
+import { provideLog, readySettingsFromEnv } from './support/seed-cache';
 import { workload } from './support/workload';
 
 /**
@@ -13,6 +14,8 @@ import { workload } from './support/workload';
  * gives the time and CPU to the first 200 on /readyz, the resident set then, and the engine's
  * catch-up after that: until it logs "engine caught up" (the log as it was at start handled and each
  * queue's first pass done), with the CPU spent meanwhile and the peak resident set.
+ * BENCH_SCALE_SEED_DIR keeps the seeded logs for later runs and BENCH_SCALE_REPLAY_MAX_EVENTS leaves the
+ * snapshots-off start out above a size (support/seed-cache.ts): what a 10M-event run needs.
  */
 
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -103,23 +106,24 @@ export const prefixed = (prefix: string, row: Record<string, number>): Record<st
 
 export const readyCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {
   const rows: Record<string, number>[] = [];
-  const timeoutMs = Number(process.env.BENCH_SCALE_TIMEOUT_MS ?? 30 * 60_000);
+  const { seedDir, replayMaxEvents, timeoutMs } = readySettingsFromEnv();
   for (const events of sizes) {
     const dir = await makeTempDir('railyard-bench-ready-');
     try {
-      progress(`ready: seeding ${events} events`);
+      progress(`ready: a log of ${events} events${seedDir ? ` from ${seedDir}` : ''}`);
       const seedStarted = Date.now();
-      await seed(path.join(dir, 'events.sqlite'), events, progress);
-      progress(`ready: seeded in ${Date.now() - seedStarted} ms`);
-      const replay = await timeEngineStart(dir, false, timeoutMs);
+      const seeded = await provideLog(path.join(dir, 'events.sqlite'), events, seedDir, (file) => seed(file, events, progress));
+      progress(`ready: ${seeded ? 'seeded' : 'copied'} in ${Date.now() - seedStarted} ms`);
+      const replay = events <= replayMaxEvents ? await timeEngineStart(dir, false, timeoutMs) : {};
       progress(`ready: replay ${JSON.stringify(replay)}`);
       // Folds the log like the replay, writing snapshots (and paging cold documents out, D320) as it
       // goes; its clean stop writes the last ones.
       const first = await timeEngineStart(dir, true, timeoutMs);
+      progress(`ready: first ${JSON.stringify(first)}`);
       const resumed = await timeEngineStart(dir, true, timeoutMs);
       // What a resumed start reads instead of the log: the engine's snapshot and the read models'.
       const mb = (file: string): number => round(statSync(path.join(dir, file)).size / 2 ** 20, 1);
-      const files = { engineStateMb: mb('engine-state.sqlite'), readModelsMb: mb('read-models.sqlite') };
+      const files = { engineStateMb: mb('engine-state.sqlite'), readModelsMb: mb('read-models.sqlite'), logMb: mb('events.sqlite') };
       const row = { events, ...prefixed('replay', replay), ...prefixed('first', first), ...prefixed('resumed', resumed), ...files };
       progress(JSON.stringify(row));
       rows.push(row);

@@ -20,11 +20,12 @@ import { projectorCurve } from './scale-projector';
 import { queuesCurve } from './scale-queues';
 import { distributedReadyCurve } from './scale-ready-distributed';
 import { procCpuSeconds, ready, readyCurve, seed } from './scale-ready';
+import { submitCurve } from './scale-submit';
 import { procKb, startEmbeddedServer } from './support/embedded-server';
 import { workload } from './support/workload';
 
 /**
- * `npm run bench -- scale [state|queue|projector|start|ready|queues|ready-distributed|metrics-redis] [sizes...]`: how cost grows with history and with queue
+ * `npm run bench -- scale [state|queue|projector|start|ready|queues|ready-distributed|metrics-redis|submit] [sizes...]`: how cost grows with history and with queue
  * length (issue 29). Each curve prints one line per size and one `…/exponent` line: the least-squares
  * slope of log(cost) against log(size), 0 for flat, 1 for linear.
  *
@@ -49,6 +50,9 @@ import { workload } from './support/workload';
  *   metrics-redis  the Redis metrics projection alone folded from position 0 over N events of the
  *          rebuild workload: CPU of the folding process and of Redis, what the model stores
  *          (scale-metrics.ts). Not run unless named. Default N: 300k, 1M, 2M.
+ *   submit  one paused queue holding N active PRs, re-submitted over HTTP one at a time: p50 and CPU of
+ *          the server's processes per request, embedded (engine on) and distributed (API + projector,
+ *          PostgreSQL + Redis) (scale-submit.ts). Not run unless named. Default N: 10, 500, 5,000.
  *
  * CPU times (process.cpuUsage) are reported beside wall times: on a loaded machine they stay honest.
  * Every line carries the 1-minute load average so a noisy run can be told apart.
@@ -209,9 +213,9 @@ const sizesOr = (args: string[], fallback: number[]): number[] => {
 };
 
 export async function* run(args: string[] = []): AsyncIterable<object> {
-  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues', 'ready-distributed', 'metrics-redis'];
+  const names = ['state', 'queue', 'projector', 'start', 'ready', 'queues', 'ready-distributed', 'metrics-redis', 'submit'];
   // `ready` seeds and starts a server three times per size (minutes at 1M events): only when named.
-  const onlyNamed = ['ready', 'queues', 'ready-distributed', 'metrics-redis'];
+  const onlyNamed = ['ready', 'queues', 'ready-distributed', 'metrics-redis', 'submit'];
   const curves = names.filter((c) => (!args.some((a) => names.includes(a)) && !onlyNamed.includes(c)) || args.includes(c));
   const sizes = args.filter((a) => /^\d+$/.test(a));
   if (curves.includes('state')) {
@@ -278,6 +282,14 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'resumedCatchUpMs',
       'resumedCatchUpCpuS',
       'resumedPeakMb',
+    ]);
+  }
+  if (curves.includes('submit')) {
+    yield* curve('scale/submit', await submitCurve(sizesOr(sizes, [10, 500, 5_000]), progress), 'prs', [
+      'embeddedP50Ms',
+      'embeddedCpuMsPerSubmit',
+      'distributedP50Ms',
+      'distributedCpuMsPerSubmit',
     ]);
   }
   if (curves.includes('ready-distributed')) {

@@ -105,7 +105,7 @@ const READ_RATIO: Target = { text: 'ratio >= 0.6', met: (_r, ratio) => ratio >= 
 const SUBMIT_RATE: Target = { text: 'reqPerSec >= 1000 and p99Ms < 20', met: (r) => r.reqPerSec >= 1000 && r.p99Ms < 20 };
 
 /** Creates the queue of every branch the PRs target and submits the PRs, through the API itself. */
-const createQueuesAndSubmit = async (d: Deployment, pulls: PullSpec[], queue: object = {}): Promise<void> => {
+export const createQueuesAndSubmit = async (d: Deployment, pulls: PullSpec[], queue: object = {}): Promise<void> => {
   for (const branch of new Set(pulls.map((p) => p.base)))
     await postOk(d.url, '/createQueue', d.token, { repo: BENCH_REPO, targetBranch: branch, ...queue });
   await inParallel(pulls, 8, (p) =>
@@ -118,7 +118,7 @@ const createQueuesAndSubmit = async (d: Deployment, pulls: PullSpec[], queue: ob
  * `unspecified` and the engine works each one out in the background, which must not overlap the
  * measured re-submissions (a one-time cost per PR, measured by the fresh case instead).
  */
-const untilMergeabilityKnown = async (d: Deployment, pulls: PullSpec[], timeoutMs = 600_000): Promise<void> => {
+export const untilMergeabilityKnown = async (d: Deployment, pulls: PullSpec[], timeoutMs = 600_000): Promise<void> => {
   const until = Date.now() + timeoutMs;
   for (const branch of new Set(pulls.map((p) => p.base))) {
     // Every benchmark PR merges cleanly, so each one is pending once the engine learned its mergeability.

@@ -81,7 +81,8 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
 
 /**
  * The distributed shape on one machine: the stateless API process and a projector process sharing
- * the SQLite event log, with the read models in Redis under their own namespace.
+ * the event log (the SQLite file, or PostgreSQL when given), with the read models in Redis under
+ * their own namespace.
  */
 export const startDistributed = async (opts: DeploymentOptions & { redisUrl: string; namespace: string }): Promise<Deployment> => {
   const { token, env } = tokenEnv();
@@ -89,7 +90,7 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
     ...commonEnv(opts, env),
     RAILYARD_REDIS_URL: opts.redisUrl,
     RAILYARD_REDIS_NAMESPACE: opts.namespace,
-    RAILYARD_EVENTSTORE: 'sqlite',
+    RAILYARD_EVENTSTORE: opts.postgres ? 'postgres' : 'sqlite',
   };
   const children: Child[] = [];
   const stop = async () => {
