@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEventStore, type EventStoreConfig } from '@railyard/eventstore';
 import { makeTempDir, removeTempDir } from '@railyard/testkit';
 import { build } from '../scripts/build/build';
 import { groupsOf, layoutOf, settingsFromEnv, type Case, type Settings } from './support/api-cases';
-import type { Deployment } from './support/deployments';
+import { headOf, type Deployment } from './support/deployments';
 import { prepareRepository } from './support/git-fixture';
 import { postJson } from './support/http';
 import { compareInterleaved } from './support/load';
@@ -19,15 +18,6 @@ import { startChild, type Child } from './support/processes';
 
 const progress = (line: string): void => {
   process.stderr.write(`[bench api] ${line}\n`);
-};
-
-const headOf = async (events: EventStoreConfig): Promise<bigint> => {
-  const store = await createEventStore(events);
-  try {
-    return (await store.headPosition()) ?? 0n;
-  } finally {
-    await store.close();
-  }
 };
 
 // Requests autocannon abandoned at the end of a run still complete in the server; let them land.

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { createEventStore, type EventStoreConfig } from '@railyard/eventstore';
 import { createTestDatabase, makeTempDir, removeTempDir, type TestDatabase } from '@railyard/testkit';
+import { prefixed } from './scale-ready';
 import { createQueuesAndSubmit, untilMergeabilityKnown } from './support/api-cases';
-import { startDistributed, startEmbedded, type Deployment } from './support/deployments';
+import { headOf, startDistributed, startEmbedded, type Deployment } from './support/deployments';
 import { BENCH_REPO, prepareRepository, type PullSpec } from './support/git-fixture';
 import { postOk } from './support/http';
 import { dropNamespace } from './support/redis-namespace';
@@ -24,15 +24,6 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** The value at quantile q of sorted numbers (nearest rank). */
 export const quantile = (sorted: readonly number[], q: number): number =>
   sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number);
-
-const headOf = async (config: EventStoreConfig): Promise<bigint> => {
-  const store = await createEventStore(config);
-  try {
-    return (await store.headPosition()) ?? 0n;
-  } finally {
-    await store.close();
-  }
-};
 
 const measure = async (d: Deployment, pulls: PullSpec[], requests: number): Promise<Record<string, number>> => {
   const next = resubmitBodies(BENCH_REPO, pulls);
@@ -95,9 +86,6 @@ const oneShape = async (
     await removeTempDir(work);
   }
 };
-
-const prefixed = (prefix: string, row: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(row).map(([k, v]) => [`${prefix}${k[0]?.toUpperCase()}${k.slice(1)}`, v]));
 
 export const submitCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {
   const requests = positiveIntFromEnv('BENCH_SUBMIT_REQUESTS', 300);

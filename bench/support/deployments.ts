@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { EventStoreConfig } from '@railyard/eventstore';
+import { createEventStore, type EventStoreConfig } from '@railyard/eventstore';
 import { startChild, type Child } from './processes';
 
 export interface Deployment {
@@ -33,6 +33,16 @@ export interface DeploymentOptions {
   /** More settings for its processes (RAILYARD_* variables), over the ones every deployment gets. */
   env?: NodeJS.ProcessEnv;
 }
+
+/** The position of the last event in a deployment's log: what a run appended is the difference. */
+export const headOf = async (config: EventStoreConfig): Promise<bigint> => {
+  const store = await createEventStore(config);
+  try {
+    return (await store.headPosition()) ?? 0n;
+  } finally {
+    await store.close();
+  }
+};
 
 /** A fresh admin token per deployment, handed over in the environment only (never logged, never written). */
 const tokenEnv = (): { token: string; env: string } => {
