@@ -1,4 +1,4 @@
-import { quantile } from './scale-submit';
+import { quantile, submitShapesFromEnv } from './scale-submit';
 
 describe('quantile of the submit curve', () => {
   it('when asked for the median of an odd count, then it is the middle value', () => {
@@ -16,5 +16,19 @@ describe('quantile of the submit curve', () => {
 
   it('when there are no values, then it is NaN', () => {
     expect(quantile([], 0.5)).toBeNaN();
+  });
+});
+
+describe('shapes of the submit curve', () => {
+  it('when nothing is set, then both shapes run, embedded first', () => {
+    expect(submitShapesFromEnv({})).toEqual(['embedded', 'distributed']);
+  });
+
+  it('when one shape is named, then only it runs', () => {
+    expect(submitShapesFromEnv({ BENCH_SUBMIT_SHAPES: 'distributed' })).toEqual(['distributed']);
+  });
+
+  it('when an unknown shape is named, then the run is refused', () => {
+    expect(() => submitShapesFromEnv({ BENCH_SUBMIT_SHAPES: 'embedded,redis' })).toThrow(/not "redis"/);
   });
 });

@@ -15,8 +15,20 @@ import { positiveIntFromEnv, postgresUrlFromEnv, redisUrlFromEnv, uniqueNamespac
  * time of each request, and the CPU of the deployment's processes per request. Embedded: the server
  * with its engine on (which plans the queue again after each event), once every PR's mergeability is
  * known. Distributed: the API and projector processes over PostgreSQL and Redis. BENCH_SUBMIT_REQUESTS
- * sets how many are measured (after a tenth as many unmeasured, to warm up).
+ * sets how many are measured (after a tenth as many unmeasured, to warm up); BENCH_SUBMIT_SHAPES=distributed (or
+ * embedded) runs one shape only; BENCH_CPU_PROF=<dir> has every process write a V8 CPU profile there. Distributed
+ * rows also give the CPU per submit of each process.
  */
+
+type Shape = 'embedded' | 'distributed';
+
+/** BENCH_SUBMIT_SHAPES: which deployments the curve runs, both unless told; anything else is refused rather than skipped. */
+export const submitShapesFromEnv = (env: NodeJS.ProcessEnv = process.env): Shape[] => {
+  const shapes = (env.BENCH_SUBMIT_SHAPES || 'embedded,distributed').split(',').map((s) => s.trim());
+  for (const s of shapes)
+    if (s !== 'embedded' && s !== 'distributed') throw new Error(`BENCH_SUBMIT_SHAPES takes embedded and distributed, not "${s}"`);
+  return shapes as Shape[];
+};
 
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -32,6 +44,7 @@ const measure = async (d: Deployment, pulls: PullSpec[], requests: number): Prom
   await sleep(1000);
   const head = await headOf(d.eventStore);
   const cpu = d.cpuSeconds();
+  const cpuOf = d.cpuSecondsByProcess();
   const times: number[] = [];
   for (let i = 0; i < requests; i++) {
     const started = process.hrtime.bigint();
@@ -41,6 +54,11 @@ const measure = async (d: Deployment, pulls: PullSpec[], requests: number): Prom
   // The projector (or the engine) handles the last events after their answers.
   await sleep(1000);
   const cpuMs = (d.cpuSeconds() - cpu) * 1000;
+  // Distributed: which process the CPU per submit goes to.
+  const byProcess = Object.entries(d.cpuSecondsByProcess()).map(([name, s]) => [
+    `${name}CpuMsPerSubmit`,
+    round(((s - (cpuOf[name] ?? 0)) * 1000) / requests),
+  ]);
   const appended = Number((await headOf(d.eventStore)) - head);
   times.sort((a, b) => a - b);
   return {
@@ -48,15 +66,11 @@ const measure = async (d: Deployment, pulls: PullSpec[], requests: number): Prom
     p99Ms: round(quantile(times, 0.99)),
     cpuMsPerSubmit: round(cpuMs / requests),
     eventsPerSubmit: round(appended / requests),
+    ...(byProcess.length > 1 ? Object.fromEntries(byProcess) : {}),
   };
 };
 
-const oneShape = async (
-  shape: 'embedded' | 'distributed',
-  prs: number,
-  requests: number,
-  progress: (line: string) => void,
-): Promise<Record<string, number>> => {
+const oneShape = async (shape: Shape, prs: number, requests: number, progress: (line: string) => void): Promise<Record<string, number>> => {
   const work = await makeTempDir('railyard-bench-submit-');
   const redisUrl = redisUrlFromEnv();
   const namespace = uniqueNamespace('submit');
@@ -66,7 +80,10 @@ const oneShape = async (
     const gitRoot = path.join(work, 'git');
     const pulls = Array.from({ length: prs }, (_, i) => ({ number: i + 1, base: 'main' }));
     await prepareRepository(gitRoot, ['main'], pulls);
-    const opts = { dataDir: path.join(work, 'data'), gitRoot, logDir: work, label: shape };
+    // BENCH_CPU_PROF=<dir>: every process writes a V8 CPU profile there on exit, as in the api benchmark.
+    const prof = process.env.BENCH_CPU_PROF;
+    const nodeFlags = prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] : undefined;
+    const opts = { dataDir: path.join(work, 'data'), gitRoot, logDir: work, label: shape, nodeFlags };
     if (shape === 'embedded') d = await startEmbedded({ ...opts, engine: true });
     else {
       db = await createTestDatabase(postgresUrlFromEnv(), 'bench_scale_submit');
@@ -89,10 +106,11 @@ const oneShape = async (
 
 export const submitCurve = async (sizes: number[], progress: (line: string) => void): Promise<Record<string, number>[]> => {
   const requests = positiveIntFromEnv('BENCH_SUBMIT_REQUESTS', 300);
+  const shapes = submitShapesFromEnv();
   const rows: Record<string, number>[] = [];
   for (const prs of sizes) {
-    const embedded = await oneShape('embedded', prs, requests, progress);
-    const distributed = await oneShape('distributed', prs, requests, progress);
+    const embedded = shapes.includes('embedded') ? await oneShape('embedded', prs, requests, progress) : {};
+    const distributed = shapes.includes('distributed') ? await oneShape('distributed', prs, requests, progress) : {};
     const row = { prs, requests, ...prefixed('embedded', embedded), ...prefixed('distributed', distributed) };
     progress(JSON.stringify(row));
     rows.push(row);

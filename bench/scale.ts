@@ -290,6 +290,8 @@ export async function* run(args: string[] = []): AsyncIterable<object> {
       'embeddedCpuMsPerSubmit',
       'distributedP50Ms',
       'distributedCpuMsPerSubmit',
+      'distributedProjectorCpuMsPerSubmit',
+      'distributedApiCpuMsPerSubmit',
     ]);
   }
   if (curves.includes('ready-distributed')) {

@@ -13,6 +13,8 @@ export interface Deployment {
   alive(): boolean;
   /** CPU seconds all of its processes have used so far. */
   cpuSeconds(): number;
+  /** The same, per process (distributed: `projector` and `api`). */
+  cpuSecondsByProcess(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export const startEmbedded = async (opts: DeploymentOptions): Promise<Deployment
     eventStore: eventStoreOf(opts),
     alive: () => server.running(),
     cpuSeconds: () => server.cpuSeconds(),
+    cpuSecondsByProcess: () => ({ server: server.cpuSeconds() }),
     stop: () => server.stop(),
   };
 };
@@ -103,10 +106,12 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
     RAILYARD_EVENTSTORE: opts.postgres ? 'postgres' : 'sqlite',
   };
   const children: Child[] = [];
+  const names: string[] = [];
   const stop = async () => {
     for (const child of children.reverse()) await child.stop();
   };
   try {
+    names.push('projector', 'api');
     children.push(
       await startChild({
         script: 'apps/projector/src/main.ts',
@@ -132,6 +137,7 @@ export const startDistributed = async (opts: DeploymentOptions & { redisUrl: str
       eventStore: eventStoreOf(opts),
       alive: () => children.every((c) => c.running()),
       cpuSeconds: () => children.reduce((sum, c) => sum + c.cpuSeconds(), 0),
+      cpuSecondsByProcess: () => Object.fromEntries(children.map((c, i) => [names[i] ?? `process${i}`, c.cpuSeconds()])),
       stop,
     };
   } catch (err) {
