@@ -25,12 +25,12 @@ redisSpecifics(bed, () => keys.checkpoint, {
 });
 
 describe('RedisMetricsStore specifics', () => {
-  it('when a batch is applied, then its keys are the checkpoint, the format, the index and one document per queue, under the namespace tag', async () => {
+  it('when a batch is applied, then its keys are the checkpoint, the format, the index and per queue a document and its live entries, under the namespace tag', async () => {
     const store = new RedisMetricsStore({ redis: bed.redis, namespace: bed.namespace });
     try {
       await store.reset();
       await store.apply(new RecordedEventFactory().record(Q, ...scriptedQueueHistory(Q, t)));
-      expect(await bed.keys()).toEqual([keys.checkpoint, keys.format, keys.index, keys.queue(Q)].sort());
+      expect(await bed.keys()).toEqual([keys.checkpoint, keys.format, keys.index, keys.queue(Q), keys.entries(Q)].sort());
       expect(await bed.redis.zrange(keys.index, 0, '-1')).toEqual([Q]);
     } finally {
       await store.reset();

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@railyard/eventstore';
 import { targetOf } from '../../events/queue-event';
 import type { QueueMetricsDoc } from './model';
-import { foldMetricsEvent, type FailedPrsOf } from './project';
+import { foldMetricsEvent, type KeptApart } from './project';
 
 /** The queues a batch touches, so an adapter loads exactly those documents. */
 export const metricsQueuesOf = (events: readonly RecordedEvent[]): Set<string> => {
@@ -18,13 +18,13 @@ export const metricsQueuesOf = (events: readonly RecordedEvent[]): Set<string> =
  * ids that changed; the map's entries are replaced with the results. A busy queue's document holds
  * every live entry and an hour of log, so copying it per batch cost more than the API request that
  * made the event (docs/decisions.md D121): adapters whose documents are their own (freshly parsed, or
- * the memory store's) fold in place. If it throws, the documents may hold half an event. `failedOf`
- * keeps the failed PRs outside the documents (the Redis store's, D312).
+ * the memory store's) fold in place. If it throws, the documents may hold half an event. `apart`
+ * keeps failed PRs and live entries outside the documents (the Redis store's, D312 and D337).
  */
 export const foldMetricsBatchInPlace = (
   docs: Map<string, QueueMetricsDoc | null>,
   events: readonly RecordedEvent[],
-  failedOf?: FailedPrsOf,
+  apart?: KeptApart,
 ): Set<string> => {
   const changed = new Set<string>();
   for (const event of events) {
@@ -32,7 +32,7 @@ export const foldMetricsBatchInPlace = (
     if (!t) continue;
     const doc = docs.get(t.queueId) ?? null;
     const positionBefore = doc?.position;
-    const after = foldMetricsEvent(doc, event, failedOf);
+    const after = foldMetricsEvent(doc, event, apart);
     if (after !== doc || after?.position !== positionBefore) changed.add(t.queueId);
     docs.set(t.queueId, after);
   }

@@ -70,7 +70,7 @@ export interface QueueMetricsDoc {
   queueId: string;
   repo: RepoRef;
   branch: string;
-  /** Non-terminal entries by PR number. */
+  /** Non-terminal entries by PR number (the Redis store keeps them in a hash beside the document, D337). */
   entries: Record<string, LiveEntry>;
   /** Test runs in flight and their kind, so a PR's PrTestingStarted learns whether it is a bisection. */
   runs: Record<string, QueueType>;

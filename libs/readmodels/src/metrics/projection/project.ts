@@ -11,6 +11,7 @@ import {
   type QueueMetricsDoc,
   type QueueType,
 } from './model';
+import { entriesInDoc, type LiveEntries } from './entries';
 
 // A failure older than this no longer turns a later merge into an "innocent ejection".
 const FAILURE_MEMORY_MS = 30 * 24 * 60 * 60 * 1000;
@@ -61,6 +62,7 @@ const secondsBetween = (from: number, to: number): number => Math.max(0, (to - f
 /** Moves an entry to `next`, logging the durations and counts that transition ends or makes. */
 const move = (
   doc: QueueMetricsDoc,
+  entries: LiveEntries,
   key: string,
   entry: LiveEntry,
   next: PrState,
@@ -76,11 +78,11 @@ const move = (
   if (isTerminal(next)) {
     record(doc, at, 'c', next);
     if (entry.admittedAt !== undefined) record(doc, at, 'q', next, secondsBetween(entry.admittedAt, at));
-    delete doc.entries[key];
+    entries.delete(key);
     return;
   }
   const admittedAt = entry.admittedAt ?? (next === 'pending' ? at : undefined);
-  doc.entries[key] = { ...entry, state: next as LiveEntry['state'], since: at, ...(admittedAt === undefined ? {} : { admittedAt }) };
+  entries.set(key, { ...entry, state: next as LiveEntry['state'], since: at, ...(admittedAt === undefined ? {} : { admittedAt }) });
 };
 
 const observeCiRuns = (doc: QueueMetricsDoc, runs: number): void => {
@@ -154,8 +156,14 @@ export const failedInDoc = (doc: QueueMetricsDoc): FailedPrs => ({
   clear: () => void (doc.failed = {}),
 });
 
-/** Which FailedPrs a fold uses for a queue; absent, the document's own map. */
-export type FailedPrsOf = (queueId: string) => FailedPrs;
+/**
+ * The parts of a queue a store keeps apart from its document, loaded for what a batch names: failed
+ * PRs (D312) and live entries (D337). Absent, a fold uses the document's own maps.
+ */
+export interface KeptApart {
+  failed(queueId: string): FailedPrs;
+  entries(queueId: string): LiveEntries;
+}
 
 /** The key (PR number) of the failed-PR record an event may read or change, if any. */
 export const failedPrKeyOf = (event: RecordedEvent): string | undefined => {
@@ -170,15 +178,19 @@ export const failedPrKeyOf = (event: RecordedEvent): string | undefined => {
  * would dominate): callers pass a copy they own, as foldMetricsBatch does. Events at or below the
  * document's position are skipped.
  */
-export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEvent, failedOf?: FailedPrsOf): QueueMetricsDoc | null => {
+export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEvent, apart?: KeptApart): QueueMetricsDoc | null => {
   const target = targetOf(event);
   if (!target || (doc && event.position <= BigInt(doc.position))) return doc;
   const position = event.position.toString();
   const e = asQueueEvent(event);
-  if (e.type === 'QueueCreated' || e.type === 'QueueDeleted') failedOf?.(target.queueId).clear();
+  if (e.type === 'QueueCreated' || e.type === 'QueueDeleted') {
+    apart?.failed(target.queueId).clear();
+    apart?.entries(target.queueId).clear();
+  }
   if (e.type === 'QueueCreated') return emptyMetricsDoc(target.queueId, position);
   if (!doc || e.type === 'QueueDeleted') return null;
-  const failed = failedOf ? failedOf(target.queueId) : failedInDoc(doc);
+  const failed = apart ? apart.failed(target.queueId) : failedInDoc(doc);
+  const entries = apart ? apart.entries(target.queueId) : entriesInDoc(doc);
 
   const at = eventTime(event);
   switch (e.type) {
@@ -195,14 +207,14 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
     case 'PrSubmitted': {
       const d = e.data;
       const key = String(d.prNumber);
-      doc.entries[key] = {
+      entries.set(key, {
         state: d.state,
         since: at,
         ...(d.state === 'pending' ? { admittedAt: at } : {}),
         queueType: 'main',
         runs: 0,
         headSha: d.headSha,
-      };
+      });
       const previous = failed.get(key);
       if (previous && previous.headSha !== d.headSha) failed.delete(key);
       break;
@@ -213,7 +225,7 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
 
   const moved = e.type === 'PrSubmitted' ? undefined : entryStateAfter(e);
   const key = moved ? String(moved.prNumber) : '';
-  const entry = moved ? doc.entries[key] : undefined;
+  const entry = moved ? entries.get(key) : undefined;
   if (moved && entry) {
     let startingType = entry.queueType;
     if (e.type === 'PrTestingStarted') startingType = doc.runs[e.data.testRunId] ?? 'main';
@@ -224,12 +236,12 @@ export const foldMetricsEvent = (doc: QueueMetricsDoc | null, event: RecordedEve
       countInnocentEjections(doc, failed, key, entry);
     }
     if (e.type === 'PrFailed') rememberFailure(failed, key, entry, at);
-    move(doc, key, entry, moved.state, at, e, startingType);
-    const after = doc.entries[key];
+    move(doc, entries, key, entry, moved.state, at, e, startingType);
+    const after = entries.get(key);
     if (e.type === 'TestsRestarted' && e.data.reason === 'FLAKE_RETRY' && after)
-      doc.entries[key] = { ...after, retries: (after.retries ?? 0) + 1 };
+      entries.set(key, { ...after, retries: (after.retries ?? 0) + 1 });
     if (e.type === 'PrTestingStarted' && after)
-      doc.entries[key] = { ...after, testRunId: e.data.testRunId, queueType: startingType, runs: after.runs + 1 };
+      entries.set(key, { ...after, testRunId: e.data.testRunId, queueType: startingType, runs: after.runs + 1 });
   }
 
   prune(doc, at);

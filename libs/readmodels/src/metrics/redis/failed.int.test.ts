@@ -6,7 +6,7 @@ import { RecordedEventFactory } from '../../testing/recorded';
 import { redisBed } from '../../testing/redis';
 import { MemoryMetricsStore } from '../memory/store';
 import type { QueueMetricsDoc } from '../projection/model';
-import { metricsRedisKeys } from './keys';
+import { METRICS_REDIS_FORMAT, metricsRedisKeys } from './keys';
 import { RedisMetricsStore } from './store';
 
 const bed = redisBed('metricsfailed');
@@ -97,6 +97,6 @@ describe('RedisMetricsStore: failed PRs beside the documents (D312)', () => {
     await store.apply(events);
     expect(byId(await store.queues())).toEqual(await folded(events));
     expect(await store.checkpoint()).toBe(events[events.length - 1]?.position);
-    expect(await bed.redis.get(keys.format)).toBe('2');
+    expect(await bed.redis.get(keys.format)).toBe(METRICS_REDIS_FORMAT);
   });
 });

@@ -8,8 +8,10 @@ import { redisKeys } from '../../redis/keys';
 export interface MetricsRedisKeys {
   /** STRING: position of the last applied event, zero-padded (or the reset marker). */
   checkpoint: string;
-  /** STRING: JSON QueueMetricsDoc without `failed` (from format 2 on, D312). */
+  /** STRING: JSON QueueMetricsDoc without `failed` (from format 2 on, D312) nor `entries` (from 3 on, D337). */
   queue(queueId: string): string;
+  /** HASH: field PR number, value JSON LiveEntry; the queue's live entries (D337). */
+  entries(queueId: string): string;
   /** HASH: field PR number, value JSON FailedPr; the queue's failed PRs. */
   failed(queueId: string): string;
   /** ZSET: member PR number, score the failure's epoch ms; the same PRs by time, so old ones are trimmed by range. */
@@ -23,9 +25,10 @@ export interface MetricsRedisKeys {
 
 /**
  * How the model is stored: 1 (unnamed) kept `failed` inside each queue's document, 2 keeps it in a hash
- * and a sorted set per queue (D312). Raised with any change to the stored shape or to the fold.
+ * and a sorted set per queue (D312), 3 keeps `entries` in a hash per queue too (D337). Raised with any
+ * change to the stored shape or to the fold.
  */
-export const METRICS_REDIS_FORMAT = '2';
+export const METRICS_REDIS_FORMAT = '3';
 
 export const metricsRedisKeys = (namespace: string): MetricsRedisKeys => {
   // Validates the namespace the same way as the queue views do.
@@ -34,6 +37,7 @@ export const metricsRedisKeys = (namespace: string): MetricsRedisKeys => {
   return {
     checkpoint: `${base}checkpoint`,
     queue: (queueId) => `${base}q:${queueId}`,
+    entries: (queueId) => `${base}q:${queueId}:entries`,
     failed: (queueId) => `${base}q:${queueId}:failed`,
     failedAt: (queueId) => `${base}q:${queueId}:failedat`,
     format: `${base}format`,

@@ -5,10 +5,12 @@ import { targetOf } from '../../events/queue-event';
 import { RedisCheckpoint, RESETTING } from '../../redis/checkpointed';
 import { APPLY_BATCH } from '../../redis/scripts';
 import { foldMetricsBatchInPlace, metricsQueuesOf } from '../projection/batch';
-import type { FailedPr, QueueMetricsDoc } from '../projection/model';
-import { failedPrKeyOf } from '../projection/project';
+import { entryKeyOf } from '../projection/entries';
+import type { FailedPr, LiveEntry, QueueMetricsDoc } from '../projection/model';
+import { failedPrKeyOf, type KeptApart } from '../projection/project';
 import type { MetricsStore } from '../port';
 import { LoadedFailedPrs } from './failed';
+import { LoadedFields } from './loaded';
 import { METRICS_REDIS_FORMAT, metricsRedisKeys, type MetricsRedisKeys } from './keys';
 
 export interface RedisMetricsStoreOptions {
@@ -20,19 +22,24 @@ export interface RedisMetricsStoreOptions {
 
 const MGET_CHUNK = 500;
 
-/** What one attempt at a batch read: the format, the touched documents and the failed PRs its events name. */
+/** Per queue, the fields of one of its hashes a batch loaded (null: no such field). */
+type Loaded<T> = Map<string, Map<string, T | null>>;
+
+/** What one attempt at a batch read: the format, the touched documents and the failed PRs and entries its events name. */
 interface BatchRead {
   format: string | null;
   docs: (string | null)[];
-  failed: Map<string, Map<string, FailedPr | null>>;
+  failed: Loaded<FailedPr>;
+  entries: Loaded<LiveEntry>;
 }
 
 /**
  * Metrics documents in Redis, shared by every API replica. A batch is one MULTI (checkpoint, format,
- * the touched documents and the failed PRs its events name) and one script that writes what changed
- * with the checkpoint, provided the checkpoint has not moved since the read (the same compare-and-set
- * as the queue views). Failed PRs are kept beside each document, not in it (D312): at 3M events a
- * queue remembered 2,078 of them, 199 KB rewritten with every batch.
+ * the touched documents and the failed PRs and live entries its events name) and one script that
+ * writes what changed with the checkpoint, provided the checkpoint has not moved since the read (the
+ * same compare-and-set as the queue views). Failed PRs (D312) and live entries (D337) are kept beside
+ * each document, not in it: at 3M events a queue remembered 2,078 failed PRs, 199 KB rewritten with
+ * every batch, and a queue of 5,000 active PRs had 659 KB of entries.
  */
 export class RedisMetricsStore implements MetricsStore {
   readonly keys: MetricsRedisKeys;
@@ -51,60 +58,73 @@ export class RedisMetricsStore implements MetricsStore {
 
   apply(events: RecordedEvent[]): Promise<void> {
     const ids = [...metricsQueuesOf(events)];
-    const named = failedPrsNamed(events);
+    const failedNamed = fieldsNamed(events, failedPrKeyOf);
+    const entriesNamed = fieldsNamed(events, entryKeyOf);
     return this.base.apply<BatchRead>(
       events,
       'metrics read model',
       async () => {
         const multi = this.base.redis.multi().get(this.keys.checkpoint).get(this.keys.format);
         if (ids.length > 0) multi.mget(...ids.map((id) => this.keys.queue(id)));
-        const prsOf = [...named].map(([id, prs]) => ({ id, prs: [...prs] }));
-        for (const { id, prs } of prsOf) multi.hmget(this.keys.failed(id), ...prs);
+        for (const [id, prs] of failedNamed) multi.hmget(this.keys.failed(id), ...prs);
+        for (const [id, prs] of entriesNamed) multi.hmget(this.keys.entries(id), ...prs);
         const replies = await repliesOf(multi);
         const [stored = null, format = null] = replies as (string | null)[];
         const docs = ids.length > 0 ? (replies[2] as (string | null)[]) : [];
-        const failed = new Map<string, Map<string, FailedPr | null>>();
-        prsOf.forEach(({ id, prs }, i) => {
-          const values = replies[(ids.length > 0 ? 3 : 2) + i] as (string | null)[];
-          failed.set(id, new Map(prs.map((pr, j) => [pr, values[j] ? (JSON.parse(values[j] as string) as FailedPr) : null])));
-        });
+        const rest = replies.slice(ids.length > 0 ? 3 : 2);
+        const failed = loadedOf<FailedPr>(failedNamed, rest.slice(0, failedNamed.size));
+        const entries = loadedOf<LiveEntry>(entriesNamed, rest.slice(failedNamed.size));
         if (stored !== null && stored !== RESETTING && format !== METRICS_REDIS_FORMAT) {
           // Written by an older version: rebuilt from the events, never read with this one's meaning.
           await this.base.redis.set(this.keys.checkpoint, RESETTING);
-          return { stored: RESETTING, values: { format, docs, failed } };
+          return { stored: RESETTING, values: { format, docs, failed, entries } };
         }
-        return { stored, values: { format, docs, failed } };
+        return { stored, values: { format, docs, failed, entries } };
       },
       async (fresh, expected, next, read) => {
         // Parsed for this attempt only: folded in place (docs/decisions.md D121).
         const docs = new Map<string, QueueMetricsDoc | null>(ids.map((id, i) => [id, parse(read.docs[i])]));
-        const ledgers = new Map<string, LoadedFailedPrs>();
-        const failedOf = (id: string): LoadedFailedPrs => {
-          let ledger = ledgers.get(id);
-          if (!ledger) ledgers.set(id, (ledger = new LoadedFailedPrs(read.failed.get(id) ?? new Map())));
-          return ledger;
+        const failed = new Map<string, LoadedFailedPrs>();
+        const entries = new Map<string, LoadedFields<LiveEntry>>();
+        const apart: KeptApart = {
+          failed: (id) => once(failed, id, () => new LoadedFailedPrs(read.failed.get(id) ?? new Map())),
+          entries: (id) => once(entries, id, () => new LoadedFields(read.entries.get(id) ?? new Map(), 'entry of PR')),
         };
-        const changed = foldMetricsBatchInPlace(docs, fresh, failedOf);
+        const changed = foldMetricsBatchInPlace(docs, fresh, apart);
         const keys = [this.keys.checkpoint, this.keys.index, this.keys.format];
         const args = [expected, next, 'S', '3', METRICS_REDIS_FORMAT];
         const ref = (key: string): string => String(keys.push(key));
         for (const id of changed) {
           const doc = docs.get(id);
-          if (doc) args.push('S', ref(this.keys.queue(id)), JSON.stringify({ ...doc, failed: undefined }), 'Z', '2', '0', id);
+          const stored = doc && JSON.stringify({ ...doc, failed: undefined, entries: undefined });
+          if (stored) args.push('S', ref(this.keys.queue(id)), stored, 'Z', '2', '0', id);
           else args.push('D', ref(this.keys.queue(id)), 'R', '2', id);
         }
-        for (const [id, ledger] of ledgers) {
+        const fieldWrites = <T>(hash: string, fields: LoadedFields<T>, dropAll: boolean): void => {
+          if (dropAll) args.push('D', hash);
+          for (const field of fields.changed) {
+            const value = fields.valueOf(field);
+            if (value) args.push('H', hash, field, JSON.stringify(value));
+            else args.push('X', hash, field);
+          }
+        };
+        for (const [id, ledger] of failed) {
           const dropAll = ledger.cleared || !docs.get(id);
           if (!dropAll && ledger.horizon === null && ledger.changed.size === 0) continue;
           const hash = ref(this.keys.failed(id));
           const byTime = ref(this.keys.failedAt(id));
-          if (dropAll) args.push('D', hash, 'D', byTime);
+          if (dropAll) args.push('D', byTime);
           if (ledger.horizon !== null) args.push('T', hash, byTime, String(ledger.horizon));
+          fieldWrites(hash, ledger, dropAll);
           for (const pr of ledger.changed) {
             const value = ledger.valueOf(pr);
-            if (value) args.push('H', hash, pr, JSON.stringify(value), 'Z', byTime, String(value.at), pr);
-            else args.push('X', hash, pr, 'R', byTime, pr);
+            if (value) args.push('Z', byTime, String(value.at), pr);
+            else args.push('R', byTime, pr);
           }
+        }
+        for (const [id, live] of entries) {
+          const dropAll = live.cleared || !docs.get(id);
+          if (dropAll || live.changed.size > 0) fieldWrites(ref(this.keys.entries(id)), live, dropAll);
         }
         return (await APPLY_BATCH.run(this.base.redis, keys, args)) === 1;
       },
@@ -130,13 +150,14 @@ export class RedisMetricsStore implements MetricsStore {
       const chunk = ids.slice(i, i + MGET_CHUNK);
       const multi = this.base.redis.multi().mget(...chunk.map((id) => this.keys.queue(id)));
       for (const id of chunk) multi.hgetall(this.keys.failed(id));
-      const [jsons, ...failed] = await repliesOf(multi);
+      for (const id of chunk) multi.hgetall(this.keys.entries(id));
+      const [jsons, ...hashes] = await repliesOf(multi);
       (jsons as (string | null)[]).forEach((json, j) => {
         // A queue deleted between the two reads has no document any more: it is simply left out.
         const doc = parse(json);
         if (!doc) return;
-        const fields = (failed[j] ?? {}) as Record<string, string>;
-        doc.failed = Object.fromEntries(Object.entries(fields).map(([pr, value]) => [pr, JSON.parse(value) as FailedPr]));
+        doc.failed = parsedFields<FailedPr>(hashes[j]);
+        doc.entries = parsedFields<LiveEntry>(hashes[chunk.length + j]);
         docs.push(doc);
       });
     }
@@ -159,20 +180,41 @@ const repliesOf = async (multi: ReturnType<Redis['multi']>): Promise<unknown[]> 
     return value;
   });
 
-/** A stored document; its failed PRs are kept apart and filled in by whoever needs them. */
+/** A stored document; its failed PRs and entries are kept apart and filled in by whoever needs them. */
 const parse = (json: string | null | undefined): QueueMetricsDoc | null =>
-  json ? { ...(JSON.parse(json) as QueueMetricsDoc), failed: {} } : null;
+  json ? { ...(JSON.parse(json) as QueueMetricsDoc), failed: {}, entries: {} } : null;
 
-/** Per queue, the PRs whose failed record the batch's events may read or change. */
-const failedPrsNamed = (events: readonly RecordedEvent[]): Map<string, Set<string>> => {
+/** A whole hash of JSON values (HGETALL's reply), parsed. */
+const parsedFields = <T>(reply: unknown): Record<string, T> =>
+  Object.fromEntries(Object.entries((reply ?? {}) as Record<string, string>).map(([field, value]) => [field, JSON.parse(value) as T]));
+
+/** Per queue, the fields (PR numbers) of one of its hashes the batch's events may read or change, as `keyOf` names them. */
+const fieldsNamed = (events: readonly RecordedEvent[], keyOf: (event: RecordedEvent) => string | undefined): Map<string, string[]> => {
   const named = new Map<string, Set<string>>();
   for (const event of events) {
-    const pr = failedPrKeyOf(event);
-    const queueId = pr === undefined ? undefined : targetOf(event)?.queueId;
-    if (pr === undefined || queueId === undefined) continue;
-    let prs = named.get(queueId);
-    if (!prs) named.set(queueId, (prs = new Set()));
-    prs.add(pr);
+    const field = keyOf(event);
+    const queueId = field === undefined ? undefined : targetOf(event)?.queueId;
+    if (field === undefined || queueId === undefined) continue;
+    let fields = named.get(queueId);
+    if (!fields) named.set(queueId, (fields = new Set()));
+    fields.add(field);
   }
-  return named;
+  return new Map([...named].map(([id, fields]) => [id, [...fields]]));
+};
+
+/** The HMGET replies for `named`, in its order, as loaded fields. */
+const loadedOf = <T>(named: Map<string, string[]>, replies: unknown[]): Loaded<T> => {
+  const loaded: Loaded<T> = new Map();
+  [...named].forEach(([id, fields], i) => {
+    const values = replies[i] as (string | null)[];
+    loaded.set(id, new Map(fields.map((field, j) => [field, values[j] ? (JSON.parse(values[j] as string) as T) : null])));
+  });
+  return loaded;
+};
+
+/** The value kept under `key`, made on first use. */
+const once = <V>(map: Map<string, V>, key: string, make: () => V): V => {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
 };
