@@ -1,6 +1,7 @@
 import type { QueueEvent } from '@railyard/domain';
 import { prSubmitted, queueCreated, testQueueId } from '../../testing/fixtures';
 import { prFailed } from '../../testing/metrics';
+import { freshStoreEach } from '../../testing/fresh-store';
 import { RecordedEventFactory } from '../../testing/recorded';
 import { redisBed } from '../../testing/redis';
 import { MemoryMetricsStore } from '../memory/store';
@@ -18,14 +19,10 @@ const submits = (from: number, to: number): QueueEvent[] =>
 
 describe('RedisMetricsStore: live entries beside the documents (D337)', () => {
   let store: RedisMetricsStore;
-  beforeEach(async () => {
-    store = new RedisMetricsStore({ redis: bed.redis, namespace: bed.namespace });
-    await store.reset();
-  });
-  afterEach(async () => {
-    await store.reset();
-    await store.close();
-  });
+  freshStoreEach(
+    () => new RedisMetricsStore({ redis: bed.redis, namespace: bed.namespace }),
+    (s) => (store = s),
+  );
 
   it('when 10 then 500 PRs are active, then the queue document a batch rewrites is no larger', async () => {
     const factory = new RecordedEventFactory();

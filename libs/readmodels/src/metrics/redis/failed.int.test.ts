@@ -2,6 +2,7 @@ import type { QueueEvent } from '@railyard/domain';
 import type { RecordedEvent } from '@railyard/eventstore';
 import { prSubmitted, queueCreated, queueDeleted, testQueueId } from '../../testing/fixtures';
 import { prFailed, prMerged } from '../../testing/metrics';
+import { freshStoreEach } from '../../testing/fresh-store';
 import { RecordedEventFactory } from '../../testing/recorded';
 import { redisBed } from '../../testing/redis';
 import { MemoryMetricsStore } from '../memory/store';
@@ -50,14 +51,10 @@ const folded = async (events: RecordedEvent[]): Promise<QueueMetricsDoc[]> => {
 
 describe('RedisMetricsStore: failed PRs beside the documents (D312)', () => {
   let store: RedisMetricsStore;
-  beforeEach(async () => {
-    store = new RedisMetricsStore({ redis: bed.redis, namespace: bed.namespace });
-    await store.reset();
-  });
-  afterEach(async () => {
-    await store.reset();
-    await store.close();
-  });
+  freshStoreEach(
+    () => new RedisMetricsStore({ redis: bed.redis, namespace: bed.namespace }),
+    (s) => (store = s),
+  );
 
   it.each([1, 7, 1000])(
     'when 50 days of failures are applied in batches of %i, then the documents and failed PRs equal the memory fold',
