@@ -134,10 +134,8 @@ export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
       stdio: ['ignore', opts.logFd, opts.logFd, 'pipe', 'pipe'],
     });
     let started = false;
-    let markerGone = false;
     const marker = child.stdio[4];
     marker?.on('data', () => (started = true));
-    marker?.once('close', () => (markerGone = true));
     const exited = new Promise<CheckExit>((done) => {
       child.once('exit', (code, signal) => {
         // Whatever the command left running in the background goes with it, as on any CI runner.
@@ -153,13 +151,17 @@ export const startCheck = (opts: StartCheckOptions): Promise<CheckProcess> =>
             marker?.destroy();
             done({ code, signal, started });
           });
-        if (!marker || markerGone) return judge();
-        const timer = setTimeout(judge, MARKER_WAIT_MS);
-        timer.unref();
-        marker.once('close', () => {
+        if (!marker || marker.closed) return judge();
+        const onClose = (): void => {
           clearTimeout(timer);
           judge();
-        });
+        };
+        const timer = setTimeout(() => {
+          marker.off('close', onClose);
+          judge();
+        }, MARKER_WAIT_MS);
+        timer.unref();
+        marker.once('close', onClose);
       });
     });
     child.once('error', (err) => reject(err));
