@@ -224,6 +224,14 @@ const updateRun = (s: QueueState, testRunId: string, change: (r: TestRun) => Tes
   return s;
 };
 
+/** Marks the PRs stacked under a run that ended, still testing or pending failure, with what its outcome says of them. */
+const witnessedBy = (s: QueueState, testRunId: string, flag: 'successorPassed' | 'successorFailed'): void => {
+  for (const n of s.runs.get(testRunId)?.dependentPrs ?? []) {
+    const e = s.entries.get(n);
+    if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e[flag]) s.entries.set(n, { ...e, [flag]: true });
+  }
+};
+
 const endRun = (s: QueueState, testRunId: string, status: TestRunStatus, at: string, failedContexts: string[] = []): QueueState => {
   updateRun(s, testRunId, (r) => ({ ...r, status, endedAt: at, failedContexts }));
   dropUnusedRuns(s);
@@ -349,11 +357,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
     case 'TestRunStuck':
       return updateRun(s, event.data.testRunId, (r) => ({ ...r, stuck: { code: event.data.code, since: event.data.at } }));
     case 'TestRunSucceeded': {
-      for (const n of s.runs.get(event.data.testRunId)?.dependentPrs ?? []) {
-        const e = s.entries.get(n);
-        if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e.successorPassed)
-          s.entries.set(n, { ...e, successorPassed: true });
-      }
+      witnessedBy(s, event.data.testRunId, 'successorPassed');
       const rerun = countsAsRerun(s.runs.get(event.data.testRunId));
       const passed = endRun(s, event.data.testRunId, 'succeeded', event.data.at);
       return rerun ? { ...passed, rerunPassRate: foldRerunPasses(s.rerunPassRate, true) } : passed;
@@ -362,11 +366,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const { testRunId, judgement } = event.data;
       if (judgement !== undefined)
         updateRun(s, testRunId, (r) => ({ ...r, judgement, ...(judgement === 'genuine' ? { genuineFailure: true } : {}) }));
-      for (const n of s.runs.get(testRunId)?.dependentPrs ?? []) {
-        const e = s.entries.get(n);
-        if ((e?.state === 'testing' || e?.state === 'pending_failure') && !e.successorFailed)
-          s.entries.set(n, { ...e, successorFailed: true });
-      }
+      witnessedBy(s, testRunId, 'successorFailed');
       const rerun = countsAsRerun(s.runs.get(testRunId));
       const failed = endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
       return rerun ? { ...failed, rerunPassRate: foldRerunPasses(s.rerunPassRate, false) } : failed;

@@ -12,11 +12,12 @@ export const FAILURE_RATE_PRIOR = 0.1;
  */
 export const FAILURE_RATE_WEIGHT = 0.02;
 
+/** A moving estimate of how often something happens, after one more outcome (`hit`), each weighing `weight`. */
+export const foldMovingRate = (before: number, hit: boolean, weight: number): number => before + weight * ((hit ? 1 : 0) - before);
+
 /** The queue's estimate after one more PR merged (`failed` false) or was taken out as failed. */
-export const foldFailureRate = (rate: number | undefined, failed: boolean): number => {
-  const before = rate ?? FAILURE_RATE_PRIOR;
-  return before + FAILURE_RATE_WEIGHT * ((failed ? 1 : 0) - before);
-};
+export const foldFailureRate = (rate: number | undefined, failed: boolean): number =>
+  foldMovingRate(rate ?? FAILURE_RATE_PRIOR, failed, FAILURE_RATE_WEIGHT);
 
 type SizeSettings = Pick<QueueSettings, 'mode' | 'concurrency' | 'batchingMinSize' | 'batchingMaxSize'>;
 

@@ -1,11 +1,12 @@
 import type { TestRun } from '../state';
+import { FAILURE_RATE_WEIGHT, foldMovingRate } from './batch-size';
 
 /**
  * Weight of one re-run's outcome in the queue's estimate of how often a failure no test results name
  * passes when run again on the same commit: about the last 50 such re-runs count, as for the failure
  * rate (batch-size.ts).
  */
-export const RERUN_PASS_WEIGHT = 0.02;
+export const RERUN_PASS_WEIGHT = FAILURE_RATE_WEIGHT;
 
 /**
  * Past this estimate the queue's checks flake: two failures of one commit in a row no longer settle
@@ -18,7 +19,4 @@ export const FLAKY_QUEUE_RERUN_PASSES = 0.05;
 export const countsAsRerun = (run: TestRun | undefined): boolean => run?.retry?.cause === 'NO_TEST_RESULTS' && !run.bisection;
 
 /** The estimate after one more such re-run passed or failed; absent (0) before any. */
-export const foldRerunPasses = (rate: number | undefined, passed: boolean): number => {
-  const before = rate ?? 0;
-  return before + RERUN_PASS_WEIGHT * ((passed ? 1 : 0) - before);
-};
+export const foldRerunPasses = (rate: number | undefined, passed: boolean): number => foldMovingRate(rate ?? 0, passed, RERUN_PASS_WEIGHT);
