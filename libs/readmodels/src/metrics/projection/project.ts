@@ -12,6 +12,7 @@ import {
   type QueueType,
 } from './model';
 import { entriesInDoc, type LiveEntries } from './entries';
+import { fieldsInDoc, type KeptFields } from './kept-fields';
 
 // A failure older than this no longer turns a later merge into an "innocent ejection".
 const FAILURE_MEMORY_MS = 30 * 24 * 60 * 60 * 1000;
@@ -131,29 +132,21 @@ const trackRun = (doc: QueueMetricsDoc, testRunId: string, type: QueueType): voi
   for (let i = 0; i < ids.length - MAX_TRACKED_RUNS; i++) delete doc.runs[ids[i] as string];
 };
 
-/**
- * Where a queue's failed PRs are kept while a fold reads and changes them: the document's own map
- * (memory), or a store's own structure that loads only the PRs a batch names (Redis, D312).
- */
-export interface FailedPrs {
-  get(pr: string): FailedPr | undefined;
-  set(pr: string, failed: FailedPr): void;
-  delete(pr: string): void;
+/** Where a queue's failed PRs are kept while a fold reads and changes them (kept-fields.ts, D312). */
+export interface FailedPrs extends KeptFields<FailedPr> {
   /** Forgets every failure that happened before `horizon` (epoch ms). */
   forgetBefore(horizon: number): void;
-  /** Forgets them all: the queue was created again or deleted. */
-  clear(): void;
 }
 
 /** The document's own `failed` map as FailedPrs. */
 export const failedInDoc = (doc: QueueMetricsDoc): FailedPrs => ({
-  get: (pr) => doc.failed[pr],
-  set: (pr, failed) => void (doc.failed[pr] = failed),
-  delete: (pr) => void delete doc.failed[pr],
+  ...fieldsInDoc(
+    () => doc.failed,
+    () => void (doc.failed = {}),
+  ),
   forgetBefore: (horizon) => {
     for (const [pr, f] of Object.entries(doc.failed)) if (f.at < horizon) delete doc.failed[pr];
   },
-  clear: () => void (doc.failed = {}),
 });
 
 /**

@@ -1,9 +1,11 @@
+import type { KeptFields } from '../projection/kept-fields';
+
 /**
  * Fields of one Redis hash as a batch sees them: only those its events name are loaded (HMGET), and
  * what the fold does to them is kept as the writes to make, so the whole hash is never read nor
  * written (D312 for failed PRs, D337 for live entries). null: loaded, and no such field.
  */
-export class LoadedFields<T> {
+export class LoadedFields<T> implements KeptFields<T> {
   protected readonly values = new Map<string, T | null>();
   /** Fields the batch changed: written (or deleted) after any clear. */
   readonly changed = new Set<string>();
