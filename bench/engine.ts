@@ -21,7 +21,7 @@ import { queueCommandHandler } from '@railyard/runtime';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { engineLatency, type TimedEvent } from './support/engine-latency';
 import { benchTestHealth, seedFlakyHistory } from './support/bench-test-health';
-import { checkScript, REPORTS_DIR, withFlakes } from './support/flaky-checks';
+import { checkScript, costlyFlakes, REPORTS_DIR, withFlakes, type RunEnd } from './support/flaky-checks';
 
 /**
  * `npm run bench -- engine`: the merge engine in process on a real SQLite log and real bare repository.
@@ -402,6 +402,16 @@ export const engineOverhead = async (o: OverheadShape) => {
       const cause = (e.data as { retry?: { cause: string } }).retry?.cause;
       if (cause) retries[cause] = (retries[cause] ?? 0) + 1;
     }
+  const runEnds = new Map<string, RunEnd>();
+  for (const e of events) {
+    const d = e.data as { testRunId?: string; prNumbers?: number[]; dependentPrs?: number[] };
+    if (e.type === 'TestRunStarted' && d.testRunId)
+      runEnds.set(d.testRunId, { testRunId: d.testRunId, prs: [...(d.prNumbers ?? []), ...(d.dependentPrs ?? [])], failed: false });
+    if (e.type === 'TestRunFailed' && d.testRunId) {
+      const r = runEnds.get(d.testRunId);
+      if (r) r.failed = true;
+    }
+  }
   const waived = events.filter((e) => e.type === 'TestRunSucceeded' && (e.data as { quarantined?: unknown[] }).quarantined?.length).length;
   // For reading a run's timeline afterwards (docs/benchmarks.md, Merge engine): the queue's events as recorded.
   if (process.env.BENCH_ENGINE_EVENTS)
@@ -420,7 +430,14 @@ export const engineOverhead = async (o: OverheadShape) => {
     failed,
     runs,
     runsPerMerge: round(runs / Math.max(merged, 1), 3),
-    ...(o.flaky ? { flakyFraction: o.flaky.fraction, seed: o.flaky.seed, flakedRuns: draws.flaked } : {}),
+    ...(o.flaky
+      ? {
+          flakyFraction: o.flaky.fraction,
+          seed: o.flaky.seed,
+          flakedRuns: draws.flaked,
+          costlyFlakes: costlyFlakes(draws, [...runEnds.values()], breaking),
+        }
+      : {}),
     ...(o.junit ? { junit: true, seededFlakyTest: seeded, quarantineWaivers: waived } : {}),
     innocentEjections: ejected.map((e) => e.prNumber),
     reRunsByCause: retries,
@@ -454,6 +471,8 @@ async function* flakyBesideFlakeFree(shape: OverheadShape, fraction: number, see
       ratio: [free.ratio, flaky.ratio],
       runsPerMerge: [free.runsPerMerge, flaky.runsPerMerge],
       runsPerMergeOverFlakeFree: round(flaky.runsPerMerge / free.runsPerMerge, 3),
+      // One more run per costly flake over the flake-free run: what no policy without optimistic merging goes under.
+      floorOverFlakeFree: round((free.runs + (flaky.costlyFlakes ?? 0)) / Math.max(flaky.merged, 1) / free.runsPerMerge, 3),
       innocentEjections: [free.innocentEjections.length, flaky.innocentEjections.length],
     };
   }

@@ -67,7 +67,25 @@ export interface FlakeDraws {
   /** Runs started per tested PR, and those drawn to flake. */
   attempts: Map<number, number>;
   flaked: number;
+  /** The test runs drawn to flake. */
+  flakedRuns: Set<string>;
 }
+
+/** What a bench run's own events say about a run: its tested and stacked PRs, and how it ended. */
+export interface RunEnd {
+  testRunId: string;
+  prs: readonly number[];
+  failed: boolean;
+}
+
+/**
+ * The flakes that cost a run: drawn on a run that then failed, and whose tree held no breaking PR
+ * (that run would have passed). Without optimistic merging a PR merges only from a passing run of its
+ * own, so each costs at least one more run: with the flake-free run's runs, the floor of the flaky
+ * one. A flake drawn on a run cancelled first, or failing on a break anyway, costs nothing.
+ */
+export const costlyFlakes = (draws: FlakeDraws, runs: readonly RunEnd[], breaking: ReadonlySet<number>): number =>
+  runs.filter((r) => r.failed && draws.flakedRuns.has(r.testRunId) && !r.prs.some((n) => breaking.has(n))).length;
 
 /**
  * The CI with flakes drawn on each trigger: the marker is written before the check can start. Every
@@ -77,7 +95,7 @@ export const withFlakes = <T extends CiPort>(
   ci: T,
   o: { gitDir: (repo: RepoRef) => string; seed: number; fraction: number },
 ): { ci: T; draws: FlakeDraws } => {
-  const draws: FlakeDraws = { attempts: new Map(), flaked: 0 };
+  const draws: FlakeDraws = { attempts: new Map(), flaked: 0, flakedRuns: new Set() };
   const trigger = async (req: CiTrigger): Promise<void> => {
     const pr = testedPr(req.branch);
     if (pr !== undefined) {
@@ -88,6 +106,7 @@ export const withFlakes = <T extends CiPort>(
         mkdirSync(dir, { recursive: true });
         writeFileSync(path.join(dir, req.testRunId), '');
         draws.flaked++;
+        draws.flakedRuns.add(req.testRunId);
       }
     }
     await ci.trigger(req);
