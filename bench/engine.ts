@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -20,6 +21,7 @@ import { createLogger } from '@railyard/observability';
 import { queueCommandHandler } from '@railyard/runtime';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { engineLatency, type TimedEvent } from './support/engine-latency';
+import { spawnMs } from './support/spawn-probe';
 import { benchTestHealth, seedFlakyHistory } from './support/bench-test-health';
 import { checkScript, costlyFlakes, REPORTS_DIR, withFlakes, type RunEnd } from './support/flaky-checks';
 
@@ -506,6 +508,8 @@ export async function* run(args: string[]): AsyncIterable<object> {
     };
     const which = breakingAt ? `PRs ${breakingAt.join(', ')}` : `${breakingFraction * 100}%`;
     progress(`overhead: ${count} PRs, concurrency ${concurrency}, checks of ${checkSeconds} s, ${which} breaking`);
+    // What the machine charges per process, beside its ratios (bench/support/spawn-probe.ts).
+    yield { name: 'engine-overhead-machine', spawnMs: await spawnMs(), cpus: os.cpus().length, loadAverage: os.loadavg()[0] };
     if (flaky > 0) yield* flakyBesideFlakeFree(shape, flaky, Number(process.env.BENCH_ENGINE_OVERHEAD_FLAKY_SEED ?? 1));
     else yield await engineOverhead(shape);
   }
