@@ -157,7 +157,15 @@ describe('invariants, planted through a broken planner', () => {
   });
 
   it('when a planner never stops acting at one instant, then LIVELOCK', async () => {
+    // A new branch each round: the driver leaves swept branches to the pass's end, and one already left is no new action.
+    let n = 0;
     await expectViolation('LIVELOCK', () =>
+      simulate(smallWorkload(), { planner: () => [{ kind: 'deleteBranch', branch: `railyard-merge/pr-1/x${++n}` }] }),
+    );
+  });
+
+  it('when a planner asks for the same branch deletion over and over at one instant, then the pass settles: it did nothing new', async () => {
+    await expectViolation('STALLED', () =>
       simulate(smallWorkload(), { planner: () => [{ kind: 'deleteBranch', branch: 'railyard-merge/pr-1/x' }] }),
     );
   });

@@ -188,6 +188,36 @@ describe('QueueDriver', () => {
     expect(b.hops).toEqual(['decided', 'merge_landed', 'branch_built', 'check_started']);
   });
 
+  it('when a round sweeps old test branches, then the checks it starts do not wait for their deletion, and the pass ends after it', async () => {
+    const released: (() => void)[] = [];
+    const b = bed([[{ kind: 'deleteBranch', branch: 'old-1' }, { kind: 'deleteBranch', branch: 'old-2' }, startOf(1)]], {
+      host: {
+        deleteBranch: (_repo: unknown, branch: string) =>
+          new Promise<void>((resolve) => released.push(() => resolve(void b.calls.push(`delete ${branch}`)))),
+      },
+    });
+    let ended = false;
+    const pass = b.driver.pass().finally(() => (ended = true));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    // One deletion at a time, once the round's start is done: the check was triggered before the first began.
+    expect(b.calls).toEqual(['build 1', 'record StartTestRun', 'trigger b1']);
+    expect(released).toHaveLength(1);
+    expect(ended).toBe(false);
+    released[0]?.();
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    released[1]?.();
+    expect(await pass).toBe('settled');
+    expect(b.calls.slice(3)).toEqual(['delete old-1', 'delete old-2']);
+  });
+
+  it('when a swept branch cannot be deleted, then the pass still starts its checks and fails at its end', async () => {
+    const b = bed([[{ kind: 'deleteBranch', branch: 'old' }, startOf(1)]], {
+      host: { deleteBranch: async () => Promise.reject(new Error('locked')) },
+    });
+    await expect(b.driver.pass()).rejects.toThrow('locked');
+    expect(b.calls).toContain('trigger b1');
+  });
+
   it('when the planner keeps acting past maxRounds, then the pass yields and says there is more', async () => {
     const b = bed(Array.from({ length: 500 }, () => [startOf(1)]));
     expect(await b.driver.pass()).toBe('more');

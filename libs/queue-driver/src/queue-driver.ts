@@ -9,6 +9,7 @@ import {
   type HostFacts,
   type QueueEvent,
   type QueueState,
+  type RepoRef,
 } from '@railyard/domain';
 import pLimit from 'p-limit';
 import type { CiPort, RequiredStatusesAnswer } from './ci/port';
@@ -107,6 +108,14 @@ export class QueueDriver {
 
   private wokeAt = 0;
   private decided = false;
+  /**
+   * Swept test branches, deleted when the pass's other work is done: the sweep comes in the round a
+   * verdict lands in, and deleting its branches first (one git each, 5–10 ms of process creation on
+   * a slow VM) held back the merge and the next check (issue 26). Not deleted alongside the builds
+   * either: deleting `railyard-merge/pr-<n>/<old run>` removes the directory `pr-<n>/` that a new run
+   * of the same PR is creating its ref in.
+   */
+  private readonly toSweep = new Map<string, RepoRef>();
 
   constructor(private readonly deps: DriverDeps) {}
 
@@ -132,7 +141,29 @@ export class QueueDriver {
     return this.quiet;
   }
 
+  /** A pass deletes the branches it swept last: they are gone when it returns, and a failed deletion fails it. */
   async pass(opts: { verify?: boolean } = {}): Promise<PassEnd> {
+    let end: PassEnd;
+    try {
+      end = await this.rounds(opts);
+    } catch (err) {
+      await this.deleteSwept().catch(() => undefined);
+      throw err;
+    }
+    await this.deleteSwept();
+    return end;
+  }
+
+  private async deleteSwept(): Promise<void> {
+    let failed: unknown;
+    for (const [branch, repo] of this.toSweep) {
+      await this.deps.host.deleteBranch(repo, branch).catch((err: unknown) => (failed ??= err));
+      this.toSweep.delete(branch);
+    }
+    if (failed !== undefined) throw failed;
+  }
+
+  private async rounds(opts: { verify?: boolean }): Promise<PassEnd> {
     this.stats.passes++;
     const maxRounds = this.deps.maxRounds ?? 200;
     let verify = opts.verify ?? false;
@@ -232,9 +263,15 @@ export class QueueDriver {
       case 'completeMerge':
         return this.completeMerge(s, a.prNumber, a.mergeSha, a.testRunId, a.reason);
       case 'deleteBranch':
-        await this.deps.host.deleteBranch(s.repo, a.branch);
-        return 'done';
+        return this.sweepBranch(s, a.branch);
     }
+  }
+
+  /** Leaves a swept branch to the pass's end; one already left is not asked again. */
+  private sweepBranch(s: QueueState, branch: string): Outcome {
+    if (this.toSweep.has(branch)) return 'nothing';
+    this.toSweep.set(branch, s.repo);
+    return 'done';
   }
 
   private async retryChecks(s: QueueState, testRunId: string, contexts: string[]): Promise<void> {
