@@ -84,6 +84,23 @@ describe('LocalGitAdmin', () => {
     });
   });
 
+  it('when a PR is merged, then its head ref keeps its head: rewritten only when its branch moved since it was written', async () => {
+    const refFile = (n: number): string => path.join(bed.gitDir, 'refs', 'pull', String(n), 'head');
+    const pullHead = async (n: number): Promise<string> => (await runGit(bed.gitDir, ['rev-parse', `refs/pull/${n}/head`])).stdout.trim();
+    const still = await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
+    // A lock file makes any update-ref of the ref fail: the merge succeeding says none ran (issue 26: one git less per merge).
+    await fs.writeFile(`${refFile(1)}.lock`, '');
+    await admin.markPullRequestMerged({ repo, number: 1 });
+    await fs.rm(`${refFile(1)}.lock`);
+    expect(await pullHead(1)).toBe(still.headSha);
+
+    await commitOnBranch(bed.root, repo, { branch: 'other', files: { 'o.txt': 'o\n' } });
+    await admin.openPullRequest({ repo, number: 2, head: 'other', base: 'main' });
+    const moved = await commitOnBranch(bed.root, repo, { branch: 'other', files: { 'p.txt': 'p\n' } });
+    await admin.markPullRequestMerged({ repo, number: 2 });
+    expect(await pullHead(2)).toBe(moved);
+  });
+
   it('when a merged number is opened again, then it is refused', async () => {
     await admin.openPullRequest({ repo, number: 1, head: 'feature', base: 'main' });
     await admin.markPullRequestMerged({ repo, number: 1 });

@@ -144,9 +144,12 @@ export class LocalGitAdmin {
     checkNumber(target.number);
     return this.withLock(gitDir, target.number, async (current) => {
       const pull = requireState(current, target, 'open');
-      // Closed or merged, the PR stops following its branch: its head ref keeps the head it had.
+      // Closed or merged, the PR stops following its branch: its head ref keeps the head it had. Left
+      // alone when it holds that head already (the usual case): each merge waited for that update-ref,
+      // one more process between a verdict and the next check (issue 26).
       const headSha = await this.headOf(gitDir, target.number, pull);
-      await setRef(gitDir, pullHeadRefOf(target.number), headSha);
+      const ref = pullHeadRefOf(target.number);
+      if ((await this.refs.read(gitDir, ref)) !== headSha) await setRef(gitDir, ref, headSha);
       return { pull: { ...pull, state, updatedAt: this.now().toISOString() }, headSha };
     });
   }

@@ -39,4 +39,14 @@ describe('CommitFacts', () => {
     for (const id of [...ids, ids[0] as string]) await facts.get('/r.git', id, read);
     expect(read).toHaveBeenCalledTimes(4);
   });
+
+  it('when a commit id is remembered, then it is answered without a read; a short id is not kept', async () => {
+    const facts = new CommitFacts<string>();
+    facts.remember('/r.git', SHA, 'tree-1');
+    facts.remember('/r.git', 'abc1234', 'tree-2');
+    const read = jest.fn(async () => 'read');
+    expect(await facts.get('/r.git', SHA, read)).toBe('tree-1');
+    expect(await facts.get('/r.git', 'abc1234', read)).toBe('read');
+    expect(read).toHaveBeenCalledTimes(1);
+  });
 });

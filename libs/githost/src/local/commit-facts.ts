@@ -25,4 +25,14 @@ export class CommitFacts<T extends NonNullable<unknown>> {
     this.known.set(key, value);
     return value;
   }
+
+  /** What is known now, without reading. */
+  peek(gitDir: string, sha: string): T | undefined {
+    return isObjectId(sha) ? this.known.get(`${gitDir}\0${sha}`) : undefined;
+  }
+
+  /** Tells what was learnt another way (the writer of a commit knows its tree): the next get answers it without git. */
+  remember(gitDir: string, sha: string, value: T): void {
+    if (isObjectId(sha)) this.known.set(`${gitDir}\0${sha}`, value);
+  }
 }

@@ -1,6 +1,7 @@
 import { GitHostError } from '../errors';
 import { CommitFacts } from './commit-facts';
 import { runGit } from './git-helper';
+import { isObjectId } from './names';
 
 export interface Identity {
   name: string;
@@ -18,7 +19,15 @@ export interface CommitSpec {
   committerDate?: string;
 }
 
-/** Writes a commit object (git commit-tree) and returns its id; no ref moves. */
+const trees = new CommitFacts<string>();
+const parentsOf = new CommitFacts<readonly string[]>();
+
+/**
+ * Writes a commit object (git commit-tree) and returns its id; no ref moves. The commit's tree and
+ * parents are remembered: the engine asks for both again when it lands the commit on the target (a
+ * `rev-parse` and a `merge-base --is-ancestor`, two more processes on the path from a verdict to the
+ * next check, issue 26).
+ */
 export const commitTree = async (gitDir: string, spec: CommitSpec): Promise<string> => {
   const env: Record<string, string> = {
     GIT_AUTHOR_NAME: spec.author.name,
@@ -30,10 +39,33 @@ export const commitTree = async (gitDir: string, spec: CommitSpec): Promise<stri
   if (spec.committerDate !== undefined) env.GIT_COMMITTER_DATE = spec.committerDate;
   const parents = spec.parents.flatMap((p) => ['-p', p]);
   const { stdout } = await runGit(gitDir, ['commit-tree', spec.tree, ...parents], { env, input: spec.message });
-  return stdout.trim();
+  const sha = stdout.trim();
+  if (isObjectId(spec.tree)) trees.remember(gitDir, sha, spec.tree);
+  if (spec.parents.every(isObjectId)) parentsOf.remember(gitDir, sha, [...spec.parents]);
+  return sha;
 };
 
-const trees = new CommitFacts<string>();
+/** Commits visited at most when answering an ancestry from memory: a stack of a few PRs is a few commits. */
+const KNOWN_WALK = 256;
+
+/**
+ * True when `ancestor` is reached from `of` through parents this process wrote (commitTree):
+ * a commit's parents never change, so a path found once holds forever. Undefined when memory cannot
+ * tell (a commit written elsewhere on the way): git answers then.
+ */
+export const knownAncestor = (gitDir: string, ancestor: string, of: string): true | undefined => {
+  if (parentsOf.peek(gitDir, of) === undefined) return undefined;
+  const todo = [of];
+  const seen = new Set<string>();
+  while (todo.length > 0 && seen.size < KNOWN_WALK) {
+    const sha = todo.pop() as string;
+    if (sha === ancestor) return true;
+    if (seen.has(sha)) continue;
+    seen.add(sha);
+    todo.push(...(parentsOf.peek(gitDir, sha) ?? []));
+  }
+  return undefined;
+};
 
 export const treeOfCommit = (gitDir: string, commit: string): Promise<string> =>
   trees.get(gitDir, commit, async () => (await runGit(gitDir, ['rev-parse', '--verify', `${commit}^{tree}`])).stdout.trim());

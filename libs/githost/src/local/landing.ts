@@ -1,5 +1,5 @@
 import type { MergeMethod } from '@railyard/domain';
-import { commitTree, treeOfCommit, type Identity } from './commits';
+import { commitTree, knownAncestor, treeOfCommit, type Identity } from './commits';
 import { CommitFacts } from './commit-facts';
 import { runGit } from './git-helper';
 import { mergeTree } from './merge-tree';
@@ -109,8 +109,9 @@ export const replayCommitsOnto = async (gitDir: string, from: string, to: string
   return { ok: true, sha: parent };
 };
 
+/** Whether `ancestor` is `of` or one of its ancestors; from memory when the commits on the way were written here. */
 export const isAncestor = async (gitDir: string, ancestor: string, of: string): Promise<boolean> =>
-  (await runGit(gitDir, ['merge-base', '--is-ancestor', ancestor, of], { okCodes: [1] })).code === 0;
+  knownAncestor(gitDir, ancestor, of) ?? (await runGit(gitDir, ['merge-base', '--is-ancestor', ancestor, of], { okCodes: [1] })).code === 0;
 
 /** The commit a direct merge moves the target to: the PR head is already on top of the target, so its tree is the result. */
 export const directMergeCommit = async (
