@@ -398,15 +398,12 @@ export const engineOverhead = async (o: OverheadShape) => {
   const events = await b.store.readStream(b.stream);
   runs = events.filter((e) => e.type === 'TestRunStarted').length;
   const ejected = knownEntries(await b.api.read(b.stream)).filter((e) => e.state === 'failed' && !breaking.has(e.prNumber));
+  // One pass over the runs: re-runs by cause, and how each run ended (for the flakes that cost one).
   const retries: Record<string, number> = {};
-  for (const e of events)
-    if (e.type === 'TestRunStarted') {
-      const cause = (e.data as { retry?: { cause: string } }).retry?.cause;
-      if (cause) retries[cause] = (retries[cause] ?? 0) + 1;
-    }
   const runEnds = new Map<string, RunEnd>();
   for (const e of events) {
-    const d = e.data as { testRunId?: string; prNumbers?: number[]; dependentPrs?: number[] };
+    const d = e.data as { testRunId?: string; prNumbers?: number[]; dependentPrs?: number[]; retry?: { cause: string } };
+    if (e.type === 'TestRunStarted' && d.retry?.cause) retries[d.retry.cause] = (retries[d.retry.cause] ?? 0) + 1;
     if (e.type === 'TestRunStarted' && d.testRunId)
       runEnds.set(d.testRunId, { testRunId: d.testRunId, prs: [...(d.prNumbers ?? []), ...(d.dependentPrs ?? [])], failed: false });
     if (e.type === 'TestRunFailed' && d.testRunId) {

@@ -13,7 +13,8 @@ export interface EngineLatency {
   samples: { runOverhead: number; react: number };
 }
 
-const median = (xs: number[]): number => {
+/** The middle value (the mean of the two middle ones for an even count); 0 for none. */
+export const median = (xs: number[]): number => {
   if (xs.length === 0) return 0;
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);

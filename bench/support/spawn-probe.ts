@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { median } from './engine-latency';
 
 const run = promisify(execFile);
 
@@ -17,6 +18,5 @@ export const spawnMs = async (count = 21): Promise<number> => {
     await run('git', ['--version']);
     times.push(performance.now() - t0);
   }
-  times.sort((a, b) => a - b);
-  return Math.round((times[Math.floor(times.length / 2)] as number) * 10) / 10;
+  return Math.round(median(times) * 10) / 10;
 };
