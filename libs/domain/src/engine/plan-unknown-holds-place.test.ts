@@ -72,3 +72,56 @@ describe('a failure of unknown kind holds its place while the runs behind judge 
     ]);
   });
 });
+
+describe('a run that left a suspect out outlives the failures it caused (staleness)', () => {
+  /** PR 4's run r4 stacks 2 and 3 but not PR 1, held on suspicion; runs r2 and r3 stacked 1 and then fail. */
+  const suspectLeftOut = (): QueueEvent[] => [
+    ...failedUnderOthers(),
+    ...reRun(),
+    ...runStarted('r4', 4, [2, 3]),
+    ...runFailed('r2', 2, at(50)),
+    ...runFailed('r3', 3, at(50)),
+  ];
+
+  it('when the runs stacked on the suspect fail, then they restart without it and the run that left it out goes on', () => {
+    expect(givenQueue(suspectLeftOut()).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+      rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
+  });
+
+  it('when those PRs restarted, then their new runs start under it and it is not started again', () => {
+    const restartedBehind: QueueEvent[] = [2, 3].map((prNumber) => ({
+      type: 'TestsRestarted',
+      data: { prNumber, reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: at(50) },
+    }));
+    expect(givenQueue([...suspectLeftOut(), ...restartedBehind]).planned(facts())).toEqual([startOf(2, []), startOf(3, [2])]);
+  });
+});
+
+describe('a PR back from a passing re-run behind the runs that left it out', () => {
+  /** PR 1 held; runs r3 and r4 left it out; then r2, stacked on it, fails as its re-run passes. */
+  const backBehind = (): QueueEvent[] => [
+    ...queueWith({ flakeRetries: 1, concurrency: 4, unknownFailuresHoldPlace: true }, [1, 2, 3, 4, 5]),
+    ...runStarted('r1', 1),
+    ...runStarted('r2', 2, [1]),
+    ...runFailed('r1', 1),
+    ...reRun(),
+    ...runStarted('r3', 3, [2]),
+    ...runStarted('r4', 4, [2, 3]),
+    ...runFailed('r2', 2, at(50)),
+    ...runPassed('rr1', 1, at(50)),
+    { type: 'TestsRestarted', data: { prNumber: 1, reason: 'FLAKE_RETRY_PASSED', at: at(50) } },
+  ];
+
+  it('when the PR it stacked comes back behind it, then it restarts without it and keeps its place', () => {
+    expect(givenQueue(backBehind()).planned(facts())).toEqual([
+      rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
+    ]);
+  });
+
+  it('when it restarted, then it runs alone under the runs that left the PR out, which go on', () => {
+    const restarted: QueueEvent = { type: 'TestsRestarted', data: { prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: at(50) } };
+    expect(givenQueue([...backBehind(), restarted]).planned(facts())).toEqual([startOf(2), startOf(1, [2, 3, 4])]);
+  });
+});

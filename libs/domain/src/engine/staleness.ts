@@ -1,16 +1,39 @@
 import type { RestartReason } from '../events';
 import type { Entry, TestRun } from '../state';
-import { isSuspect, mergedPrefix, positionIn, steppedAside, type Ctx } from './context';
-import { beforeStep } from './runs';
+import { isStackable, isSuspect, mergedPrefix, positionIn, steppedAside, type Ctx } from './context';
+import { beforeStep, currentRun, stackOf } from './runs';
 
 const ON_A_RUN = new Set(['testing', 'tests_passed', 'pending_failure']);
 
+/**
+ * Whether `d` failed on a run that stacked a PR the run judging `e` left out and that will not merge
+ * under `d` (a suspect, or gone): that failure says nothing of the tree `e`'s run tests, and `d`
+ * restarts onto exactly the PRs that run stacked under it, so the run goes on (a run started behind
+ * a held failure outlives the failures of the runs that stacked it).
+ */
+const failedOnOtherStack = (c: Ctx, d: Entry, stacked: ReadonlySet<number>): boolean => {
+  const own = d.state === 'pending_failure' ? currentRun(c.s, d) : undefined;
+  if (!own) return false;
+  return positionIn(own, d.prNumber).deps.some((x) => {
+    const xe = c.s.entries.get(x);
+    return !stacked.has(x) && xe?.state !== 'merged' && (xe === undefined || !isStackable(c.s, xe));
+  });
+};
+
+/** A PR that gave up its place when its re-run beside the queue passed (FLAKE_RETRY_PASSED): its last run is that re-run. */
+const backFromReRun = (c: Ctx, d: Entry): boolean => {
+  const last = d.state === 'pending' && d.testRunId !== undefined ? c.s.runs.get(d.testRunId) : undefined;
+  return last?.retry !== undefined && last.status === 'succeeded';
+};
+
 /** Why a PR stacked under `e` makes its run useless, or undefined while every one is still on its way. */
-const brokenDependency = (c: Ctx, e: Entry, unmerged: number[]): RestartReason | undefined => {
+const brokenDependency = (c: Ctx, e: Entry, run: TestRun, unmerged: number[]): RestartReason | undefined => {
   const mine = c.pos.get(e.prNumber) ?? Infinity;
+  let stacked: Set<number> | undefined;
   for (const d of unmerged) {
     const de = c.s.entries.get(d);
     if (!de || de.state === 'cancelled' || de.state === 'not_ready') return 'PREREQUISITE_MERGE_ITEM_CANCELLED';
+    if (failedOnOtherStack(c, de, (stacked ??= new Set(stackOf(run))))) continue;
     // A failure beside the queue is taken as real by the runs that stacked it: they go on without it.
     if (de.state === 'failed' || steppedAside(c.s, de)) return 'PREREQUISITE_MERGE_ITEM_FAILED';
     // In parallel mode PRs of other lanes under it merge in their own order; the merge replays onto them.
@@ -18,8 +41,10 @@ const brokenDependency = (c: Ctx, e: Entry, unmerged: number[]): RestartReason |
       if (c.graph.parallel) continue;
       return 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED';
     }
-    // An urgent PR displaced it: it now queues behind this one and can no longer merge first.
-    if ((c.pos.get(d) ?? Infinity) > mine) return 'SKIP_THE_LINE_INTERRUPTED';
+    // It now queues behind this one and can no longer merge first: displaced by an urgent PR, which
+    // displaced this one too, or back from a passing re-run behind the runs that left it out, which
+    // this one restarts without, keeping its place (D338).
+    if ((c.pos.get(d) ?? Infinity) > mine) return backFromReRun(c, de) ? 'PREREQUISITE_MERGE_ITEM_FAILED' : 'SKIP_THE_LINE_INTERRUPTED';
   }
   return undefined;
 };
@@ -73,7 +98,7 @@ export const staleness = (c: Ctx, e: Entry, run: TestRun): RestartReason | undef
   const unmerged = deps.slice(m);
   const lenient = run.bisection && (e.state === 'testing' || e.state === 'pending_failure');
   const reason =
-    brokenDependency(c, e, unmerged) ?? brokenBatch(c, e, run) ?? (lenient ? undefined : missingAhead(c, e, new Set(unmerged)));
+    brokenDependency(c, e, run, unmerged) ?? brokenBatch(c, e, run) ?? (lenient ? undefined : missingAhead(c, e, new Set(unmerged)));
   if (reason) return reason;
   // PRs behind a PR beside the queue may merge past it: its failed run and re-run keep asking about that commit.
   return targetMoved(c, run, m, lenient || steppedAside(c.s, e)) ? 'MANUAL_PUSH_TO_TARGET_BRANCH' : undefined;
