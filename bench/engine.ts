@@ -28,7 +28,8 @@ import { checkScript, costlyFlakes, REPORTS_DIR, withFlakes, type RunEnd } from 
 /**
  * `npm run bench -- engine`: the merge engine in process on a real SQLite log and real bare repository.
  *   engine-status-to-merge  last required status reported → target branch moved (controlled CI)
- *   engine-build-20-ahead   buildTestBranch with 20 PRs stacked under the tested one
+ *   engine-build-20-ahead   buildTestBranch with 20 PRs stacked under the tested one: cold, behind the
+ *                           run ahead, and behind it once its first PR merged (fast-forward)
  *   engine-200-prs          200 PRs, concurrency 8, local CI running `true`: merges/min, engine CPU s/merge
  *   engine-overhead         N PRs (a fraction breaking the build, or BENCH_ENGINE_OVERHEAD_BREAKING_AT), checks of T s, concurrency C with C CI slots, real
  *                           git and the local CI: the zero-overhead ideal time (rounds of T) over the measured time;
@@ -186,11 +187,14 @@ const build20Ahead = async (repeats: number): Promise<object> => {
   );
   // Side by side: a writer that built nothing before (every PR of the stack merged again) and the run
   // behind, whose writer just built the run ahead's 20 (stack-prefixes.ts: only its own PR is new).
+  // And the run behind once the run ahead's first PR merged: the target fast-forwarded onto the
+  // commit that run wrote for it, and the stack is the other 20 on that new base (D339).
   const cold: number[] = [];
   const behind: number[] = [];
-  const timed = async (writer: LocalGitWriter, into: number[]): Promise<void> => {
+  const afterMerge: number[] = [];
+  const timed = async (writer: LocalGitWriter, into: number[], on = base, prs = stack): Promise<void> => {
     const t0 = performance.now();
-    const built = await writer.buildTestBranch(REPO, { baseSha: base, stack, method: 'squash', testRunId: randomUUID() });
+    const built = await writer.buildTestBranch(REPO, { baseSha: on, stack: prs, method: 'squash', testRunId: randomUUID() });
     into.push(performance.now() - t0);
     if (!built.ok) throw new Error('unexpected conflict');
   };
@@ -198,8 +202,15 @@ const build20Ahead = async (repeats: number): Promise<object> => {
     for (let i = 0; i < repeats; i++) {
       await timed(new LocalGitWriter({ root: b.gitRoot }), cold);
       const writer = new LocalGitWriter({ root: b.gitRoot });
-      await writer.buildTestBranch(REPO, { baseSha: base, stack: stack.slice(0, 20), method: 'squash', testRunId: randomUUID() });
+      const ahead = await writer.buildTestBranch(REPO, {
+        baseSha: base,
+        stack: stack.slice(0, 20),
+        method: 'squash',
+        testRunId: randomUUID(),
+      });
       await timed(writer, behind);
+      if (!ahead.ok) throw new Error('unexpected conflict');
+      await timed(writer, afterMerge, ahead.steps[0]?.sha, stack.slice(1));
     }
   } finally {
     await b.close();
@@ -213,6 +224,8 @@ const build20Ahead = async (repeats: number): Promise<object> => {
     method: 'squash',
     behindTheRunAhead: summary('engine-build-20-ahead-behind', behind),
     coldOverBehindP50: round(p50(cold) / p50(behind), 1),
+    afterItsFirstMerged: summary('engine-build-20-ahead-after-a-merge', afterMerge),
+    coldOverAfterAMergeP50: round(p50(cold) / p50(afterMerge), 1),
   });
 };
 

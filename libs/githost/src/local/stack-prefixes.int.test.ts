@@ -70,6 +70,23 @@ describe('test branches reuse the stack the run ahead built', () => {
     expect(again.steps.map((s) => s.sha).filter((sha) => first.steps.some((s) => s.sha === sha))).toEqual([]);
   });
 
+  it.each<MergeMethod>(['squash', 'merge_commit', 'rebase'])(
+    'when the target moved onto a commit the run ahead wrote (%s), then the run behind continues that stack and only its own commit is new',
+    async (method) => {
+      const ahead = await build(stack, 'ahead', method);
+      const landed = ahead.steps[0]?.sha as string;
+      const four = { number: 4, headSha: await commitOnBranch(bed.root, repo, { branch: 'pr4', files: { 'f4.txt': '4\n' } }) };
+
+      const behind = built(
+        await writer.buildTestBranch(repo, { baseSha: landed, stack: [...stack.slice(1), four], method, testRunId: 'behind' }),
+      );
+
+      expect(behind.steps.slice(0, 2)).toEqual(ahead.steps.slice(1));
+      expect(await fileAt(bed.root, repo, behind.sha, 'f4.txt')).toBe('4\n');
+      expect(await fileAt(bed.root, repo, behind.sha, 'f1.txt')).toBe('1\n');
+    },
+  );
+
   it('when a round’s runs are built at once, then each stacks the commits the runs ahead are writing, and each PR is merged once', async () => {
     const round = await Promise.all([1, 2, 3].map((n) => build(stack.slice(0, n), `run-${n}`)));
 

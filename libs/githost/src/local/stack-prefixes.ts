@@ -10,6 +10,12 @@ export interface StackTip {
   heads: readonly string[];
 }
 
+/** A prefix an earlier build wrote, continued by a build on its last commit. */
+export interface Continued {
+  key: string;
+  tip: StackTip;
+}
+
 export interface PrefixLink {
   number: number;
   headSha: string;
@@ -29,19 +35,37 @@ export interface PrefixLink {
 export class StackPrefixes {
   private readonly tips: LRUCache<string, StackTip>;
   private readonly writing = new Map<string, Promise<StackTip | undefined>>();
+  /** The prefix each written commit ends, by repository, method and commit: see `continuing`. */
+  private readonly ends: LRUCache<string, Continued>;
 
   constructor(capacity = 2_048) {
     // A day at most: git prunes unreachable objects (a deleted test branch's commits) only once they
     // are two weeks old (gc.pruneExpire), so a commit named here still exists when it is reused.
     this.tips = new LRUCache({ max: capacity, ttl: 24 * 60 * 60_000 });
+    this.ends = new LRUCache({ max: capacity, ttl: 24 * 60 * 60_000 });
+  }
+
+  /**
+   * When `baseSha` is a commit a build wrote (a merge fast-forwards the target onto the run's own
+   * commits), the prefix it ends: a build on it then continues that stack's keys and heads, so the
+   * runs behind reuse the commits written before the merge instead of writing them again on the
+   * new base (issue 26: every start after a merge re-merged its whole stack).
+   */
+  continuing(repository: string, method: MergeMethod, baseSha: string): Continued | undefined {
+    return this.ends.get(`${repository}\0${method}\0${baseSha}`);
+  }
+
+  /** Remembers that `tip` ends the prefix `key`, for builds on it once the target moved there. */
+  ended(repository: string, method: MergeMethod, key: string, tip: StackTip): void {
+    this.ends.set(`${repository}\0${method}\0${tip.sha}`, { key, tip });
   }
 
   /**
    * The key of the stack's first PR, then of each longer prefix: one hash each, whatever the depth.
    * `repository` scopes them: two repositories may share a base and PR numbers, not their objects.
    */
-  static keys(repository: string, method: MergeMethod, baseSha: string, stack: readonly PrefixLink[]): string[] {
-    let key = `${repository}\0${method}\0${baseSha}`;
+  static keys(repository: string, method: MergeMethod, baseSha: string, stack: readonly PrefixLink[], from?: Continued): string[] {
+    let key = from?.key ?? `${repository}\0${method}\0${baseSha}`;
     return stack.map((pr) => {
       key = createHash('sha1')
         .update(`${key}\0${pr.number}\0${pr.headSha}\0${pr.title ?? ''}`)

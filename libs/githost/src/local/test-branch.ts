@@ -66,14 +66,15 @@ type Tip = StackTip;
  */
 export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranchInput): Promise<BuildTestBranchResult> => {
   const branch = checkInput(input);
-  const keys = StackPrefixes.keys(ctx.gitDir, input.method, input.baseSha, input.stack);
+  const from = ctx.prefixes?.continuing(ctx.gitDir, input.method, input.baseSha);
+  const keys = StackPrefixes.keys(ctx.gitDir, input.method, input.baseSha, input.stack, from);
   const last = input.stack.length - 1;
   // Claimed before anything is awaited: the engine starts a round's builds in plan order, so a build
   // that stacks this one's PR finds it being written and waits for it instead of writing it again.
   const own = ctx.prefixes?.begin(keys[last] as string);
   let ownTip: Tip | undefined;
   try {
-    const result = await buildSteps(ctx, input, keys);
+    const result = await buildSteps(ctx, input, keys, from?.tip);
     if (!result.ok) return result;
     ownTip = result.tip;
     await createRef(ctx.gitDir, `refs/heads/${branch}`, ownTip.sha);
@@ -85,8 +86,9 @@ export const buildTestBranch = async (ctx: CommitContext, input: BuildTestBranch
 
 type Steps = { ok: true; tip: Tip; steps: StackStep[] } | Extract<BuildTestBranchResult, { ok: false }>;
 
-const buildSteps = async (ctx: CommitContext, input: BuildTestBranchInput, keys: readonly string[]): Promise<Steps> => {
-  const base: Tip = { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha), heads: [] };
+/** `continued`: the base is the last commit of a prefix an earlier build wrote, whose heads it keeps. */
+const buildSteps = async (ctx: CommitContext, input: BuildTestBranchInput, keys: readonly string[], continued?: Tip): Promise<Steps> => {
+  const base: Tip = continued ?? { sha: input.baseSha, tree: await treeOfCommit(ctx.gitDir, input.baseSha), heads: [] };
   const tips: Tip[] = [];
   const steps: StackStep[] = [];
   const last = input.stack.length - 1;
@@ -113,6 +115,7 @@ const buildSteps = async (ctx: CommitContext, input: BuildTestBranchInput, keys:
     } else tip = known;
     tips.push(tip);
     steps.push({ number: pr.number, sha: tip.sha, tree: tip.tree });
+    ctx.prefixes?.ended(ctx.gitDir, input.method, key, tip);
   }
   return { ok: true, tip, steps };
 };
