@@ -17,10 +17,11 @@ import { localCodeHost, startEngine, type EngineHandle } from '@railyard/engine'
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 import { SqliteEventStore, type BlobStore } from '@railyard/eventstore';
 import { LocalGitHost, LocalGitWriter, localHostStatuses, RefReader, repoDirOf, type CommitStatusStore } from '@railyard/githost';
-import { createLogger } from '@railyard/observability';
+import { createLogger, railyardMetrics } from '@railyard/observability';
 import { queueCommandHandler } from '@railyard/runtime';
 import { commitOnBranch, createRepoWithCommits, makeTempDir, openPr, removeTempDir } from '@railyard/testkit';
 import { engineLatency, type TimedEvent } from './support/engine-latency';
+import { meanMsBy } from './support/engine-hops';
 import { spawnMs } from './support/spawn-probe';
 import { benchTestHealth, seedFlakyHistory } from './support/bench-test-health';
 import { checkScript, costlyFlakes, REPORTS_DIR, withFlakes, type RunEnd } from './support/flaky-checks';
@@ -386,6 +387,9 @@ export const engineOverhead = async (o: OverheadShape) => {
     fraction: o.flaky?.fraction ?? 0,
   });
   // The engine as it runs in production: the default tick (1 s); it acts on CI's status events.
+  // Its hop and action histograms count this run only.
+  railyardMetrics.engineHopSeconds.reset();
+  railyardMetrics.engineActionSeconds.reset();
   const engine = engineOn(b, ci, 1000, health?.blobs);
   const t0 = performance.now();
   await b.api.execute(b.stream, { type: 'UpdateQueue', state: 'running' }, meta);
@@ -408,6 +412,8 @@ export const engineOverhead = async (o: OverheadShape) => {
     await health?.close();
   }
   const seconds = (performance.now() - t0) / 1000;
+  const hops = await meanMsBy(railyardMetrics.engineHopSeconds, 'hop');
+  const actions = await meanMsBy(railyardMetrics.engineActionSeconds, 'action');
   const events = await b.store.readStream(b.stream);
   runs = events.filter((e) => e.type === 'TestRunStarted').length;
   const ejected = knownEntries(await b.api.read(b.stream)).filter((e) => e.state === 'failed' && !breaking.has(e.prNumber));
@@ -458,6 +464,9 @@ export const engineOverhead = async (o: OverheadShape) => {
     seconds: round(seconds, 1),
     ratio: round(idealSeconds / seconds, 3),
     latency: engineLatency(events as unknown as TimedEvent[], o.checkSeconds),
+    // Mean ms after a pass woke up (hops) and per action the engine carried out.
+    hops,
+    actions,
     breakingPrs: [...breaking],
   };
 };
