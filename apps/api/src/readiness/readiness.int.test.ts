@@ -165,10 +165,16 @@ describe('reads while the read models lag', () => {
 
   it('when a queue was created after the projector stopped, then getQueue answers it from the store instead of QUEUE_NOT_FOUND', async () => {
     stopProjecting();
-    await post('/createQueue', { repo, targetBranch: 'release' })
-      .timeout(50)
-      .catch(() => undefined);
+    // The answer waits for read models that no longer move: the request is left open until its event
+    // is stored, then dropped. A client timeout instead could drop it before the server read it.
+    const creating = post('/createQueue', { repo, targetBranch: 'release' });
+    const settled = creating.then(
+      () => undefined,
+      () => undefined,
+    );
     await eventually(async () => (await eventStore.readStream(queueStreamOf(queueIdOf(repo, 'release')))).length > 0);
+    creating.abort();
+    await settled;
     const res = await getQueue('release');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ branch: 'release', enqueuedPullRequests: [] });
