@@ -22,6 +22,9 @@ export interface PrefixLink {
   title?: string;
 }
 
+/** A commit of one repository and merge method: what a stack starts from, and what a prefix ends on. */
+const commitKey = (repository: string, method: MergeMethod, sha: string): string => `${repository}\0${method}\0${sha}`;
+
 /**
  * The commits earlier builds wrote for each prefix of a stack, by what determines them: the method,
  * the base, and each PR's number, head and subject, in order. The run behind another stacks the same
@@ -52,12 +55,12 @@ export class StackPrefixes {
    * new base (issue 26: every start after a merge re-merged its whole stack).
    */
   continuing(repository: string, method: MergeMethod, baseSha: string): Continued | undefined {
-    return this.ends.get(`${repository}\0${method}\0${baseSha}`);
+    return this.ends.get(commitKey(repository, method, baseSha));
   }
 
   /** Remembers that `tip` ends the prefix `key`, for builds on it once the target moved there. */
   ended(repository: string, method: MergeMethod, key: string, tip: StackTip): void {
-    this.ends.set(`${repository}\0${method}\0${tip.sha}`, { key, tip });
+    this.ends.set(commitKey(repository, method, tip.sha), { key, tip });
   }
 
   /**
@@ -65,7 +68,7 @@ export class StackPrefixes {
    * `repository` scopes them: two repositories may share a base and PR numbers, not their objects.
    */
   static keys(repository: string, method: MergeMethod, baseSha: string, stack: readonly PrefixLink[], from?: Continued): string[] {
-    let key = from?.key ?? `${repository}\0${method}\0${baseSha}`;
+    let key = from?.key ?? commitKey(repository, method, baseSha);
     return stack.map((pr) => {
       key = createHash('sha1')
         .update(`${key}\0${pr.number}\0${pr.headSha}\0${pr.title ?? ''}`)
