@@ -87,4 +87,27 @@ describe('QueueLoop', () => {
     await sleep(100);
     expect(passes.length).toBe(after);
   });
+  it('when a pass held a start for a verdict due within moments, then the loop passes again when its window closes', async () => {
+    const passes: number[] = [];
+    const t0 = Date.now();
+    const driver = {
+      stats: { passes: 0, rounds: 0, actions: 0 },
+      stop: () => undefined,
+      // The first pass holds a start for 30 ms; no event comes, so only the loop's own wake-up can pass again.
+      get wakeInMs() {
+        return passes.length === 1 ? 30 : undefined;
+      },
+      pass: async () => {
+        passes.push(Date.now() - t0);
+        return 'settled' as const;
+      },
+    } as unknown as QueueDriver;
+    const { observer } = recorder();
+    const loop = new QueueLoop('q', driver, { owns: async () => true, observer });
+    loop.schedule();
+    await sleep(200);
+    await loop.stop();
+    expect(passes).toHaveLength(2);
+    expect((passes[1] as number) - (passes[0] as number)).toBeGreaterThanOrEqual(30);
+  });
 });

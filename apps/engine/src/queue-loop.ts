@@ -111,6 +111,9 @@ export class QueueLoop {
       try {
         if (!(await this.options.owns(this.queueId))) return;
         if ((await this.driver.pass({ verify })) === 'more') this.due = true;
+        // A start held for a verdict due within moments goes ahead when its window closes, verdict or not.
+        const wakeInMs = this.driver.wakeInMs;
+        if (!this.due && wakeInMs !== undefined) this.schedule({ withinMs: wakeInMs + 1 });
         if (this.failures > 0) await this.options.observer.onRecovered(this.failures);
         this.failures = 0;
         this.lastCode = null;

@@ -17,7 +17,7 @@ export type Planner = (s: QueueState, now: string, facts: HostFacts) => Action[]
 const MAX_ROUNDS_PER_INSTANT = 5_000;
 const quiet = { info: () => undefined, warn: () => undefined };
 
-type SimEvent = { kind: 'arrival' } | { kind: 'ciAnswer'; testRunId: string } | { kind: 'tick' };
+type SimEvent = { kind: 'arrival' } | { kind: 'ciAnswer'; testRunId: string } | { kind: 'tick' } | { kind: 'wake' };
 
 export interface SimulateOptions {
   /** The planner under test; the real `plan` unless a test plants a broken one. */
@@ -100,11 +100,14 @@ export const simulate = async (workload: Workload, opts: SimulateOptions = {}): 
       const ev = (agenda.pop() as { item: SimEvent }).item;
       if (ev.kind === 'arrival') arrive();
       else if (ev.kind === 'ciAnswer') w.ci.finish(ev.testRunId);
-      else ticked = true;
+      else if (ev.kind === 'tick') ticked = true;
     }
     releaseHeld();
     do await drive();
     while (releaseHeld());
+    // As the engine's loop does: a start held for a verdict due within moments goes ahead when its window closes.
+    const wakeInMs = driver.wakeInMs;
+    if (wakeInMs !== undefined) agenda.push(w.now + Math.max(1, wakeInMs), { kind: 'wake' });
     w.checker.atQuiescence(w.state, w, w.mergedCount);
     w.metrics.sampleWaiting(w.now, w.waiting());
 

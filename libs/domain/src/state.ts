@@ -14,6 +14,7 @@ import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
 import { EntryMap } from './entry-order';
 import { foldFailureRate } from './engine/batch-size';
 import { countsAsRerun, foldRerunPasses } from './engine/rerun-passes';
+import { countsAsRunTime, foldRunTimes, type RunTimes } from './engine/run-times';
 import type { NotCountedWhy } from './status-reporters';
 
 /** An entry of the queue: the facts every side folds alike (entry.ts), and the write side's scheduling fields. */
@@ -152,6 +153,8 @@ export interface QueueState {
   failureRate?: number;
   /** Moving estimate of how often a re-run of a failure no test results name passes (engine/rerun-passes.ts); absent before any. */
   rerunPassRate?: number;
+  /** How long the queue's runs take (engine/run-times.ts); absent before the first passing run. */
+  runTimes?: RunTimes;
 }
 
 export const initialQueueState = (): QueueState => ({
@@ -358,9 +361,12 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       return updateRun(s, event.data.testRunId, (r) => ({ ...r, stuck: { code: event.data.code, since: event.data.at } }));
     case 'TestRunSucceeded': {
       witnessedBy(s, event.data.testRunId, 'successorPassed');
-      const rerun = countsAsRerun(s.runs.get(event.data.testRunId));
+      const run = s.runs.get(event.data.testRunId);
+      const rerun = countsAsRerun(run);
+      const timed = countsAsRunTime(run) ? foldRunTimes(s.runTimes, Date.parse(event.data.at) - Date.parse(run.createdAt)) : s.runTimes;
       const passed = endRun(s, event.data.testRunId, 'succeeded', event.data.at);
-      return rerun ? { ...passed, rerunPassRate: foldRerunPasses(s.rerunPassRate, true) } : passed;
+      const withTimes = timed === undefined ? passed : { ...passed, runTimes: timed };
+      return rerun ? { ...withTimes, rerunPassRate: foldRerunPasses(s.rerunPassRate, true) } : withTimes;
     }
     case 'TestRunFailed': {
       const { testRunId, judgement } = event.data;

@@ -112,6 +112,25 @@ describe('QueueDriver', () => {
     expect(holding.driver.idle).toBe(false);
   });
 
+  it('when a run is due to report within moments, then the pass tells the owner when its window closes; else nothing', async () => {
+    const due = queue();
+    // Runs take 60 s steadily (a 1.2 s window); this one started 59 s before the driver's clock.
+    due.runTimes = { meanMs: 60_000, deviationMs: 0, count: 5 };
+    due.runs.set('r1', {
+      testRunId: 'r1',
+      status: 'testing',
+      bisection: false,
+      prNumbers: [1],
+      createdAt: '2025-12-31T23:59:01.000Z',
+    } as never);
+    const b = bed([], { state: due });
+    await b.driver.pass();
+    expect(b.driver.wakeInMs).toBe(2_200);
+    const quiet = bed([]);
+    await quiet.driver.pass();
+    expect(quiet.driver.wakeInMs).toBeUndefined();
+  });
+
   it('when a round starts several runs, then their branches are built at once up to startConcurrency and recorded in plan order', async () => {
     const pending: Deferred[] = [];
     const b = bed([[startOf(1), startOf(2), startOf(3)]], {

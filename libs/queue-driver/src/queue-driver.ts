@@ -1,6 +1,7 @@
 import {
   activeEntries,
   DomainError,
+  dueSoon,
   gatingConfigCommit,
   plan as realPlan,
   type Action,
@@ -108,6 +109,7 @@ export class QueueDriver {
 
   private wokeAt = 0;
   private decided = false;
+  private dueUntilMs: number | undefined;
   /**
    * Swept test branches, deleted when the pass's other work is done: the sweep comes in the round a
    * verdict lands in, and deleting its branches first (one git each, 5–10 ms of process creation on
@@ -125,6 +127,14 @@ export class QueueDriver {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /**
+   * How long after the last pass a start it held for a verdict due within moments may go ahead without
+   * that verdict (engine/run-times.ts): the owner wakes the queue then, since no event may come.
+   */
+  get wakeInMs(): number | undefined {
+    return this.dueUntilMs === undefined ? undefined : Math.max(0, this.dueUntilMs - this.deps.now().getTime());
   }
 
   /** Entries (terminal ones included) of the state the last round planned: what a round's work grows with. */
@@ -178,7 +188,9 @@ export class QueueDriver {
       await this.ensureCi(state);
       const facts = await this.deps.facts.read(state, { verify });
       verify = false;
-      const actions = (this.deps.plan ?? realPlan)(state, this.deps.now().toISOString(), facts);
+      const now = this.deps.now();
+      const actions = (this.deps.plan ?? realPlan)(state, now.toISOString(), facts);
+      this.dueUntilMs = dueSoon(state, now.getTime())?.untilMs;
       if (actions.length === 0) {
         this.quiet = activeEntries(state).length === 0;
         return 'settled';

@@ -9,6 +9,7 @@ export * from './order';
 export * from './overlaps';
 export * from './plan';
 export * from './runs';
+export { dueSoon, type RunTimes } from './run-times';
 export { directMergeCandidate, headChecksPassed } from './phases/merges';
 export { isBesideRetry } from './context';
 export { MAX_INFRASTRUCTURE_RETRIES, infrastructureRetryDelayMs } from './phases/infrastructure';

@@ -4,6 +4,7 @@ import type { Action } from '../actions';
 import { mayStart, type Ctx, type Phase } from '../context';
 import { batchSizeFor } from '../batch-size';
 import { currentRun } from '../runs';
+import { dueSoon } from '../run-times';
 import { busyRuns, stackFor, startRunAction } from './stacks';
 
 /** A PR that never shares a run: `noBatch`, urgent (it must not wait for others, nor fail with them), or cleared by a bisection. */
@@ -39,7 +40,8 @@ const batchMayStart = (c: Ctx, batch: readonly Entry[]): boolean => {
  * when `batchingMaxSize` allows and the failure rate is low); a PR that tests alone keeps its place, so in single
  * mode it closes the batch ahead of it. Single mode stops at the first PR that cannot start, so no PR
  * overtakes one ahead of it; parallel mode skips such a PR and everything depending on it, so other
- * lanes go on.
+ * lanes go on. A PR whose run would stack one whose verdict is due within moments waits for it
+ * (`dueSoon`, D340), held like a PR that may not start.
  */
 export const starts: Phase = (c) => {
   if (!c.facts.target || c.s.runState === 'paused') return [];
@@ -54,6 +56,7 @@ export const starts: Phase = (c) => {
   const witnessing = new Set<number>();
   let stopped = false;
   const size = batchSizeFor(c.s.settings, c.s.failureRate);
+  const due = dueSoon(c.s, c.nowMs)?.prs;
 
   const start = (members: readonly Entry[]): void => {
     out.push(startRunAction(c, members, stackFor(c, members, starting, witnessing)));
@@ -82,7 +85,7 @@ export const starts: Phase = (c) => {
       continue;
     }
     if (e.state !== 'pending') continue;
-    if (!mayStart(c.s, e) || c.graph.dependsOnAny(e, waiting)) {
+    if (!mayStart(c.s, e) || c.graph.dependsOnAny(e, waiting) || (due !== undefined && c.graph.dependsOnAny(e, due))) {
       hold(e);
       continue;
     }
