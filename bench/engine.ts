@@ -517,6 +517,11 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const slots = process.env.BENCH_ENGINE_OVERHEAD_CI_SLOTS;
     const flaky = Number(process.env.BENCH_ENGINE_OVERHEAD_FLAKY ?? 0);
     const breakingAt = breakingList(process.env.BENCH_ENGINE_OVERHEAD_BREAKING_AT, count);
+    // A share, not a count: 8 would have every PR break (BENCH_ENGINE_OVERHEAD_BREAKING_AT places them).
+    if (!(breakingFraction >= 0 && breakingFraction <= 1))
+      throw new Error(
+        `BENCH_ENGINE_OVERHEAD_BREAKING is the share of PRs that break, 0 to 1; got ${process.env.BENCH_ENGINE_OVERHEAD_BREAKING}`,
+      );
     const shape = {
       count,
       concurrency,

@@ -24,6 +24,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   dashboard: () => import('./dashboard'),
   start: () => import('./start'),
   calibrate: () => import('./calibrate'),
+  'flaky-spread': () => import('./flaky-spread'),
   'engine-shape': () => import('./engine-shape'),
   scale: () => import('./scale'),
   webhooks: () => import('./webhooks'),

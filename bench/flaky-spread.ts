@@ -1,0 +1,75 @@
+import { parseWorkload, simulate } from '@railyard/simulator';
+import { breakingPrs, idealRounds } from './engine';
+import { positiveIntFromEnv } from './support/settings';
+
+/**
+ * `npm run bench -- flaky-spread [N ...]`: issue 26's flaky shape (C 4, T 3 s, 10% of PRs break,
+ * 10% of runs flake, no test results) in the simulator over many seeds, with the engine latency
+ * the real engine measured (`bench engine overhead`: run overhead and reaction, in seconds). One
+ * real run of 40 PRs is one draw of its flakes; this prints how the ideal/actual ratio spreads over
+ * seeds, flake-free and flaky, for each queue length N (default 40 and 400).
+ *
+ *   BENCH_FLAKY_SPREAD_SEEDS     seeds per length (100)
+ *   BENCH_FLAKY_SPREAD_OVERHEAD  run overhead, ms (95)
+ *   BENCH_FLAKY_SPREAD_REACT     reaction, ms (60)
+ */
+const CONCURRENCY = 4;
+const CHECK_SECONDS = 3;
+const round = (n: number): number => Math.round(n * 1000) / 1000;
+
+const ratioOf = async (count: number, seed: number, flakeRate: number, engine: { runOverheadSeconds: number; reactSeconds: number }) => {
+  const bad = breakingPrs(count, 0.1);
+  const r = await simulate(
+    parseWorkload({
+      name: `flaky-spread-${count}`,
+      seed,
+      prs: count,
+      // Every PR is there at the start, as in the real run.
+      arrivalsPerHour: 3.6e9,
+      maxWaiting: count,
+      warmupMinutes: 0,
+      ci: { durationMinutes: CHECK_SECONDS / 60, distribution: 'fixed' },
+      failureRate: 0.1,
+      badPrs: [...bad],
+      flakeRate,
+      engine,
+      queue: { concurrency: CONCURRENCY },
+      tickMinutes: 1 / 60,
+    }),
+  );
+  return { ratio: (idealRounds(count, CONCURRENCY, bad) * CHECK_SECONDS) / r.simulatedSeconds, innocent: r.innocentEjections };
+};
+
+const quantile = (xs: readonly number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))] as number;
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export async function* run(args: string[]): AsyncIterable<object> {
+  const seeds = positiveIntFromEnv('BENCH_FLAKY_SPREAD_SEEDS', 100);
+  const engine = {
+    runOverheadSeconds: positiveIntFromEnv('BENCH_FLAKY_SPREAD_OVERHEAD', 95) / 1000,
+    reactSeconds: positiveIntFromEnv('BENCH_FLAKY_SPREAD_REACT', 60) / 1000,
+  };
+  const lengths = args.length > 0 ? args.map(Number) : [40, 400];
+  if (lengths.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`queue lengths are positive integers; got ${args.join(' ')}`);
+  for (const count of lengths) {
+    const free: number[] = [];
+    const flaky: number[] = [];
+    let innocent = 0;
+    for (let seed = 1; seed <= seeds; seed++) {
+      free.push((await ratioOf(count, seed, 0, engine)).ratio);
+      const f = await ratioOf(count, seed, 0.1, engine);
+      flaky.push(f.ratio);
+      innocent += f.innocent;
+    }
+    yield {
+      name: 'flaky-spread',
+      prs: count,
+      seeds,
+      engine,
+      flakeFree: { mean: round(mean(free)), min: round(Math.min(...free)) },
+      flaky: { mean: round(mean(flaky)), p10: round(quantile(flaky, 0.1)), min: round(Math.min(...flaky)) },
+      flakySeedsAtLeast085: round(flaky.filter((r) => r >= 0.85).length / seeds),
+      innocentEjections: innocent,
+    };
+  }
+}
