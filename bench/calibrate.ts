@@ -1,5 +1,5 @@
-import { parseWorkload, simulate } from '@railyard/simulator';
 import { engineOverhead, type OverheadShape } from './engine';
+import { simulateShape } from './support/simulated-shape';
 
 /**
  * `npm run bench -- calibrate [N,C,T,fraction ...]`: the same workload on the real engine (real git,
@@ -21,39 +21,16 @@ const parseShape = (arg: string): OverheadShape => {
   return shape;
 };
 
-const simulated = async (
-  shape: OverheadShape,
-  badPrs: number[],
-  engine: { runOverheadSeconds: number; reactSeconds: number },
-): Promise<{ seconds: number; merged: number }> => {
-  const workload = parseWorkload({
-    name: `calibrate-${shape.count}-c${shape.concurrency}`,
-    prs: shape.count,
-    // Every PR is there at the start, as in the real run (submitted while the queue was paused).
-    arrivalsPerHour: 3.6e9,
-    maxWaiting: shape.count,
-    warmupMinutes: 0,
-    ci: { durationMinutes: shape.checkSeconds / 60, distribution: 'fixed' },
-    failureRate: shape.breakingFraction,
-    badPrs,
-    engine,
-    queue: { concurrency: shape.concurrency },
-    tickMinutes: 1 / 60,
-  });
-  const r = await simulate(workload);
-  return { seconds: r.simulatedSeconds, merged: r.merged };
-};
-
 export async function* run(args: string[]): AsyncIterable<object> {
   for (const shape of (args.length > 0 ? args : DEFAULT_SHAPES).map(parseShape)) {
     progress(`real engine: ${shape.count} PRs, concurrency ${shape.concurrency}, ${shape.checkSeconds} s checks`);
     const real = await engineOverhead(shape);
-    const ideal = await simulated(shape, real.breakingPrs, { runOverheadSeconds: 0, reactSeconds: 0 });
+    const ideal = await simulateShape(shape, real.breakingPrs, { runOverheadSeconds: 0, reactSeconds: 0 });
     const { runOverheadSeconds, reactSeconds } = real.latency;
-    const modelled = await simulated(shape, real.breakingPrs, { runOverheadSeconds, reactSeconds });
+    const modelled = await simulateShape(shape, real.breakingPrs, { runOverheadSeconds, reactSeconds });
     const perHour = (merged: number, seconds: number): number => round((merged / seconds) * 3600, 1);
     const realPerHour = perHour(real.merged, real.seconds);
-    const simulatedPerHour = perHour(modelled.merged, modelled.seconds);
+    const simulatedPerHour = perHour(modelled.merged, modelled.simulatedSeconds);
     // Simulated over real merges per hour: 1 is a simulator that predicts the engine exactly.
     const ratio = simulatedPerHour / realPerHour;
     yield {
@@ -64,8 +41,8 @@ export async function* run(args: string[]): AsyncIterable<object> {
       breaking: real.breakingPrs.length,
       latency: real.latency,
       realSeconds: real.seconds,
-      simulatedSeconds: modelled.seconds,
-      simulatedZeroLatencySeconds: ideal.seconds,
+      simulatedSeconds: modelled.simulatedSeconds,
+      simulatedZeroLatencySeconds: ideal.simulatedSeconds,
       realMergesPerHour: realPerHour,
       simulatedMergesPerHour: simulatedPerHour,
       ratio: round(ratio),

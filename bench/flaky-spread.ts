@@ -1,6 +1,6 @@
-import { parseWorkload, simulate } from '@railyard/simulator';
 import { breakingPrs, idealRounds } from './engine';
 import { positiveIntFromEnv } from './support/settings';
+import { simulateShape } from './support/simulated-shape';
 
 /**
  * `npm run bench -- flaky-spread [N ...]`: issue 26's flaky shape (C 4, T 3 s, 10% of PRs break,
@@ -19,24 +19,8 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
 
 const ratioOf = async (count: number, seed: number, flakeRate: number, engine: { runOverheadSeconds: number; reactSeconds: number }) => {
   const bad = breakingPrs(count, 0.1);
-  const r = await simulate(
-    parseWorkload({
-      name: `flaky-spread-${count}`,
-      seed,
-      prs: count,
-      // Every PR is there at the start, as in the real run.
-      arrivalsPerHour: 3.6e9,
-      maxWaiting: count,
-      warmupMinutes: 0,
-      ci: { durationMinutes: CHECK_SECONDS / 60, distribution: 'fixed' },
-      failureRate: 0.1,
-      badPrs: [...bad],
-      flakeRate,
-      engine,
-      queue: { concurrency: CONCURRENCY },
-      tickMinutes: 1 / 60,
-    }),
-  );
+  const shape = { count, concurrency: CONCURRENCY, checkSeconds: CHECK_SECONDS, breakingFraction: 0.1 };
+  const r = await simulateShape(shape, [...bad], engine, { seed, flakeRate });
   return { ratio: (idealRounds(count, CONCURRENCY, bad) * CHECK_SECONDS) / r.simulatedSeconds, innocent: r.innocentEjections };
 };
 
