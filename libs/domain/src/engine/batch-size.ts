@@ -12,8 +12,11 @@ export const FAILURE_RATE_PRIOR = 0.1;
  */
 export const FAILURE_RATE_WEIGHT = 0.02;
 
+/** An exponentially weighted moving average after one more `value`, weighing `weight`. */
+export const movingAverage = (before: number, value: number, weight: number): number => before + weight * (value - before);
+
 /** A moving estimate of how often something happens, after one more outcome (`hit`), each weighing `weight`. */
-export const foldMovingRate = (before: number, hit: boolean, weight: number): number => before + weight * ((hit ? 1 : 0) - before);
+export const foldMovingRate = (before: number, hit: boolean, weight: number): number => movingAverage(before, hit ? 1 : 0, weight);
 
 /** The queue's estimate after one more PR merged (`failed` false) or was taken out as failed. */
 export const foldFailureRate = (rate: number | undefined, failed: boolean): number =>

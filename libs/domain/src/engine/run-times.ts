@@ -1,4 +1,5 @@
 import type { QueueState, TestRun } from '../state';
+import { movingAverage } from './batch-size';
 
 /**
  * How long the queue's runs take, from the engine starting one to its verdict: a moving mean and a
@@ -38,8 +39,8 @@ export const foldRunTimes = (before: RunTimes | undefined, ms: number): RunTimes
   if (before === undefined) return { meanMs: ms, deviationMs: 0, count: 1 };
   const deviation = Math.abs(ms - before.meanMs);
   // The first deviation seen is taken whole: a mean of one run says nothing of the spread.
-  const deviationMs = before.count === 1 ? deviation : before.deviationMs + RUN_TIME_WEIGHT * (deviation - before.deviationMs);
-  return { meanMs: before.meanMs + RUN_TIME_WEIGHT * (ms - before.meanMs), deviationMs, count: before.count + 1 };
+  const deviationMs = before.count === 1 ? deviation : movingAverage(before.deviationMs, deviation, RUN_TIME_WEIGHT);
+  return { meanMs: movingAverage(before.meanMs, ms, RUN_TIME_WEIGHT), deviationMs, count: before.count + 1 };
 };
 
 /** Half the width of the window a run is due in, or undefined while CI is not steady enough to say. */
