@@ -325,7 +325,7 @@ export interface OverheadShape {
   breakingAt?: readonly number[];
   /** Local CI slots; default C + 1: the queue's C plus the one re-run beside it (flakeRetryConcurrency's default). */
   ciSlots?: number;
-  /** A fraction of check runs failing spuriously, drawn per (PR, attempt) from `seed` (support/flaky-checks.ts). */
+  /** A fraction of check runs failing spuriously, drawn per (tested tree, attempt) from `seed` (support/flaky-checks.ts). */
   flaky?: { fraction: number; seed: number };
   /** Checks write JUnit results the local CI uploads to test health, seeded with the flaky test's history. */
   junit?: boolean;

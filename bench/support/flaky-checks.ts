@@ -1,14 +1,18 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { RepoRef } from '@railyard/domain';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 
 /**
  * Flaky checks for `bench engine overhead` (BENCH_ENGINE_OVERHEAD_FLAKY): a fraction of check runs
- * fail spuriously. Whether one does is drawn per (tested PR, attempt) from a seed, where the attempt
- * counts the runs started for that PR (first run, restarts, re-runs), so the same queue history
- * draws the same flakes. The bench's CI wrapper draws when a run is triggered and leaves a marker
+ * fail spuriously. Whether one does is drawn per (tested tree, attempt) from a seed, where the attempt
+ * counts the runs started on that tree (first run, then re-runs and restarts onto the same PRs). A tree
+ * is the set of PRs a run tests, so two engines that test the same PRs on the same stack draw the same
+ * flakes, whatever each did before: side-by-side runs are paired, and only the runs one engine starts
+ * and the other does not draw apart. The bench's CI wrapper draws when a run is triggered and leaves a marker
  * the check reads: a file named after the run in `bench-flakes/` under the repository's objects,
  * which the sandbox mounts read-only at the path the checkout's `alternates` names.
  */
@@ -16,10 +20,10 @@ import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 export const FLAKY_TEST = 'sometimes times out';
 export const REPORTS_DIR = 'reports';
 
-/** Whether the run of `pr`'s `attempt`-th test flakes: a uniform draw from (seed, PR, attempt) under `fraction`. */
-export const flakes = (seed: number, pr: number, attempt: number, fraction: number): boolean => {
+/** Whether the `attempt`-th run on `tree` flakes: a uniform draw from (seed, tree, attempt) under `fraction`. */
+export const flakes = (seed: number, tree: string, attempt: number, fraction: number): boolean => {
   if (fraction <= 0) return false;
-  const digest = createHash('sha256').update(`${seed}:${pr}:${attempt}`).digest();
+  const digest = createHash('sha256').update(`${seed}:${tree}:${attempt}`).digest();
   return digest.readUInt32BE(0) / 2 ** 32 < fraction;
 };
 
@@ -57,6 +61,12 @@ export const checkScript = (checkSeconds: number, reports: boolean): string => {
   ].join('\n');
 };
 
+const run = promisify(execFile);
+
+/** The tree a commit holds: the same for the same PRs on the same base, whichever commits wrote it. */
+const treeOf = async (gitDir: string, sha: string): Promise<string> =>
+  (await run('git', ['--git-dir', gitDir, 'rev-parse', `${sha}^{tree}`])).stdout.trim();
+
 /** The PR a queue test branch names (`railyard-merge/pr-<n>/<id>`). */
 const testedPr = (branch: string): number | undefined => {
   const n = /^railyard-merge\/pr-(\d+)\//.exec(branch)?.[1];
@@ -64,8 +74,8 @@ const testedPr = (branch: string): number | undefined => {
 };
 
 export interface FlakeDraws {
-  /** Runs started per tested PR, and those drawn to flake. */
-  attempts: Map<number, number>;
+  /** Runs started per tested tree, and those drawn to flake. */
+  attempts: Map<string, number>;
   flaked: number;
   /** The test runs drawn to flake. */
   flakedRuns: Set<string>;
@@ -97,11 +107,11 @@ export const withFlakes = <T extends CiPort>(
 ): { ci: T; draws: FlakeDraws } => {
   const draws: FlakeDraws = { attempts: new Map(), flaked: 0, flakedRuns: new Set() };
   const trigger = async (req: CiTrigger): Promise<void> => {
-    const pr = testedPr(req.branch);
-    if (pr !== undefined) {
-      const attempt = (draws.attempts.get(pr) ?? 0) + 1;
-      draws.attempts.set(pr, attempt);
-      if (flakes(o.seed, pr, attempt, o.fraction)) {
+    if (o.fraction > 0 && testedPr(req.branch) !== undefined) {
+      const tree = await treeOf(o.gitDir(req.repo), req.sha);
+      const attempt = (draws.attempts.get(tree) ?? 0) + 1;
+      draws.attempts.set(tree, attempt);
+      if (flakes(o.seed, tree, attempt, o.fraction)) {
         const dir = path.join(o.gitDir(req.repo), 'objects', 'bench-flakes');
         mkdirSync(dir, { recursive: true });
         writeFileSync(path.join(dir, req.testRunId), '');
