@@ -3,19 +3,28 @@ import { deserialize, serialize } from 'node:v8';
 import type { QueueEvent } from './events';
 import { foldQueue, type QueueState } from './state';
 import { QUEUE_STATE_SCHEMA, queueStateBody, queueStateOf } from './state-snapshot';
-import { batchFailed, batchStarted, merged, runPassed, runStarted } from './engine/testing/engine-fixtures';
+import { batchFailed, batchStarted, merged, prOneReRun, runFailed, runPassed, runStarted } from './engine/testing/engine-fixtures';
 import { prCancelled, prSubmitted, queueCreated, targetsSet } from './testing/fixtures';
 
 const HIGH = { priorityValue: 1, priorityName: 'high' } as const;
 
-/** A queue's life with every kind of thing the state keeps: merges, a failed batch, waiting and cancelled PRs. */
+/** A queue's life with every kind of thing the state keeps: a flake re-run, merges, a failed batch, waiting and cancelled PRs. */
 const history: QueueEvent[] = [
   queueCreated(),
   ...[1, 2, 3, 4, 5, 6, 7].map((n) => prSubmitted(n, n % 3 === 0 ? HIGH : {})),
   targetsSet(1, 'd-1'),
   ...runStarted('r1', 1),
-  ...runPassed('r1', 1),
-  merged(1, 'r1'),
+  ...runFailed('r1', 1),
+  ...prOneReRun({
+    testRunId: 'rr1',
+    of: 'r1',
+    attempt: 1,
+    cause: 'NO_TEST_RESULTS',
+    detail: 're-run 1 of 1',
+    when: '2026-01-01T00:01:00.000Z',
+  }),
+  ...runPassed('rr1', 1),
+  merged(1, 'rr1'),
   ...batchStarted('b1', [2, 3]),
   ...batchFailed('b1', [2, 3]),
   prCancelled(4),
@@ -58,6 +67,6 @@ describe('queue state snapshots (D292)', () => {
     // number and pin the new digest beside it (an older snapshot is then folded again, never misread).
     const text = JSON.stringify(view(foldQueue(history)), (_k, v: unknown) => (v instanceof Map ? [...v] : v));
     const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-    expect({ schema: QUEUE_STATE_SCHEMA, digest }).toEqual({ schema: 5, digest: '3d57ca4e3e4081d3' });
+    expect({ schema: QUEUE_STATE_SCHEMA, digest }).toEqual({ schema: 6, digest: '41d42a6b866ba4d5' });
   });
 });

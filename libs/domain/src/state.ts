@@ -13,7 +13,7 @@ import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
 import { EntryMap } from './entry-order';
 import { foldFailureRate } from './engine/batch-size';
-import { countsAsRerun, foldRerunPasses } from './engine/rerun-passes';
+import { countsAsRerun, foldRerunPasses, type RerunPasses } from './engine/rerun-passes';
 import { countsAsRunTime, foldRunTimes, type RunTimes } from './engine/run-times';
 import type { NotCountedWhy } from './status-reporters';
 
@@ -151,8 +151,8 @@ export interface QueueState {
   hostProblem?: { code: HostProblemCode; detail: string; since: string };
   /** Moving estimate of how often a PR fails in this queue (engine/batch-size.ts); absent before any outcome. */
   failureRate?: number;
-  /** Moving estimate of how often a re-run of a failure no test results name passes (engine/rerun-passes.ts); absent before any. */
-  rerunPassRate?: number;
+  /** How often a re-run of a failure no test results name passes (engine/rerun-passes.ts); absent before any. */
+  rerunPasses?: RerunPasses;
   /** How long the queue's runs take (engine/run-times.ts); absent before the first passing run. */
   runTimes?: RunTimes;
 }
@@ -366,7 +366,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const timed = countsAsRunTime(run) ? foldRunTimes(s.runTimes, Date.parse(event.data.at) - Date.parse(run.createdAt)) : s.runTimes;
       const passed = endRun(s, event.data.testRunId, 'succeeded', event.data.at);
       const withTimes = timed === undefined ? passed : { ...passed, runTimes: timed };
-      return rerun ? { ...withTimes, rerunPassRate: foldRerunPasses(s.rerunPassRate, true) } : withTimes;
+      return rerun ? { ...withTimes, rerunPasses: foldRerunPasses(s.rerunPasses, true) } : withTimes;
     }
     case 'TestRunFailed': {
       const { testRunId, judgement } = event.data;
@@ -375,7 +375,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       witnessedBy(s, testRunId, 'successorFailed');
       const rerun = countsAsRerun(s.runs.get(testRunId));
       const failed = endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
-      return rerun ? { ...failed, rerunPassRate: foldRerunPasses(s.rerunPassRate, false) } : failed;
+      return rerun ? { ...failed, rerunPasses: foldRerunPasses(s.rerunPasses, false) } : failed;
     }
     case 'TestRunTimedOut':
       return endRun(s, event.data.testRunId, 'timed_out', event.data.at);

@@ -155,7 +155,7 @@ const heldOnUnknown = (s: QueueState, run: TestRun): boolean => {
 const unwitnessed = (s: QueueState, run: TestRun): boolean => {
   if (!s.settings.unknownFailuresHoldPlace || run.bisection || run.prNumbers.length !== 1 || run.retry?.cause !== 'NO_TEST_RESULTS')
     return false;
-  return (s.rerunPassRate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES && s.entries.get(run.prNumbers[0] as number)?.hasSuccessor !== true;
+  return (s.rerunPasses?.rate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES && s.entries.get(run.prNumbers[0] as number)?.hasSuccessor !== true;
 };
 
 /** A PR holding its place on a failure of unknown kind (heldOnUnknown): pending failure, or testing in its re-run. */

@@ -129,7 +129,7 @@ describe('a failure of unknown kind no run stacked on could judge (D336)', () =>
   });
 
   it('when the queue sees re-runs pass, then it gets one re-run more, beside the queue', () => {
-    const flaky = { ...foldQueue(alone()), rerunPassRate: 0.1 };
+    const flaky = { ...foldQueue(alone()), rerunPasses: { rate: 0.1, count: 60 } };
     expect(plan(flaky, NOW, facts())).toEqual([
       rec({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 2) }),
     ]);
@@ -137,8 +137,17 @@ describe('a failure of unknown kind no run stacked on could judge (D336)', () =>
 
   it('when re-runs of such failures pass or fail, then the estimate the rule reads follows them', () => {
     const history = alone();
-    expect(foldQueue(history).rerunPassRate).toBe(0);
+    expect(foldQueue(history).rerunPasses).toEqual({ rate: 0, count: 1 });
     const passed = [...history.slice(0, -3), ...runPassed('rr1', 1, at(50))];
-    expect(foldQueue(passed).rerunPassRate).toBeCloseTo(0.02);
+    expect(foldQueue(passed).rerunPasses).toEqual({ rate: 1, count: 1 });
+  });
+
+  it('when a new queue has seen one re-run pass, then its next such failure gets one re-run more (D341)', () => {
+    // The first re-run counts whole: a moving average from 0 read 2% after it, and the next flake was ejected.
+    const passedOnce = foldQueue([...alone().slice(0, -3), ...runPassed('rr1', 1, at(50))]).rerunPasses;
+    const next = { ...foldQueue(alone()), rerunPasses: passedOnce };
+    expect(plan(next, NOW, facts())).toEqual([
+      rec({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 2) }),
+    ]);
   });
 });
