@@ -8,7 +8,7 @@ import { prCancelled, prSubmitted, queueCreated, targetsSet } from './testing/fi
 
 const HIGH = { priorityValue: 1, priorityName: 'high' } as const;
 
-/** A queue's life with every kind of thing the state keeps: a flake re-run, merges, a failed batch, waiting and cancelled PRs. */
+/** A queue's life with every kind of thing the state keeps: a flake re-run, a failed successor, merges, a failed batch, waiting and cancelled PRs. */
 const history: QueueEvent[] = [
   queueCreated(),
   ...[1, 2, 3, 4, 5, 6, 7].map((n) => prSubmitted(n, n % 3 === 0 ? HIGH : {})),
@@ -29,6 +29,8 @@ const history: QueueEvent[] = [
   ...batchFailed('b1', [2, 3]),
   prCancelled(4),
   ...runStarted('r5', 5),
+  ...runStarted('r6', 6, [5]),
+  ...runFailed('r6', 6),
   prSubmitted(8, HIGH),
 ];
 
@@ -67,6 +69,6 @@ describe('queue state snapshots (D292)', () => {
     // number and pin the new digest beside it (an older snapshot is then folded again, never misread).
     const text = JSON.stringify(view(foldQueue(history)), (_k, v: unknown) => (v instanceof Map ? [...v] : v));
     const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
-    expect({ schema: QUEUE_STATE_SCHEMA, digest }).toEqual({ schema: 6, digest: '41d42a6b866ba4d5' });
+    expect({ schema: QUEUE_STATE_SCHEMA, digest }).toEqual({ schema: 7, digest: '10951dc727916697' });
   });
 });

@@ -7,7 +7,7 @@ import type { Entry, QueueState } from './state';
  * state saved before is then folded again from its stream instead of being read as something it is
  * not. state-snapshot.test.ts pins a fold's result to this number, so a change that forgets it fails.
  */
-export const QUEUE_STATE_SCHEMA = 6;
+export const QUEUE_STATE_SCHEMA = 7;
 
 /** The state as structured-clone data: `entries` as a plain Map (its plan order is rebuilt on the way back). */
 export type QueueStateBody = Omit<QueueState, 'entries'> & { entries: Map<number, Entry> };

@@ -40,6 +40,11 @@ export interface Entry extends EntryFacts {
    */
   successorFailed?: true;
   /**
+   * The PRs whose runs stacked this entry and failed (successorFailed), less those that failed again in
+   * a run without it: that failure was their own, so it no longer says anything of this entry (D342).
+   */
+  failedSuccessors?: number[];
+  /**
    * A run with this entry stacked under it passed since its own run started: its change passed once,
    * so a failure of unknown kind of its own is most likely a flake. It keeps its place whatever runs
    * behind fail next, and its re-runs may go on up to MAX_FLAKE_RETRIES (D336).
@@ -235,6 +240,22 @@ const witnessedBy = (s: QueueState, testRunId: string, flag: 'successorPassed' |
   }
 };
 
+/**
+ * Keeps, for each PR a failed run stacked, the PRs that run tested (Entry.failedSuccessors); a PR that
+ * fails in a run without it is struck from its list: that failure needs nothing under it (D342).
+ */
+const failedSuccessorsAfter = (s: QueueState, testRunId: string): void => {
+  const run = s.runs.get(testRunId);
+  if (!run) return;
+  const stacked = new Set(run.dependentPrs);
+  for (const e of [...s.entries.values()]) {
+    if (e.state !== 'testing' && e.state !== 'pending_failure') continue;
+    const before = e.failedSuccessors ?? [];
+    const after = stacked.has(e.prNumber) ? [...new Set([...before, ...run.prNumbers])] : before.filter((n) => !run.prNumbers.includes(n));
+    if (after.length !== before.length) s.entries.set(e.prNumber, { ...e, failedSuccessors: after });
+  }
+};
+
 const endRun = (s: QueueState, testRunId: string, status: TestRunStatus, at: string, failedContexts: string[] = []): QueueState => {
   updateRun(s, testRunId, (r) => ({ ...r, status, endedAt: at, failedContexts }));
   dropUnusedRuns(s);
@@ -373,6 +394,7 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       if (judgement !== undefined)
         updateRun(s, testRunId, (r) => ({ ...r, judgement, ...(judgement === 'genuine' ? { genuineFailure: true } : {}) }));
       witnessedBy(s, testRunId, 'successorFailed');
+      failedSuccessorsAfter(s, testRunId);
       const rerun = countsAsRerun(s.runs.get(testRunId));
       const failed = endRun(s, testRunId, 'failed', event.data.at, event.data.failedContexts);
       return rerun ? { ...failed, rerunPasses: foldRerunPasses(s.rerunPasses, false) } : failed;
@@ -387,7 +409,14 @@ const applyTestRuns = (s: QueueState, event: QueueEvent): QueueState => {
       const flightSeq = e.flightSeq ?? s.nextFlightSeq;
       // A re-run of the same commit is the same test: the successors that stacked the PR still witness it.
       const rerun = s.runs.get(event.data.testRunId)?.retry !== undefined;
-      const { retestAlone: _done, hasSuccessor: _old, successorFailed: _evidence, successorPassed: _proof, ...rest } = e;
+      const {
+        retestAlone: _done,
+        hasSuccessor: _old,
+        successorFailed: _evidence,
+        failedSuccessors: _explained,
+        successorPassed: _proof,
+        ...rest
+      } = e;
       s.entries.set(e.prNumber, { ...(rerun ? e : rest), testRunId: event.data.testRunId, flightSeq });
       dropUnusedRuns(s);
       return e.flightSeq === undefined ? { ...s, nextFlightSeq: s.nextFlightSeq + 1 } : s;

@@ -87,6 +87,9 @@ export const isSuspect = (s: QueueState, e: Entry): boolean => {
 export const retriesBeside = (s: QueueState): boolean =>
   s.settings.flakeRetries > 0 && !(s.settings.canOptimisticallyMerge && s.settings.pendingFailureDepth > 0);
 
+/** Re-runs for a failure only its own re-runs can judge, in a queue whose re-runs pass: one more. */
+const unwitnessedRetries = (flakeRetries: number): number => Math.min(flakeRetries + 1, Math.max(flakeRetries, MAX_FLAKE_RETRIES));
+
 /**
  * How many re-runs a failure may have: `flakeRetries`, or up to MAX_FLAKE_RETRIES for a PR holding
  * its place whose re-runs keep failing on flaky tests only (D311) or, with no results, after a run
@@ -96,7 +99,7 @@ export const retriesBeside = (s: QueueState): boolean =>
 export const flakeRetriesFor = (s: QueueState, run: TestRun): number => {
   const { flakeRetries } = s.settings;
   if (flakeRetries === 0 || run.retry === undefined) return flakeRetries;
-  if (unwitnessed(s, run)) return Math.min(flakeRetries + 1, Math.max(flakeRetries, MAX_FLAKE_RETRIES));
+  if (unwitnessed(s, run)) return unwitnessedRetries(flakeRetries);
   if (!holdsPlace(s, run)) return flakeRetries;
   const vouched =
     run.judgement === 'flaky' || (heldOnUnknown(s, run) && s.entries.get(run.prNumbers[0] as number)?.successorPassed === true);
@@ -146,16 +149,42 @@ const heldOnUnknown = (s: QueueState, run: TestRun): boolean => {
   return unknown && e?.hasSuccessor === true && (e.successorFailed !== true || e.successorPassed === true);
 };
 
+/** A lone re-run of a failure of unknown kind, in a queue whose re-runs do pass (rerun-passes.ts). */
+const flakyQueueRerun = (s: QueueState, run: TestRun): boolean =>
+  s.settings.unknownFailuresHoldPlace &&
+  !run.bisection &&
+  run.prNumbers.length === 1 &&
+  run.retry?.cause === 'NO_TEST_RESULTS' &&
+  (s.rerunPasses?.rate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES;
+
 /**
- * A lone failure of unknown kind, stepped aside, that no run stacked on its PR could judge: its own
- * re-run failing too is the only evidence. In a queue whose re-runs do pass (rerun-passes.ts) two
- * flakes in a row are then not rare next to a real break nothing else caught, so it gets one re-run
- * more, beside the queue where nobody waits for it (D336).
+ * A lone failure of unknown kind, stepped aside, that no run stacked on its PR could judge, or whose
+ * runs stacked on it failed only where their PRs then failed without it too (Entry.failedSuccessors,
+ * D342: a break right behind a flake): its own re-run failing too is the only evidence. In a queue
+ * whose re-runs do pass, two flakes in a row are then not rare next to a real break nothing else
+ * caught, so it gets one re-run more, beside the queue where nobody waits for it (D336).
  */
 const unwitnessed = (s: QueueState, run: TestRun): boolean => {
-  if (!s.settings.unknownFailuresHoldPlace || run.bisection || run.prNumbers.length !== 1 || run.retry?.cause !== 'NO_TEST_RESULTS')
-    return false;
-  return (s.rerunPasses?.rate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES && s.entries.get(run.prNumbers[0] as number)?.hasSuccessor !== true;
+  if (!flakyQueueRerun(s, run)) return false;
+  const e = s.entries.get(run.prNumbers[0] as number);
+  if (e?.hasSuccessor !== true) return true;
+  return e.successorPassed !== true && e.successorFailed === true && (e.failedSuccessors?.length ?? 0) === 0;
+};
+
+/**
+ * Whether a stepped-aside PR whose re-run failed waits before it is blamed: in a queue whose re-runs
+ * pass, while a PR whose run failed on top of it is testing again without it, that verdict decides
+ * whether its failure was evidence against this PR (it passes) or its own (it fails: this PR is then
+ * unwitnessed and gets one re-run more, D342). Nobody waits for a PR beside the queue.
+ */
+export const awaitsExplanation = (s: QueueState, e: Entry, run: TestRun): boolean => {
+  if (!flakyQueueRerun(s, run) || e.successorPassed === true || unwitnessed(s, run)) return false;
+  if ((run.retry?.attempt ?? 0) + 1 > unwitnessedRetries(s.settings.flakeRetries)) return false;
+  return (e.failedSuccessors ?? []).some((n) => {
+    const successor = s.entries.get(n);
+    const again = successor && currentRun(s, successor);
+    return again?.status === 'testing' && again.prNumbers.includes(n) && !again.dependentPrs.includes(e.prNumber);
+  });
 };
 
 /** A PR holding its place on a failure of unknown kind (heldOnUnknown): pending failure, or testing in its re-run. */

@@ -1,5 +1,8 @@
 import type { QueueEvent } from '../events';
+import { foldQueue } from '../state';
+import { NOW } from '../testing/decider-spec';
 import { at } from '../testing/fixtures';
+import { plan } from './plan';
 import { facts, prOneReRun, runFailed, runPassed, runStarted } from './testing/engine-fixtures';
 import { givenQueue } from './testing/engine-spec';
 import { blamed, queueWith, rec, startOf } from './testing/plan-helpers';
@@ -123,5 +126,42 @@ describe('a PR back from a passing re-run behind the runs that left it out', () 
   it('when it restarted, then it runs alone under the runs that left the PR out, which go on', () => {
     const restarted: QueueEvent = { type: 'TestsRestarted', data: { prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: at(50) } };
     expect(givenQueue([...backBehind(), restarted]).planned(facts())).toEqual([startOf(2), startOf(1, [2, 3, 4])]);
+  });
+});
+
+describe('a failure behind a flake that its own PR explains (D342)', () => {
+  /** PR 1 failed, its re-run rr1 started; PR 2's run on it failed too, and PR 2 is testing again alone (r2b); rr1 failed. */
+  const behindAlone = (): QueueEvent[] => [
+    ...failedUnderOthers(),
+    ...reRun(),
+    ...runFailed('r2', 2, at(49)),
+    ...[2, 3].map((prNumber): QueueEvent => ({
+      type: 'TestsRestarted',
+      data: { prNumber, reason: 'PREREQUISITE_MERGE_ITEM_FAILED', at: at(49) },
+    })),
+    { type: 'TestRunCancelled', data: { testRunId: 'r3', reason: 'TESTS_RESTARTED', at: at(49) } },
+    ...runStarted('r2b', 2),
+    ...runFailed('rr1', 1, at(50)),
+  ];
+  /** A queue whose re-runs of such failures pass half the time. */
+  const flaky = (history: QueueEvent[]) => ({ ...foldQueue(history), rerunPasses: { rate: 0.5, count: 20 } });
+  const retryAgain = rec({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: UNKNOWN.replace('1 of 1', '2 of 2') });
+
+  it('when the PR behind is testing again without it, then its re-run’s failure waits for that verdict', () => {
+    expect(plan(flaky(behindAlone()), NOW, facts())).not.toContainEqual(blamed(1, 'rr1'));
+  });
+
+  it('when the PR behind then fails without it too, then that failure was its own and the PR gets one re-run more', () => {
+    const planned = plan(flaky([...behindAlone(), ...runFailed('r2b', 2, at(52))]), NOW, facts());
+    expect(planned).toContainEqual(retryAgain);
+    expect(planned).not.toContainEqual(blamed(1, 'rr1'));
+  });
+
+  it('when the PR behind then passes without it, then its failure on top of it stands and the PR is ejected', () => {
+    expect(plan(flaky([...behindAlone(), ...runPassed('r2b', 2, at(52))]), NOW, facts())).toContainEqual(blamed(1, 'rr1'));
+  });
+
+  it('when the queue’s re-runs never pass, then it is ejected at once, as before', () => {
+    expect(givenQueue(behindAlone()).planned(facts())).toContainEqual(blamed(1, 'rr1'));
   });
 });

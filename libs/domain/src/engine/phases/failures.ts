@@ -1,6 +1,7 @@
 import type { Entry, TestRun } from '../../state';
 import type { Action } from '../actions';
 import {
+  awaitsExplanation,
   heldOnUnknownFailure,
   holdsPlace,
   isSuspect,
@@ -125,7 +126,8 @@ const blameSettled = (c: Ctx, ready: (e: Entry) => boolean): Action[] => {
     if (!beside && (!depsMerged || (!genuine && successorsStillTesting(c, [e])))) continue;
     // Before anyone is blamed, a failure that may be a flake is re-run on the same commit (flakeRetries).
     const retry = provenAlone ? { kind: 'none' as const } : retryDecision(c, run);
-    if (retry.kind === 'wait' || (retry.kind === 'none' && (!depsMerged || awaitsVoucher(c, e)))) continue;
+    if (retry.kind === 'wait' || (retry.kind === 'none' && (!depsMerged || awaitsVoucher(c, e) || awaitsExplanation(c.s, e, run))))
+      continue;
     blamed.push(retry.kind === 'retry' ? retry.action : blame(e, run, provenAlone || (run.bisection && run.status === 'cancelled')));
   }
   return blamed;
