@@ -11,7 +11,7 @@ import type {
 } from './events-engine';
 import type { RepoRef } from './ids';
 import { evolveEntry, submittedEntry, type EntryFacts } from './entry';
-import { EntryMap } from './entry-order';
+import { EntryMap, planOrderIndexOf } from './entry-order';
 import { foldFailureRate } from './engine/batch-size';
 import { countsAsRerun, foldRerunPasses, type RerunPasses } from './engine/rerun-passes';
 import { countsAsRunTime, foldRunTimes, type RunTimes } from './engine/run-times';
@@ -248,7 +248,8 @@ const failedSuccessorsAfter = (s: QueueState, testRunId: string): void => {
   const run = s.runs.get(testRunId);
   if (!run) return;
   const stacked = new Set(run.dependentPrs);
-  for (const e of [...s.entries.values()]) {
+  // Only PRs in flight can hold such a list: the started ones, not every PR the queue keeps (issue 29).
+  for (const e of [...planOrderIndexOf(s.entries).started]) {
     if (e.state !== 'testing' && e.state !== 'pending_failure') continue;
     const before = e.failedSuccessors ?? [];
     const after = stacked.has(e.prNumber) ? [...new Set([...before, ...run.prNumbers])] : before.filter((n) => !run.prNumbers.includes(n));
