@@ -178,7 +178,7 @@ const unwitnessed = (s: QueueState, run: TestRun): boolean => {
  * unwitnessed and gets one re-run more, D342). Nobody waits for a PR beside the queue.
  */
 export const awaitsExplanation = (s: QueueState, e: Entry, run: TestRun): boolean => {
-  if (!flakyQueueRerun(s, run) || e.successorPassed === true || unwitnessed(s, run)) return false;
+  if (!flakyQueueRerun(s, run) || e.successorPassed === true) return false;
   if ((run.retry?.attempt ?? 0) + 1 > unwitnessedRetries(s.settings.flakeRetries)) return false;
   return (e.failedSuccessors ?? []).some((n) => {
     const successor = s.entries.get(n);
