@@ -1,4 +1,6 @@
 import { breakingPrs, idealRounds } from './engine';
+import type { QueueEvent } from '@railyard/domain';
+import { runsOf } from './support/run-counts';
 import { positiveIntFromEnv } from './support/settings';
 import { simulateShape } from './support/simulated-shape';
 
@@ -6,8 +8,9 @@ import { simulateShape } from './support/simulated-shape';
  * `npm run bench -- flaky-spread [N ...]`: issue 26's flaky shape (C 4, T 3 s, 10% of PRs break,
  * 10% of runs flake, no test results) in the simulator over many seeds, with the engine latency
  * the real engine measured (`bench engine overhead`: run overhead and reaction, in seconds). One
- * real run of 40 PRs is one draw of its flakes; this prints how the ideal/actual ratio spreads over
- * seeds, flake-free and flaky, for each queue length N (default 40 and 400).
+ * real run of 40 PRs is one draw of its flakes (the same draw as the simulator's for its seed:
+ * `bench calibrate` compares them); this prints how the ideal/actual ratio and the CI runs per merge
+ * over the flake-free run spread over seeds, for each queue length N (default 40 and 400).
  *
  *   BENCH_FLAKY_SPREAD_SEEDS     seeds per length (100)
  *   BENCH_FLAKY_SPREAD_OVERHEAD  run overhead, ms (95)
@@ -20,8 +23,13 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
 const ratioOf = async (count: number, seed: number, flakeRate: number, engine: { runOverheadSeconds: number; reactSeconds: number }) => {
   const bad = breakingPrs(count, 0.1);
   const shape = { count, concurrency: CONCURRENCY, checkSeconds: CHECK_SECONDS, breakingFraction: 0.1 };
-  const r = await simulateShape(shape, [...bad], engine, { seed, flakeRate });
-  return { ratio: (idealRounds(count, CONCURRENCY, bad) * CHECK_SECONDS) / r.simulatedSeconds, innocent: r.innocentEjections };
+  const events: QueueEvent[] = [];
+  const r = await simulateShape(shape, [...bad], engine, { seed, flakeRate, onEvent: (e) => events.push(e) });
+  return {
+    ratio: (idealRounds(count, CONCURRENCY, bad) * CHECK_SECONDS) / r.simulatedSeconds,
+    innocent: r.innocentEjections,
+    runsPerMerge: runsOf(events, bad).runsPerMerge,
+  };
 };
 
 const quantile = (xs: readonly number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))] as number;
@@ -38,11 +46,15 @@ export async function* run(args: string[]): AsyncIterable<object> {
   for (const count of lengths) {
     const free: number[] = [];
     const flaky: number[] = [];
+    // The flaky run's CI runs per merge over the flake-free run's, seed by seed (issue 26: within +10%).
+    const runsOver: number[] = [];
     let innocent = 0;
     for (let seed = 1; seed <= seeds; seed++) {
-      free.push((await ratioOf(count, seed, 0, engine)).ratio);
+      const ff = await ratioOf(count, seed, 0, engine);
+      free.push(ff.ratio);
       const f = await ratioOf(count, seed, 0.1, engine);
       flaky.push(f.ratio);
+      runsOver.push(f.runsPerMerge / ff.runsPerMerge);
       innocent += f.innocent;
     }
     yield {
@@ -53,6 +65,8 @@ export async function* run(args: string[]): AsyncIterable<object> {
       flakeFree: { mean: round(mean(free)), min: round(Math.min(...free)) },
       flaky: { mean: round(mean(flaky)), p10: round(quantile(flaky, 0.1)), min: round(Math.min(...flaky)) },
       flakySeedsAtLeast085: round(flaky.filter((r) => r >= 0.85).length / seeds),
+      runsPerMergeOverFlakeFree: { mean: round(mean(runsOver)), p90: round(quantile(runsOver, 0.9)) },
+      flakySeedsWithin10PercentRuns: round(runsOver.filter((r) => r <= 1.1).length / seeds),
       innocentEjections: innocent,
     };
   }

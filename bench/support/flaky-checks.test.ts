@@ -1,4 +1,4 @@
-import { costlyFlakes, flakes, type FlakeDraws } from './flaky-checks';
+import { costlyFlakes, type FlakeDraws } from './flaky-checks';
 
 const draws = (flaked: string[]): FlakeDraws => ({ attempts: new Map(), flaked: flaked.length, flakedRuns: new Set(flaked) });
 
@@ -24,16 +24,5 @@ describe('flakes that cost a run (the flaky shape’s floor)', () => {
   it('when a run failed without a flake drawn, then it is no flake', () => {
     const runs = [{ testRunId: 'a', prs: [3], failed: true }];
     expect(costlyFlakes(draws([]), runs, new Set())).toBe(0);
-  });
-
-  it('when the same seed, tree and attempt are drawn twice, then the draw is the same', () => {
-    expect(flakes(3, 'a1b2', 1, 0.1)).toBe(flakes(3, 'a1b2', 1, 0.1));
-    expect(flakes(3, 'a1b2', 1, 0)).toBe(false);
-  });
-
-  it('when trees are drawn at 10%, then about one run in ten flakes', () => {
-    const drawn = Array.from({ length: 2000 }, (_, i) => flakes(1, `tree-${i}`, 1, 0.1)).filter(Boolean).length;
-    expect(drawn).toBeGreaterThan(160);
-    expect(drawn).toBeLessThan(240);
   });
 });

@@ -1,31 +1,24 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { RepoRef } from '@railyard/domain';
+import { flakeDrawn, treeOfPrs } from '@railyard/simulator';
 import type { CiPort, CiTrigger } from '@railyard/queue-driver';
 
 /**
  * Flaky checks for `bench engine overhead` (BENCH_ENGINE_OVERHEAD_FLAKY): a fraction of check runs
  * fail spuriously. Whether one does is drawn per (tested tree, attempt) from a seed, where the attempt
  * counts the runs started on that tree (first run, then re-runs and restarts onto the same PRs). A tree
- * is the set of PRs a run tests, so two engines that test the same PRs on the same stack draw the same
- * flakes, whatever each did before: side-by-side runs are paired, and only the runs one engine starts
- * and the other does not draw apart. The bench's CI wrapper draws when a run is triggered and leaves a marker
+ * is the set of PRs a run tests, merged and stacked, so two engines that test the same PRs draw the
+ * same flakes, whatever each did before, and so does the simulator (`flakeDraws: per-tree`, `bench
+ * calibrate`): side-by-side runs are paired, and only the runs one starts and the other does not draw apart. The bench's CI wrapper draws when a run is triggered and leaves a marker
  * the check reads: a file named after the run in `bench-flakes/` under the repository's objects,
  * which the sandbox mounts read-only at the path the checkout's `alternates` names.
  */
 
 export const FLAKY_TEST = 'sometimes times out';
 export const REPORTS_DIR = 'reports';
-
-/** Whether the `attempt`-th run on `tree` flakes: a uniform draw from (seed, tree, attempt) under `fraction`. */
-export const flakes = (seed: number, tree: string, attempt: number, fraction: number): boolean => {
-  if (fraction <= 0) return false;
-  const digest = createHash('sha256').update(`${seed}:${tree}:${attempt}`).digest();
-  return digest.readUInt32BE(0) / 2 ** 32 < fraction;
-};
 
 /**
  * The check: wait T seconds, fail when a PR file of the tree says FAIL (a real break) or when the
@@ -63,9 +56,14 @@ export const checkScript = (checkSeconds: number, reports: boolean): string => {
 
 const run = promisify(execFile);
 
-/** The tree a commit holds: the same for the same PRs on the same base, whichever commits wrote it. */
-const treeOf = async (gitDir: string, sha: string): Promise<string> =>
-  (await run('git', ['--git-dir', gitDir, 'rev-parse', `${sha}^{tree}`])).stdout.trim();
+/**
+ * The tree a commit holds, named by its PRs: each PR adds `f<n>.txt`, so the files name the merged PRs
+ * and the stack, the way the simulator names a tree (`treeOfPrs`), and a seed draws alike in both.
+ */
+const treeOf = async (gitDir: string, sha: string): Promise<string> => {
+  const names = (await run('git', ['--git-dir', gitDir, 'ls-tree', '--name-only', sha])).stdout.split('\n');
+  return treeOfPrs(names.flatMap((name) => /^f(\d+)\.txt$/.exec(name)?.slice(1).map(Number) ?? []));
+};
 
 /** The PR a queue test branch names (`railyard-merge/pr-<n>/<id>`). */
 const testedPr = (branch: string): number | undefined => {
@@ -111,7 +109,7 @@ export const withFlakes = <T extends CiPort>(
       const tree = await treeOf(o.gitDir(req.repo), req.sha);
       const attempt = (draws.attempts.get(tree) ?? 0) + 1;
       draws.attempts.set(tree, attempt);
-      if (flakes(o.seed, tree, attempt, o.fraction)) {
+      if (flakeDrawn(o.seed, tree, attempt, o.fraction)) {
         const dir = path.join(o.gitDir(req.repo), 'objects', 'bench-flakes');
         mkdirSync(dir, { recursive: true });
         writeFileSync(path.join(dir, req.testRunId), '');

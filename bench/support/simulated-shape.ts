@@ -1,3 +1,4 @@
+import type { QueueEvent } from '@railyard/domain';
 import { parseWorkload, simulate, type SimResult } from '@railyard/simulator';
 
 /** A shape of `bench engine overhead`: N PRs, concurrency C, checks of T seconds, a share breaking. */
@@ -10,13 +11,14 @@ export interface SimulatedShape {
 
 /**
  * The real engine's bench shape in the simulator (`calibrate`, `flaky-spread`): the given PRs break,
- * `flakeRate` of the runs flake (no test results), and the engine costs the latency given, in seconds.
+ * `flakeRate` of the runs flake (no test results; drawn per tree and attempt from `seed`, as the real
+ * bench draws them), and the engine costs the latency given, in seconds.
  */
 export const simulateShape = async (
   shape: SimulatedShape,
   badPrs: readonly number[],
   engine: { runOverheadSeconds: number; reactSeconds: number },
-  o: { seed?: number; flakeRate?: number } = {},
+  o: { seed?: number; flakeRate?: number; onEvent?: (event: QueueEvent) => void } = {},
 ): Promise<SimResult> =>
   simulate(
     parseWorkload({
@@ -31,8 +33,11 @@ export const simulateShape = async (
       failureRate: shape.breakingFraction,
       badPrs: [...badPrs],
       flakeRate: o.flakeRate ?? 0,
+      // As the real bench's local CI draws them: a seed flakes the same runs in both (flake-draws.ts).
+      flakeDraws: 'per-tree',
       engine,
       queue: { concurrency: shape.concurrency },
       tickMinutes: 1 / 60,
     }),
+    o.onEvent ? { onEvent: o.onEvent } : {},
   );

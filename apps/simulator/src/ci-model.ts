@@ -1,4 +1,5 @@
 import type { FailingTest, ReportedStatus } from '@railyard/domain';
+import { TreeFlakes } from './flake-draws';
 import type { Prng } from './prng';
 import type { SimPr } from './pr-model';
 import type { Workload } from './workload';
@@ -43,6 +44,7 @@ export class CiModel {
   private readonly bySha = new Map<string, CiRun>();
   /** Failing tests uploaded per commit, every attempt's (a re-run tests the same commit). */
   private readonly resultsBySha = new Map<string, FailingTest[]>();
+  private readonly treeFlakes: TreeFlakes | undefined;
 
   constructor(
     private readonly w: Workload,
@@ -50,7 +52,9 @@ export class CiModel {
     private readonly rng: Prng,
     /** Which test a flake hits: a stream of its own, so workloads without test results draw as before. */
     private readonly tests?: Prng,
-  ) {}
+  ) {
+    this.treeFlakes = w.flakeDraws === 'per-tree' ? new TreeFlakes(w.seed, w.flakeRate) : undefined;
+  }
 
   /** The tests a failing run reports: a healthy test per bad PR it holds, and the test a flake hit. */
   private failingTests(stack: readonly number[], flaked: boolean, missed: boolean): FailingTest[] {
@@ -74,9 +78,15 @@ export class CiModel {
     return minutes * 60_000;
   }
 
-  trigger(r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'failing' | 'reported' | 'ended' | 'stoppedAt'>): CiRun {
+  /** `merged`: the PRs on the target under the run's stack, which its tree holds too (per-tree draws). */
+  trigger(
+    r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'failing' | 'reported' | 'ended' | 'stoppedAt'>,
+    merged: readonly number[] = [],
+  ): CiRun {
     const holdsBad = r.stack.some((n) => this.prs.get(n)?.bad === true);
-    const flakeDraw = this.rng.chance(this.w.flakeRate);
+    // The stream is drawn either way, so the runs' misses and durations do not move with the draw.
+    const streamDraw = this.rng.chance(this.w.flakeRate);
+    const flakeDraw = this.treeFlakes ? this.treeFlakes.draw([...merged, ...r.stack]) : streamDraw;
     const missDraw = this.rng.chance(this.w.missRate);
     const endsAt = r.startedAt + this.duration();
     const missed = holdsBad && missDraw;

@@ -1,5 +1,6 @@
 export * from './bound';
 export * from './event-queue';
+export * from './flake-draws';
 export * from './invariants';
 export * from './load-workloads';
 export * from './prng';

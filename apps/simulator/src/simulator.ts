@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, plan, type Action, type HostFacts, type QueueState } from '@railyard/domain';
+import { DEFAULT_SETTINGS, plan, type Action, type HostFacts, type QueueEvent, type QueueState } from '@railyard/domain';
 import { QueueDriver } from '@railyard/queue-driver';
 import { buildResult, type SimResult } from './result';
 import { EventQueue } from './event-queue';
@@ -22,6 +22,8 @@ type SimEvent = { kind: 'arrival' } | { kind: 'ciAnswer'; testRunId: string } | 
 export interface SimulateOptions {
   /** The planner under test; the real `plan` unless a test plants a broken one. */
   planner?: Planner;
+  /** Sees every event the queue records, in order; their `at` is simulated time. */
+  onEvent?: (event: QueueEvent) => void;
 }
 
 /**
@@ -32,6 +34,7 @@ export interface SimulateOptions {
  */
 export const simulate = async (workload: Workload, opts: SimulateOptions = {}): Promise<SimResult> => {
   const w = new World(workload);
+  w.observer = opts.onEvent;
   const agenda = new EventQueue<SimEvent>();
   const minute = (): number => w.now / 60_000;
   const driver = new QueueDriver({

@@ -63,6 +63,12 @@ export const workloadSchema = z
       .default({ runOverheadSeconds: 0, reactSeconds: 0 }),
     /** The chance a run fails although every PR in it is good. */
     flakeRate: probability.default(0),
+    /**
+     * How flakes are drawn: `stream`, one draw per run in trigger order (the workloads' figures); or
+     * `per-tree`, per (tested PRs, attempt on them) from the seed, as `bench engine overhead`'s local CI
+     * draws them, so a seed flakes the same runs in both (flake-draws.ts; `bench calibrate`).
+     */
+    flakeDraws: z.enum(['stream', 'per-tree']).default('stream'),
     /** The chance a run containing a bad PR passes anyway (a test that misses the breakage). */
     missRate: probability.default(0),
     conflicts: z

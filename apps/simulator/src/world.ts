@@ -73,6 +73,8 @@ export class World implements WorldView {
   /** When a PR last left the queue (merged, failed or cancelled). */
   lastExitAt = 0;
   private ids = 0;
+  /** Sees every event the queue records, in order (a run's timeline, `bench calibrate`). */
+  observer: ((event: QueueEvent) => void) | undefined;
 
   constructor(readonly workload: Workload) {
     this.git = new GitModel(this.prs);
@@ -151,6 +153,7 @@ export class World implements WorldView {
       this.state = evolve(this.state, event);
       this.lastEventAt = this.now;
       this.track(event);
+      this.observer?.(event);
     }
   }
 
