@@ -1,5 +1,5 @@
 import { MAX_FLAKE_RETRIES } from '../config';
-import { checksFlake } from './rerun-passes';
+import { FLAKY_QUEUE_RERUN_PASSES } from './rerun-passes';
 import type { Entry, QueueState, TestRun } from '../state';
 import type { Action } from './actions';
 import type { EngineCommand } from './commands';
@@ -155,7 +155,7 @@ const flakyQueueRerun = (s: QueueState, run: TestRun): boolean =>
   !run.bisection &&
   run.prNumbers.length === 1 &&
   run.retry?.cause === 'NO_TEST_RESULTS' &&
-  checksFlake(s.rerunPasses);
+  (s.rerunPasses?.rate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES;
 
 /**
  * A lone failure of unknown kind, stepped aside, that no run stacked on its PR could judge, or whose

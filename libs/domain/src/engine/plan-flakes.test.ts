@@ -1,11 +1,9 @@
 import type { QueueEvent } from '../events';
 import { at } from '../testing/fixtures';
-import { foldQueue } from '../state';
 import { NOW } from '../testing/decider-spec';
 import type { FailingTest, HostFacts } from './facts';
 import { batchFailed, batchStarted, facts, prOneReRun, runFailed, runStarted, statusReported } from './testing/engine-fixtures';
 import { givenEngine, givenQueue } from './testing/engine-spec';
-import { plan } from './plan';
 import { blamed, queueWith, rec } from './testing/plan-helpers';
 
 /**
@@ -101,23 +99,13 @@ describe('flake re-runs (flakeRetries)', () => {
 
   it('when the re-run fails as well and no re-run is left, then the PR is blamed', () => {
     const history = [...loneFailure(), ...retried('NO_TEST_RESULTS', NO_RESULTS), ...runFailed('id-1', 1, at(80))];
-    // A queue that has judged its re-runs (a new one gives one more, D343: plan-unknown-vouched.test.ts).
-    const steady = { ...foldQueue(history), rerunPasses: { rate: 0, count: 20 } };
-    expect(plan(steady, NOW, facts())).toEqual([blamed(1, 'id-1')]);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'id-1')]);
   });
 
-  it('when a re-run past what the queue allows is asked for, then it is refused', () => {
-    // A new queue allows a second re-run (D343); after that one failed too, nothing more.
-    const history = [
-      ...loneFailure(),
-      ...retried('NO_TEST_RESULTS', NO_RESULTS),
-      ...runFailed('id-1', 1, at(80)),
-      ...prOneReRun({ testRunId: 'id-2', of: 'id-1', attempt: 2, cause: 'NO_TEST_RESULTS', detail: 'x', when: at(81) }),
-      ...runFailed('id-2', 1, at(90)),
-    ];
-    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'id-2')]);
+  it('when a re-run past flakeRetries is asked for, then it is refused', () => {
+    const history = [...loneFailure(), ...retried('NO_TEST_RESULTS', NO_RESULTS), ...runFailed('id-1', 1, at(80))];
     givenEngine(history)
-      .when({ type: 'RetryTestRun', testRunId: 'id-2', cause: 'NO_TEST_RESULTS', detail: 'x' })
+      .when({ type: 'RetryTestRun', testRunId: 'id-1', cause: 'NO_TEST_RESULTS', detail: 'x' })
       .thenThrows('INVALID_ARGUMENT');
   });
 

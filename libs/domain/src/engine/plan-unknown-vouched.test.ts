@@ -3,7 +3,6 @@ import { foldQueue } from '../state';
 import { NOW } from '../testing/decider-spec';
 import { at } from '../testing/fixtures';
 import { plan } from './plan';
-import { RERUNS_BEFORE_JUDGING } from './rerun-passes';
 import { BASE_SHA, BASE_TREE, failed, facts, prOneReRun, runFailed, runPassed, runStarted, treeWith } from './testing/engine-fixtures';
 import { givenEngine, givenQueue } from './testing/engine-spec';
 import { blamed, mergeStep, queueWith, rec, startOf } from './testing/plan-helpers';
@@ -125,17 +124,8 @@ describe('a failure of unknown kind no run stacked on could judge (D336)', () =>
     ...runFailed('rr1', 1, at(50)),
   ];
 
-  it('when the queue’s re-runs have failed and never passed, then it is ejected after its re-run failed', () => {
-    const steady = { ...foldQueue(alone()), rerunPasses: { rate: 0, count: RERUNS_BEFORE_JUDGING } };
-    expect(plan(steady, NOW, facts())).toEqual([blamed(1, 'rr1')]);
-  });
-
-  it('when a new queue has seen fewer re-runs than it needs to judge, then it gets one re-run more (D343)', () => {
-    // Its only re-run so far is this PR's own: nothing yet says whether the queue's checks flake.
-    expect(foldQueue(alone()).rerunPasses).toEqual({ rate: 0, count: 1 });
-    expect(givenQueue(alone()).planned(facts())).toEqual([
-      rec({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 2) }),
-    ]);
+  it('when the queue has never seen a re-run pass, then it is ejected after its re-run failed', () => {
+    expect(givenQueue(alone()).planned(facts())).toEqual([blamed(1, 'rr1')]);
   });
 
   it('when the queue sees re-runs pass, then it gets one re-run more, beside the queue', () => {

@@ -11,20 +11,9 @@ export const RERUN_PASS_WEIGHT = FAILURE_RATE_WEIGHT;
 /**
  * Past this estimate the queue's checks flake: two failures of one commit in a row no longer settle
  * it, so a failure nothing else judged gets one more re-run (flakeRetriesFor, D336). A queue whose
- * re-runs never pass stays at 0 and, once it has seen RERUNS_BEFORE_JUDGING, pays nothing for it.
+ * re-runs never pass stays at 0 and pays nothing for it.
  */
 export const FLAKY_QUEUE_RERUN_PASSES = 0.05;
-
-/**
- * Re-runs a queue sees before their outcomes decide whether its checks flake. Until then it may well
- * flake, so its first unjudged failures get the re-run more a flaky queue gives (D343): two flakes in a
- * row would otherwise eject a good PR in a new queue, where one spare run in a steady one costs little.
- */
-export const RERUNS_BEFORE_JUDGING = 2;
-
-/** Whether the queue's checks flake, as far as its re-runs tell (a new queue: it may). */
-export const checksFlake = (passes: RerunPasses | undefined): boolean =>
-  (passes?.count ?? 0) < RERUNS_BEFORE_JUDGING || (passes?.rate ?? 0) >= FLAKY_QUEUE_RERUN_PASSES;
 
 /** How often the queue's re-runs of failures no test results name passed, and how many it has seen. */
 export interface RerunPasses {
