@@ -27,6 +27,7 @@ export const simulateShape = async (
       prs: shape.count,
       // Every PR is there at the start, as in the real run (submitted while the queue was paused).
       arrivalsPerHour: 3.6e9,
+      arrivals: 'at-start',
       maxWaiting: shape.count,
       warmupMinutes: 0,
       ci: { durationMinutes: shape.checkSeconds / 60, distribution: 'fixed' },

@@ -16,6 +16,21 @@ describe('simulate', () => {
     expect(await simulate(w)).toEqual(await simulate(w));
   });
 
+  it('when every PR arrives at the start, then the first round lands together and is recorded before the next starts', async () => {
+    const types: string[] = [];
+    const w = smallWorkload({
+      prs: 8,
+      arrivalsPerHour: 3.6e9,
+      arrivals: 'at-start',
+      ci: { durationMinutes: 1 },
+      queue: { concurrency: 4 },
+    });
+    await simulate(w, { onEvent: (e) => types.push(e.type) });
+    const starts = types.flatMap((t, i) => (t === 'TestRunStarted' ? [i] : []));
+    const outcomesBeforeFifth = types.slice(0, starts[4]).filter((t) => t === 'TestRunSucceeded');
+    expect(outcomesBeforeFifth).toHaveLength(4);
+  });
+
   it('when only the seed changes, then the results differ', async () => {
     const w = smallWorkload({ prs: 120, failureRate: 0.1, queue: { concurrency: 4 } });
     expect(await simulate({ ...w, seed: 2 })).not.toEqual(await simulate(w));

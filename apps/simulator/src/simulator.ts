@@ -61,13 +61,15 @@ export const simulate = async (workload: Workload, opts: SimulateOptions = {}): 
   const limitMs = workload.maxHours * 3_600_000;
   const stallMs = (2 * settings.testingTimeoutMinutes + 2 * settings.batchingMaxWaitTimeMinutes + 60) * 60_000;
   const meanGapMs = 3_600_000 / workload.arrivalsPerHour;
+  // At start, every arrival lands at the same instant, so the first plan sees them all.
+  const nextGapMs = (): number => (workload.arrivals === 'at-start' ? 0 : arrivals.exponential(meanGapMs));
 
   w.createQueue();
   let generated = 0;
   let lastSubmission = 0;
   let firstSubmission: number | undefined;
   const held: SimPr[] = [];
-  agenda.push(arrivals.exponential(meanGapMs), { kind: 'arrival' });
+  agenda.push(nextGapMs(), { kind: 'arrival' });
   agenda.push(tickMs, { kind: 'tick' });
 
   const releaseHeld = (): boolean => {
@@ -85,7 +87,7 @@ export const simulate = async (workload: Workload, opts: SimulateOptions = {}): 
     const pr = generatePr(workload, ++generated, natures, w.now);
     w.prs.set(pr.number, pr);
     held.push(pr);
-    if (generated < workload.prs) agenda.push(w.now + arrivals.exponential(meanGapMs), { kind: 'arrival' });
+    if (generated < workload.prs) agenda.push(w.now + nextGapMs(), { kind: 'arrival' });
   };
 
   let stoppedAtLimit = false;

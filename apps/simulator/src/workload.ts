@@ -35,6 +35,11 @@ export const workloadSchema = z
     prs: positiveInt,
     /** Poisson arrival rate. Set above the queue's capacity so the queue stays saturated. */
     arrivalsPerHour: z.number().positive(),
+    /**
+     * `poisson` at `arrivalsPerHour`; `at-start`: every PR is submitted at minute 0, before the queue
+     * plans, as the real bench opens its PRs while the queue is paused (`bench calibrate`).
+     */
+    arrivals: z.enum(['poisson', 'at-start']).default('poisson'),
     /** Arrivals that find this many PRs waiting to start are held back until one starts (see docs/simulator.md). */
     maxWaiting: positiveInt.optional(),
     /** Merges before this minute are not measured: the pipeline is still filling. */
