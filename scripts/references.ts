@@ -93,7 +93,7 @@ export const malformedDecisions = (root: string): DeadReference[] => {
     while (last > at && (lines[last] as string).trim() === '') last--;
     const id = (lines[at] as string).slice(3).split('.')[0] as string;
     const problems: DeadReference[] = [];
-    if (!/^Status: (accepted|superseded)/.test(lines[at + 1] ?? ''))
+    if (!/^Status: (accepted|superseded|rejected)/.test(lines[at + 1] ?? ''))
       problems.push({ file, line: at + 1, cited: `${id} without a Status line` });
     if (last - at + 1 > DECISION_LINES) problems.push({ file, line: at + 1, cited: `${id} of ${last - at + 1} lines` });
     return problems;

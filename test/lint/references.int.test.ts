@@ -16,7 +16,8 @@ const repoWith = (files: Record<string, string>): string => {
 };
 
 const LIVE = {
-  'docs/decisions.md': '# Decisions\n\n## D1. One thing\nStatus: accepted.\n\n## D2. Another\nStatus: superseded by D1.\n',
+  'docs/decisions.md':
+    '# Decisions\n\n## D1. One thing\nStatus: accepted.\n\n## D2. Another\nStatus: superseded by D1.\n\n## D3. Tried\nStatus: rejected (reverted).\n',
   'docs/engine.md': 'See D1 and `libs/a/src/a.ts`; the user writes `.railyard.yml` and `src/cart.test.ts`.\n',
   'libs/a/src/a.ts': "// Why: D2 (docs/engine.md).\nexport const fixture = 'docs/none.md D9';\n",
 };
