@@ -17,6 +17,7 @@ import {
   type ReportedStatus,
 } from '@railyard/domain';
 import { positiveIntFromEnv } from './support/settings';
+import { mulberry32 } from './support/mulberry32';
 
 /**
  * `npm run bench -- planner`: the pure planner on a big queue, without I/O. A queue of
@@ -36,18 +37,6 @@ const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const progress = (line: string): void => void process.stderr.write(`[bench planner] ${line}\n`);
-
-/** A small deterministic PRNG (mulberry32), so every run plans the same queue. */
-const prng = (seed: number) => {
-  let a = seed >>> 0;
-  return (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 export interface Shape {
   prs: number;
@@ -79,7 +68,7 @@ const REPO = { host: 'bench.local', owner: 'acme', name: 'planner' };
 
 /** Folds the queue's events the way the command handler would: decide, then evolve. */
 export const buildQueue = (shape: Shape, mode: QueueMode, settings: Record<string, unknown>): Bed => {
-  const rand = prng(42);
+  const rand = mulberry32(42);
   let state = initialQueueState();
   let ids = 0;
   const ctx = (): DecideContext => ({ now: new Date(EPOCH).toISOString(), newId: () => `entry-${++ids}` });
@@ -123,7 +112,7 @@ class Driver {
   private clock = EPOCH;
   private runs = 0;
   private readonly statuses = new Map<string, ReportedStatus[]>();
-  private readonly rand = prng(7);
+  private readonly rand = mulberry32(7);
   readonly samples: number[] = [];
   merges = 0;
 

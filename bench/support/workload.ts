@@ -9,6 +9,7 @@ import {
   type RepoRef,
 } from '@railyard/domain';
 import type { ExpectedRevision, NewEvent } from '@railyard/eventstore';
+import { mulberry32 } from './mulberry32';
 
 /**
  * A synthetic but lawful event log for the rebuild benchmark: queues, submissions, priority and
@@ -36,18 +37,6 @@ export interface WorkloadAppend {
 }
 
 type Draft = QueueEvent extends infer E ? (E extends { type: infer T; data: infer D } ? { type: T; data: Omit<D, 'at'> } : never) : never;
-
-/** mulberry32: tiny, fast, and good enough to make a workload look irregular. */
-const prng = (seed: number) => {
-  let a = seed >>> 0;
-  return (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 interface PrScript {
   /** Groups still to come; each group is appended together (e.g. TestRunStarted with its PrTestingStarted). */
@@ -88,7 +77,7 @@ const ENGINE_EVENTS = new Set([
 ]);
 
 export function* workload(opts: WorkloadOptions): Generator<WorkloadAppend> {
-  const random = prng(opts.seed ?? 1);
+  const random = mulberry32(opts.seed ?? 1);
   const chance = (p: number) => random() < p;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const hex = (n: number) => {
