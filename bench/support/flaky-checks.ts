@@ -12,8 +12,9 @@ import type { CiPort, CiTrigger } from '@railyard/queue-driver';
  * counts the runs started on that tree (first run, then re-runs and restarts onto the same PRs). A tree
  * is the set of PRs a run tests, merged and stacked, so two engines that test the same PRs draw the
  * same flakes, whatever each did before, and so does the simulator (`flakeDraws: per-tree`, `bench
- * calibrate`): side-by-side runs are paired, and only the runs one starts and the other does not draw apart. The bench's CI wrapper draws when a run is triggered and leaves a marker
- * the check reads: a file named after the run in `bench-flakes/` under the repository's objects,
+ * calibrate`): side-by-side runs are paired, and only the runs one starts and the other does not
+ * draw apart. The bench's CI wrapper draws when a run is triggered and leaves a marker the check
+ * reads: a file named after the run in `bench-flakes/` under the repository's objects,
  * which the sandbox mounts read-only at the path the checkout's `alternates` names.
  */
 
