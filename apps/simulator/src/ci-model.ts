@@ -52,6 +52,8 @@ export class CiModel {
     private readonly rng: Prng,
     /** Which test a flake hits: a stream of its own, so workloads without test results draw as before. */
     private readonly tests?: Prng,
+    /** The PRs on the target in merge order: a run's tree holds the first `baseVersion` of them (per-tree draws). */
+    private readonly mergeLog: () => readonly number[] = () => [],
   ) {
     this.treeFlakes = w.flakeDraws === 'per-tree' ? new TreeFlakes(w.seed, w.flakeRate) : undefined;
   }
@@ -78,15 +80,11 @@ export class CiModel {
     return minutes * 60_000;
   }
 
-  /** `merged`: the PRs on the target under the run's stack, which its tree holds too (per-tree draws). */
-  trigger(
-    r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'failing' | 'reported' | 'ended' | 'stoppedAt'>,
-    merged: readonly number[] = [],
-  ): CiRun {
+  trigger(r: Omit<CiRun, 'endsAt' | 'outcome' | 'flaked' | 'missed' | 'failing' | 'reported' | 'ended' | 'stoppedAt'>): CiRun {
     const holdsBad = r.stack.some((n) => this.prs.get(n)?.bad === true);
     // The stream is drawn either way, so the runs' misses and durations do not move with the draw.
     const streamDraw = this.rng.chance(this.w.flakeRate);
-    const flakeDraw = this.treeFlakes ? this.treeFlakes.draw([...merged, ...r.stack]) : streamDraw;
+    const flakeDraw = this.treeFlakes ? this.treeFlakes.draw([...this.mergeLog().slice(0, r.baseVersion), ...r.stack]) : streamDraw;
     const missDraw = this.rng.chance(this.w.missRate);
     const endsAt = r.startedAt + this.duration();
     const missed = holdsBad && missDraw;

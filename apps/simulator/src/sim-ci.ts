@@ -21,18 +21,15 @@ export class SimCi implements CiPort {
     const run = this.w.state.runs.get(req.testRunId);
     const built = this.git.builtAt(req.sha);
     if (!run || !built) throw new Error(`CI was asked to test ${req.testRunId}, which the queue or the host does not know`);
-    const ran = this.model.trigger(
-      {
-        testRunId: req.testRunId,
-        testBranchSha: req.sha,
-        stack: built.stack,
-        tested: [...run.prNumbers],
-        bisection: run.bisection,
-        baseVersion: built.baseVersion,
-        startedAt: this.w.now + this.w.workload.engine.runOverheadSeconds * 1000,
-      },
-      this.git.mergeLog.slice(0, built.baseVersion),
-    );
+    const ran = this.model.trigger({
+      testRunId: req.testRunId,
+      testBranchSha: req.sha,
+      stack: built.stack,
+      tested: [...run.prNumbers],
+      bisection: run.bisection,
+      baseVersion: built.baseVersion,
+      startedAt: this.w.now + this.w.workload.engine.runOverheadSeconds * 1000,
+    });
     this.answersAt(ran.testRunId, ran.endsAt + this.w.workload.engine.reactSeconds * 1000);
   }
 

@@ -83,6 +83,7 @@ export class World implements WorldView {
       this.prs,
       new Prng(workload.seed, 'ci'),
       workload.testResults ? new Prng(workload.seed, 'tests') : undefined,
+      () => this.git.mergeLog,
     );
     this.metrics = new Metrics(this.prs);
     this.checker = new InvariantChecker({
