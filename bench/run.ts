@@ -26,6 +26,7 @@ const BENCHMARKS: BenchmarkRegistry = {
   calibrate: () => import('./calibrate'),
   'flaky-spread': () => import('./flaky-spread'),
   'engine-shape': () => import('./engine-shape'),
+  'stack-history': () => import('./stack-history'),
   scale: () => import('./scale'),
   webhooks: () => import('./webhooks'),
   retention: () => import('./retention'),

@@ -48,7 +48,9 @@ export { legacyStatusFiles, localHostStatuses, type LocalHostStatusesOptions } f
 export { COMMIT_STATUS_REPORTED, STATUS_STREAM_PREFIX, statusStreamOf, type CommitStatusReported } from './statuses/status-events';
 export { statusFileOf, statusesDirOf } from './local/statuses-file';
 export { MAX_CONTEXT_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_TARGET_URL_LENGTH } from './statuses/validate';
+export { MERGED_HEADS, StackPrefixes } from './local/stack-prefixes';
 export {
+  buildTestBranch,
   testBranchName,
   type BuildTestBranchInput,
   type BuildTestBranchResult,

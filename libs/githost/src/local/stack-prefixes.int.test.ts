@@ -2,7 +2,8 @@ import type { MergeMethod, RepoRef } from '@railyard/domain';
 import { commitOnBranch, fileAt, repoBed } from '@railyard/testkit';
 import { runGit } from './git-helper';
 import { LocalGitWriter } from './local-git-writer';
-import type { BuildTestBranchResult, StackedPullRequest } from './test-branch';
+import { StackPrefixes } from './stack-prefixes';
+import { buildTestBranch, type BuildTestBranchResult, type StackedPullRequest } from './test-branch';
 
 /** The run behind reuses the commits the run ahead wrote for the same stack (stack-prefixes.ts). */
 
@@ -95,5 +96,66 @@ describe('test branches reuse the stack the run ahead built', () => {
     expect(round[2]?.steps.slice(0, 2)).toEqual([round[0]?.steps[0], round[1]?.steps[1]]);
     const squashes = (await runGit(bed.gitDir, ['log', '--format=%s', '--all'])).stdout.split('\n').filter((s) => / \(#\d\)$/.test(s));
     expect(squashes.sort()).toEqual(['change f1.txt (#1)', 'change f2.txt (#2)', 'change f3.txt (#3)']);
+  });
+});
+
+describe('a queue that keeps merging onto its own commits', () => {
+  const committer = { name: 'Railyard', email: 'railyard@localhost' };
+  /** Each PR merges in turn: the next build's base is the commit the last one wrote, as after a landing. */
+  const mergeInTurn = async (prefixes: StackPrefixes, prs: StackedPullRequest[]): Promise<string> => {
+    let base = bed.base;
+    for (const pr of prs) {
+      const ctx = { gitDir: bed.gitDir, committer, prefixes, date: '1740830400 +0000' };
+      base = built(await buildTestBranch(ctx, { baseSha: base, stack: [pr], method: 'squash', testRunId: `run-${pr.number}` })).sha;
+    }
+    return base;
+  };
+  const standInParents = async (): Promise<number[]> => {
+    const objects = await runGit(bed.gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectname)']);
+    const commits = objects.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('commit '))
+      .map((l) => l.slice(7));
+    const out: number[] = [];
+    for (const sha of commits) {
+      const [parents = '', subject] = (await runGit(bed.gitDir, ['log', '-1', '--format=%P%x00%s', sha])).stdout.trim().split('\0');
+      if (subject === 'railyard: merge base stand-in') out.push(parents.split(' ').length);
+    }
+    return out;
+  };
+
+  it('when PR after PR merges, then a squash build carries the heads of the latest merged PRs only', async () => {
+    const prs: StackedPullRequest[] = [];
+    for (const n of [4, 5, 6, 7, 8, 9])
+      prs.push({ number: n, headSha: await commitOnBranch(bed.root, repo, { branch: `pr${n}`, files: { [`f${n}.txt`]: `${n}\n` } }) });
+
+    await mergeInTurn(new StackPrefixes(2_048, 2), prs);
+
+    // The tip itself and the two latest merged heads: without the bound, the last one held six.
+    expect(Math.max(...(await standInParents()))).toBe(3);
+  });
+
+  it('when a PR is built on the branch of the PR merged just before it, then its own change applies once', async () => {
+    const first = await commitOnBranch(bed.root, repo, { branch: 'pr1', files: { 'a.txt': 'A\n' } });
+    const second = await commitOnBranch(bed.root, repo, { branch: 'pr2', from: 'pr1', files: { 'a.txt': 'A\nB\n' } });
+    const prefixes = new StackPrefixes(2_048, 2);
+    const landed = await mergeInTurn(prefixes, [
+      { number: 1, headSha: first },
+      { number: 2, headSha: second },
+    ]);
+
+    // Without pr1's head, pr2's merge base would be the target's old head, and pr1's line would clash with its squashed copy.
+    expect(await fileAt(bed.root, repo, landed, 'a.txt')).toBe('A\nB\n');
+  });
+
+  it('when the stack continued carries more heads than it keeps, then the latest are the ones kept', () => {
+    const tip = { sha: 'tip', tree: 't', heads: ['h1', 'h2', 'h3'] };
+    const keeping = (n: number): readonly string[] | undefined => {
+      const prefixes = new StackPrefixes(2_048, n);
+      prefixes.ended('r', 'rebase', 'k', tip);
+      return prefixes.continuing('r', 'rebase', 'tip')?.tip.heads;
+    };
+
+    expect([keeping(2), keeping(0), keeping(5)]).toEqual([['h2', 'h3'], [], ['h1', 'h2', 'h3']]);
   });
 });

@@ -22,6 +22,9 @@ export interface PrefixLink {
   title?: string;
 }
 
+/** Heads of merged PRs a continued stack carries by default (StackPrefixes.continuing). */
+export const MERGED_HEADS = 64;
+
 /** A commit of one repository and merge method: what a stack starts from, and what a prefix ends on. */
 const commitKey = (repository: string, method: MergeMethod, sha: string): string => `${repository}\0${method}\0${sha}`;
 
@@ -41,7 +44,15 @@ export class StackPrefixes {
   /** The prefix each written commit ends, by repository, method and commit: see `continuing`. */
   private readonly ends: LRUCache<string, Continued>;
 
-  constructor(capacity = 2_048) {
+  /**
+   * `mergedHeads`: how many heads of PRs already on the target a continued stack carries (`continuing`).
+   * A PR built on a recently merged PR's branch needs that PR's head to find its merge base; one built
+   * on a PR merged a hundred merges ago is rare, and merges as GitHub would merge it.
+   */
+  constructor(
+    capacity = 2_048,
+    private readonly mergedHeads = MERGED_HEADS,
+  ) {
     // A day at most: git prunes unreachable objects (a deleted test branch's commits) only once they
     // are two weeks old (gc.pruneExpire), so a commit named here still exists when it is reused.
     this.tips = new LRUCache({ max: capacity, ttl: 24 * 60 * 60_000 });
@@ -52,10 +63,15 @@ export class StackPrefixes {
    * When `baseSha` is a commit a build wrote (a merge fast-forwards the target onto the run's own
    * commits), the prefix it ends: a build on it then continues that stack's keys and heads, so the
    * runs behind reuse the commits written before the merge instead of writing them again on the
-   * new base (issue 26: every start after a merge re-merged its whole stack).
+   * new base (issue 26: every start after a merge re-merged its whole stack). Only the latest
+   * `mergedHeads` heads go on: a queue that keeps merging continues one stack for as long as it runs,
+   * and every head it carries is a parent of each squash stand-in and an exclusion of each rebase,
+   * so all of them would make every build slower and every cached tip larger with each merge.
    */
   continuing(repository: string, method: MergeMethod, baseSha: string): Continued | undefined {
-    return this.ends.get(commitKey(repository, method, baseSha));
+    const found = this.ends.get(commitKey(repository, method, baseSha));
+    if (found === undefined || found.tip.heads.length <= this.mergedHeads) return found;
+    return { key: found.key, tip: { ...found.tip, heads: found.tip.heads.slice(found.tip.heads.length - this.mergedHeads) } };
   }
 
   /** Remembers that `tip` ends the prefix `key`, for builds on it once the target moved there. */
