@@ -15,16 +15,38 @@ import { simulateShape } from './support/simulated-shape';
  *   BENCH_FLAKY_SPREAD_SEEDS     seeds per length (100)
  *   BENCH_FLAKY_SPREAD_OVERHEAD  run overhead, ms (95)
  *   BENCH_FLAKY_SPREAD_REACT     reaction, ms (60)
+ *   BENCH_FLAKY_SPREAD_QUEUE     queue settings over the defaults, as JSON (e.g. {"flakeRetries":2}),
+ *                                for both runs of a seed: what another policy costs, side by side
+ *   BENCH_FLAKY_SPREAD_RESULTS   1: failing runs upload test results (a flake fails a test classified flaky)
  */
 const CONCURRENCY = 4;
 const CHECK_SECONDS = 3;
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
-const ratioOf = async (count: number, seed: number, flakeRate: number, engine: { runOverheadSeconds: number; reactSeconds: number }) => {
+interface Policy {
+  queue: Record<string, unknown>;
+  testResults: boolean;
+}
+
+export const policyFromEnv = (env: NodeJS.ProcessEnv = process.env): Policy => {
+  const raw = env.BENCH_FLAKY_SPREAD_QUEUE ?? '{}';
+  const queue: unknown = JSON.parse(raw);
+  if (typeof queue !== 'object' || queue === null || Array.isArray(queue))
+    throw new Error(`BENCH_FLAKY_SPREAD_QUEUE must be a JSON object of queue settings, not ${raw}`);
+  return { queue: queue as Record<string, unknown>, testResults: env.BENCH_FLAKY_SPREAD_RESULTS === '1' };
+};
+
+const ratioOf = async (
+  count: number,
+  seed: number,
+  flakeRate: number,
+  engine: { runOverheadSeconds: number; reactSeconds: number },
+  policy: Policy,
+) => {
   const bad = breakingPrs(count, 0.1);
   const shape = { count, concurrency: CONCURRENCY, checkSeconds: CHECK_SECONDS, breakingFraction: 0.1 };
   const events: QueueEvent[] = [];
-  const r = await simulateShape(shape, [...bad], engine, { seed, flakeRate, onEvent: (e) => events.push(e) });
+  const r = await simulateShape(shape, [...bad], engine, { seed, flakeRate, onEvent: (e) => events.push(e), ...policy });
   return {
     ratio: (idealRounds(count, CONCURRENCY, bad) * CHECK_SECONDS) / r.simulatedSeconds,
     innocent: r.innocentEjections,
@@ -41,6 +63,7 @@ export async function* run(args: string[]): AsyncIterable<object> {
     runOverheadSeconds: positiveIntFromEnv('BENCH_FLAKY_SPREAD_OVERHEAD', 95) / 1000,
     reactSeconds: positiveIntFromEnv('BENCH_FLAKY_SPREAD_REACT', 60) / 1000,
   };
+  const policy = policyFromEnv();
   const lengths = args.length > 0 ? args.map(Number) : [40, 400];
   if (lengths.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`queue lengths are positive integers; got ${args.join(' ')}`);
   for (const count of lengths) {
@@ -50,9 +73,9 @@ export async function* run(args: string[]): AsyncIterable<object> {
     const runsOver: number[] = [];
     let innocent = 0;
     for (let seed = 1; seed <= seeds; seed++) {
-      const ff = await ratioOf(count, seed, 0, engine);
+      const ff = await ratioOf(count, seed, 0, engine, policy);
       free.push(ff.ratio);
-      const f = await ratioOf(count, seed, 0.1, engine);
+      const f = await ratioOf(count, seed, 0.1, engine, policy);
       flaky.push(f.ratio);
       runsOver.push(f.runsPerMerge / ff.runsPerMerge);
       innocent += f.innocent;
@@ -62,6 +85,8 @@ export async function* run(args: string[]): AsyncIterable<object> {
       prs: count,
       seeds,
       engine,
+      ...(Object.keys(policy.queue).length > 0 ? { queue: policy.queue } : {}),
+      ...(policy.testResults ? { testResults: true } : {}),
       flakeFree: { mean: round(mean(free)), min: round(Math.min(...free)) },
       flaky: { mean: round(mean(flaky)), p10: round(quantile(flaky, 0.1)), min: round(Math.min(...flaky)) },
       flakySeedsAtLeast085: round(flaky.filter((r) => r >= 0.85).length / seeds),

@@ -18,7 +18,15 @@ export const simulateShape = async (
   shape: SimulatedShape,
   badPrs: readonly number[],
   engine: { runOverheadSeconds: number; reactSeconds: number },
-  o: { seed?: number; flakeRate?: number; onEvent?: (event: QueueEvent) => void } = {},
+  o: {
+    seed?: number;
+    flakeRate?: number;
+    onEvent?: (event: QueueEvent) => void;
+    /** Queue settings over the defaults (flaky-spread's policy comparison). */
+    queue?: Record<string, unknown>;
+    /** Failing runs upload test results, and a flake fails a test classified flaky. */
+    testResults?: boolean;
+  } = {},
 ): Promise<SimResult> =>
   simulate(
     parseWorkload({
@@ -37,7 +45,8 @@ export const simulateShape = async (
       // As the real bench's local CI draws them: a seed flakes the same runs in both (flake-draws.ts).
       flakeDraws: 'per-tree',
       engine,
-      queue: { concurrency: shape.concurrency },
+      ...(o.testResults ? { testResults: {} } : {}),
+      queue: { ...o.queue, concurrency: shape.concurrency },
       tickMinutes: 1 / 60,
     }),
     o.onEvent ? { onEvent: o.onEvent } : {},
