@@ -59,6 +59,13 @@ export interface QueueSettings {
 export const MAX_FLAKE_RETRIES = 3;
 
 /**
+ * The most re-runs for a PR holding its place once a run stacked on it passed: its change passed, so
+ * its failures are flakes but for a rare case, and ejecting it restarts every run stacked on it
+ * (D345: at 10% flaky runs, three failed re-runs in a row still ejected one good PR in ~10,000).
+ */
+export const MAX_VOUCHED_RETRIES = 5;
+
+/**
  * Defaults of a new queue. Trunk's documented defaults: single, concurrency 1; batching
  * off (suggested size 4, wait 5 min); pendingFailureDepth 0; timeout 5 h; squash;
  * §4.9 (comments, commands, status check, draft PRs on). directMergeMode is `off` on purpose: merging

@@ -1,4 +1,4 @@
-import { MAX_FLAKE_RETRIES } from '../config';
+import { MAX_FLAKE_RETRIES, MAX_VOUCHED_RETRIES } from '../config';
 import { FLAKY_QUEUE_RERUN_PASSES } from './rerun-passes';
 import type { Entry, QueueState, TestRun } from '../state';
 import type { Action } from './actions';
@@ -91,19 +91,19 @@ export const retriesBeside = (s: QueueState): boolean =>
 const unwitnessedRetries = (flakeRetries: number): number => Math.min(flakeRetries + 1, Math.max(flakeRetries, MAX_FLAKE_RETRIES));
 
 /**
- * How many re-runs a failure may have: `flakeRetries`, or up to MAX_FLAKE_RETRIES for a PR holding
- * its place whose re-runs keep failing on flaky tests only (D311) or, with no results, after a run
- * stacked on it passed (D336): then its change passed once, and another flake in a row is rarer than
- * a PR ejected for it. A genuine failure never gets more, nor an unknown one nothing vouches for.
+ * How many re-runs a failure may have: `flakeRetries`; up to MAX_FLAKE_RETRIES for a PR holding its
+ * place whose re-runs keep failing on flaky tests only (D311), since another flake in a row is rarer
+ * than a PR ejected for it; up to MAX_VOUCHED_RETRIES for one holding its place after a run stacked
+ * on it passed (D336, D345): its change passed once. A genuine failure never gets more, nor an
+ * unknown one nothing vouches for.
  */
 export const flakeRetriesFor = (s: QueueState, run: TestRun): number => {
   const { flakeRetries } = s.settings;
   if (flakeRetries === 0 || run.retry === undefined) return flakeRetries;
   if (unwitnessed(s, run)) return unwitnessedRetries(flakeRetries);
   if (!holdsPlace(s, run)) return flakeRetries;
-  const vouched =
-    run.judgement === 'flaky' || (heldOnUnknown(s, run) && s.entries.get(run.prNumbers[0] as number)?.successorPassed === true);
-  return vouched ? Math.max(flakeRetries, MAX_FLAKE_RETRIES) : flakeRetries;
+  if (s.entries.get(run.prNumbers[0] as number)?.successorPassed === true) return Math.max(flakeRetries, MAX_VOUCHED_RETRIES);
+  return run.judgement === 'flaky' ? Math.max(flakeRetries, MAX_FLAKE_RETRIES) : flakeRetries;
 };
 
 /** A re-run of a PR that failed alone, going on beside the queue: it counts against `flakeRetryConcurrency` first. */

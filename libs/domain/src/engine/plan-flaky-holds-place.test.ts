@@ -99,6 +99,23 @@ describe('a failure on tests classified flaky holds its place (flakeRetries, no 
     expect(givenQueue(history).planned(withFlakyTest())).toEqual([blamed(1, 'rr3')]);
   });
 
+  it('when a run stacked on it passed and its third re-run fails on a flaky test as well, then it is re-run again (D345)', () => {
+    const history = [
+      ...flakedUnderOthers(),
+      ...reRun(),
+      ...runPassed('r2', 2, at(49)),
+      ...failedOnFlakyTest('rr1', at(50)),
+      ...reRun('rr2', 'rr1', 2),
+      ...failedOnFlakyTest('rr2', at(52)),
+      ...reRun('rr3', 'rr2', 3),
+      ...failedOnFlakyTest('rr3', at(54)),
+    ];
+    const fourth = 'only tests classified flaky or quarantined failed: login works (flaky); re-run 4 of 5 on the same commit';
+    expect(givenQueue(history).planned(withFlakyTest())).toEqual([
+      rec({ type: 'RetryTestRun', testRunId: 'rr3', cause: 'FLAKY_TESTS', detail: fourth }),
+    ]);
+  });
+
   it('when its re-run fails on a healthy test, then the runs stacked on it restart without it at once', () => {
     const genuine = failedJudged('rr1', at(56), 'genuine', 'totals add up (healthy)');
     expect(givenQueue([...flakedUnderOthers(), ...reRun(), ...genuine]).planned(facts())).toEqual([

@@ -11,7 +11,7 @@ import { blamed, mergeStep, queueWith, rec, startOf } from './testing/plan-helpe
  * D336: a lone failure that no test results name holds its place by default, and the runs stacked on
  * it are evidence: one of them passing vouches for the PR's change, but without optimistic merging
  * the PR still merges only once its own re-run passes; a vouched PR whose re-runs fail is re-run
- * again up to MAX_FLAKE_RETRIES, then ejected, and the runs behind restart without it.
+ * again up to MAX_VOUCHED_RETRIES (D345), then ejected, and the runs behind restart without it.
  */
 const detail = (attempt: number, of: number): string =>
   `required check(s) tests failed and no test results name a failing test; re-run ${attempt} of ${of} on the same commit`;
@@ -28,7 +28,7 @@ const heldUnderOthers = (prs = [1, 2, 3], settings = {}): QueueEvent[] => [
 
 /** PR 1's failed run `of` re-run as `id` on the same commit. */
 function reRun(id: string, of: string, attempt: number): QueueEvent[] {
-  return prOneReRun({ testRunId: id, of, attempt, cause: 'NO_TEST_RESULTS', detail: detail(attempt, attempt === 1 ? 1 : 3), when: at(48) });
+  return prOneReRun({ testRunId: id, of, attempt, cause: 'NO_TEST_RESULTS', detail: detail(attempt, attempt === 1 ? 1 : 5), when: at(48) });
 }
 
 /** The run stacked on PR 1 (r2) passed: it vouches for PR 1's change. */
@@ -60,16 +60,22 @@ describe('a held failure of unknown kind is vouched for by the runs stacked on i
     expect(givenQueue(history).planned(facts())).toEqual([merge]);
   });
 
-  it('when its re-run fails after a run stacked on it passed, then it is re-run again, up to MAX_FLAKE_RETRIES', () => {
+  it('when its re-run fails after a run stacked on it passed, then it is re-run again, up to MAX_VOUCHED_RETRIES', () => {
     expect(givenQueue(reRunsFailed(1)).planned(facts())).toEqual([
-      rec({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 3) }),
+      rec({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 5) }),
     ]);
   });
 
-  it('when its third re-run fails too, then it is ejected, and once it is the runs behind that stacked it restart without it', () => {
-    const history = reRunsFailed(3);
-    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'rr3')]);
-    expect(givenQueue([...history, failed(1, 'rr3', at(60))]).planned(facts())).toEqual([
+  it('when its third re-run fails too, then it is re-run a fourth time: a run stacked on it passed (D345)', () => {
+    expect(givenQueue(reRunsFailed(3)).planned(facts())).toEqual([
+      rec({ type: 'RetryTestRun', testRunId: 'rr3', cause: 'NO_TEST_RESULTS', detail: detail(4, 5) }),
+    ]);
+  });
+
+  it('when its fifth re-run fails too, then it is ejected, and once it is the runs behind that stacked it restart without it', () => {
+    const history = reRunsFailed(5);
+    expect(givenQueue(history).planned(facts())).toEqual([blamed(1, 'rr5')]);
+    expect(givenQueue([...history, failed(1, 'rr5', at(60))]).planned(facts())).toEqual([
       rec({ type: 'RestartTests', prNumber: 2, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
       rec({ type: 'RestartTests', prNumber: 3, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' }),
     ]);
@@ -96,7 +102,7 @@ describe('a held failure of unknown kind is vouched for by the runs stacked on i
 describe('the re-run budget of a held failure of unknown kind is one rule for planner and decider (flakeRetriesFor)', () => {
   it('when a run stacked on it passed, then the decider accepts a second re-run', () => {
     const events = givenEngine(reRunsFailed(1))
-      .when({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 3) })
+      .when({ type: 'RetryTestRun', testRunId: 'rr1', cause: 'NO_TEST_RESULTS', detail: detail(2, 5) })
       .events();
     expect(events.map((e) => e.type)).toEqual(['TestsRestarted', 'TestRunStarted', 'PrTestingStarted']);
   });
@@ -108,9 +114,9 @@ describe('the re-run budget of a held failure of unknown kind is one rule for pl
       .thenThrows('INVALID_ARGUMENT');
   });
 
-  it('when MAX_FLAKE_RETRIES re-runs failed, then the decider refuses another', () => {
-    givenEngine(reRunsFailed(3))
-      .when({ type: 'RetryTestRun', testRunId: 'rr3', cause: 'NO_TEST_RESULTS', detail: detail(4, 3) })
+  it('when MAX_VOUCHED_RETRIES re-runs failed, then the decider refuses another', () => {
+    givenEngine(reRunsFailed(5))
+      .when({ type: 'RetryTestRun', testRunId: 'rr5', cause: 'NO_TEST_RESULTS', detail: detail(6, 5) })
       .thenThrows('INVALID_ARGUMENT');
   });
 });
