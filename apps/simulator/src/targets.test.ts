@@ -9,7 +9,7 @@ describe('evaluateTargets', () => {
     const checks = evaluateTargets([
       result('single-p10-c08', { fractionOfBound: 0.97, mergesPerHour: 10 }),
       result('batch4-p05', { ciRunsPerMerge: 0.55 }),
-      result('parallel-a16', { mergesPerHour: 120 }),
+      result('parallel-a16', { mergesPerHour: 152 }),
       result('parallel-a16-x10', { mergesPerHour: 101 }),
       result('flaky-antiflake-on', { innocentEjections: 9, prs: 1000 }),
       result('batch4-p05-c02', { ciRunsPerMerge: 0.44, p95TimeInQueueMin: 360 }),
@@ -17,7 +17,12 @@ describe('evaluateTargets', () => {
     expect(checks.slice(0, 5).map((c) => c.met)).toEqual([true, true, true, true, true]);
     // batch4-p05 without a p95 leaves the time comparison open; its CI check is met.
     expect(checks.slice(5, 7).map((c) => c.met)).toEqual([true, null]);
-    expect(checks[2]?.value).toBe(12);
+    expect(checks[2]?.value).toBe(15.2);
+  });
+
+  it("when 16 disjoint lanes merge under 15 times what single mode does, then issue 26's lane target is missed", () => {
+    const checks = evaluateTargets([result('single-p10-c08', { mergesPerHour: 10 }), result('parallel-a16', { mergesPerHour: 137 })]);
+    expect(checks[2]).toMatchObject({ met: false, value: 13.7 });
   });
 
   it('when a workload misses, then its check says so with the value measured', () => {

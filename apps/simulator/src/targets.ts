@@ -96,11 +96,12 @@ export const evaluateTargets = (results: readonly SimResult[]): TargetCheck[] =>
     ),
     check('batching b = 4, p = 5%: CI runs per merge', ['batch4-p05'], batch?.ciRunsPerMerge, '<= 0.6', (v) => v <= 0.6),
     check(
+      // Issue 26: 16 lanes of 8 reach 15.5× on their bound; D346's shallowest-first starts reach 15.1×.
       'parallel, 16 disjoint areas: merges/hour vs single mode at the same p and T',
       ['parallel-a16', 'single-p10-c08'],
       ratio(lanes, single),
-      '>= 10',
-      (v) => v >= 10,
+      '>= 15',
+      (v) => v >= 15,
     ),
     check(
       'parallel, 16 areas + 10% cross-cutting: merges/hour vs single mode (for reference)',

@@ -97,7 +97,7 @@ describe('plan: parallel mode lanes (reference trunk §5.1)', () => {
     expect(givenQueue(history).planned(facts())).toEqual([startOf(1), startOf(2, [1]), startOf(3, [1, 2])]);
   });
 
-  it('when the slots are used up, then the next PRs wait in queue order whatever their lane', () => {
+  it('when fewer slots are free than PRs that may start, then the shallowest runs start first, whatever the queue order (D346)', () => {
     const history = parallelQueue(
       [
         [1, 'fe'],
@@ -106,6 +106,25 @@ describe('plan: parallel mode lanes (reference trunk §5.1)', () => {
       ],
       { concurrency: 2 },
     );
+    // #2 would stack #1; #3 stacks nothing, so its run is the likelier to be of use.
+    expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(3)]);
+  });
+
+  it('when the shallower PR has a lower priority, then the deeper one of a higher priority starts first (D346)', () => {
+    const history = [
+      ...parallelQueue(
+        [
+          [1, 'fe'],
+          [2, 'fe'],
+          [3, 'be'],
+        ],
+        { concurrency: 2 },
+      ),
+      ...[1, 2].map((n): QueueEvent => ({
+        type: 'PrPriorityChanged',
+        data: { prNumber: n, priorityValue: 10, priorityName: 'high', noBatch: false, at: at(6) },
+      })),
+    ];
     expect(givenQueue(history).planned(withOverlaps())).toEqual([startOf(1), startOf(2, [1])]);
   });
 

@@ -33,6 +33,17 @@ const batchMayStart = (c: Ctx, batch: readonly Entry[]): boolean => {
   return c.nowMs - oldest >= c.s.settings.batchingMaxWaitTimeMinutes * 60_000;
 };
 
+/** The plan order cut where the priority changes: waiting PRs are sorted by priority (order.ts). */
+const priorityGroups = (order: readonly Entry[]): Entry[][] => {
+  const groups: Entry[][] = [];
+  for (const e of order) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]?.priorityValue === e.priorityValue) last.push(e);
+    else groups.push([e]);
+  }
+  return groups;
+};
+
 /**
  * Starts runs in plan order while slots (`concurrency` minus the normal runs in flight) are free.
  * Each run stacks what its PRs depend on (`stackFor`). With batching, consecutive PRs that may share
@@ -42,6 +53,13 @@ const batchMayStart = (c: Ctx, batch: readonly Entry[]): boolean => {
  * overtakes one ahead of it; parallel mode skips such a PR and everything depending on it, so other
  * lanes go on. A PR whose run would stack one whose verdict is due within moments waits for it
  * (`dueSoon`, D340), held like a PR that may not start.
+ *
+ * Parallel mode without batches hands the free slots to the shallowest runs first (D346), within each
+ * priority: each walk starts, in plan order, the PRs whose runs would stack at most `depth` PRs in
+ * flight, and the next allows the least depth that was refused. A run on top of d PRs in flight is of
+ * use only if all d pass, so a lane with little in flight gains more from a slot than a deep one;
+ * plan order alone gave the slots to whichever lanes' PRs came first (16 disjoint areas: 88% of 16
+ * lanes' throughput).
  */
 export const starts: Phase = (c) => {
   if (!c.facts.target || c.s.runState === 'paused') return [];
@@ -78,31 +96,59 @@ export const starts: Phase = (c) => {
     stopped = true;
   }
 
-  for (const e of c.order) {
-    if (stopped || slots <= 0) break;
-    if (inFailedBatch(c, e)) {
-      hold(e);
-      continue;
-    }
-    if (e.state !== 'pending') continue;
-    if (!mayStart(c.s, e) || c.graph.dependsOnAny(e, waiting) || (due !== undefined && c.graph.dependsOnAny(e, due))) {
-      hold(e);
-      continue;
-    }
-    if (testsAlone(c, e)) {
-      if (!parallel) closeBatch(true);
-      else if (c.graph.dependsOnAny(e, inBatch)) {
+  /** One walk of `entries` in plan order, starting those whose runs stack at most `depth` PRs; the least depth refused. */
+  const walk = (entries: readonly Entry[], depth: number): number | undefined => {
+    let deeper: number | undefined;
+    for (const e of entries) {
+      if (stopped || slots <= 0) break;
+      if (inFailedBatch(c, e)) {
         hold(e);
         continue;
       }
-      if (stopped || slots <= 0) break;
-      start([e]);
-      continue;
+      if (e.state !== 'pending' || starting.has(e.prNumber)) continue;
+      if (!mayStart(c.s, e) || c.graph.dependsOnAny(e, waiting) || (due !== undefined && c.graph.dependsOnAny(e, due))) {
+        hold(e);
+        continue;
+      }
+      if (depth !== Infinity) {
+        const stacked = stackFor(c, [e], starting).length;
+        if (stacked > depth) {
+          deeper = Math.min(deeper ?? stacked, stacked);
+          hold(e);
+          continue;
+        }
+      }
+      if (testsAlone(c, e)) {
+        if (!parallel) closeBatch(true);
+        else if (c.graph.dependsOnAny(e, inBatch)) {
+          hold(e);
+          continue;
+        }
+        if (stopped || slots <= 0) break;
+        start([e]);
+        continue;
+      }
+      batch.push(e);
+      inBatch.add(e.prNumber);
+      if (batch.length >= size) closeBatch(true);
     }
-    batch.push(e);
-    inBatch.add(e.prNumber);
-    if (batch.length >= size) closeBatch(true);
-  }
+    return deeper;
+  };
+
+  if (!parallel || c.s.settings.batch) walk(c.order, Infinity);
+  else
+    for (const group of priorityGroups(c.order)) {
+      // Shallowest first within a priority: a PR of a higher one never waits for a lower one's slot.
+      const held = [...waiting];
+      let depth: number | undefined = 0;
+      while (depth !== undefined && slots > 0) {
+        waiting.clear();
+        for (const n of held) waiting.add(n);
+        depth = walk(group, depth);
+      }
+    }
   if (!stopped) closeBatch(batch.length > 0 && batchMayStart(c, batch));
-  return out;
+  // Plan order, whatever pass started them: PRs ahead before the runs that stack them.
+  const at = (a: Action): number => ('prNumber' in a ? (c.pos.get(a.prNumber) ?? Infinity) : Infinity);
+  return out.sort((a, b) => at(a) - at(b));
 };
