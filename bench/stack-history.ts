@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { buildTestBranch, DEFAULT_COMMITTER, MERGED_HEADS, runGit, StackPrefixes } from '@railyard/githost';
-import { makeTempDir, removeTempDir } from '@railyard/testkit';
-import { prepareRepository } from './support/git-fixture';
+import { makeTempDir, removeTempDir, standInParentCounts } from '@railyard/testkit';
+import { BENCH_REPO, prepareRepository } from './support/git-fixture';
 import { positiveIntFromEnv } from './support/settings';
 
 /**
@@ -17,23 +17,12 @@ import { positiveIntFromEnv } from './support/settings';
 const mean = (xs: number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** The most parents any squash stand-in has: they are unreachable, so the object store is read. */
-const mostStandInParents = async (gitDir: string): Promise<number> => {
-  const objects = await runGit(gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectname)']);
-  const commits = objects.stdout.split('\n').filter((l) => l.startsWith('commit '));
-  const batch = await runGit(gitDir, ['cat-file', '--batch'], { input: commits.map((l) => `${l.slice(7)}\n`).join('') });
-  let most = 0;
-  for (const body of batch.stdout.split(/^[0-9a-f]{40} commit \d+$/m)) {
-    if (body.includes('\nrailyard: merge base stand-in')) most = Math.max(most, (body.match(/^parent /gm) ?? []).length);
-  }
-  return most;
-};
-
 const variant = async (name: string, count: number, window: number, mergedHeads: number): Promise<object> => {
   const dir = await makeTempDir('railyard-bench-stack-history-');
   try {
     const pulls = Array.from({ length: count }, (_, i) => ({ number: i + 1, base: 'main' }));
-    const { gitDir, mainSha } = await prepareRepository(path.join(dir, 'git'), ['main'], pulls);
+    const root = path.join(dir, 'git');
+    const { gitDir, mainSha } = await prepareRepository(root, ['main'], pulls);
     const refs = await runGit(gitDir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/pull']);
     const heads = new Map(
       refs.stdout
@@ -67,7 +56,7 @@ const variant = async (name: string, count: number, window: number, mergedHeads:
       msPerBuildFirst: round(first),
       msPerBuildLast: round(last),
       lastOverFirst: round(last / first),
-      mostStandInParents: await mostStandInParents(gitDir),
+      mostStandInParents: Math.max(0, ...(await standInParentCounts(root, BENCH_REPO))),
     };
   } finally {
     await removeTempDir(dir);

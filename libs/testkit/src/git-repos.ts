@@ -110,3 +110,18 @@ export const fileAt = async (root: string, repo: RepoRef, commit: string, file: 
   const { code, stdout } = await runGit(gitDirOf(root, repo), ['cat-file', 'blob', `${commit}:${file}`], { okCodes: [128] });
   return code === 0 ? stdout : null;
 };
+
+/**
+ * The parent count of every merge-base stand-in commit a squash build wrote (test-branch.ts): they
+ * are unreachable, so the object store is read, in two `cat-file` runs whatever its size.
+ */
+export const standInParentCounts = async (root: string, repo: RepoRef): Promise<number[]> => {
+  const gitDir = gitDirOf(root, repo);
+  const objects = await runGit(gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectname)']);
+  const commits = objects.stdout.split('\n').filter((l) => l.startsWith('commit '));
+  const bodies = await runGit(gitDir, ['cat-file', '--batch'], { input: commits.map((l) => `${l.slice('commit '.length)}\n`).join('') });
+  return bodies.stdout
+    .split(/^[0-9a-f]{40} commit \d+$/m)
+    .filter((body) => body.includes('\nrailyard: merge base stand-in\n'))
+    .map((body) => (body.match(/^parent /gm) ?? []).length);
+};

@@ -1,5 +1,5 @@
 import type { MergeMethod, RepoRef } from '@railyard/domain';
-import { commitOnBranch, fileAt, repoBed } from '@railyard/testkit';
+import { commitOnBranch, fileAt, repoBed, standInParentCounts } from '@railyard/testkit';
 import { runGit } from './git-helper';
 import { LocalGitWriter } from './local-git-writer';
 import { StackPrefixes } from './stack-prefixes';
@@ -110,20 +110,6 @@ describe('a queue that keeps merging onto its own commits', () => {
     }
     return base;
   };
-  const standInParents = async (): Promise<number[]> => {
-    const objects = await runGit(bed.gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectname)']);
-    const commits = objects.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('commit '))
-      .map((l) => l.slice(7));
-    const out: number[] = [];
-    for (const sha of commits) {
-      const [parents = '', subject] = (await runGit(bed.gitDir, ['log', '-1', '--format=%P%x00%s', sha])).stdout.trim().split('\0');
-      if (subject === 'railyard: merge base stand-in') out.push(parents.split(' ').length);
-    }
-    return out;
-  };
-
   it('when PR after PR merges, then a squash build carries the heads of the latest merged PRs only', async () => {
     const prs: StackedPullRequest[] = [];
     for (const n of [4, 5, 6, 7, 8, 9])
@@ -132,7 +118,7 @@ describe('a queue that keeps merging onto its own commits', () => {
     await mergeInTurn(new StackPrefixes(2_048, 2), prs);
 
     // The tip itself and the two latest merged heads: without the bound, the last one held six.
-    expect(Math.max(...(await standInParents()))).toBe(3);
+    expect(Math.max(...(await standInParentCounts(bed.root, repo)))).toBe(3);
   });
 
   it('when a PR is built on the branch of the PR merged just before it, then its own change applies once', async () => {
