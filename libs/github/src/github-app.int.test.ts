@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { FakeGithub, startReceiver, type FakeInstallation } from '@railyard/testkit';
+import { eventually, FakeGithub, startReceiver, type FakeInstallation } from '@railyard/testkit';
 import { createGithubApp, type GithubApp, type GithubAppOptions, type GithubLogger } from './github-app';
 import { GITHUB_REQUESTS_METRIC } from './request-metrics';
 import { createWebhookVerifier } from './webhook-verifier';
@@ -215,6 +215,9 @@ describe('GitHub App client against the fake GitHub', () => {
     try {
       await fake.commit({ repo: 'acme/widgets', branch: 'feature', files: { 'f.txt': 'f' } });
       await fake.openPullRequest({ repo: 'acme/widgets', head: 'feature' });
+      // check_suite.requested is emitted from a timer after the push (as GitHub does it), so it may
+      // not be queued yet when settled() looks: wait for it to be emitted, then for every delivery.
+      await eventually(() => fake.webhooks.deliveries.some((d) => d.event === 'check_suite'), 'the check_suite webhook was emitted');
       await fake.webhooks.settled();
       const verifier = await createWebhookVerifier(fake.webhookSecret);
       const results = await Promise.all(receiver.received.map((hook) => verifier.verify(hook.body, hook.headers)));
