@@ -10,9 +10,10 @@ import { positiveIntFromEnv } from './support/settings';
 /**
  * `npm run bench -- ci-isolation [sandbox] [checkout]`: what the local CI's isolation costs per check.
  *
- *   ci-sandbox-overhead  trigger → final status of a `true` check, in bubblewrap and unsandboxed
- *                        (RAILYARD_CI_SANDBOX=off), one after the other, concurrency 1; the ratio is
- *                        of the medians (a 2-core machine shared with other work drifts, pairs do not)
+ *   ci-sandbox-overhead  trigger → final status of a `true` check, in bubblewrap, in the unshare
+ *                        sandbox (what runs where bubblewrap is missing) and unsandboxed
+ *                        (RAILYARD_CI_SANDBOX=off), in turn, concurrency 1; the ratios are of the
+ *                        medians (a 2-core machine shared with other work drifts, turns do not)
  *   ci-checkout          make and remove one checkout of a repository of BENCH_CI_CHECKOUT_FILES files
  *                        (5000, 1–20 KiB of text each, packed): the runner's way (`git init`, the
  *                        objects through alternates, a detached checkout; `rm -r`) against
@@ -62,13 +63,15 @@ const sandboxOverhead = async (dir: string): Promise<object> => {
       concurrency: 1,
       sandbox: { mode, network: 'none' },
     });
-  const runners = { bwrap: runnerFor('bwrap'), off: runnerFor('off') };
-  const samples: Record<'bwrap' | 'off', number[]> = { bwrap: [], off: [] };
+  const modes = ['bwrap', 'unshare', 'off'] as const;
+  const runners = { bwrap: runnerFor('bwrap'), unshare: runnerFor('unshare'), off: runnerFor('off') };
+  const samples: Record<(typeof modes)[number], number[]> = { bwrap: [], unshare: [], off: [] };
   const checks = positiveIntFromEnv('BENCH_CI_CHECKS', 30);
   progress(`${checks} trivial checks in each mode`);
   try {
     for (let i = 0; i < checks; i++) {
-      for (const mode of i % 2 === 0 ? (['bwrap', 'off'] as const) : (['off', 'bwrap'] as const)) {
+      // Each mode goes first in turn, so a drift of the machine falls on all three alike.
+      for (const mode of [...modes.slice(i % 3), ...modes.slice(0, i % 3)]) {
         const testRunId = randomUUID();
         const t0 = performance.now();
         await runners[mode].trigger({ repo: REPO, sha, branch: 'bench', testRunId, timeoutMinutes: 5 });
@@ -79,11 +82,20 @@ const sandboxOverhead = async (dir: string): Promise<object> => {
       if (last?.state !== 'success') throw new Error(`the check did not pass: ${JSON.stringify(last)}`);
     }
   } finally {
-    await Promise.all([runners.bwrap.close(), runners.off.close()]);
+    await Promise.all(modes.map((m) => runners[m].close()));
     await statuses.close();
     await eventStore.close();
   }
-  return summary('ci-sandbox-overhead', { label: 'bwrap', samples: samples.bwrap }, { label: 'off', samples: samples.off });
+  return summary(
+    'ci-sandbox-overhead',
+    { label: 'bwrap', samples: samples.bwrap },
+    { label: 'off', samples: samples.off },
+    {
+      unshareP50Ms: round(median(samples.unshare)),
+      unshareP99Ms: round(p99(samples.unshare)),
+      unshareOverBwrap: round(median(samples.unshare) / median(samples.bwrap)),
+    },
+  );
 };
 
 /** Text that compresses like source code: lines of words and numbers, 1–20 KiB a file. */

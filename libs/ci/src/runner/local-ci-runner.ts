@@ -208,7 +208,9 @@ export class LocalCiRunner {
     // Not logged here when no sandbox works: createLocalCi refuses to start with one line that says it.
     else if (!probe.ok) return probe;
     else if (probe.kind === 'unshare')
-      this.logger?.warn('ci: bubblewrap is not usable here; checks run in the util-linux unshare sandbox (docs/security.md)');
+      this.logger?.warn(
+        'ci: bubblewrap is not usable here; checks run in the util-linux unshare sandbox, which starts each check with a process per mount (several times slower; docs/ci.md)',
+      );
     const cgroup = await this.cgroupReady();
     if (cgroup.ok) this.logger?.info('ci: each check runs in a cgroup v2 of its own', { cgroup: cgroup.root, ...this.limits });
     else
