@@ -1,4 +1,4 @@
-import { commitShaSchema, queueKeySchema, repoSchema, targetBranchSchema } from './common';
+import { commitShaSchema, prNumberSchema, queueKeySchema, repoSchema, targetBranchSchema } from './common';
 
 const REPO = { host: 'git.test', owner: 'acme', name: 'widgets' };
 const messages = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
@@ -45,5 +45,23 @@ describe('commitShaSchema', () => {
   it('when a full SHA comes in either case, then it is handed on in lowercase, and a partial one is refused', () => {
     expect(commitShaSchema('sha').parse('ABCDEF0123'.repeat(4))).toBe('abcdef0123'.repeat(4));
     expect(messages(commitShaSchema('sha').safeParse('abc123'))).toEqual([': sha must be a full commit SHA (40 or 64 hex digits)']);
+  });
+});
+
+describe('prNumberSchema', () => {
+  const issues = (min: number, v: unknown): string[] => (prNumberSchema(min).safeParse(v).error?.issues ?? []).map((i) => i.message);
+
+  it.each([
+    [0, -3, 'pr.number must be 0 or more'],
+    [1, 0, 'pr.number must be 1 or more'],
+    [0, 4294967296, 'pr.number must be at most 4294967295'],
+    [0, 1.5, 'pr.number must be an integer'],
+    [0, 'seven', 'pr.number must be an integer'],
+  ])('when the least number is %j and %j is sent, then the message says what is wrong with it', (min, value, message) => {
+    expect(issues(min, value)).toEqual([message]);
+  });
+
+  it('when the number comes as digits in a string, as the impacted-targets uploader sends it, then it is taken', () => {
+    expect(prNumberSchema(1).parse('42')).toBe(42);
   });
 });

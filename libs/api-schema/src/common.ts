@@ -48,7 +48,12 @@ export const commitShaSchema = (field: string) =>
 export const prNumberSchema = (min = 0) =>
   z.preprocess(
     (v) => (typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v),
-    z.number({ error: 'pr.number must be an integer' }).int('pr.number must be an integer').min(min).max(MAX_UINT32),
+    // The schema's own message covers only a wrong type: the range gets its own, or -3 read "must be an integer".
+    z
+      .number({ error: 'pr.number must be an integer' })
+      .int('pr.number must be an integer')
+      .min(min, `pr.number must be ${min} or more`)
+      .max(MAX_UINT32, `pr.number must be at most ${MAX_UINT32}`),
   );
 
 export const queueKeySchema = z.object({ repo: repoSchema, targetBranch: targetBranchSchema });
